@@ -1,0 +1,3 @@
+"""credalbook: calibration of classifier sets and evaluation of epistemic uncertainty."""
+
+__version__ = "0.1.0"
