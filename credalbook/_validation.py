@@ -1,0 +1,129 @@
+"""Input validation shared by every public function.
+
+Each checker converts its input to a NumPy array and raises a :class:`ValueError` that names the
+argument and the offending value (conventions: never ``assert``).
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+#: Tolerance on ``|sum(row) - 1|`` and on the [0, 1] range for probability rows. Softmax outputs
+#: in float32 are off by ~1e-7; anything beyond 1e-4 is a real mistake.
+SIMPLEX_ATOL = 1e-4
+
+
+def as_numpy(x, name: str) -> np.ndarray:
+    """Return ``x`` as a NumPy array; torch tensors are detached and moved to the CPU."""
+    if x is None:
+        raise ValueError(f"{name} must be an array, got None")
+    if hasattr(x, "detach") and hasattr(x, "cpu"):  # torch.Tensor without importing torch
+        x = x.detach().cpu().numpy()
+    try:
+        return np.asarray(x)
+    except (TypeError, ValueError) as err:  # ragged lists and the like
+        raise ValueError(f"{name} could not be converted to an array: {err}") from None
+
+
+def _first_index(mask: np.ndarray) -> tuple[int, ...]:
+    return tuple(int(i) for i in np.argwhere(mask)[0])
+
+
+def _fmt_index(idx: tuple[int, ...]) -> str:
+    return str(idx[0]) if len(idx) == 1 else str(idx)
+
+
+def check_probs(probs, *, name: str = "probs", atol: float = SIMPLEX_ATOL, min_ndim: int = 2) -> np.ndarray:
+    """Validate probability vectors along the last axis; return them as float64.
+
+    Shape ``(..., N, K)`` with ``K >= 2``; finite; entries in [0, 1]; rows summing to one, each
+    within ``atol``.
+    """
+    arr = as_numpy(probs, name)
+    if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
+        raise ValueError(f"{name} must be numeric, got dtype {arr.dtype}")
+    if arr.ndim < min_ndim:
+        raise ValueError(f"{name} must have at least {min_ndim} dimensions (..., N, K); got shape {arr.shape}")
+    if arr.shape[-1] < 2:
+        raise ValueError(f"{name} must have at least 2 classes along the last axis; got shape {arr.shape}")
+    if arr.shape[-2] < 1:
+        raise ValueError(f"{name} must contain at least one instance; got shape {arr.shape}")
+    arr = arr.astype(np.float64, copy=False)
+    bad = ~np.isfinite(arr)
+    if bad.any():
+        idx = _first_index(bad)
+        raise ValueError(f"{name} must be finite; {name}[{_fmt_index(idx)}] = {arr[idx]}")
+    out = (arr < -atol) | (arr > 1 + atol)
+    if out.any():
+        idx = _first_index(out)
+        raise ValueError(f"{name} must lie in [0, 1]; {name}[{_fmt_index(idx)}] = {arr[idx]:.6g}")
+    sums = arr.sum(axis=-1)
+    off = np.abs(sums - 1.0) > atol
+    if off.any():
+        idx = _first_index(off)
+        raise ValueError(
+            f"{name} must sum to 1 along the last axis; row {_fmt_index(idx)} sums to {sums[idx]:.6g}"
+        )
+    return arr
+
+
+def check_labels(labels, *, n_classes: int, shape: tuple[int, ...], name: str = "labels") -> np.ndarray:
+    """Validate integer class labels of the given shape with values in ``[0, n_classes)``."""
+    arr = as_numpy(labels, name)
+    if arr.shape != tuple(shape):
+        raise ValueError(f"{name} must have shape {tuple(shape)} to match the predictions; got {arr.shape}")
+    if arr.dtype == bool or not np.issubdtype(arr.dtype, np.number):
+        raise ValueError(f"{name} must hold integer class indices, got dtype {arr.dtype}")
+    if not np.issubdtype(arr.dtype, np.integer):
+        bad = ~np.isfinite(arr) | (arr != np.round(arr))
+        if bad.any():
+            idx = _first_index(bad)
+            raise ValueError(f"{name} must hold integer class indices; {name}[{_fmt_index(idx)}] = {arr[idx]}")
+    arr = arr.astype(np.int64)
+    out = (arr < 0) | (arr >= n_classes)
+    if out.any():
+        idx = _first_index(out)
+        raise ValueError(f"{name} must lie in [0, {n_classes}); {name}[{_fmt_index(idx)}] = {arr[idx]}")
+    return arr
+
+
+def check_probs_labels(probs, labels, *, min_instances: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    """Validate a ``(probs, labels)`` pair: ``(..., N, K)`` probabilities and ``(..., N)`` labels."""
+    p = check_probs(probs)
+    y = check_labels(labels, n_classes=p.shape[-1], shape=p.shape[:-1])
+    if p.shape[-2] < min_instances:
+        raise ValueError(
+            f"probs must contain at least {min_instances} instances for this measure; got N = {p.shape[-2]}"
+        )
+    return p, y
+
+
+def check_positive_int(value, name: str, *, minimum: int = 1) -> int:
+    """Validate an integer argument ``>= minimum`` (e.g. ``n_bins``)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise ValueError(f"{name} must be an integer >= {minimum}; got {value!r}")
+    if value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}; got {value!r}")
+    return int(value)
+
+
+def check_probability(value, name: str, *, open_interval: bool = True) -> float:
+    """Validate a number in (0, 1) (or [0, 1] with ``open_interval=False``), e.g. ``alpha``."""
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a number in (0, 1); got {value!r}") from None
+    ok = 0.0 < v < 1.0 if open_interval else 0.0 <= v <= 1.0
+    if not ok:
+        interval = "(0, 1)" if open_interval else "[0, 1]"
+        raise ValueError(f"{name} must lie in {interval}; got {value!r}")
+    return v
+
+
+def check_choice(value, name: str, choices) -> str:
+    """Validate a string option against the allowed ``choices``."""
+    if value not in choices:
+        raise ValueError(f"{name} must be one of {sorted(choices)}; got {value!r}")
+    return value

@@ -1,0 +1,234 @@
+"""On-disk caching of expensive results (trained ensembles, logits, GP fits, MC sweeps).
+
+Built on :class:`joblib.Memory`: a cached call is keyed by the function (its module,
+name and source code) and a hash of its arguments, and stored under a directory named
+after the package version, so that
+
+- repeated calls with equal arguments load the stored result instead of recomputing,
+- editing the cached function's own code invalidates its results (joblib checks it),
+- a new ``credalbook.__version__`` starts from an empty cache.
+
+joblib does **not** notice changes in the helpers a cached function calls; bump the package
+version or call :func:`clear_cache` after changing them.
+
+What to cache: functions that take plain configurations (numbers, strings, tuples, dicts,
+dataclasses, numpy arrays) and return numpy arrays, dataclasses of arrays or torch
+``state_dict`` s. Do not pass ``torch.nn.Module`` objects as arguments (their pickled
+bytes are a poor, slow key; :func:`cached` refuses them): pass the configuration that
+builds the module instead, and rebuild the module from a cached state dict.
+
+Where: ``$CREDALBOOK_CACHE_DIR`` if set; else ``<repo>/.cache/credalbook`` when the
+package is used from a source checkout (the repository root holds ``_config.yml`` and
+``credalbook/``); else ``~/.cache/credalbook``. See :func:`cache_dir`.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import os
+import shutil
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import joblib
+
+__all__ = ["cache_dir", "memory", "cached", "clear_cache"]
+
+ENV_VAR = "CREDALBOOK_CACHE_DIR"
+
+
+def cache_dir() -> Path:
+    """Root directory of the cache (not created by this function).
+
+    Returns
+    -------
+    pathlib.Path
+        ``$CREDALBOOK_CACHE_DIR`` (``~`` expanded) when set and non-empty; otherwise
+        ``<repo root>/.cache/credalbook`` when the package directory's parent contains
+        ``_config.yml`` and ``credalbook/`` (a source checkout of the book); otherwise
+        ``~/.cache/credalbook``.
+
+    Examples
+    --------
+    >>> import os
+    >>> old = os.environ.get("CREDALBOOK_CACHE_DIR")
+    >>> os.environ["CREDALBOOK_CACHE_DIR"] = "/tmp/credalbook-example"
+    >>> str(cache_dir())
+    '/tmp/credalbook-example'
+    >>> _ = os.environ.pop("CREDALBOOK_CACHE_DIR") if old is None else os.environ.update(
+    ...     CREDALBOOK_CACHE_DIR=old)
+    """
+    env = os.environ.get(ENV_VAR, "").strip()
+    if env:
+        return Path(env).expanduser()
+    root = Path(__file__).resolve().parent.parent
+    if (root / "_config.yml").is_file() and (root / "credalbook").is_dir():
+        return root / ".cache" / "credalbook"
+    return Path.home() / ".cache" / "credalbook"
+
+
+def _version_dir(version: str | None) -> Path:
+    if version is None:
+        from credalbook import __version__ as version  # lazy: the package may be mid-import
+    version = str(version)
+    if not version or any(sep in version for sep in ("/", "\\")) or version in {".", ".."}:
+        raise ValueError(f"version must be a non-empty string without path separators; got {version!r}")
+    return cache_dir() / f"v{version}"
+
+
+def memory(*, version: str | None = None) -> joblib.Memory:
+    """A :class:`joblib.Memory` rooted at ``cache_dir() / f"v{version}"``.
+
+    Parameters
+    ----------
+    version : str or None, default=None
+        Cache namespace; ``None`` uses ``credalbook.__version__``.
+
+    Returns
+    -------
+    joblib.Memory
+        With ``verbose=0``. joblib creates the directory when the object is made.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> old = os.environ.get("CREDALBOOK_CACHE_DIR")
+    >>> os.environ["CREDALBOOK_CACHE_DIR"] = tempfile.mkdtemp()
+    >>> mem = memory(version="0.0-example")  # joblib creates the directory
+    >>> Path(mem.location).name
+    'v0.0-example'
+    >>> clear_cache()
+    >>> _ = os.environ.pop("CREDALBOOK_CACHE_DIR") if old is None else os.environ.update(
+    ...     CREDALBOOK_CACHE_DIR=old)
+    """
+    return joblib.Memory(location=str(_version_dir(version)), verbose=0)
+
+
+def _torch_module_type():
+    torch = sys.modules.get("torch")  # if torch was never imported, no argument is a Module
+    return None if torch is None else torch.nn.Module
+
+
+def _reject_modules(func: Callable, args: tuple, kwargs: dict) -> None:
+    module_type = _torch_module_type()
+    if module_type is None:
+        return
+    try:
+        bound = inspect.signature(func).bind_partial(*args, **kwargs).arguments
+    except (TypeError, ValueError):
+        bound = {f"argument {i}": a for i, a in enumerate(args)} | dict(kwargs)
+    for name, value in bound.items():
+        items = [value]
+        if isinstance(value, (list, tuple, set, frozenset)):
+            items += list(value)
+        elif isinstance(value, dict):  # also catches **kwargs
+            items += list(value.values())
+        if any(isinstance(v, module_type) for v in items):
+            raise ValueError(
+                f"{name} is a torch.nn.Module, which cannot be a cache key of "
+                f"{getattr(func, '__qualname__', func)}; pass the configuration that builds "
+                "the module (and cache its state_dict) instead"
+            )
+
+
+def cached(
+    func: Callable | None = None,
+    *,
+    version: str | None = None,
+    ignore: list[str] | None = None,
+) -> Callable:
+    """Cache a function's results on disk, keyed by its code, arguments and the version.
+
+    Usable as ``@cached``, ``@cached(ignore=["progress"])`` or ``cached(f)(*args)``. The
+    :class:`joblib.Memory` is looked up at every call, so changes of
+    ``$CREDALBOOK_CACHE_DIR`` or ``credalbook.__version__`` take effect immediately.
+
+    Parameters
+    ----------
+    func : callable, optional
+        Function to wrap. It must be defined in a file (joblib reads its source) and return
+        picklable results: numpy arrays, dataclasses, torch state dicts.
+    version : str or None, default=None
+        Fixed cache namespace; ``None`` follows ``credalbook.__version__``.
+    ignore : list of str, optional
+        Argument names left out of the key (e.g. ``"progress"``, ``"device"``).
+
+    Returns
+    -------
+    callable
+        The wrapped function; ``wrapper.clear()`` drops this function's stored results in
+        the current namespace.
+
+    Raises
+    ------
+    ValueError
+        At call time, if an argument is (or directly contains) a ``torch.nn.Module``.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> old = os.environ.get("CREDALBOOK_CACHE_DIR")
+    >>> os.environ["CREDALBOOK_CACHE_DIR"] = tempfile.mkdtemp()
+    >>> import numpy as np
+    >>> slow_linspace = cached(np.linspace)
+    >>> a = slow_linspace(0.0, 1.0, num=5)   # computed and stored
+    >>> b = slow_linspace(0.0, 1.0, num=5)   # loaded from disk
+    >>> bool(np.array_equal(a, b))
+    True
+    >>> clear_cache()
+    >>> _ = os.environ.pop("CREDALBOOK_CACHE_DIR") if old is None else os.environ.update(
+    ...     CREDALBOOK_CACHE_DIR=old)
+    """
+    if func is None:
+        return functools.partial(cached, version=version, ignore=ignore)
+    if not callable(func):
+        raise ValueError(f"func must be callable; got {func!r}")
+    if ignore is not None:
+        if isinstance(ignore, str) or not all(isinstance(n, str) for n in ignore):
+            raise ValueError(f"ignore must be a list of argument names; got {ignore!r}")
+        ignore = list(ignore)
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        _reject_modules(func, args, kwargs)
+        return memory(version=version).cache(func, ignore=ignore)(*args, **kwargs)
+
+    def clear() -> None:
+        memory(version=version).cache(func, ignore=ignore).clear(warn=False)
+
+    wrapper.clear = clear
+    return wrapper
+
+
+def clear_cache(*, version: str | None = None) -> None:
+    """Delete cached results.
+
+    Parameters
+    ----------
+    version : str or None, default=None
+        Clear only this version's namespace; ``None`` clears every ``v*`` namespace under
+        :func:`cache_dir`. Only joblib's stores are removed, nothing else in that directory.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> old = os.environ.get("CREDALBOOK_CACHE_DIR")
+    >>> os.environ["CREDALBOOK_CACHE_DIR"] = tempfile.mkdtemp()
+    >>> clear_cache()  # nothing stored yet: a no-op
+    >>> _ = os.environ.pop("CREDALBOOK_CACHE_DIR") if old is None else os.environ.update(
+    ...     CREDALBOOK_CACHE_DIR=old)
+    """
+    if version is not None:
+        targets = [_version_dir(version)]
+    else:
+        root = cache_dir()
+        targets = sorted(p for p in root.glob("v*") if p.is_dir()) if root.is_dir() else []
+    for path in targets:
+        if not path.is_dir():
+            continue
+        if {entry.name for entry in path.iterdir()} <= {"joblib", ".gitignore"}:
+            shutil.rmtree(path)  # only joblib's store (and the .gitignore it writes) lives here
+        else:
+            joblib.Memory(location=str(path), verbose=0).clear(warn=False)

@@ -1,0 +1,171 @@
+"""The "Paper vs. this book" table every chapter ends with, and its machine-readable copy.
+
+A chapter collects rows with :meth:`Comparison.add`, displays the table (the object renders as
+HTML in Jupyter), and saves ``<results_dir>/<chapter-file-stem>.json``::
+
+    {"chapter": ..., "parameters": {...},
+     "rows": [{"artifact": "Table 1", "quantity": ..., "paper": ..., "book": ...,
+               "agrees": true, "note": ...}]}
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+import numbers
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from credalbook._paths import results_dir
+
+__all__ = ["Comparison", "ComparisonRow", "Table", "load_comparison"]
+
+
+def _plain(value):
+    """Make ``value`` JSON-friendly: NumPy/torch scalars → Python numbers, arrays → lists."""
+    if hasattr(value, "detach"):
+        value = value.detach().cpu().numpy()
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _fmt(value) -> str:
+    if isinstance(value, bool) or value is None:
+        return str(value)
+    if isinstance(value, numbers.Integral):
+        return str(value)
+    if isinstance(value, numbers.Real):
+        v = float(value)
+        return "nan" if math.isnan(v) else f"{v:.4g}"
+    return str(value)
+
+
+def _html_table(header, rows) -> str:
+    head = "".join(f"<th>{html.escape(str(h))}</th>" for h in header)
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(_fmt(c))}</td>" for c in row) + "</tr>" for row in rows)
+    return f'<table class="credalbook-table"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+
+
+@dataclass(frozen=True)
+class Table:
+    """A small table that renders as HTML in Jupyter and in the book (no pandas needed).
+
+    Parameters
+    ----------
+    rows : dict of str to dict
+        One row per key (the row label); the inner dicts' keys are the columns.
+
+    Examples
+    --------
+    >>> t = Table({"model A": {"acc": 0.9, "ece": 0.0312}, "model B": {"acc": 0.8, "ece": 0.1}})
+    >>> t.columns
+    ['acc', 'ece']
+    """
+
+    rows: dict
+    index_name: str = ""
+
+    @property
+    def columns(self) -> list:
+        cols: list = []
+        for r in self.rows.values():
+            cols += [c for c in r if c not in cols]
+        return cols
+
+    def _repr_html_(self) -> str:
+        cols = self.columns
+        return _html_table([self.index_name, *cols], [[k, *(r.get(c, "") for c in cols)] for k, r in self.rows.items()])
+
+    def __str__(self) -> str:
+        cols = self.columns
+        lines = ["\t".join([self.index_name, *cols])]
+        lines += ["\t".join([str(k), *(_fmt(r.get(c, "")) for c in cols)]) for k, r in self.rows.items()]
+        return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class ComparisonRow:
+    """One reproduced quantity: the paper's value or claim next to ours."""
+
+    artifact: str
+    quantity: str
+    paper: object
+    book: object
+    agrees: bool
+    note: str = ""
+
+
+@dataclass
+class Comparison:
+    """Rows of a chapter's "Paper vs. this book" section.
+
+    Parameters
+    ----------
+    chapter : str
+        The chapter's file stem, e.g. ``"00_calibration_primer"``; names the JSON file.
+
+    Examples
+    --------
+    >>> c = Comparison("demo")
+    >>> c.add("Eq. 6", "ECE of a perfect model", paper=0.0, book=0.004, agrees=True, note="finite N")
+    >>> c.rows[0].agrees, c.n_agree
+    (True, 1)
+    """
+
+    chapter: str
+    rows: list[ComparisonRow] = field(default_factory=list)
+
+    def add(self, artifact: str, quantity: str, *, paper, book, agrees: bool, note: str = "") -> None:
+        """Append a row; ``agrees`` is our honest verdict, ``note`` says why when it is False."""
+        if not isinstance(agrees, (bool, np.bool_)):
+            raise ValueError(f"agrees must be True or False; got {agrees!r}")
+        self.rows.append(ComparisonRow(str(artifact), str(quantity), _plain(paper), _plain(book), bool(agrees), str(note)))
+
+    @property
+    def n_agree(self) -> int:
+        return sum(r.agrees for r in self.rows)
+
+    def to_dict(self, parameters: dict | None = None) -> dict:
+        return {
+            "chapter": self.chapter,
+            "parameters": _plain(dict(parameters or {})),
+            "rows": [asdict(r) for r in self.rows],
+        }
+
+    def save(self, parameters: dict | None = None, *, directory: str | Path | None = None) -> Path:
+        """Write ``<directory>/<chapter>.json`` (default :func:`credalbook._paths.results_dir`)."""
+        if not self.rows:
+            raise ValueError(f"Comparison {self.chapter!r} has no rows to save")
+        out = Path(directory) if directory is not None else results_dir()
+        out.mkdir(parents=True, exist_ok=True)
+        path = out / f"{self.chapter}.json"
+        path.write_text(json.dumps(self.to_dict(parameters), indent=2, allow_nan=True) + "\n")
+        return path
+
+    def _repr_html_(self) -> str:
+        rows = [(r.artifact, r.quantity, r.paper, r.book, "✓" if r.agrees else "✗", r.note) for r in self.rows]
+        return _html_table(("Artifact", "Quantity", "Paper", "This book", "Agrees", "Note"), rows)
+
+    def __str__(self) -> str:
+        lines = [f"{r.artifact} | {r.quantity} | paper {_fmt(r.paper)} | book {_fmt(r.book)} | "
+                 f"{'agrees' if r.agrees else 'differs'}" for r in self.rows]
+        return "\n".join(lines)
+
+
+def load_comparison(path: str | Path) -> dict:
+    """Read a results JSON written by :meth:`Comparison.save` and check its keys."""
+    data = json.loads(Path(path).read_text())
+    missing = {"chapter", "parameters", "rows"} - set(data)
+    if missing:
+        raise ValueError(f"{path} is not a comparison file; missing keys {sorted(missing)}")
+    return data

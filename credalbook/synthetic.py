@@ -1,0 +1,72 @@
+r"""Synthetic predictions with known calibration properties.
+
+Used to check that measures and tests behave as the theory says: a model whose labels are drawn
+from its own predictions is calibrated in the strong sense (Mortier et al., Def. 3) and hence
+classwise (Def. 2) and confidence calibrated (Def. 1).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from credalbook._validation import check_positive_int, check_probs
+from credalbook.hosmer_lemeshow import sample_labels
+
+__all__ = ["calibrated_predictions", "scramble_non_top"]
+
+
+def calibrated_predictions(n_instances: int, n_classes: int, *, concentration: float = 1.0, seed=None):
+    r"""Predictions :math:`\hat{\mathbf p}_i \sim \mathrm{Dir}(c\,\mathbf 1_K)` and labels :math:`y_i \sim \mathrm{Cat}(\hat{\mathbf p}_i)`.
+
+    The predictions are the true conditional distributions, so the model is calibrated in the
+    strong sense; any calibration error measured on them is finite-sample estimation error.
+
+    Returns
+    -------
+    probs : ndarray (N, K)
+    labels : ndarray (N,)
+
+    Examples
+    --------
+    >>> p, y = calibrated_predictions(5, 3, seed=0)
+    >>> p.shape, y.shape, bool(np.allclose(p.sum(1), 1))
+    ((5, 3), (5,), True)
+    """
+    n_instances = check_positive_int(n_instances, "n_instances")
+    n_classes = check_positive_int(n_classes, "n_classes", minimum=2)
+    if not concentration > 0:
+        raise ValueError(f"concentration must be > 0; got {concentration!r}")
+    rng = np.random.default_rng(seed)
+    probs = rng.dirichlet(np.full(n_classes, float(concentration)), size=n_instances)
+    return probs, sample_labels(probs, rng)
+
+
+def scramble_non_top(probs, *, seed=None) -> np.ndarray:
+    r"""Randomly permute each row's probabilities among its non-arg-max classes.
+
+    The confidence :math:`c_i` and prediction :math:`\hat y_i` are unchanged, so a confidence
+    calibrated model stays confidence calibrated (Def. 1), while the probabilities of the other
+    classes now belong to the wrong classes: classwise (Def. 2) and strong (Def. 3) calibration
+    are lost. This separates the notions of calibration numerically.
+
+    Examples
+    --------
+    >>> q = scramble_non_top(np.array([[0.6, 0.3, 0.1]]), seed=1)
+    >>> float(q[0, 0]), sorted(q[0, 1:].tolist())
+    (0.6, [0.1, 0.3])
+    """
+    p = check_probs(probs)
+    if p.ndim != 2:
+        raise ValueError(f"probs must have shape (N, K); got {p.shape}")
+    rng = np.random.default_rng(seed)
+    n, k = p.shape
+    top = p.argmax(axis=1)
+    # Random keys; the arg-max gets -inf so it sorts first and stays in place.
+    keys = rng.random((n, k))
+    keys[np.arange(n), top] = -np.inf
+    others = np.argsort(keys, axis=1)[:, 1:]  # non-top classes in random order
+    sources = np.sort(others, axis=1)  # non-top classes in original order
+    out = p.copy()
+    rows = np.arange(n)[:, None]
+    out[rows, others] = p[rows, sources]
+    return out

@@ -1,0 +1,210 @@
+"""Tests for credalbook.training, on scikit-learn's bundled digits (real 8x8 images)."""
+
+import math
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+from sklearn.datasets import load_digits
+
+from credalbook.models import MLP, SmallCNN
+from credalbook.training import TrainResult, fit, predict_logits, predict_proba
+
+CUDA = pytest.mark.skipif(not torch.cuda.is_available(), reason="CUDA is not available")
+DEVICES = ["cpu", pytest.param("cuda", marks=CUDA)]
+
+
+@pytest.fixture(autouse=True)
+def _seed():
+    torch.manual_seed(0)
+    np.random.seed(0)
+
+
+@pytest.fixture(scope="module")
+def digits():
+    """Digits as (N, 1, 8, 8) floats in [0, 1], shuffled and split 1200 / 597."""
+    data = load_digits()
+    x = (data.images / 16.0).astype(np.float32)[:, None]
+    y = data.target.astype(np.int64)
+    perm = np.random.default_rng(0).permutation(len(y))
+    x, y = x[perm], y[perm]
+    return x[:1200], y[:1200], x[1200:], y[1200:]
+
+
+def _mlp(seed=0, **kw):
+    torch.manual_seed(seed)
+    return MLP(64, 10, hidden=(64,), **kw)
+
+
+def _val_loss(model, x, y):
+    logits = torch.from_numpy(predict_logits(model, x, device="cpu"))
+    return F.cross_entropy(logits, torch.from_numpy(y)).item()
+
+
+class TestFit:
+    def test_main(self, digits):
+        x_tr, y_tr, x_va, y_va = digits
+        res = fit(_mlp(), x_tr, y_tr, x_val=x_va, y_val=y_va, epochs=5, batch_size=64, lr=3e-3,
+                  device="cpu", progress=False)
+        assert isinstance(res, TrainResult)
+        assert res.epochs_run == 5 and len(res.history) == 5
+        assert [h["epoch"] for h in res.history] == [1, 2, 3, 4, 5]
+        assert set(res.history[0]) == {"epoch", "train_loss", "val_loss", "val_accuracy", "seconds"}
+        assert res.history[-1]["val_accuracy"] > 0.90
+        assert res.history[-1]["train_loss"] < res.history[0]["train_loss"]
+        # the recorded validation numbers are those of the returned model (no early stopping)
+        assert _val_loss(res.model, x_va, y_va) == pytest.approx(res.history[-1]["val_loss"], abs=1e-6)
+        acc = (predict_proba(res.model, x_va, device="cpu").argmax(1) == y_va).mean()
+        assert acc == pytest.approx(res.history[-1]["val_accuracy"])
+        assert res.best_val_loss == min(h["val_loss"] for h in res.history)
+        assert not res.model.training
+        assert next(res.model.parameters()).device.type == "cpu"
+        assert res.seconds > 0
+
+    def test_sgd_cnn_torch_inputs(self, digits):
+        x_tr, y_tr, x_va, y_va = digits
+        torch.manual_seed(0)
+        net = SmallCNN(image_size=8, channels=(8, 16), hidden=32, dropout=0.1)
+        res = fit(net, torch.from_numpy(x_tr[:600]), torch.from_numpy(y_tr[:600]),
+                  x_val=torch.from_numpy(x_va), y_val=torch.from_numpy(y_va), epochs=4,
+                  batch_size=32, optimizer="SGD", lr=0.05, momentum=0.9, weight_decay=1e-4,
+                  device="cpu", progress=False)
+        assert res.history[-1]["val_accuracy"] > 0.5  # well above chance (0.1)
+
+    def test_without_validation(self, digits):
+        x_tr, y_tr, _, _ = digits
+        res = fit(_mlp(), x_tr[:200], y_tr[:200], epochs=2, device="cpu", progress=False)
+        assert res.best_epoch == 2 and math.isnan(res.best_val_loss)
+        assert math.isnan(res.history[0]["val_loss"]) and math.isnan(res.history[0]["val_accuracy"])
+
+    def test_seed_determinism(self, digits):
+        x_tr, y_tr, x_va, y_va = digits
+        kw = dict(x_val=x_va, y_val=y_va, epochs=2, batch_size=64, device="cpu", progress=False)
+        a = fit(_mlp(dropout=0.3), x_tr[:400], y_tr[:400], seed=1, **kw)
+        b = fit(_mlp(dropout=0.3), x_tr[:400], y_tr[:400], seed=1, **kw)
+        c = fit(_mlp(dropout=0.3), x_tr[:400], y_tr[:400], seed=2, **kw)
+        for (k, va), vb in zip(a.model.state_dict().items(), b.model.state_dict().values()):
+            assert torch.equal(va, vb), k
+        strip = lambda h: [{k: v for k, v in d.items() if k != "seconds"} for d in h]  # noqa: E731
+        assert strip(a.history) == strip(b.history)
+        assert not torch.equal(a.model.head.weight, c.model.head.weight)
+        assert strip(a.history) != strip(c.history)
+
+    def test_caller_rng_untouched(self, digits):
+        x_tr, y_tr, _, _ = digits
+        net = _mlp(dropout=0.3)
+        state = torch.get_rng_state()
+        fit(net, x_tr[:100], y_tr[:100], epochs=1, device="cpu", progress=False)
+        assert torch.equal(torch.get_rng_state(), state)
+
+    def test_early_stopping_restores_best(self, digits):
+        # 40 training images and a wide MLP with a large step size: the validation loss falls,
+        # then rises as the network memorises the training set
+        x_tr, y_tr, x_va, y_va = digits
+        torch.manual_seed(0)
+        net = MLP(64, 10, hidden=(128,))
+        res = fit(net, x_tr[:40], y_tr[:40], x_val=x_va[:300], y_val=y_va[:300], epochs=300,
+                  batch_size=40, lr=1e-2, patience=5, device="cpu", progress=False)
+        assert res.epochs_run < 300
+        assert res.best_epoch == res.epochs_run - 5
+        losses = [h["val_loss"] for h in res.history]
+        assert res.best_val_loss == min(losses) == losses[res.best_epoch - 1]
+        assert losses[-1] > res.best_val_loss
+        assert _val_loss(res.model, x_va[:300], y_va[:300]) == pytest.approx(res.best_val_loss, abs=1e-6)
+
+    def test_restore_best_off(self, digits):
+        x_tr, y_tr, x_va, y_va = digits
+        torch.manual_seed(0)
+        res = fit(MLP(64, 10, hidden=(128,)), x_tr[:40], y_tr[:40], x_val=x_va[:300],
+                  y_val=y_va[:300], epochs=300, batch_size=40, lr=1e-2, patience=5,
+                  restore_best=False, device="cpu", progress=False)
+        assert _val_loss(res.model, x_va[:300], y_va[:300]) == pytest.approx(
+            res.history[-1]["val_loss"], abs=1e-6)
+
+    def test_augment(self, digits):
+        x_tr, y_tr, _, _ = digits
+        seen = []
+
+        def flip(xb):
+            seen.append(xb.shape[0])
+            return torch.flip(xb, dims=[-1])
+
+        fit(_mlp(), x_tr[:100], y_tr[:100], epochs=2, batch_size=32, augment=flip,
+            device="cpu", progress=False)
+        assert sum(seen) == 200  # batches of 32, 32, 32, 4 per epoch
+
+    @pytest.mark.parametrize("device", DEVICES)
+    def test_devices(self, digits, device):
+        x_tr, y_tr, x_va, y_va = digits
+        res = fit(_mlp(), x_tr[:200], y_tr[:200], x_val=x_va[:100], y_val=y_va[:100], epochs=1,
+                  device=device, progress=False)
+        assert next(res.model.parameters()).device.type == device
+        assert predict_logits(res.model, x_va[:10], device=device).shape == (10, 10)
+
+    def test_progress_bar(self, digits, capsys):
+        x_tr, y_tr, _, _ = digits
+        fit(_mlp(), x_tr[:64], y_tr[:64], epochs=1, device="cpu", progress=True)
+        assert "fit" in capsys.readouterr().err
+
+    def test_errors(self, digits):
+        x_tr, y_tr, x_va, y_va = digits
+        x, y = x_tr[:50], y_tr[:50]
+        cases = [
+            (dict(optimizer="rmsprop"), "optimizer"),
+            (dict(epochs=0), "epochs"),
+            (dict(batch_size=0), "batch_size"),
+            (dict(lr=0.0), "lr"),
+            (dict(momentum=1.0), "momentum"),
+            (dict(weight_decay=-1.0), "weight_decay"),
+            (dict(patience=3), "patience"),
+            (dict(patience=0, x_val=x_va, y_val=y_va), "patience"),
+            (dict(x_val=x_va), "y_val"),
+            (dict(x_val=x_va, y_val=y_va[:10]), "x_val and y_val"),
+            (dict(augment=3), "augment"),
+            (dict(seed=-1), "seed"),
+        ]
+        for kwargs, name in cases:
+            with pytest.raises(ValueError, match=name):
+                fit(_mlp(), x, y, device="cpu", progress=False, **kwargs)
+        with pytest.raises(ValueError, match="x_train and y_train"):
+            fit(_mlp(), x, y_tr[:49], device="cpu", progress=False)
+        with pytest.raises(ValueError, match="y_train contains label 12"):
+            fit(_mlp(), x, np.where(y == 0, 12, y), device="cpu", progress=False)
+        with pytest.raises(ValueError, match="y_val contains label 10"):
+            fit(_mlp(), x, y, x_val=x_va, y_val=np.full(len(y_va), 10), device="cpu",
+                progress=False)
+        with pytest.raises(ValueError, match="y_train"):
+            fit(_mlp(), x, y.astype(float), device="cpu", progress=False)
+        with pytest.raises(ValueError, match="x_train"):
+            fit(_mlp(), np.full_like(x, np.nan), y, device="cpu", progress=False)
+        with pytest.raises(ValueError, match="model"):
+            fit("mlp", x, y, device="cpu", progress=False)
+
+
+class TestPredict:
+    def test_main(self, digits):
+        _, _, x_va, _ = digits
+        net = _mlp(dropout=0.5)
+        net.train()
+        a = predict_logits(net, x_va, batch_size=100, device="cpu")
+        b = predict_logits(net, torch.from_numpy(x_va), batch_size=1024, device="cpu")
+        assert a.shape == (len(x_va), 10) and a.dtype == np.float64
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)  # eval mode: dropout off
+        assert net.training  # mode restored
+        p = predict_proba(net, x_va, device="cpu")
+        np.testing.assert_allclose(p.sum(axis=1), 1.0, atol=1e-12)
+        np.testing.assert_allclose(p, torch.softmax(torch.from_numpy(a), 1).numpy(), atol=1e-6)
+        # permuting instances permutes the predictions
+        perm = np.random.default_rng(0).permutation(len(x_va))
+        np.testing.assert_allclose(predict_logits(net, x_va[perm], device="cpu"), a[perm],
+                                   rtol=1e-5, atol=1e-6)
+
+    def test_errors(self):
+        net = _mlp()
+        with pytest.raises(ValueError, match="batch_size"):
+            predict_logits(net, np.zeros((2, 64)), batch_size=0)
+        with pytest.raises(ValueError, match="x must have shape"):
+            predict_proba(net, np.zeros(64))
+        with pytest.raises(ValueError, match="device"):
+            predict_logits(net, np.zeros((2, 64)), device="tpu")
