@@ -42,7 +42,7 @@ from credalbook.metrics import (
     reliability_curve,
 )
 from credalbook.models import MLP, SmallCNN, count_parameters, mc_dropout_predict
-from credalbook.plotting import plot_reliability_diagram, set_theme
+from credalbook.plotting import plot_rejection_rates, plot_reliability_diagram, set_theme
 from credalbook.predictions import ModelPredictions, build_model, train_predictions
 from credalbook.presets import preset
 from credalbook.report import Comparison, Table, load_comparison

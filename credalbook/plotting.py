@@ -10,7 +10,7 @@ import numpy as np
 
 from credalbook.metrics import ReliabilityCurve
 
-__all__ = ["set_theme", "PALETTE", "plot_reliability_diagram"]
+__all__ = ["set_theme", "PALETTE", "plot_reliability_diagram", "plot_rejection_rates"]
 
 #: Colour-blind-safe palette used throughout the book.
 PALETTE = "colorblind"
@@ -89,4 +89,40 @@ def plot_reliability_diagram(curve: ReliabilityCurve, *, ax=None, label: str | N
         ax.set_xlabel(rf"predicted probability $\hat p_{{ik}}$ ({which})")
         ax.set_ylabel("observed frequency")
     ax.legend(loc="upper left", frameon=True)
+    return ax
+
+
+def plot_rejection_rates(rates: dict, *, alpha: float, n_datasets: int, ax=None, band: float = 0.95):
+    """Bar chart of empirical rejection rates under H0 with the binomial band around ``alpha``.
+
+    Parameters
+    ----------
+    rates : dict of str to float
+        Label → fraction of the ``n_datasets`` null datasets on which the test rejected.
+    alpha : float
+        Nominal level (dashed line).
+    n_datasets : int
+        Number of simulated datasets; sets the width of the shaded ``band`` (binomial quantiles).
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> ax = plot_rejection_rates({"valid": 0.05, "liberal": 0.3}, alpha=0.05, n_datasets=200)
+    >>> len(ax.patches) >= 2
+    True
+    """
+    from scipy import stats
+
+    if not rates:
+        raise ValueError("rates must contain at least one entry")
+    ax = _axes(ax)
+    lo, hi = stats.binom.ppf([(1 - band) / 2, (1 + band) / 2], n_datasets, alpha) / n_datasets
+    names = list(rates)
+    ax.axhspan(lo, hi, color="gray", alpha=0.25, label=f"{band:.0%} binomial band, n = {n_datasets}")
+    ax.axhline(alpha, color="black", linestyle="--", linewidth=1, label=rf"$\alpha$ = {alpha:g}")
+    ax.bar(range(len(names)), [rates[n] for n in names], color=[f"C{i}" for i in range(len(names))], alpha=0.85)
+    ax.set_xticks(range(len(names)), names, rotation=15, ha="right")
+    ax.set_ylabel("rejection rate under $H_0$ (Type I error)")
+    ax.legend(loc="upper right")
     return ax

@@ -19,9 +19,13 @@ PRESETS = {
     "00_calibration_primer": {
         # n_train: training images; epochs of the over-fitted MLP; hl_*: Type I error check of the
         # Hosmer-Lemeshow references on perfectly calibrated synthetic models (N=1000, K=10, B=10).
-        "tiny": dict(n_train=2000, n_test=2000, epochs=4, hidden=(128,), hl_datasets=20, hl_resamples=99, n_resamples=199),
-        "quick": dict(n_train=10000, n_test=10000, epochs=40, hidden=(512, 512), hl_datasets=200, hl_resamples=199, n_resamples=999),
-        "paper": dict(n_train=54000, n_test=10000, epochs=100, hidden=(512, 512), hl_datasets=1000, hl_resamples=999, n_resamples=9999),
+        # n_synthetic: instances of the synthetic calibrated model of the "notions" section.
+        "tiny": dict(n_train=2000, n_test=2000, epochs=4, hidden=(128,), n_synthetic=5000,
+                     hl_datasets=20, hl_resamples=99, n_resamples=199),
+        "quick": dict(n_train=10000, n_test=10000, epochs=40, hidden=(512, 512), n_synthetic=50000,
+                      hl_datasets=200, hl_resamples=199, n_resamples=999),
+        "paper": dict(n_train=60000, n_test=10000, epochs=100, hidden=(512, 512), n_synthetic=200000,
+                      hl_datasets=1000, hl_resamples=999, n_resamples=9999),
     },
 }
 

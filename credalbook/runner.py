@@ -59,9 +59,9 @@ def _source_root() -> Path:
     return root
 
 
-def chapter_paths(names=None, *, source_root: Path | None = None) -> list[Path]:
-    """The chapter notebooks in ``chapters/`` (sorted), optionally only the given stems."""
-    src = (source_root or _source_root()) / "chapters"
+def chapter_paths(names=None, *, chapters_dir: Path | None = None) -> list[Path]:
+    """The chapter notebooks in ``chapters_dir`` (default ``<repo>/chapters``), sorted, optionally only the given stems."""
+    src = Path(chapters_dir) if chapters_dir is not None else _source_root() / "chapters"
     paths = sorted(p for p in src.glob("*.ipynb") if not p.name.startswith("."))
     if names:
         wanted = {Path(n).stem for n in names}
@@ -90,7 +90,8 @@ def _key(nb: Path, parameters: dict, fingerprint: str) -> str:
 
 
 def run_chapters(scale: str = "quick", *, book_root: Path | None = None, chapters=None, force: bool = False,
-                 extra_parameters: dict | None = None, progress: bool = True) -> list[ChapterFailure]:
+                 extra_parameters: dict | None = None, progress: bool = True,
+                 chapters_dir: Path | None = None) -> list[ChapterFailure]:
     """Execute chapters with papermill; return the failures (empty when all succeeded).
 
     Parameters
@@ -105,14 +106,17 @@ def run_chapters(scale: str = "quick", *, book_root: Path | None = None, chapter
         Execute even when the cached execution is up to date.
     extra_parameters : dict, optional
         More papermill parameters (e.g. ``{"seed": 1}``).
+    progress : bool
+        Show papermill's per-cell progress bar on the terminal.
+    chapters_dir : path, optional
+        Folder of the chapter sources (default ``<repo>/chapters``).
     """
     import papermill as pm
     from papermill.exceptions import PapermillExecutionError
 
     if scale not in SCALES:
         raise ValueError(f"scale must be one of {SCALES}; got {scale!r}")
-    source = _source_root()
-    book_root = Path(book_root or source).resolve()
+    book_root = Path(book_root or _source_root()).resolve()
     executed = book_root / "book" / "executed"
     results = book_root / "book" / "_build" / "results"
     executed.mkdir(parents=True, exist_ok=True)
@@ -122,8 +126,12 @@ def run_chapters(scale: str = "quick", *, book_root: Path | None = None, chapter
     fingerprint = package_fingerprint()
     parameters = {"scale": scale, **(extra_parameters or {})}
     os.environ["CREDALBOOK_RESULTS_DIR"] = str(results)  # inherited by the kernels
+    # Executed pages carry no progress-bar output; at paper scale the cells' output (with the
+    # package's progress bars) is streamed to the terminal instead.
+    stream = scale == "paper"
+    os.environ["CREDALBOOK_PROGRESS"] = "1" if stream else "0"
     failures = []
-    for nb in chapter_paths(chapters, source_root=source):
+    for nb in chapter_paths(chapters, chapters_dir=chapters_dir):
         out = executed / nb.name
         key = _key(nb, parameters, fingerprint)
         if not force and state.get(nb.stem) == key and out.exists() and (results / f"{nb.stem}.json").exists():
@@ -134,7 +142,8 @@ def run_chapters(scale: str = "quick", *, book_root: Path | None = None, chapter
         tmp = out.with_suffix(".running.ipynb")
         try:
             pm.execute_notebook(str(nb), str(tmp), parameters=parameters, kernel_name="python3",
-                                progress_bar=progress, cwd=str(nb.parent), execution_timeout=CELL_TIMEOUT[scale])
+                                progress_bar=progress, log_output=stream, cwd=str(nb.parent),
+                                execution_timeout=CELL_TIMEOUT[scale])
         except PapermillExecutionError as err:
             failed = out.with_suffix(".failed.ipynb")
             tmp.replace(failed)

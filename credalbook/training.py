@@ -23,7 +23,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import nn
-from tqdm.auto import tqdm
+from credalbook._progress import progress_bar
 
 from credalbook.device import resolve_device
 from credalbook.models import _as_float_tensor, _as_label_tensor, _check_positive_int
@@ -278,7 +278,7 @@ def fit(
 
     with torch.random.fork_rng(devices=fork_devices):
         torch.manual_seed(int(seed))
-        bar = tqdm(range(1, epochs + 1), desc="fit", unit="epoch", disable=not progress, leave=False)
+        bar = progress_bar(range(1, epochs + 1), progress=progress, desc="fit", unit="epoch", leave=False)
         for epoch in bar:
             model.train()
             perm = torch.randperm(n, generator=shuffle_gen).to(dev)

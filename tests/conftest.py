@@ -1,0 +1,37 @@
+"""Shared fixtures: fixed seeds for every test, and opt-in temporary cache/results folders."""
+
+import random
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+import torch
+
+
+@pytest.fixture(autouse=True)
+def _seed_everything():
+    """Seed Python's, NumPy's and torch's global generators before each test."""
+    random.seed(0)
+    np.random.seed(0)
+    torch.manual_seed(0)
+
+
+@pytest.fixture()
+def tmp_dirs(tmp_path, monkeypatch):
+    """Point ``$CREDALBOOK_CACHE_DIR`` and ``$CREDALBOOK_RESULTS_DIR`` at fresh folders under tmp_path."""
+    dirs = SimpleNamespace(cache=tmp_path / "cache", results=tmp_path / "results")
+    monkeypatch.setenv("CREDALBOOK_CACHE_DIR", str(dirs.cache))
+    monkeypatch.setenv("CREDALBOOK_RESULTS_DIR", str(dirs.results))
+    return dirs
+
+
+@pytest.fixture()
+def tmp_cache(tmp_dirs):
+    """The temporary cache folder (``$CREDALBOOK_CACHE_DIR``); results go to a sibling folder."""
+    return tmp_dirs.cache
+
+
+@pytest.fixture()
+def tmp_results(tmp_dirs):
+    """The temporary results folder (``$CREDALBOOK_RESULTS_DIR``); the cache goes to a sibling folder."""
+    return tmp_dirs.results

@@ -1,0 +1,120 @@
+"""End to end: every chapter executes at tiny scale on real data, the book builds, and the built
+site renders (navigation, figures, typeset math) in headless Chromium with no network."""
+
+import json
+import os
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from credalbook import runner
+
+pytestmark = pytest.mark.slow
+
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                  "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic",
+                  "--virtual-time-budget=5000"]
+
+
+@pytest.fixture(scope="module")
+def tiny_book(tmp_path_factory):
+    """Stage the book, execute every chapter at tiny scale with a fresh cache, build the HTML."""
+    root = tmp_path_factory.mktemp("book")
+    mp = pytest.MonkeyPatch()
+    mp.setenv("CREDALBOOK_CACHE_DIR", str(root / "cache"))
+    runner.stage_book(root)
+    start = time.perf_counter()
+    failures = runner.run_chapters("tiny", book_root=root, progress=False)
+    assert not failures, "\n".join(map(str, failures))
+    first = time.perf_counter() - start
+    html = runner.build_book(book_root=root)
+    yield {"root": root, "html": html, "first_run_seconds": first}
+    mp.undo()
+
+
+def _chromium():
+    exe = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+    if exe is None:
+        pytest.fail("headless Chromium is needed for the site check: run `bash scripts/setup.sh` "
+                    "(installs Debian's chromium)")
+    return exe
+
+
+def _browse(page: Path, tmp_path: Path, *, screenshot: Path | None = None) -> str:
+    """Load ``page`` in headless Chromium; return the DOM after scripts ran (optionally screenshot it)."""
+    exe = _chromium()
+    base = [exe, *CHROMIUM_FLAGS, f"--user-data-dir={tmp_path / 'profile'}", "--window-size=1280,1600"]
+    if screenshot is not None:
+        subprocess.run([*base, f"--screenshot={screenshot}", page.as_uri()], capture_output=True, timeout=120, check=True)
+    dom = subprocess.run([*base, "--dump-dom", page.as_uri()], capture_output=True, text=True, timeout=120, check=True)
+    return dom.stdout
+
+
+def _ink(png: Path) -> tuple[float, float]:
+    """Fraction of non-white pixels and the grey-level standard deviation of a screenshot."""
+    grey = np.asarray(Image.open(png).convert("L"), dtype=float)
+    return float((grey < 235).mean()), float(grey.std())
+
+
+class TestChapters:
+    def test_results_files(self, tiny_book):
+        results = tiny_book["root"] / "book" / "_build" / "results"
+        for nb in runner.chapter_paths():
+            data = json.loads((results / f"{nb.stem}.json").read_text())
+            assert data["chapter"] == nb.stem
+            assert data["parameters"]["scale"] == "tiny"
+            assert data["rows"], f"{nb.stem} reports no 'Paper vs. this book' rows"
+            for row in data["rows"]:
+                assert set(row) == {"artifact", "quantity", "paper", "book", "agrees", "note"}
+                assert isinstance(row["agrees"], bool)
+
+    def test_executed_outputs(self, tiny_book):
+        for nb in runner.chapter_paths():
+            executed = json.loads((tiny_book["root"] / "book" / "executed" / nb.name).read_text())
+            outputs = [o for c in executed["cells"] if c["cell_type"] == "code" for o in c.get("outputs", [])]
+            assert not [o for o in outputs if o["output_type"] == "error"]
+            assert any("image/png" in o.get("data", {}) for o in outputs), f"{nb.stem} shows no figure"
+            tags = [c["metadata"].get("tags", []) for c in executed["cells"]]
+            assert ["injected-parameters"] in tags, "papermill did not inject the scale"
+            # Sources stay unexecuted.
+            src = json.loads(nb.read_text())
+            assert all(not c.get("outputs") for c in src["cells"] if c["cell_type"] == "code")
+
+    def test_rerun_is_cached(self, tiny_book, capsys):
+        start = time.perf_counter()
+        assert runner.run_chapters("tiny", book_root=tiny_book["root"], progress=False) == []
+        assert "up to date" in capsys.readouterr().out
+        assert time.perf_counter() - start < 5.0
+
+
+class TestSite:
+    def test_pages_exist_and_are_offline(self, tiny_book):
+        html = tiny_book["html"]
+        assert (html / "index.html").exists() and (html / "book" / "intro.html").exists()
+        assert (html / "_static" / "mathjax" / "tex-mml-chtml.js").exists()
+        for page in html.rglob("*.html"):
+            text = page.read_text(errors="ignore")
+            assert "cdn.jsdelivr.net" not in text and "mathjax@3" not in text, f"{page} loads MathJax from a CDN"
+
+    def test_index_renders(self, tiny_book, tmp_path):
+        png = tmp_path / "index.png"
+        dom = _browse(tiny_book["html"] / "index.html", tmp_path, screenshot=png)
+        ink, std = _ink(png)
+        assert ink > 0.03 and std > 20, f"index screenshot looks blank (ink {ink:.3f}, std {std:.1f})"
+        assert "A calibration primer" in dom  # navigation lists the chapters
+        assert "mjx-container" in dom, "MathJax did not typeset the landing page"
+
+    def test_chapter_renders_math_and_figures(self, tiny_book, tmp_path):
+        page = tiny_book["html"] / "book" / "executed" / "00_calibration_primer.html"
+        png = tmp_path / "chapter.png"
+        dom = _browse(page, tmp_path, screenshot=png)
+        ink, std = _ink(png)
+        assert ink > 0.03 and std > 20, f"chapter screenshot looks blank (ink {ink:.3f}, std {std:.1f})"
+        assert dom.count("mjx-container") > 20, "math was not typeset"
+        assert "Paper vs. this book" in dom
+        assert dom.count("<img") >= 2  # reliability diagrams and the Type I error figure

@@ -1,0 +1,70 @@
+"""The chapter runner: failure reports, caching of executions, parameters and the CLI."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from credalbook import runner
+from credalbook.presets import PRESETS, SCALES
+
+DUMMIES = Path(__file__).parent / "_dummies"
+
+
+class TestChapterPaths:
+    def test_main(self):
+        paths = runner.chapter_paths()
+        assert paths, "no chapters found"
+        assert [p.stem for p in paths] == sorted(p.stem for p in paths)
+        assert all(p.parent.name == "chapters" for p in paths)
+
+    def test_every_chapter_has_presets(self):
+        for p in runner.chapter_paths():
+            assert p.stem in PRESETS, f"{p.stem} has no preset table in credalbook.presets"
+            assert set(PRESETS[p.stem]) == set(SCALES)
+
+    def test_errors(self):
+        with pytest.raises(ValueError, match="unknown chapters"):
+            runner.chapter_paths(["no_such_chapter"])
+
+
+class TestRunChapters:
+    def test_failure_report(self, tmp_path, capsys):
+        failures = runner.run_chapters("tiny", book_root=tmp_path, chapters_dir=DUMMIES, progress=False)
+        assert len(failures) == 1
+        f = failures[0]
+        assert f.chapter == "failing_chapter"
+        assert "ZeroDivisionError" in f.error and "scale tiny" in f.error  # the parameter reached the kernel
+        assert f.exec_count == 4  # injected-parameters cell, parameters, x = ..., the failing cell
+        assert f.output.exists() and f.output.name == "failing_chapter.failed.ipynb"
+        assert not (tmp_path / "book" / "executed" / "failing_chapter.ipynb").exists()
+        msg = str(f)
+        assert "chapter failing_chapter failed at cell" in msg and "ZeroDivisionError" in msg
+        # The source notebook is never overwritten.
+        src = json.loads((DUMMIES / "failing_chapter.ipynb").read_text())
+        assert all(not c.get("outputs") for c in src["cells"] if c["cell_type"] == "code")
+
+    def test_errors(self, tmp_path):
+        with pytest.raises(ValueError, match="scale must be one of"):
+            runner.run_chapters("huge", book_root=tmp_path)
+
+    def test_key_changes_with_parameters(self, tmp_path):
+        nb = DUMMIES / "failing_chapter.ipynb"
+        fp = runner.package_fingerprint()
+        assert runner._key(nb, {"scale": "tiny"}, fp) == runner._key(nb, {"scale": "tiny"}, fp)
+        assert runner._key(nb, {"scale": "tiny"}, fp) != runner._key(nb, {"scale": "quick"}, fp)
+        assert runner._key(nb, {"scale": "tiny"}, fp) != runner._key(nb, {"scale": "tiny"}, "other code")
+
+
+class TestCli:
+    def test_unknown_chapter_exits_nonzero(self, tmp_path):
+        proc = subprocess.run([sys.executable, "-m", "credalbook.runner", "run", "--scale", "tiny", "-c", "nope",
+                               "--book-root", str(tmp_path)], capture_output=True, text=True)
+        assert proc.returncode != 0
+        assert "unknown chapters" in proc.stderr
+
+    def test_help(self):
+        proc = subprocess.run([sys.executable, "-m", "credalbook.runner", "--help"], capture_output=True, text=True)
+        assert proc.returncode == 0 and "--scale" in proc.stdout

@@ -1,0 +1,260 @@
+"""Tests for credalbook._validation, directly and through the public functions that use it.
+
+Every error is a ValueError naming the argument (and where useful the offending value or row).
+"""
+
+import warnings
+
+import numpy as np
+import pytest
+import torch
+
+import credalbook as cb
+from credalbook._validation import (
+    SIMPLEX_ATOL,
+    as_numpy,
+    check_choice,
+    check_labels,
+    check_positive_int,
+    check_probability,
+    check_probs,
+    check_probs_labels,
+)
+
+GOOD_P = [[0.2, 0.3, 0.5], [0.6, 0.3, 0.1]]
+
+# Public functions taking (probs, labels) as their first arguments.
+PUBLIC = {
+    "accuracy": cb.accuracy,
+    "brier_score": cb.brier_score,
+    "nll": cb.nll,
+    "ece_confidence": cb.ece_confidence,
+    "ece_classwise": cb.ece_classwise,
+    "reliability_curve": cb.reliability_curve,
+    "calibration_summary": cb.calibration_summary,
+    "hosmer_lemeshow_statistic": lambda p, y, **kw: cb.hosmer_lemeshow_statistic(p, y, n_bins=1, **kw),
+    "hosmer_lemeshow": lambda p, y, **kw: cb.hosmer_lemeshow(p, y, n_bins=1, n_resamples=9, **kw),
+}
+
+
+class TestAsNumpy:
+    def test_main(self):
+        np.testing.assert_array_equal(as_numpy([1, 2], "x"), [1, 2])
+        t = torch.tensor([0.5, 0.25], requires_grad=True)
+        out = as_numpy(t * 2, "x")
+        assert isinstance(out, np.ndarray) and out.tolist() == [1.0, 0.5]
+        a = np.arange(3)
+        assert as_numpy(a, "x") is a
+
+    def test_errors(self):
+        with pytest.raises(ValueError, match="probs must be an array, got None"):
+            as_numpy(None, "probs")
+        with pytest.raises(ValueError, match="probs could not be converted"):
+            as_numpy([[0.5, 0.5], [1.0]], "probs")
+
+
+class TestCheckProbs:
+    def test_main(self):
+        out = check_probs(GOOD_P)
+        assert out.dtype == np.float64 and out.shape == (2, 3)
+        check_probs(np.array(GOOD_P, dtype=np.float32))
+        check_probs(np.eye(3, dtype=bool))  # one-hot booleans are valid probabilities
+        check_probs(torch.softmax(torch.randn(50, 10), dim=1))  # float32 rounding within tolerance
+        # the tolerance on the row sums and on the [0, 1] range
+        check_probs([[0.5 + SIMPLEX_ATOL / 2, 0.5]])
+        check_probs([[1 + SIMPLEX_ATOL / 2, -SIMPLEX_ATOL / 2]])
+        # batched (..., N, K)
+        assert check_probs(np.full((2, 3, 4, 2), 0.5)).shape == (2, 3, 4, 2)
+
+    def test_errors(self):
+        with pytest.raises(ValueError, match=r"probs must have at least 2 dimensions .*got shape \(2,\)"):
+            check_probs([0.5, 0.5])
+        with pytest.raises(ValueError, match=r"probs must have at least 2 classes .*got shape \(3, 1\)"):
+            check_probs(np.ones((3, 1)))
+        with pytest.raises(ValueError, match="probs must contain at least one instance"):
+            check_probs(np.ones((0, 3)))
+        with pytest.raises(ValueError, match="probs must be numeric"):
+            check_probs([["a", "b"]])
+        with pytest.raises(ValueError, match=r"probs must be finite; probs\[.*1.*\] = nan"):
+            check_probs([[0.5, 0.5], [np.nan, 1.0]])
+        with pytest.raises(ValueError, match=r"probs must be finite.*inf"):
+            check_probs([[np.inf, 0.0]])
+        with pytest.raises(ValueError, match=r"probs must lie in \[0, 1\]; .* = -0\.1"):
+            check_probs([[0.5, 0.5], [-0.1, 1.1]])
+        with pytest.raises(ValueError, match=r"probs must lie in \[0, 1\]; .* = -0\.2"):
+            check_probs([[0.6, 0.6, -0.2]])
+        with pytest.raises(ValueError, match=r"probs must sum to 1 along the last axis; row 7 sums to 1\.3"):
+            check_probs([[0.5, 0.5]] * 7 + [[0.5, 0.8]])
+        with pytest.raises(ValueError, match=r"row 1 sums to 0\.9"):
+            check_probs([[0.5, 0.5], [0.4, 0.5]])
+        with pytest.raises(ValueError, match=r"row 0 sums to 1\.0003"):
+            check_probs([[0.5003, 0.5]])  # just beyond the tolerance
+        # batched: the row index names the batch position too
+        p = np.full((2, 3, 2), 0.5)
+        p[1, 2] = [0.9, 0.3]
+        with pytest.raises(ValueError, match=r"row \(1, 2\) sums to 1\.2"):
+            check_probs(p)
+        # the argument's own name is used
+        with pytest.raises(ValueError, match="ens_probs must sum to 1"):
+            check_probs([[0.1, 0.1]], name="ens_probs")
+        with pytest.raises(ValueError, match="probs must be an array, got None"):
+            check_probs(None)
+
+
+class TestCheckLabels:
+    def test_main(self):
+        out = check_labels([0, 2, 1], n_classes=3, shape=(3,))
+        assert out.dtype == np.int64 and out.tolist() == [0, 2, 1]
+        assert check_labels(np.array([1.0, 0.0]), n_classes=2, shape=(2,)).tolist() == [1, 0]
+        assert check_labels(np.array([1, 0], dtype=np.uint8), n_classes=2, shape=(2,)).tolist() == [1, 0]
+        assert check_labels(torch.tensor([[1, 0]]), n_classes=2, shape=(1, 2)).shape == (1, 2)
+
+    def test_errors(self):
+        with pytest.raises(ValueError, match=r"labels must have shape \(3,\) to match the predictions; got \(2,\)"):
+            check_labels([0, 1], n_classes=3, shape=(3,))
+        with pytest.raises(ValueError, match=r"labels must have shape \(2,\).*got \(2, 1\)"):
+            check_labels([[0], [1]], n_classes=3, shape=(2,))
+        with pytest.raises(ValueError, match=r"labels must lie in \[0, 3\); labels\[2\] = 3"):
+            check_labels([0, 1, 3], n_classes=3, shape=(3,))
+        with pytest.raises(ValueError, match=r"labels must lie in \[0, 3\); labels\[0\] = -1"):
+            check_labels([-1, 1], n_classes=3, shape=(2,))
+        with pytest.raises(ValueError, match=r"labels must hold integer class indices; labels\[1\] = 0\.5"):
+            check_labels([1.0, 0.5], n_classes=3, shape=(2,))
+        with pytest.raises(ValueError, match=r"labels must hold integer class indices; labels\[0\] = nan"):
+            check_labels([np.nan, 0.0], n_classes=3, shape=(2,))
+        with pytest.raises(ValueError, match="labels must hold integer class indices, got dtype bool"):
+            check_labels([True, False], n_classes=2, shape=(2,))
+        with pytest.raises(ValueError, match="labels must hold integer class indices, got dtype"):
+            check_labels(["0", "1"], n_classes=2, shape=(2,))
+        with pytest.raises(ValueError, match="labels must be an array, got None"):
+            check_labels(None, n_classes=2, shape=(2,))
+        with pytest.raises(ValueError, match=r"y_val\[0\] = 5"):
+            check_labels([5], n_classes=2, shape=(1,), name="y_val")
+
+    @pytest.mark.xfail(strict=True, reason="check_labels casts floats to int64 before the range check, so a huge "
+                                           "float label such as 1e20 is reported as -9223372036854775808 "
+                                           "(and NumPy warns 'invalid value encountered in cast')")
+    def test_huge_float_label_reported(self):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            with pytest.raises(ValueError, match=r"labels\[0\] = 1e\+20"):
+                check_labels(np.array([1e20]), n_classes=2, shape=(1,))
+
+
+class TestCheckProbsLabels:
+    def test_main(self):
+        p, y = check_probs_labels(GOOD_P, [2, 0])
+        assert p.shape == (2, 3) and y.tolist() == [2, 0]
+        p, y = check_probs_labels(np.full((4, 5, 2), 0.5), np.zeros((4, 5), dtype=int), min_instances=5)
+        assert y.shape == (4, 5)
+
+    def test_errors(self):
+        with pytest.raises(ValueError, match=r"probs must contain at least 3 instances for this measure; got N = 2"):
+            check_probs_labels(GOOD_P, [0, 1], min_instances=3)
+        with pytest.raises(ValueError, match=r"labels must lie in \[0, 3\)"):
+            check_probs_labels(GOOD_P, [0, 3])
+        with pytest.raises(ValueError, match=r"labels must have shape \(2,\)"):
+            check_probs_labels(GOOD_P, [0, 1, 2])
+
+
+class TestCheckPositiveInt:
+    def test_main(self):
+        assert check_positive_int(10, "n_bins") == 10
+        assert type(check_positive_int(np.int64(3), "n_bins")) is int
+        assert check_positive_int(0, "n", minimum=0) == 0
+
+    def test_errors(self):
+        for bad in (0, -1, 2.0, 2.5, True, False, "10", None, np.float64(3.0)):
+            with pytest.raises(ValueError, match="n_bins must be an integer >= 1; got"):
+                check_positive_int(bad, "n_bins")
+        with pytest.raises(ValueError, match=r"n_classes must be an integer >= 2; got 1"):
+            check_positive_int(1, "n_classes", minimum=2)
+
+
+class TestCheckProbability:
+    def test_main(self):
+        assert check_probability(0.05, "alpha") == 0.05
+        assert check_probability("0.1", "alpha") == 0.1
+        assert check_probability(np.float32(0.5), "alpha") == 0.5
+        assert check_probability(0.0, "q", open_interval=False) == 0.0
+        assert check_probability(1, "q", open_interval=False) == 1.0
+
+    def test_errors(self):
+        for bad in (0, 1, 0.0, 1.0, -0.1, 1.5, float("nan"), float("inf")):
+            with pytest.raises(ValueError, match=r"alpha must lie in \(0, 1\); got"):
+                check_probability(bad, "alpha")
+        for bad in (None, "abc", [0.1]):
+            with pytest.raises(ValueError, match=r"alpha must be a number in \(0, 1\); got"):
+                check_probability(bad, "alpha")
+        with pytest.raises(ValueError, match=r"q must lie in \[0, 1\]; got 1\.5"):
+            check_probability(1.5, "q", open_interval=False)
+
+
+class TestCheckChoice:
+    def test_main(self):
+        assert check_choice("a", "kind", {"a", "b"}) == "a"
+
+    def test_errors(self):
+        with pytest.raises(ValueError, match=r"kind must be one of \['a', 'b'\]; got 'c'"):
+            check_choice("c", "kind", {"b", "a"})
+        with pytest.raises(ValueError, match="kind must be one of"):
+            check_choice(None, "kind", {"a"})
+
+
+class TestPublicErrorPaths:
+    """Each public (probs, labels) function reports bad inputs with the argument's name."""
+
+    @pytest.mark.parametrize("name", sorted(PUBLIC))
+    def test_main(self, name):
+        PUBLIC[name](GOOD_P, [2, 0])  # valid input passes
+
+    @pytest.mark.parametrize("name", sorted(PUBLIC))
+    @pytest.mark.parametrize(
+        "probs, labels, pattern",
+        [
+            ([0.2, 0.8], [0], r"probs must have at least 2 dimensions"),
+            ([[1.0], [1.0]], [0, 0], r"probs must have at least 2 classes"),
+            ([[np.nan, 1.0], [0.5, 0.5]], [0, 0], r"probs must be finite"),
+            ([[np.inf, 0.0], [0.5, 0.5]], [0, 0], r"probs must be finite"),
+            ([[1.2, -0.2], [0.5, 0.5]], [0, 0], r"probs must lie in \[0, 1\]"),
+            ([[0.5, 0.5], [0.7, 0.6]], [0, 0], r"probs must sum to 1 .*row 1 sums to 1\.3"),
+            ([[0.5, 0.5], [0.5, 0.5]], [0, 0, 1], r"labels must have shape \(2,\)"),
+            ([[0.5, 0.5], [0.5, 0.5]], [0, 2], r"labels must lie in \[0, 2\); labels\[1\] = 2"),
+            ([[0.5, 0.5], [0.5, 0.5]], [-3, 0], r"labels must lie in \[0, 2\); labels\[0\] = -3"),
+            ([[0.5, 0.5], [0.5, 0.5]], [0.0, 0.5], r"labels must hold integer class indices; labels\[1\] = 0\.5"),
+            ([[0.5, 0.5], [0.5, 0.5]], [True, False], r"labels must hold integer class indices, got dtype bool"),
+        ],
+    )
+    def test_errors(self, name, probs, labels, pattern):
+        with pytest.raises(ValueError, match=pattern):
+            PUBLIC[name](probs, labels)
+
+    @pytest.mark.parametrize("fn", [cb.ece_confidence, cb.ece_classwise, cb.reliability_curve,
+                                    cb.calibration_summary, cb.hosmer_lemeshow_statistic, cb.hosmer_lemeshow])
+    @pytest.mark.parametrize("bad", [0, -2, 2.5, True, "10"])
+    def test_n_bins(self, fn, bad):
+        with pytest.raises(ValueError, match="n_bins must be an integer >= 1"):
+            fn(GOOD_P, [2, 0], n_bins=bad)
+
+    @pytest.mark.parametrize("fn", [cb.hosmer_lemeshow_statistic, cb.hosmer_lemeshow])
+    def test_too_few_instances_for_hl(self, fn):
+        with pytest.raises(ValueError, match=r"probs must contain at least 3 instances .*got N = 2"):
+            fn(GOOD_P, [2, 0], n_bins=3)
+
+    def test_unknown_options(self):
+        with pytest.raises(ValueError, match=r"kind must be one of \['classwise', 'confidence'\]; got 'top'"):
+            cb.reliability_curve(GOOD_P, [2, 0], kind="top")
+        with pytest.raises(ValueError, match=r"grouping must be one of \['per_class', 'single'\]"):
+            cb.hosmer_lemeshow_statistic(GOOD_P, [2, 0], n_bins=1, grouping="all")
+        with pytest.raises(ValueError, match=r"reference must be one of \['chi2', 'chi2_external', 'resampling'\]"):
+            cb.hosmer_lemeshow(GOOD_P, [2, 0], n_bins=1, reference="asymptotic")
+        with pytest.raises(ValueError, match=r"class_index must be an integer in \[0, 3\); got 3"):
+            cb.reliability_curve(GOOD_P, [2, 0], kind="classwise", class_index=3)
+
+    def test_alpha(self):
+        res = cb.hosmer_lemeshow(GOOD_P, [2, 0], n_bins=1, n_resamples=9, seed=0)
+        for bad in (0.0, 1.0, -0.5, 2.0):
+            with pytest.raises(ValueError, match=r"alpha must lie in \(0, 1\)"):
+                res.decision(bad)
+        with pytest.raises(ValueError, match=r"alpha must lie in \(0, 1\)"):
+            cb.null_rejection_rate(n_datasets=1, n_instances=20, n_classes=2, alpha=1.0)
