@@ -1,0 +1,94 @@
+"""Tests for credalbook.plotting (matplotlib's Agg backend, no display)."""
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+from credalbook import calibrated_predictions  # noqa: E402
+from credalbook.metrics import reliability_curve  # noqa: E402
+from credalbook.plotting import PALETTE, plot_reliability_diagram, set_theme  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _close_figures():
+    yield
+    plt.close("all")
+
+
+def _curve(kind="confidence", class_index=None, n_bins=10):
+    p, y = calibrated_predictions(300, 3, seed=0)
+    return reliability_curve(p, y, n_bins=n_bins, kind=kind, class_index=class_index)
+
+
+def _observed_bars(ax):
+    """Heights of the first bar container: the observed frequency of each non-empty bin."""
+    return np.array([patch.get_height() for patch in ax.containers[0]])
+
+
+class TestPlotReliabilityDiagram:
+    def test_main(self):
+        curve = _curve()
+        nonempty = curve.counts > 0
+        assert 0 < nonempty.sum() < len(curve.counts)  # confidences of K=3 start at 1/3: bins 0-2 empty
+        ax = plot_reliability_diagram(curve, show_counts=False)
+        assert isinstance(ax, matplotlib.axes.Axes)
+        assert len(ax.patches) == nonempty.sum()
+        np.testing.assert_allclose(_observed_bars(ax), curve.observed[nonempty])
+        centers = (curve.bin_edges[:-1] + curve.bin_edges[1:]) / 2
+        np.testing.assert_allclose([p.get_x() + p.get_width() / 2 for p in ax.containers[0]], centers[nonempty])
+        assert tuple(ax.get_xlim()) == (0.0, 1.0) and tuple(ax.get_ylim()) == (0.0, 1.0)
+        assert ax.get_xlabel().startswith("confidence") and ax.get_ylabel() == "accuracy"
+        labels = [t.get_text() for t in ax.get_legend().get_texts()]
+        assert labels == [f"ECE = {curve.calibration_error:.3f}"]
+        # one red gap segment per non-empty bin, and the diagonal
+        assert len(ax.collections[0].get_segments()) == nonempty.sum()
+        diag = ax.lines[0]
+        np.testing.assert_array_equal(diag.get_xdata(), [0, 1])
+        np.testing.assert_array_equal(diag.get_ydata(), [0, 1])
+
+    def test_counts_histogram(self):
+        curve = _curve()
+        nonempty = curve.counts > 0
+        ax = plot_reliability_diagram(curve)
+        assert len(ax.containers) == 2
+        assert len(ax.patches) == nonempty.sum() + len(curve.counts)
+        np.testing.assert_allclose(_observed_bars(ax), curve.observed[nonempty])
+        hist = np.array([p.get_height() for p in ax.containers[1]])
+        np.testing.assert_allclose(hist, 0.25 * curve.counts / curve.counts.max())
+
+    def test_given_axes_and_label(self):
+        fig, (ax1, ax2) = plt.subplots(1, 2)
+        out = plot_reliability_diagram(_curve(kind="classwise"), ax=ax2, label="pooled", color="C1")
+        assert out is ax2
+        assert len(ax1.patches) == 0
+        assert [t.get_text() for t in ax2.get_legend().get_texts()] == ["pooled"]
+        assert "all classes" in ax2.get_xlabel() and ax2.get_ylabel() == "observed frequency"
+        n_before = len(plt.get_fignums())
+        ax = plot_reliability_diagram(_curve(kind="classwise", class_index=2), ax=ax1)
+        assert ax is ax1 and "class 2" in ax1.get_xlabel()
+        assert len(plt.get_fignums()) == n_before  # no new figure when ax is given
+
+    def test_errors(self):
+        curve = _curve()
+        for bad in (None, {"counts": curve.counts}, (curve.mean_predicted, curve.observed)):
+            with pytest.raises(ValueError, match="curve must be a ReliabilityCurve"):
+                plot_reliability_diagram(bad)
+
+
+class TestSetTheme:
+    def test_main(self):
+        with matplotlib.rc_context():
+            set_theme(font_scale=1.2)
+            assert matplotlib.rcParams["figure.dpi"] == 110
+            assert matplotlib.rcParams["savefig.bbox"] == "tight"
+            assert matplotlib.rcParams["axes.titleweight"] == "bold"
+        assert PALETTE == "colorblind"
+
+    def test_errors(self):
+        with matplotlib.rc_context():
+            with pytest.raises(ValueError):
+                set_theme(context="not-a-context")
