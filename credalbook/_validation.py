@@ -48,7 +48,7 @@ def check_probs(probs, *, name: str = "probs", atol: float = SIMPLEX_ATOL, min_n
         raise ValueError(f"{name} must have at least {min_ndim} dimensions (..., N, K); got shape {arr.shape}")
     if arr.shape[-1] < 2:
         raise ValueError(f"{name} must have at least 2 classes along the last axis; got shape {arr.shape}")
-    if arr.shape[-2] < 1:
+    if arr.ndim >= 2 and arr.shape[-2] < 1:
         raise ValueError(f"{name} must contain at least one instance; got shape {arr.shape}")
     arr = arr.astype(np.float64, copy=False)
     bad = ~np.isfinite(arr)
@@ -81,12 +81,11 @@ def check_labels(labels, *, n_classes: int, shape: tuple[int, ...], name: str = 
         if bad.any():
             idx = _first_index(bad)
             raise ValueError(f"{name} must hold integer class indices; {name}[{_fmt_index(idx)}] = {arr[idx]}")
-    arr = arr.astype(np.int64)
-    out = (arr < 0) | (arr >= n_classes)
+    out = (arr < 0) | (arr >= n_classes)  # before the cast, so huge floats are reported as they are
     if out.any():
         idx = _first_index(out)
         raise ValueError(f"{name} must lie in [0, {n_classes}); {name}[{_fmt_index(idx)}] = {arr[idx]}")
-    return arr
+    return arr.astype(np.int64)
 
 
 def check_probs_labels(probs, labels, *, min_instances: int = 1) -> tuple[np.ndarray, np.ndarray]:

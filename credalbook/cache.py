@@ -34,6 +34,8 @@ from pathlib import Path
 
 import joblib
 
+from credalbook._paths import repo_root
+
 __all__ = ["cache_dir", "memory", "cached", "clear_cache"]
 
 ENV_VAR = "CREDALBOOK_CACHE_DIR"
@@ -63,8 +65,8 @@ def cache_dir() -> Path:
     env = os.environ.get(ENV_VAR, "").strip()
     if env:
         return Path(env).expanduser()
-    root = Path(__file__).resolve().parent.parent
-    if (root / "_config.yml").is_file() and (root / "credalbook").is_dir():
+    root = repo_root()
+    if root is not None:
         return root / ".cache" / "credalbook"
     return Path.home() / ".cache" / "credalbook"
 

@@ -38,6 +38,7 @@ from credalbook._validation import (
     check_choice,
     check_positive_int,
     check_probability,
+    check_probs,
     check_probs_labels,
 )
 
@@ -169,7 +170,7 @@ def sample_labels(probs: np.ndarray, rng: np.random.Generator, size: int | None 
     >>> sample_labels(np.array([[0.0, 1.0], [1.0, 0.0]]), rng, size=3).tolist()
     [[1, 0], [1, 0], [1, 0]]
     """
-    p = np.asarray(probs, dtype=np.float64)
+    p = check_probs(probs, min_ndim=1)
     cdf = np.cumsum(p, axis=-1)
     cdf[..., -1] = np.inf  # guards against rounding in the last cumulative sum
     shape = p.shape[:-1] if size is None else (size, *p.shape[:-1])

@@ -49,7 +49,8 @@ def _as_float_tensor(x, name: str) -> torch.Tensor:
         arr = np.asarray(x)
         if arr.dtype.kind not in "fiu":
             raise ValueError(f"{name} must hold real numbers; got dtype {arr.dtype}")
-        t = torch.from_numpy(np.ascontiguousarray(arr, dtype=np.float32))
+        arr = np.ascontiguousarray(arr, dtype=np.float32)
+        t = torch.from_numpy(arr if arr.flags.writeable else arr.copy())  # loaders return read-only arrays
     if t.ndim < 2:
         raise ValueError(
             f"{name} must have shape (N, ...) with at least 2 dimensions; got shape {tuple(t.shape)}"

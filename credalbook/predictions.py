@@ -64,7 +64,7 @@ def build_model(arch: str, *, n_classes: int, image_shape: tuple, hidden=(256,),
     c, h, w = image_shape
     if arch == "mlp":
         return MLP(c * h * w, n_classes, hidden=tuple(hidden), dropout=dropout)
-    return SmallCNN(in_channels=c, n_classes=n_classes, image_size=h, channels=tuple(channels),
+    return SmallCNN(in_channels=c, n_classes=n_classes, image_size=(h, w), channels=tuple(channels),
                     hidden=hidden[-1] if hidden else 128, dropout=dropout)
 
 

@@ -50,10 +50,10 @@ def _fmt(value) -> str:
     return str(value)
 
 
-def _html_table(header, rows) -> str:
+def _html_table(header, rows, css_class: str = "credalbook-table") -> str:
     head = "".join(f"<th>{html.escape(str(h))}</th>" for h in header)
     body = "".join("<tr>" + "".join(f"<td>{html.escape(_fmt(c))}</td>" for c in row) + "</tr>" for row in rows)
-    return f'<table class="credalbook-table"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+    return f'<table class="{css_class}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
 
 
 @dataclass(frozen=True)
@@ -154,7 +154,8 @@ class Comparison:
 
     def _repr_html_(self) -> str:
         rows = [(r.artifact, r.quantity, r.paper, r.book, "✓" if r.agrees else "✗", r.note) for r in self.rows]
-        return _html_table(("Artifact", "Quantity", "Paper", "This book", "Agrees", "Note"), rows)
+        return _html_table(("Artifact", "Quantity", "Paper", "This book", "Agrees", "Note"), rows,
+                           css_class="credalbook-table credalbook-comparison")
 
     def __str__(self) -> str:
         lines = [f"{r.artifact} | {r.quantity} | paper {_fmt(r.paper)} | book {_fmt(r.book)} | "

@@ -15,6 +15,7 @@ code are unchanged since its last successful execution is not executed again.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import json
 import os
@@ -111,9 +112,6 @@ def run_chapters(scale: str = "quick", *, book_root: Path | None = None, chapter
     chapters_dir : path, optional
         Folder of the chapter sources (default ``<repo>/chapters``).
     """
-    import papermill as pm
-    from papermill.exceptions import PapermillExecutionError
-
     if scale not in SCALES:
         raise ValueError(f"scale must be one of {SCALES}; got {scale!r}")
     book_root = Path(book_root or _source_root()).resolve()
@@ -121,29 +119,53 @@ def run_chapters(scale: str = "quick", *, book_root: Path | None = None, chapter
     results = book_root / "book" / "_build" / "results"
     executed.mkdir(parents=True, exist_ok=True)
     results.mkdir(parents=True, exist_ok=True)
+    parameters = {"scale": scale, **(extra_parameters or {})}
+    # Executed pages carry no progress-bar output; at paper scale the cells' output (with the
+    # package's progress bars) is streamed to the terminal instead. The kernels inherit the
+    # environment; it is restored afterwards.
+    stream = scale == "paper"
+    with _environ(CREDALBOOK_RESULTS_DIR=str(results), CREDALBOOK_PROGRESS="1" if stream else "0"):
+        return _execute_all(chapter_paths(chapters, chapters_dir=chapters_dir), parameters, executed, results,
+                            force=force, progress=progress, stream=stream, timeout=CELL_TIMEOUT[scale])
+
+
+@contextlib.contextmanager
+def _environ(**variables):
+    """Set environment variables (inherited by the kernels) and restore them afterwards."""
+    saved = {k: os.environ.get(k) for k in variables}
+    os.environ.update(variables)
+    try:
+        yield
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+def _execute_all(notebooks, parameters, executed, results, *, force, progress, stream, timeout):
+    import papermill as pm
+    from papermill.exceptions import PapermillExecutionError
+
     state_path = executed / STATE_FILE
     state = json.loads(state_path.read_text()) if state_path.exists() else {}
     fingerprint = package_fingerprint()
-    parameters = {"scale": scale, **(extra_parameters or {})}
-    os.environ["CREDALBOOK_RESULTS_DIR"] = str(results)  # inherited by the kernels
-    # Executed pages carry no progress-bar output; at paper scale the cells' output (with the
-    # package's progress bars) is streamed to the terminal instead.
-    stream = scale == "paper"
-    os.environ["CREDALBOOK_PROGRESS"] = "1" if stream else "0"
     failures = []
-    for nb in chapter_paths(chapters, chapters_dir=chapters_dir):
+    for nb in notebooks:
         out = executed / nb.name
         key = _key(nb, parameters, fingerprint)
         if not force and state.get(nb.stem) == key and out.exists() and (results / f"{nb.stem}.json").exists():
-            print(f"[credalbook] {nb.stem}: up to date (scale={scale}), not re-executed", flush=True)
+            print(f"[credalbook] {nb.stem}: up to date ({parameters}), not re-executed", flush=True)
             continue
         print(f"[credalbook] {nb.stem}: executing with {parameters}", flush=True)
+        (results / f"{nb.stem}.json").unlink(missing_ok=True)  # a stale file must not pass for this run's
         start = time.perf_counter()
         tmp = out.with_suffix(".running.ipynb")
         try:
             pm.execute_notebook(str(nb), str(tmp), parameters=parameters, kernel_name="python3",
                                 progress_bar=progress, log_output=stream, cwd=str(nb.parent),
-                                execution_timeout=CELL_TIMEOUT[scale])
+                                execution_timeout=timeout)
         except PapermillExecutionError as err:
             failed = out.with_suffix(".failed.ipynb")
             tmp.replace(failed)

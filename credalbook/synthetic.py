@@ -60,13 +60,12 @@ def scramble_non_top(probs, *, seed=None) -> np.ndarray:
         raise ValueError(f"probs must have shape (N, K); got {p.shape}")
     rng = np.random.default_rng(seed)
     n, k = p.shape
-    top = p.argmax(axis=1)
-    # Random keys; the arg-max gets -inf so it sorts first and stays in place.
-    keys = rng.random((n, k))
-    keys[np.arange(n), top] = -np.inf
-    others = np.argsort(keys, axis=1)[:, 1:]  # non-top classes in random order
-    sources = np.sort(others, axis=1)  # non-top classes in original order
-    out = p.copy()
+    # Entries equal to the row maximum (ties included) stay where they are, so the arg-max and
+    # the confidence cannot change; the other entries are permuted among their own positions.
+    is_max = p == p.max(axis=1, keepdims=True)
+    targets = np.argsort(np.where(is_max, -1.0, rng.random((n, k))), axis=1, kind="stable")
+    sources = np.argsort(np.where(is_max, -1.0, np.arange(k, dtype=float)), axis=1, kind="stable")
+    out = np.empty_like(p)
     rows = np.arange(n)[:, None]
-    out[rows, others] = p[rows, sources]
+    out[rows, targets] = p[rows, sources]
     return out

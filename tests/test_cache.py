@@ -51,12 +51,16 @@ class TestCacheDir:
         assert cache_dir() in {root / ".cache" / "credalbook", Path.home() / ".cache" / "credalbook"}
 
     def test_source_checkout_detection(self, tmp_path, monkeypatch):
+        import credalbook._paths as paths_mod
+
         monkeypatch.delenv("CREDALBOOK_CACHE_DIR", raising=False)
         fake_pkg = tmp_path / "repo" / "credalbook"
         fake_pkg.mkdir(parents=True)
-        monkeypatch.setattr(cache_mod, "__file__", str(fake_pkg / "cache.py"))
+        monkeypatch.setattr(paths_mod, "__file__", str(fake_pkg / "_paths.py"))
+        assert paths_mod.repo_root() is None
         assert cache_dir() == Path.home() / ".cache" / "credalbook"
         (tmp_path / "repo" / "_config.yml").write_text("title: x\n")
+        assert paths_mod.repo_root() == tmp_path / "repo"
         assert cache_dir() == tmp_path / "repo" / ".cache" / "credalbook"
 
 

@@ -358,8 +358,6 @@ class TestSampleLabels:
         np.testing.assert_array_equal(sample_labels(p, np.random.default_rng(3), size=4),
                                       sample_labels(p, np.random.default_rng(3), size=4))
 
-    @pytest.mark.xfail(strict=True, reason="sample_labels does not validate probs: rows not summing to 1 are "
-                                           "sampled silently (here class 1 gets probability 0.8, not 0.2)")
     def test_errors(self):
         with pytest.raises(ValueError, match="probs"):
             sample_labels(np.array([[0.2, 0.2]]), np.random.default_rng(0))

@@ -11,12 +11,6 @@ CUDA = pytest.mark.skipif(not torch.cuda.is_available(), reason="CUDA is not ava
 DEVICES = ["cpu", pytest.param("cuda", marks=CUDA)]
 
 
-@pytest.fixture(autouse=True)
-def _seed():
-    torch.manual_seed(0)
-    np.random.seed(0)
-
-
 class TestMLP:
     def test_main(self):
         net = MLP(3 * 4 * 4, 5, hidden=(16, 8), dropout=0.2, activation="tanh")

@@ -10,7 +10,9 @@ import pytest  # noqa: E402
 
 from credalbook import calibrated_predictions  # noqa: E402
 from credalbook.metrics import reliability_curve  # noqa: E402
-from credalbook.plotting import PALETTE, plot_reliability_diagram, set_theme  # noqa: E402
+from scipy import stats  # noqa: E402
+
+from credalbook.plotting import PALETTE, plot_rejection_rates, plot_reliability_diagram, set_theme  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
@@ -77,6 +79,38 @@ class TestPlotReliabilityDiagram:
         for bad in (None, {"counts": curve.counts}, (curve.mean_predicted, curve.observed)):
             with pytest.raises(ValueError, match="curve must be a ReliabilityCurve"):
                 plot_reliability_diagram(bad)
+
+
+class TestPlotRejectionRates:
+    def test_main(self):
+        rates = {"resampling": 0.045, "chi2": 0.3, "chi2_external": 0.02}
+        ax = plot_rejection_rates(rates, alpha=0.05, n_datasets=200)
+        assert isinstance(ax, matplotlib.axes.Axes)
+        bars = ax.containers[0]
+        np.testing.assert_allclose([p.get_height() for p in bars], list(rates.values()))
+        assert [t.get_text() for t in ax.get_xticklabels()] == list(rates)
+        np.testing.assert_allclose(ax.lines[0].get_ydata(), [0.05, 0.05])
+        # the band: 2.5 % and 97.5 % binomial quantiles of the rejection count, as rates
+        band = [p for p in ax.patches if p not in list(bars)]
+        assert len(band) == 1
+        lo, hi = stats.binom.ppf([0.025, 0.975], 200, 0.05) / 200
+        y0, y1 = band[0].get_y(), band[0].get_y() + band[0].get_height()
+        assert (y0, y1) == pytest.approx((lo, hi))
+        assert lo < 0.05 < hi
+        legend = [t.get_text() for t in ax.get_legend().get_texts()]
+        assert legend[0] == "95% binomial band, n = 200"
+
+    def test_band_level_and_axes(self):
+        fig, ax = plt.subplots()
+        out = plot_rejection_rates({"a": 0.1}, alpha=0.1, n_datasets=500, band=0.99, ax=ax)
+        assert out is ax
+        band = [p for p in ax.patches if p not in list(ax.containers[0])][0]
+        lo, hi = stats.binom.ppf([0.005, 0.995], 500, 0.1) / 500
+        assert (band.get_y(), band.get_y() + band.get_height()) == pytest.approx((lo, hi))
+
+    def test_errors(self):
+        with pytest.raises(ValueError, match="rates must contain at least one entry"):
+            plot_rejection_rates({}, alpha=0.05, n_datasets=100)
 
 
 class TestSetTheme:

@@ -80,7 +80,7 @@ class TestComparison:
         c = _comparison()
         c.add("Eq. <3>", "p < 0.05 & more", paper=0.123456, book=1e-5, agrees=True, note='"quoted"')
         html = c._repr_html_()
-        assert html.startswith('<table class="credalbook-table">')
+        assert html.startswith('<table class="credalbook-table') and html.endswith("</tbody></table>")
         for header in ("Artifact", "Quantity", "Paper", "This book", "Agrees", "Note"):
             assert f"<th>{header}</th>" in html
         assert "<td>0.004</td>" in html and "<td>0.25</td>" in html and "<td>3</td>" in html

@@ -15,12 +15,6 @@ CUDA = pytest.mark.skipif(not torch.cuda.is_available(), reason="CUDA is not ava
 DEVICES = ["cpu", pytest.param("cuda", marks=CUDA)]
 
 
-@pytest.fixture(autouse=True)
-def _seed():
-    torch.manual_seed(0)
-    np.random.seed(0)
-
-
 @pytest.fixture(scope="module")
 def digits():
     """Digits as (N, 1, 8, 8) floats in [0, 1], shuffled and split 1200 / 597."""
