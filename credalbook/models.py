@@ -38,6 +38,12 @@ _ACTIVATIONS = {
 # ---------------------------------------------------------------------------------------
 # input helpers shared with credalbook.training
 # ---------------------------------------------------------------------------------------
+def _from_numpy(arr: np.ndarray, dtype) -> torch.Tensor:
+    """``torch.from_numpy`` that copies read-only arrays (the dataset loaders return those)."""
+    arr = np.ascontiguousarray(arr, dtype=dtype)
+    return torch.from_numpy(arr if arr.flags.writeable else arr.copy())
+
+
 def _as_float_tensor(x, name: str) -> torch.Tensor:
     """Return `x` (array-like or tensor, shape (N, ...)) as a float32 tensor (no device move)."""
     if isinstance(x, torch.Tensor):
@@ -49,8 +55,7 @@ def _as_float_tensor(x, name: str) -> torch.Tensor:
         arr = np.asarray(x)
         if arr.dtype.kind not in "fiu":
             raise ValueError(f"{name} must hold real numbers; got dtype {arr.dtype}")
-        arr = np.ascontiguousarray(arr, dtype=np.float32)
-        t = torch.from_numpy(arr if arr.flags.writeable else arr.copy())  # loaders return read-only arrays
+        t = _from_numpy(arr, np.float32)
     if t.ndim < 2:
         raise ValueError(
             f"{name} must have shape (N, ...) with at least 2 dimensions; got shape {tuple(t.shape)}"
@@ -73,7 +78,7 @@ def _as_label_tensor(y, name: str) -> torch.Tensor:
         arr = np.asarray(y)
         if arr.dtype.kind not in "iu":
             raise ValueError(f"{name} must hold integer class labels; got dtype {arr.dtype}")
-        t = torch.from_numpy(np.ascontiguousarray(arr, dtype=np.int64))
+        t = _from_numpy(arr, np.int64)
     if t.ndim != 1:
         raise ValueError(f"{name} must have shape (N,); got shape {tuple(t.shape)}")
     if t.numel() and int(t.min()) < 0:

@@ -1,0 +1,73 @@
+"""Benchmark the vectorised pieces of credalbook (run: .venv/bin/python scripts/benchmark.py).
+
+Prints wall-clock times (best of a few repeats) for
+  * batched ECE / HL statistics over D bootstrap-style replicates vs a Python loop over them,
+  * Hosmer-Lemeshow consistency resampling (R label resamples),
+  * one training epoch of the MLP / SmallCNN on Fashion-MNIST (if installed).
+Timing belongs here, not in the tests.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+
+import credalbook as cb
+
+
+def best_of(fn, repeat: int = 3) -> float:
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def bench_batched(d: int, n: int, k: int) -> None:
+    rng = np.random.default_rng(0)
+    probs = rng.dirichlet(np.ones(k), size=(d, n))
+    labels = cb.sample_labels(probs, rng)
+    for name, fn in [("ece_confidence", cb.ece_confidence), ("ece_classwise", cb.ece_classwise),
+                     ("hosmer_lemeshow_statistic", cb.hosmer_lemeshow_statistic)]:
+        batched = best_of(lambda: fn(probs, labels, n_bins=10))
+        looped = best_of(lambda: [fn(probs[i], labels[i], n_bins=10) for i in range(d)], repeat=1)
+        print(f"{name:28s} D={d} N={n} K={k}: batched {batched * 1e3:8.1f} ms | loop {looped * 1e3:8.1f} ms "
+              f"| speed-up {looped / batched:5.1f}x")
+
+
+def bench_hl_resampling(n: int, k: int, r: int) -> None:
+    probs, labels = cb.calibrated_predictions(n, k, seed=0)
+    t = best_of(lambda: cb.hosmer_lemeshow(probs, labels, n_resamples=r, seed=0), repeat=2)
+    print(f"hosmer_lemeshow resampling    N={n} K={k} R={r}: {t:.2f} s ({t / r * 1e3:.2f} ms per resample)")
+
+
+def bench_training(device: str) -> None:
+    try:
+        ds = cb.load_fashion_mnist()
+    except cb.DatasetNotFoundError as err:
+        print(f"training benchmark skipped: {err}")
+        return
+    x, y = ds.x_train, ds.y_train
+    for arch, kwargs in [("mlp", dict(hidden=(512, 512))), ("cnn", dict())]:
+        model = cb.build_model(arch, n_classes=10, image_shape=ds.image_shape, **kwargs)
+        res = cb.fit(model, x, y, epochs=1, batch_size=128, device=device, progress=False)
+        print(f"fit one epoch, {arch} ({cb.count_parameters(model)} parameters), 60k images, {device}: {res.seconds:.1f} s")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--device", default="auto")
+    parser.add_argument("--skip-training", action="store_true")
+    args = parser.parse_args()
+    bench_batched(1000, 100, 10)
+    bench_batched(100, 1000, 10)
+    bench_hl_resampling(10000, 10, 999)
+    if not args.skip_training:
+        bench_training(str(cb.resolve_device(args.device)))
+
+
+if __name__ == "__main__":
+    main()
