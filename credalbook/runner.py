@@ -129,6 +129,18 @@ def run_chapters(scale: str = "quick", *, book_root: Path | None = None, chapter
                             force=force, progress=progress, stream=stream, timeout=CELL_TIMEOUT[scale])
 
 
+def _results_match(path: Path, parameters: dict) -> bool:
+    """Whether the results file exists and was written by a run with these parameters.
+
+    (A chapter run by hand, e.g. with papermill at another scale, overwrites the file.)
+    """
+    try:
+        written = json.loads(path.read_text()).get("parameters", {})
+    except (OSError, ValueError):
+        return False
+    return all(written.get(k) == v for k, v in parameters.items())
+
+
 @contextlib.contextmanager
 def _environ(**variables):
     """Set environment variables (inherited by the kernels) and restore them afterwards."""
@@ -155,7 +167,7 @@ def _execute_all(notebooks, parameters, executed, results, *, force, progress, s
     for nb in notebooks:
         out = executed / nb.name
         key = _key(nb, parameters, fingerprint)
-        if not force and state.get(nb.stem) == key and out.exists() and (results / f"{nb.stem}.json").exists():
+        if not force and state.get(nb.stem) == key and out.exists() and _results_match(results / f"{nb.stem}.json", parameters):
             print(f"[credalbook] {nb.stem}: up to date ({parameters}), not re-executed", flush=True)
             continue
         print(f"[credalbook] {nb.stem}: executing with {parameters}", flush=True)

@@ -91,6 +91,15 @@ class TestChapters:
         assert "up to date" in capsys.readouterr().out
         assert time.perf_counter() - start < 5.0
 
+    def test_results_of_another_run_are_not_reused(self, tiny_book, tmp_path):
+        results = tiny_book["root"] / "book" / "_build" / "results"
+        for nb in runner.chapter_paths():
+            path = results / f"{nb.stem}.json"
+            assert runner._results_match(path, {"scale": "tiny"})
+            assert not runner._results_match(path, {"scale": "quick"})
+            assert not runner._results_match(path, {"scale": "tiny", "seed": 12345})
+        assert not runner._results_match(tmp_path / "missing.json", {"scale": "tiny"})
+
 
 class TestSite:
     def test_pages_exist_and_are_offline(self, tiny_book):
