@@ -41,6 +41,7 @@ from credalbook._validation import (
     check_probs,
     check_probs_labels,
 )
+from credalbook.metrics import _onehot, _scalar
 
 __all__ = [
     "HosmerLemeshowResult",
@@ -142,20 +143,22 @@ def hosmer_lemeshow_statistic(probs, labels, *, n_bins: int = 10, grouping: str 
     n_bins = check_positive_int(n_bins, "n_bins")
     check_choice(grouping, "grouping", _GROUPINGS)
     p, y = check_probs_labels(probs, labels, min_instances=n_bins)
-    return _scalar(_hl(p, y, n_bins, grouping)[0])
+    return _scalar(_hl(p, y, _binning(p, n_bins, grouping))[0])
 
 
-def _scalar(x):
-    return float(x) if np.ndim(x) == 0 else x
-
-
-def _hl(p: np.ndarray, y: np.ndarray, n_bins: int, grouping: str):
-    n, k = p.shape[-2], p.shape[-1]
+def _binning(p: np.ndarray, n_bins: int, grouping: str):
+    """What depends on the predictions only: sort order, bin starts and sizes, per-bin sums of ``p``."""
+    n = p.shape[-2]
     starts = _bin_starts(n, n_bins)
-    sizes = np.diff(np.append(starts, n))
     order = _sort_order(p, grouping)
-    onehot = (y[..., None] == np.arange(k)).astype(np.float64)
-    return _statistics(_binned_sums(p, order, starts), _binned_sums(onehot, order, starts), sizes)
+    return order, starts, np.diff(np.append(starts, n)), _binned_sums(p, order, starts)
+
+
+def _hl(p: np.ndarray, y: np.ndarray, binning):
+    """Eq. 3 and its count form for labels ``y`` (..., N), or (R, ..., N) resampled labels."""
+    order, starts, sizes, p_sums = binning
+    onehot = _onehot(y, p.shape[-1])
+    return _statistics(p_sums, _binned_sums(onehot, np.broadcast_to(order, onehot.shape), starts), sizes)
 
 
 def sample_labels(probs: np.ndarray, rng: np.random.Generator, size: int | None = None) -> np.ndarray:
@@ -231,7 +234,8 @@ def hosmer_lemeshow(
     if p.ndim != 2:
         raise ValueError(f"probs must have shape (N, K); got {p.shape} (use hosmer_lemeshow_statistic for batches)")
     k = p.shape[1]
-    stat, count_stat = (float(v) for v in _hl(p, y, n_bins, grouping))
+    binning = _binning(p, n_bins, grouping)
+    stat, count_stat = (float(v) for v in _hl(p, y, binning))
     if reference != "resampling":
         if reference == "chi2" and n_bins <= 2:
             raise ValueError(f"n_bins must be > 2 for the chi2 reference ((K-1)(B-2) dof); got {n_bins}")
@@ -240,26 +244,18 @@ def hosmer_lemeshow(
         return HosmerLemeshowResult(stat, count_stat, p_chi2, reference, grouping, n_bins, dof)
     n_resamples = check_positive_int(n_resamples, "n_resamples")
     rng = np.random.default_rng(seed)
-    null = _resampled_statistics(p, n_bins, grouping, n_resamples, rng)
+    null = _resampled_statistics(p, binning, n_resamples, rng)
     p_value = (1 + np.count_nonzero(null >= stat)) / (1 + n_resamples)
     return HosmerLemeshowResult(stat, count_stat, float(p_value), reference, grouping, n_bins, None, null)
 
 
-def _resampled_statistics(p, n_bins, grouping, n_resamples, rng, chunk_elems: int = 2**23):
-    """Eq. 3 for R label resamples from ``p`` (N, K); the sort order is shared, so it is computed once."""
-    n, k = p.shape
-    starts = _bin_starts(n, n_bins)
-    sizes = np.diff(np.append(starts, n))
-    order = _sort_order(p, grouping)
-    p_sums = _binned_sums(p, order, starts)
+def _resampled_statistics(p, binning, n_resamples, rng, chunk_elems: int = 2**23):
+    """Eq. 3 for R label resamples from ``p`` (N, K), reusing the binning of the observed statistic."""
     out = np.empty(n_resamples)
-    chunk = max(1, chunk_elems // (n * k))
+    chunk = max(1, chunk_elems // p.size)
     for lo in range(0, n_resamples, chunk):
         r = min(chunk, n_resamples - lo)
-        y_star = sample_labels(p, rng, size=r)  # (r, N)
-        onehot = (y_star[..., None] == np.arange(k)).astype(np.float64)
-        o_sums = _binned_sums(onehot, np.broadcast_to(order, onehot.shape), starts)
-        out[lo : lo + r] = _statistics(p_sums, o_sums, sizes)[0]
+        out[lo : lo + r] = _hl(p, sample_labels(p, rng, size=r), binning)[0]
     return out
 
 

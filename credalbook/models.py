@@ -21,6 +21,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from credalbook._validation import check_positive_int
 from credalbook.device import resolve_device
 
 __all__ = ["MLP", "SmallCNN", "count_parameters", "mc_dropout_predict"]
@@ -86,10 +87,11 @@ def _as_label_tensor(y, name: str) -> torch.Tensor:
     return t
 
 
-def _check_positive_int(value, name: str) -> int:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise ValueError(f"{name} must be a positive integer; got {value!r}")
-    return int(value)
+def _check_n_classes(n_classes) -> int:
+    n_classes = check_positive_int(n_classes, "n_classes")
+    if n_classes < 2:
+        raise ValueError(f"n_classes must be at least 2; got {n_classes}")
+    return n_classes
 
 
 def _check_dropout(dropout) -> float:
@@ -144,13 +146,11 @@ class MLP(nn.Module):
         activation: str = "relu",
     ) -> None:
         super().__init__()
-        in_features = _check_positive_int(in_features, "in_features")
-        n_classes = _check_positive_int(n_classes, "n_classes")
-        if n_classes < 2:
-            raise ValueError(f"n_classes must be at least 2; got {n_classes}")
+        in_features = check_positive_int(in_features, "in_features")
+        n_classes = _check_n_classes(n_classes)
         if isinstance(hidden, (int, np.integer)):
             hidden = (int(hidden),)
-        hidden = tuple(_check_positive_int(h, "hidden") for h in hidden)
+        hidden = tuple(check_positive_int(h, "hidden") for h in hidden)
         dropout = _check_dropout(dropout)
         if activation not in _ACTIVATIONS:
             raise ValueError(
@@ -232,16 +232,14 @@ class SmallCNN(nn.Module):
         dropout: float = 0.0,
     ) -> None:
         super().__init__()
-        in_channels = _check_positive_int(in_channels, "in_channels")
-        n_classes = _check_positive_int(n_classes, "n_classes")
-        if n_classes < 2:
-            raise ValueError(f"n_classes must be at least 2; got {n_classes}")
+        in_channels = check_positive_int(in_channels, "in_channels")
+        n_classes = _check_n_classes(n_classes)
         if isinstance(channels, (int, np.integer)):
             channels = (int(channels),)
-        channels = tuple(_check_positive_int(c, "channels") for c in channels)
+        channels = tuple(check_positive_int(c, "channels") for c in channels)
         if not channels:
             raise ValueError("channels must name at least one convolution block; got ()")
-        hidden = _check_positive_int(hidden, "hidden")
+        hidden = check_positive_int(hidden, "hidden")
         dropout = _check_dropout(dropout)
         if isinstance(image_size, (int, np.integer)):
             size = (int(image_size), int(image_size))
@@ -390,8 +388,8 @@ def mc_dropout_predict(
     """
     if not isinstance(model, nn.Module):
         raise ValueError(f"model must be a torch.nn.Module; got {type(model).__name__}")
-    n_samples = _check_positive_int(n_samples, "n_samples")
-    batch_size = _check_positive_int(batch_size, "batch_size")
+    n_samples = check_positive_int(n_samples, "n_samples")
+    batch_size = check_positive_int(batch_size, "batch_size")
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))):
         raise ValueError(f"seed must be an integer or None; got {seed!r}")
     dev = resolve_device(device)

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import torch
+from scipy.special import softmax
 
 from credalbook._validation import check_choice
 from credalbook.cache import cached
@@ -37,19 +38,13 @@ class ModelPredictions:
     seconds: float
     config: dict = field(repr=False)
 
-    @staticmethod
-    def _softmax(logits: np.ndarray) -> np.ndarray:
-        z = logits - logits.max(axis=1, keepdims=True)
-        e = np.exp(z)
-        return e / e.sum(axis=1, keepdims=True)
-
     @property
     def probs_val(self) -> np.ndarray:
-        return self._softmax(self.logits_val)
+        return softmax(self.logits_val, axis=1)
 
     @property
     def probs_test(self) -> np.ndarray:
-        return self._softmax(self.logits_test)
+        return softmax(self.logits_test, axis=1)
 
 
 def build_model(arch: str, *, n_classes: int, image_shape: tuple, hidden=(256,), channels=(32, 64), dropout: float = 0.0):

@@ -178,17 +178,16 @@ def _execute_all(notebooks, parameters, executed, results, *, force, progress, s
             pm.execute_notebook(str(nb), str(tmp), parameters=parameters, kernel_name="python3",
                                 progress_bar=progress, log_output=stream, cwd=str(nb.parent),
                                 execution_timeout=timeout)
-        except PapermillExecutionError as err:
-            failed = out.with_suffix(".failed.ipynb")
-            tmp.replace(failed)
-            failures.append(ChapterFailure(nb.stem, err.cell_index, err.exec_count, f"{err.ename}: {err.evalue}", failed))
+        except Exception as err:  # a failing cell, or: kernel died, timeout, missing kernel...
+            if isinstance(err, PapermillExecutionError):
+                failed = out.with_suffix(".failed.ipynb")
+                tmp.replace(failed)
+                failure = ChapterFailure(nb.stem, err.cell_index, err.exec_count, f"{err.ename}: {err.evalue}", failed)
+            else:
+                failure = ChapterFailure(nb.stem, None, None, f"{type(err).__name__}: {err}", None)
+            failures.append(failure)
             state.pop(nb.stem, None)
-            print(f"[credalbook] FAILED: {failures[-1]}", file=sys.stderr, flush=True)
-            continue
-        except Exception as err:  # kernel died, timeout, missing kernel...
-            failures.append(ChapterFailure(nb.stem, None, None, f"{type(err).__name__}: {err}", None))
-            state.pop(nb.stem, None)
-            print(f"[credalbook] FAILED: {failures[-1]}", file=sys.stderr, flush=True)
+            print(f"[credalbook] FAILED: {failure}", file=sys.stderr, flush=True)
             continue
         tmp.replace(out)
         if not (results / f"{nb.stem}.json").exists():

@@ -26,7 +26,8 @@ from torch import nn
 from credalbook._progress import progress_bar
 
 from credalbook.device import resolve_device
-from credalbook.models import _as_float_tensor, _as_label_tensor, _check_positive_int
+from credalbook._validation import check_positive_int
+from credalbook.models import _as_float_tensor, _as_label_tensor
 
 __all__ = ["TrainResult", "fit", "predict_logits", "predict_proba"]
 
@@ -193,8 +194,8 @@ def fit(
     # ---- validate arguments ------------------------------------------------------------
     if not isinstance(model, nn.Module):
         raise ValueError(f"model must be a torch.nn.Module; got {type(model).__name__}")
-    epochs = _check_positive_int(epochs, "epochs")
-    batch_size = _check_positive_int(batch_size, "batch_size")
+    epochs = check_positive_int(epochs, "epochs")
+    batch_size = check_positive_int(batch_size, "batch_size")
     if not isinstance(optimizer, str) or optimizer.lower() not in _OPTIMIZERS:
         raise ValueError(f"optimizer must be one of {_OPTIMIZERS}; got {optimizer!r}")
     optimizer = optimizer.lower()
@@ -202,7 +203,7 @@ def fit(
     momentum = _check_nonneg_float(momentum, "momentum", upper=1.0)
     weight_decay = _check_nonneg_float(weight_decay, "weight_decay")
     if patience is not None:
-        patience = _check_positive_int(patience, "patience")
+        patience = check_positive_int(patience, "patience")
     if augment is not None and not callable(augment):
         raise ValueError(f"augment must be a callable or None; got {augment!r}")
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
@@ -390,7 +391,7 @@ def predict_logits(
     """
     if not isinstance(model, nn.Module):
         raise ValueError(f"model must be a torch.nn.Module; got {type(model).__name__}")
-    batch_size = _check_positive_int(batch_size, "batch_size")
+    batch_size = check_positive_int(batch_size, "batch_size")
     dev = resolve_device(device)
     xt = _as_float_tensor(x, "x")
     modes = {m: m.training for m in model.modules()}
