@@ -2,12 +2,33 @@
 
 The package behind an executable book that reproduces five papers. Public names are re-exported
 here; each lives in a module named for its concept (metrics, hosmer_lemeshow, synthetic, data,
-models, training, predictions, cache, plotting, report, presets, runner).
+models, training, predictions, cache, plotting, report, presets, runner, skce, measures, credal,
+credal_scenarios, calibration_tests, error_rates).
 """
 
 __version__ = "0.1.0"
 
 from credalbook.cache import cache_dir, cached, clear_cache, memory
+from credalbook.calibration_tests import (
+    SOLVERS,
+    CalibrationTestResult,
+    Minimum,
+    bootstrap_calibration_test,
+    exact_size,
+    minimise_calibration_measure,
+    set_calibration_test,
+    set_null_distribution,
+)
+from credalbook.credal import (
+    BoundaryPoint,
+    boundary_point,
+    check_weights,
+    convex_combination,
+    hull_distance,
+    in_credal_set,
+    sample_weights,
+)
+from credalbook.credal_scenarios import SCENARIOS, CredalScenario, credal_scenario
 from credalbook.data import (
     DATASETS,
     Dataset,
@@ -24,6 +45,14 @@ from credalbook.data import (
     write_idx,
 )
 from credalbook.device import resolve_device, seed_everything
+from credalbook.ensembles import (
+    BackboneFeatures,
+    ClassifierSet,
+    backbone_features,
+    classifier_sets,
+    train_classifier_set,
+)
+from credalbook.error_rates import PAPER_ALPHAS, PAPER_MEASURES, PAPER_SETTINGS, ErrorRateStudy, set_test_error_rates
 from credalbook.hosmer_lemeshow import (
     HosmerLemeshowResult,
     hosmer_lemeshow,
@@ -41,11 +70,13 @@ from credalbook.metrics import (
     nll,
     reliability_curve,
 )
+from credalbook.measures import MEASURES, CalibrationMeasure, as_measure, calibration_measure
 from credalbook.models import MLP, SmallCNN, count_parameters, mc_dropout_predict
 from credalbook.plotting import plot_rejection_rates, plot_reliability_diagram, set_theme
 from credalbook.predictions import ModelPredictions, build_model, train_predictions
 from credalbook.presets import preset
 from credalbook.report import Comparison, Table, load_comparison
+from credalbook.skce import skce_ul, skce_uq, tv_kernel
 from credalbook.synthetic import calibrated_predictions, scramble_non_top
 from credalbook.training import TrainResult, fit, predict_logits, predict_proba
 

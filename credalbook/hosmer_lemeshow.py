@@ -112,7 +112,7 @@ def _binned_sums(values: np.ndarray, order: np.ndarray, starts: np.ndarray) -> n
 def _statistics(p_sums: np.ndarray, o_sums: np.ndarray, sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Eq. 3 and its count form from per-bin sums of predictions and one-hot labels."""
     sizes = sizes[:, None]
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         ratio = np.where(p_sums > 0, (o_sums - p_sums) ** 2 / p_sums, np.where(o_sums > 0, np.inf, 0.0))
     count_stat = ratio.sum(axis=(-2, -1))  # Σ (O − E)² / E with O, E counts
     mean_stat = (ratio / sizes).sum(axis=(-2, -1))  # Σ (o − p)² / p with o, p bin means
@@ -173,7 +173,11 @@ def sample_labels(probs: np.ndarray, rng: np.random.Generator, size: int | None 
     >>> sample_labels(np.array([[0.0, 1.0], [1.0, 0.0]]), rng, size=3).tolist()
     [[1, 0], [1, 0], [1, 0]]
     """
-    p = check_probs(probs, min_ndim=1)
+    return _sample_labels(check_probs(probs, min_ndim=1), rng, size)
+
+
+def _sample_labels(p: np.ndarray, rng: np.random.Generator, size: int | None = None) -> np.ndarray:
+    """:func:`sample_labels` without validation."""
     cdf = np.cumsum(p, axis=-1)
     cdf[..., -1] = np.inf  # guards against rounding in the last cumulative sum
     shape = p.shape[:-1] if size is None else (size, *p.shape[:-1])
@@ -255,7 +259,7 @@ def _resampled_statistics(p, binning, n_resamples, rng, chunk_elems: int = 2**23
     chunk = max(1, chunk_elems // p.size)
     for lo in range(0, n_resamples, chunk):
         r = min(chunk, n_resamples - lo)
-        out[lo : lo + r] = _hl(p, sample_labels(p, rng, size=r), binning)[0]
+        out[lo : lo + r] = _hl(p, _sample_labels(p, rng, size=r), binning)[0]
     return out
 
 

@@ -169,9 +169,14 @@ def ece_confidence(probs, labels, *, n_bins: int = 10):
     """
     n_bins = check_positive_int(n_bins, "n_bins")
     p, y = check_probs_labels(probs, labels)
+    return _scalar(_ece_confidence(p, y, n_bins))
+
+
+def _ece_confidence(p: np.ndarray, y: np.ndarray, n_bins: int) -> np.ndarray:
+    """Eq. 6 on validated arrays (..., N, K), (..., N) → (...)."""
     conf = p.max(axis=-1)
     correct = (p.argmax(axis=-1) == y).astype(np.float64)
-    return _scalar(_binned_abs_gap(equal_width_bin_index(conf, n_bins), conf, correct, n_bins))
+    return _binned_abs_gap(equal_width_bin_index(conf, n_bins), conf, correct, n_bins)
 
 
 def ece_classwise(probs, labels, *, n_bins: int = 10):
@@ -195,12 +200,15 @@ def ece_classwise(probs, labels, *, n_bins: int = 10):
     """
     n_bins = check_positive_int(n_bins, "n_bins")
     p, y = check_probs_labels(probs, labels)
-    k = p.shape[-1]
+    return _scalar(_ece_classwise(p, y, n_bins))
+
+
+def _ece_classwise(p: np.ndarray, y: np.ndarray, n_bins: int) -> np.ndarray:
+    """Eq. 5 on validated arrays (..., N, K), (..., N) → (...)."""
     # Move classes in front of instances: (..., K, N), one binary problem per class.
     pk = np.moveaxis(p, -1, -2)
-    yk = np.moveaxis(_onehot(y, k), -1, -2)
-    per_class = _binned_abs_gap(equal_width_bin_index(pk, n_bins), pk, yk, n_bins)
-    return _scalar(per_class.mean(axis=-1))
+    yk = np.moveaxis(_onehot(y, p.shape[-1]), -1, -2)
+    return _binned_abs_gap(equal_width_bin_index(pk, n_bins), pk, yk, n_bins).mean(axis=-1)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,190 @@
+"""Tests for credalbook.calibration_tests: the single-classifier bootstrap test (Vaicenavicius et
+al. 2019) and the set test of Mortier et al. (2023, Alg. 1).
+
+Type I error within a binomial band around α on calibrated data, power against miscalibration, the
+single-member set test equal to the single-classifier test, solvers against brute force, and
+input validation."""
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from credalbook import (
+    SOLVERS,
+    bootstrap_calibration_test,
+    calibrated_predictions,
+    calibration_measure,
+    credal_scenario,
+    exact_size,
+    minimise_calibration_measure,
+    sample_labels,
+    set_calibration_test,
+    set_null_distribution,
+)
+
+
+def _upper_band(alpha, n, level=0.995):
+    """Upper end of the central binomial band of a rejection rate over n independent tests."""
+    return stats.binom.ppf(level, n, alpha) / n
+
+
+def _two_member_set(n=400, seed=0):
+    """Truth = ½ sharp + ½ flat: the set contains a calibrated combination at λ = (½, ½)."""
+    rng = np.random.default_rng(seed)
+    truth = rng.dirichlet(np.ones(3), size=n)
+    y = sample_labels(truth, rng)
+    sharp = 0.3 * np.eye(3)[truth.argmax(1)] + 0.7 * truth
+    return np.stack([sharp, 2 * truth - sharp], axis=1), y
+
+
+class TestBootstrapCalibrationTest:
+    def test_main(self):
+        probs, labels = calibrated_predictions(300, 4, seed=1)
+        res = bootstrap_calibration_test(probs, labels, n_bootstrap=200, seed=0)
+        assert res.null_distribution.shape == (200,)
+        assert res.p_value == pytest.approx((1 + (res.null_distribution >= res.statistic).sum()) / 201)
+        assert res.threshold == pytest.approx(np.quantile(res.null_distribution, 0.95))
+        assert res.rejected == (res.statistic > res.threshold)
+        assert res.decision(0.05) == res.rejected
+        assert res.statistic == pytest.approx(calibration_measure("ece_conf")(probs, labels))
+        np.testing.assert_array_equal(res.weights, [1.0])
+
+    def test_type_one_error_within_band(self):
+        # 400 calibrated models (labels drawn from the predictions), α = 0.1. With D = 100 the rule
+        # "t > numpy.quantile(null, 1 - α)" rejects when t beats 90 of the 100 null values: exact
+        # size 11/101 under exchangeability, slightly above α.
+        size = exact_size(0.1, 100)
+        assert size == pytest.approx(11 / 101)
+        rejections = []
+        for r in range(400):
+            probs, labels = calibrated_predictions(100, 3, seed=1000 + r)
+            rejections.append(bootstrap_calibration_test(probs, labels, n_bootstrap=100, alpha=0.1, seed=r).rejected)
+        rate = np.mean(rejections)
+        assert stats.binom.ppf(0.0025, 400, size) / 400 <= rate <= _upper_band(size, 400)
+
+    def test_power(self):
+        probs, labels = calibrated_predictions(500, 4, seed=2)
+        sharp = probs**3 / (probs**3).sum(axis=1, keepdims=True)
+        for measure in ("ece_conf", "ece_cwise", "hl", "skce_uq"):
+            assert bootstrap_calibration_test(sharp, labels, measure=measure, seed=0).rejected, measure
+
+    def test_equals_single_member_set_test(self):
+        probs, labels = calibrated_predictions(150, 5, seed=3)
+        for measure, resample in [("ece_conf", "bootstrap"), ("skce_ul", "permutation"), ("hl", "bootstrap")]:
+            single = bootstrap_calibration_test(probs, labels, measure=measure, resample=resample, seed=7)
+            as_set = set_calibration_test(probs[:, None, :], labels, measure=measure, resample=resample, seed=7)
+            np.testing.assert_array_equal(single.null_distribution, as_set.null_distribution)
+            assert (single.statistic, single.p_value, single.rejected) == (as_set.statistic, as_set.p_value,
+                                                                          as_set.rejected)
+
+    def test_errors(self):
+        probs, labels = calibrated_predictions(50, 3, seed=0)
+        with pytest.raises(ValueError, match="alpha"):
+            bootstrap_calibration_test(probs, labels, alpha=1.0)
+        with pytest.raises(ValueError, match="n_bootstrap"):
+            bootstrap_calibration_test(probs, labels, n_bootstrap=0)
+        with pytest.raises(ValueError, match="resample"):
+            bootstrap_calibration_test(probs, labels, resample="jackknife")
+        with pytest.raises(ValueError, match=r"probs must have shape \(N, K\)"):
+            bootstrap_calibration_test(probs[None], labels[None])
+        with pytest.raises(ValueError, match="labels must have shape"):
+            bootstrap_calibration_test(probs, labels[:-1])
+
+
+class TestSetCalibrationTest:
+    def test_main(self):
+        ens, y = _two_member_set()
+        res = set_calibration_test(ens, y, n_bootstrap=100, seed=0)
+        assert not res.rejected
+        assert res.weights.shape == (2,) and res.weights.sum() == pytest.approx(1.0)
+        assert res.statistic <= calibration_measure("ece_conf")(ens.mean(axis=1), y) + 1e-12
+        assert set_calibration_test(ens[:, :1], y, seed=0).rejected  # the sharp member alone
+
+    def test_type_one_error_in_s1_within_band(self):
+        # Scenario S1 (H0 true), ECE_conf with 10 bins, α = 0.05: the rejection rate must not
+        # exceed the binomial band around α (the paper finds the test conservative).
+        sc = credal_scenario("S1", n_datasets=120, seed=11)
+        g = calibration_measure("ece_conf", n_bins=10)
+        rejected = [set_calibration_test(sc.ens_probs[r], sc.labels[r], measure=g, solver="cobyla_powell",
+                                         seed=r).rejected for r in range(120)]
+        assert np.mean(rejected) <= _upper_band(exact_size(0.05, 100), 120)
+
+    def test_power_in_s3(self):
+        sc = credal_scenario("S3", n_datasets=30, seed=12)
+        rejected = [set_calibration_test(sc.ens_probs[r], sc.labels[r], solver="cobyla_powell", seed=r).rejected
+                    for r in range(30)]
+        assert np.mean(rejected) >= 0.5  # far above α = 0.05
+
+    def test_variants_run(self):
+        ens, y = _two_member_set(200)
+        for prior in ("uniform", "sparse"):
+            for resample in ("bootstrap", "permutation"):
+                res = set_calibration_test(ens, y, weight_prior=prior, resample=resample, n_bootstrap=30, seed=1)
+                assert res.null_distribution.shape == (30,) and np.isfinite(res.null_distribution).all()
+
+    def test_errors(self):
+        ens, y = _two_member_set(60)
+        with pytest.raises(ValueError, match="solver"):
+            set_calibration_test(ens, y, solver="adam")
+        with pytest.raises(ValueError, match="weight_prior"):
+            set_calibration_test(ens, y, weight_prior="flat")
+        with pytest.raises(ValueError, match="labels must have shape"):
+            set_calibration_test(ens, y[:10])
+        with pytest.raises(ValueError, match=r"ens_probs must have shape \(N, M, K\)"):
+            set_calibration_test(ens[None], y)
+        with pytest.raises(ValueError, match="at least one member"):
+            set_calibration_test(ens[:, :0], y)
+        with pytest.raises(ValueError, match="ens_probs must sum to 1"):
+            set_calibration_test(ens * 0.9, y)
+        with pytest.raises(ValueError, match="at least 10 instances"):
+            set_calibration_test(ens[:5], y[:5], measure="hl")
+
+
+class TestMinimise:
+    def test_grid_matches_brute_force_for_two_members(self):
+        ens, y = _two_member_set(300, seed=4)
+        g = calibration_measure("ece_cwise", n_bins=10)
+        lam = np.linspace(0, 1, 201)
+        values = [g(l * ens[:, 0] + (1 - l) * ens[:, 1], y) for l in lam]
+        res = minimise_calibration_measure(ens, y, measure=g, solver="grid", solver_options={"resolution": 200})
+        assert res.value == pytest.approx(min(values), abs=1e-12)
+        assert res.n_evaluations == 201 + 1
+
+    @pytest.mark.parametrize("solver", SOLVERS)
+    def test_solvers_improve_on_uniform_weights(self, solver):
+        sc = credal_scenario("S1", n_datasets=1, n_members=4, n_classes=5, u=0.1, seed=5)
+        ens, y = sc.ens_probs[0], sc.labels[0]
+        g = calibration_measure("skce_ul")
+        res = minimise_calibration_measure(ens, y, measure=g, solver=solver, seed=0,
+                                           solver_options={"resolution": 12} if solver == "grid" else None)
+        assert res.weights.shape == (4,) and (res.weights >= 0).all()
+        assert res.weights.sum() == pytest.approx(1.0)
+        assert res.value == pytest.approx(g(np.einsum("nmk,m->nk", ens, res.weights), y))
+        assert res.value <= g(ens.mean(axis=1), y) + 1e-12
+
+    def test_errors(self):
+        ens, y = _two_member_set(60)
+        with pytest.raises(ValueError, match="needs .* points"):
+            minimise_calibration_measure(np.repeat(ens, 10, axis=1) / 1.0, y, solver="grid",
+                                         solver_options={"resolution": 50})
+        with pytest.raises(ValueError, match="n_starts"):
+            minimise_calibration_measure(ens, y, solver="multistart", solver_options={"n_starts": 0})
+
+
+class TestSetNullDistribution:
+    def test_batched_over_datasets(self):
+        sc = credal_scenario("S1", n_datasets=6, n_instances=40, n_members=3, n_classes=4, u=0.2, seed=6)
+        null = set_null_distribution(sc.ens_probs, n_bootstrap=25, seed=0)
+        assert null.shape == (6, 25) and np.isfinite(null).all() and (null >= 0).all()
+        nested = set_null_distribution(sc.ens_probs.reshape(2, 3, 40, 3, 4), n_bootstrap=25, seed=0)
+        assert nested.shape == (2, 3, 25)
+
+    def test_null_matches_calibrated_draws(self):
+        # The null of a single classifier is the distribution of g under labels drawn from the
+        # predictions; compare with independent draws on the same instances (two-sample KS).
+        probs, _ = calibrated_predictions(80, 3, seed=8)
+        null = set_null_distribution(probs[:, None], measure="ece_conf", n_bootstrap=2000, resample="permutation",
+                                     seed=0)
+        rng = np.random.default_rng(9)
+        direct = calibration_measure("ece_conf")(np.broadcast_to(probs, (2000, 80, 3)), sample_labels(probs, rng, 2000))
+        assert stats.ks_2samp(null, direct).pvalue > 0.001

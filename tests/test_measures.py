@@ -1,0 +1,72 @@
+"""Tests for credalbook.measures: the registry agrees with the public metric functions, batched
+and looped evaluation agree, and bad names/inputs raise clear errors."""
+
+import numpy as np
+import pytest
+
+from credalbook import (
+    CalibrationMeasure,
+    as_measure,
+    brier_score,
+    calibration_measure,
+    ece_classwise,
+    ece_confidence,
+    hosmer_lemeshow_statistic,
+    sample_labels,
+    skce_ul,
+    skce_uq,
+)
+
+
+@pytest.fixture()
+def data():
+    rng = np.random.default_rng(0)
+    p = rng.dirichlet(np.ones(4), size=(3, 50))
+    return p, sample_labels(p, rng)
+
+
+class TestCalibrationMeasure:
+    @pytest.mark.parametrize("name, reference", [
+        ("ece_conf", lambda p, y: ece_confidence(p, y, n_bins=5)),
+        ("ece_cwise", lambda p, y: ece_classwise(p, y, n_bins=5)),
+        ("hl", lambda p, y: hosmer_lemeshow_statistic(p, y, n_bins=5)),
+        ("skce_ul", skce_ul),
+        ("skce_uq", skce_uq),
+    ])
+    def test_main(self, data, name, reference):
+        p, y = data
+        g = calibration_measure(name, n_bins=5)
+        np.testing.assert_allclose(g(p, y), reference(p, y), rtol=1e-12)
+        np.testing.assert_allclose(g.func(p, y), reference(p, y), rtol=1e-12)
+        assert g(p[0], y[0]) == pytest.approx(reference(p[0], y[0]))
+
+    def test_names(self):
+        assert calibration_measure("hl", n_bins=5).name == "HL (B=5)"
+        assert calibration_measure("hl", grouping="single").name == "HL (B=10, single grouping)"
+        assert calibration_measure("skce_ul").smooth and not calibration_measure("ece_conf").smooth
+
+    def test_errors(self):
+        with pytest.raises(ValueError, match="name must be one of"):
+            calibration_measure("mce")
+        with pytest.raises(ValueError, match="n_bins"):
+            calibration_measure("ece_conf", n_bins=0)
+        with pytest.raises(ValueError, match="probs must sum to 1"):
+            calibration_measure("ece_conf")([[0.5, 0.6]], [0])
+        with pytest.raises(ValueError, match="at least 10 instances"):
+            calibration_measure("hl")([[0.5, 0.5]] * 3, [0, 1, 0])
+
+
+class TestAsMeasure:
+    def test_main(self, data):
+        p, y = data
+        looped = as_measure(brier_score)
+        batched = as_measure(brier_score, batched=True)
+        np.testing.assert_allclose(looped(p, y), batched(p, y))
+        np.testing.assert_allclose(looped.func(p, y), brier_score(p, y))
+        g = calibration_measure("ece_conf")
+        assert as_measure(g) is g
+        assert isinstance(as_measure("ece_cwise", n_bins=3), CalibrationMeasure)
+
+    def test_errors(self):
+        with pytest.raises(ValueError, match="measure must be"):
+            as_measure(42)
