@@ -72,10 +72,18 @@ from credalbook.metrics import (
 )
 from credalbook.measures import MEASURES, CalibrationMeasure, as_measure, calibration_measure
 from credalbook.models import MLP, SmallCNN, count_parameters, mc_dropout_predict
-from credalbook.plotting import plot_rejection_rates, plot_reliability_diagram, set_theme
+from credalbook.plotting import (
+    plot_credal_scenario,
+    plot_error_rates,
+    plot_rejection_rates,
+    plot_reliability_diagram,
+    set_theme,
+    simplex_coordinates,
+)
 from credalbook.predictions import ModelPredictions, build_model, train_predictions
 from credalbook.presets import preset
 from credalbook.report import Comparison, Table, load_comparison
+from credalbook.set_evaluation import compare_solvers, evaluate_classifier_set
 from credalbook.skce import skce_ul, skce_uq, tv_kernel
 from credalbook.synthetic import calibrated_predictions, scramble_non_top
 from credalbook.training import TrainResult, fit, predict_logits, predict_proba

@@ -171,7 +171,7 @@ def _as_batch(ens_probs, points, points_name: str):
     return np.broadcast_to(ens, (*batch, *ens.shape[-2:])), np.broadcast_to(pts, (*batch, pts.shape[-1]))
 
 
-def _block_lp(members: np.ndarray, start: np.ndarray, direction: np.ndarray | None) -> np.ndarray:
+def _block_lp(members: np.ndarray, start: np.ndarray, direction: np.ndarray | None, *, scale: bool = True) -> np.ndarray:
     """Solve B independent LPs stacked block-diagonally.
 
     With ``direction`` None: min Σ_b ‖P_bᵀ λ_b − start_b‖₁ over λ_b ∈ Δ_M (the L1 distance of each
@@ -182,6 +182,13 @@ def _block_lp(members: np.ndarray, start: np.ndarray, direction: np.ndarray | No
     Returns the per-block objective values (distances or t), shape (B,).
     """
     b, m, k = members.shape
+    if scale:  # equilibrate each class equation, so classes with tiny probabilities still count
+        size = np.maximum(members.max(axis=1), start)
+        if direction is not None:
+            size = np.maximum(size, np.abs(direction))
+        s = 1.0 / np.maximum(size, 1e-12)
+        members, start = members * s[:, None, :], start * s
+        direction = None if direction is None else direction * s
     ke = k if direction is None else k - 1  # class equations per block
     nv = m + (2 * k if direction is None else 1)  # λ, then slacks s⁻, s⁺ (K each) or t
     nr = ke + 1
@@ -225,11 +232,11 @@ def _block_lp(members: np.ndarray, start: np.ndarray, direction: np.ndarray | No
     return x[:, m:].sum(axis=1) if direction is None else x[:, m]
 
 
-def _chunked_lp(members, start, direction=None, chunk: int = 24) -> np.ndarray:
+def _chunked_lp(members, start, direction=None, chunk: int = 24, scale: bool = True) -> np.ndarray:
     out = np.empty(members.shape[0])
     for lo in range(0, members.shape[0], chunk):
         sl = slice(lo, lo + chunk)
-        out[sl] = _block_lp(members[sl], start[sl], None if direction is None else direction[sl])
+        out[sl] = _block_lp(members[sl], start[sl], None if direction is None else direction[sl], scale=scale)
     return out
 
 
@@ -256,7 +263,7 @@ def hull_distance(ens_probs, points) -> np.ndarray:
     ens, pts = _as_batch(ens_probs, points, "points")
     batch = pts.shape[:-1]
     m, k = ens.shape[-2:]
-    dist = _chunked_lp(ens.reshape(-1, m, k), pts.reshape(-1, k)).reshape(batch)
+    dist = _chunked_lp(ens.reshape(-1, m, k), pts.reshape(-1, k), scale=False).reshape(batch)
     return np.maximum(dist, 0.0)
 
 
@@ -265,7 +272,9 @@ def in_credal_set(ens_probs, points, *, tol: float = HULL_TOL) -> np.ndarray:
     :math:`\mathbf P^\top\boldsymbol\lambda = \mathbf p,\ \mathbf 1^\top\boldsymbol\lambda = 1,\
     \boldsymbol\lambda \ge 0`; Mortier et al., Alg. 2 line 7).
 
-    Decided by :func:`hull_distance` ``<= tol``.
+    Decided by the L1 residual of the equations after scaling each class's equation by the
+    largest probability in it, ``<= tol`` (a relative tolerance per class, the same criterion as
+    the exact LP of :func:`boundary_point`).
 
     Examples
     --------
@@ -273,7 +282,9 @@ def in_credal_set(ens_probs, points, *, tol: float = HULL_TOL) -> np.ndarray:
     >>> in_credal_set(members, [[1/3, 1/3, 1/3], [0.8, 0.1, 0.1]]).tolist()
     [True, False]
     """
-    return hull_distance(ens_probs, points) <= tol
+    ens, pts = _as_batch(ens_probs, points, "points")
+    m, k = ens.shape[-2:]
+    return (_chunked_lp(ens.reshape(-1, m, k), pts.reshape(-1, k)) <= tol).reshape(pts.shape[:-1])
 
 
 @dataclass(frozen=True)

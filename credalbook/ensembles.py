@@ -142,8 +142,10 @@ def backbone_features(
     .. math:: \phi(x) = \operatorname{ReLU}\big(W\,\operatorname{pool}(\operatorname{conv}(x)) + b\big)
               \in \mathbb{R}^{F}, \qquad F = \text{hidden},
 
-    of the training images it saw and of the dataset's full test split. The backbone trains only
-    on training images, so the test split stays unseen, as with a pretrained extractor. Results
+    of the training images it saw and of the dataset's full test split. The test split stays unseen,
+    as with a pretrained extractor; unlike one, the backbone has seen the images the heads are
+    trained on, but after a few epochs its training and test accuracies differ by about one point
+    on Fashion-MNIST, so its features are hardly more separable on the training images. Results
     are cached on disk.
 
     Parameters

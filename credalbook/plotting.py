@@ -10,7 +10,8 @@ import numpy as np
 
 from credalbook.metrics import ReliabilityCurve
 
-__all__ = ["set_theme", "PALETTE", "plot_reliability_diagram", "plot_rejection_rates"]
+__all__ = ["set_theme", "PALETTE", "plot_reliability_diagram", "plot_rejection_rates", "simplex_coordinates",
+           "plot_credal_scenario", "plot_error_rates"]
 
 #: Colour-blind-safe palette used throughout the book.
 PALETTE = "colorblind"
@@ -125,4 +126,114 @@ def plot_rejection_rates(rates: dict, *, alpha: float, n_datasets: int, ax=None,
     ax.set_xticks(range(len(names)), names, rotation=15, ha="right")
     ax.set_ylabel("rejection rate under $H_0$ (Type I error)")
     ax.legend(loc="upper right")
+    return ax
+
+
+def simplex_coordinates(probs) -> np.ndarray:
+    """Project points of the 2-simplex (..., 3) onto the plane: e_1 → (0, 0), e_2 → (1, 0), e_3 → (½, √3/2)."""
+    p = np.asarray(probs, dtype=np.float64)
+    if p.shape[-1] != 3:
+        raise ValueError(f"probs must have K = 3 classes to be drawn on the simplex; got shape {p.shape}")
+    return np.stack([p[..., 1] + 0.5 * p[..., 2], (np.sqrt(3) / 2) * p[..., 2]], axis=-1)
+
+
+def plot_credal_scenario(scenario, *, dataset: int = 0, instance: int = 0, n_combinations: int = 400, ax=None,
+                         seed=0):
+    """Fig. 1 (left) of Mortier et al. (2023): one instance of a K = 3 scenario on the simplex.
+
+    Black stars: the members; S1: red dots, convex combinations with uniform weights (the set the
+    ground truth is drawn from); S2/S3: the red segment from the boundary point (blue star) to the
+    corner (purple star) on which the ground truth lies, and the grey hull.
+
+    Parameters
+    ----------
+    scenario : CredalScenario
+        With K = 3.
+    dataset, instance : int
+        Which instance to draw.
+    n_combinations : int
+        S1: number of random convex combinations drawn as dots.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> from credalbook.credal_scenarios import credal_scenario
+    >>> ax = plot_credal_scenario(credal_scenario("S2", n_instances=2, n_classes=3, u=0.5, seed=0))
+    >>> len(ax.lines) > 0
+    True
+    """
+    from scipy.spatial import ConvexHull, QhullError
+
+    from credalbook.credal import sample_weights
+
+    ax = _axes(ax)
+    members = scenario.ens_probs[dataset, instance]
+    corners = simplex_coordinates(np.eye(3))
+    ax.fill(*corners.T, facecolor="none", edgecolor="black", linewidth=1)
+    pts = simplex_coordinates(members)
+    try:
+        hull = ConvexHull(pts)
+        ax.fill(*pts[hull.vertices].T, color="0.8", alpha=0.6, zorder=1, label="credal set")
+    except QhullError:  # degenerate (collinear) members: no area to shade
+        pass
+    if scenario.scenario == "S1":
+        combos = simplex_coordinates(sample_weights(len(members), size=n_combinations, seed=seed) @ members)
+        ax.scatter(*combos.T, s=4, color="C3", alpha=0.5, zorder=2, label="convex combinations")
+        truth = simplex_coordinates(scenario.truth[dataset, instance])
+        ax.scatter(*truth, s=60, color="C3", edgecolor="black", zorder=4, label="ground truth")
+    else:
+        b = simplex_coordinates(scenario.boundary[dataset, instance])
+        c = corners[scenario.corner[dataset, instance]]
+        ax.plot([b[0], c[0]], [b[1], c[1]], color="C3", linewidth=2, zorder=2, label="ground truth segment")
+        ax.scatter(*b, marker="*", s=160, color="C0", edgecolor="black", zorder=4, label="boundary point")
+        ax.scatter(*c, marker="*", s=160, color="C4", edgecolor="black", zorder=4, label="corner")
+    ax.scatter(*pts.T, marker="*", s=70, color="black", zorder=3, label="members")
+    for (x, y), name in zip(corners, ("class 1", "class 2", "class 3")):
+        ax.annotate(name, (x, y), textcoords="offset points", xytext=(0, 6 if y > 0 else -12), ha="center",
+                    fontsize=8)
+    ax.set_aspect("equal")
+    ax.set_axis_off()
+    ax.set_title(scenario.scenario)
+    return ax
+
+
+def plot_error_rates(study, *, alphas=None, ax=None, legend: bool = True):
+    """Empirical Type I (S1) or Type II (S2, S3) error against the significance level (Fig. 1 right).
+
+    Parameters
+    ----------
+    study : ErrorRateStudy
+    alphas : sequence of float, optional
+        Default: the paper's twelve levels.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> from credalbook.error_rates import set_test_error_rates
+    >>> study = set_test_error_rates.__wrapped__("S1", n_datasets=4, n_instances=20, n_members=2, n_classes=3,
+    ...                                          u=0.5, n_bootstrap=10, measures=("skce_ul",), n_jobs=1,
+    ...                                          progress=False)
+    >>> len(plot_error_rates(study).lines)
+    2
+    """
+    from credalbook.error_rates import PAPER_ALPHAS
+
+    ax = _axes(ax)
+    alphas = np.asarray(PAPER_ALPHAS if alphas is None else alphas, dtype=np.float64)
+    errors = study.error_rates(alphas)
+    for i, name in enumerate(study.measures):
+        ax.plot(alphas, errors[i], marker="o", markersize=3, linewidth=1.2, color=f"C{i}", label=name)
+    if study.scenario == "S1":
+        ax.plot([0, 1], [0, 1], color="black", linestyle="--", linewidth=1, label=r"error = $\alpha$")
+        ax.set_ylabel("Type I error")
+    else:
+        ax.set_ylabel("Type II error")
+    ax.set_xlim(0, 1)
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_xlabel(r"significance level $\alpha$")
+    ax.set_title(f"{study.scenario} (R = {study.n_datasets})")
+    if legend:
+        ax.legend(fontsize=7, loc="best")
     return ax

@@ -27,6 +27,21 @@ PRESETS = {
         "paper": dict(n_train=60000, n_test=10000, epochs=100, hidden=(512, 512), n_synthetic=200000,
                       hl_datasets=1000, hl_resamples=999, n_resamples=9999),
     },
+    "01_mortier_set_calibration": {
+        # fig*: datasets R per scenario for Fig. 1 and App. Figs. 2-4 (paper: 1000 each); n_bootstrap: D;
+        # fig3_solver: minimiser for M = 100 (COBYLA costs >= 15 s per test there); solver_datasets:
+        # datasets per scenario of the solver comparison; variant_datasets: S1 datasets of the
+        # authors'-code variant; backbone_*/head_*: the Table 1 networks; illustration_u: spread of Fig. 1 left.
+        "tiny": dict(fig1=8, fig2=4, fig3=3, fig4=3, n_bootstrap=20, fig3_solver="search", solver_datasets=3,
+                     variant_datasets=8, backbone_train=2000, backbone_epochs=1, head_epochs=2, n_members=4,
+                     rf_trees=10, illustration_u=0.1),
+        "quick": dict(fig1=100, fig2=50, fig3=30, fig4=30, n_bootstrap=100, fig3_solver="search", solver_datasets=20,
+                      variant_datasets=100, backbone_train=10000, backbone_epochs=3, head_epochs=20, n_members=10,
+                      rf_trees=20, illustration_u=0.1),
+        "paper": dict(fig1=1000, fig2=1000, fig3=1000, fig4=1000, n_bootstrap=100, fig3_solver="search",
+                      solver_datasets=100, variant_datasets=1000, backbone_train=None, backbone_epochs=5,
+                      head_epochs=20, n_members=10, rf_trees=20, illustration_u=0.1),
+    },
 }
 
 
