@@ -74,6 +74,7 @@ from credalbook.measures import MEASURES, CalibrationMeasure, as_measure, calibr
 from credalbook.models import MLP, SmallCNN, count_parameters, mc_dropout_predict
 from credalbook.plotting import (
     plot_credal_scenario,
+    plot_error_rate_figure,
     plot_error_rates,
     plot_rejection_rates,
     plot_reliability_diagram,

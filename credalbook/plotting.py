@@ -11,7 +11,7 @@ import numpy as np
 from credalbook.metrics import ReliabilityCurve
 
 __all__ = ["set_theme", "PALETTE", "plot_reliability_diagram", "plot_rejection_rates", "simplex_coordinates",
-           "plot_credal_scenario", "plot_error_rates"]
+           "plot_credal_scenario", "plot_error_rates", "plot_error_rate_figure"]
 
 #: Colour-blind-safe palette used throughout the book.
 PALETTE = "colorblind"
@@ -237,3 +237,21 @@ def plot_error_rates(study, *, alphas=None, ax=None, legend: bool = True):
     if legend:
         ax.legend(fontsize=7, loc="best")
     return ax
+
+
+def plot_error_rate_figure(studies: dict, *, title: str = "", alphas=None):
+    """Fig. 1 (right) layout: one panel per scenario (S1 Type I, S2/S3 Type II), shared y axis.
+
+    ``studies`` maps scenario names to :class:`~credalbook.ErrorRateStudy`; returns the figure.
+    """
+    import matplotlib.pyplot as plt
+
+    if not studies:
+        raise ValueError("studies must map at least one scenario to an ErrorRateStudy")
+    fig, axes = plt.subplots(1, len(studies), figsize=(4.4 * len(studies), 3.8), sharey=True, squeeze=False)
+    for ax, (name, study) in zip(axes[0], studies.items()):
+        plot_error_rates(study, alphas=alphas, ax=ax, legend=name == "S1")
+    if title:
+        fig.suptitle(title, y=1.02)
+    fig.tight_layout()
+    return fig

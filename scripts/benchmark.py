@@ -3,8 +3,13 @@
 Prints wall-clock times (best of a few repeats) for
   * batched ECE / HL statistics over D bootstrap-style replicates vs a Python loop over them,
   * Hosmer-Lemeshow consistency resampling (R label resamples),
-  * one training epoch of the MLP / SmallCNN on Fashion-MNIST (if installed).
-Timing belongs here, not in the tests.
+  * one training epoch of the MLP / SmallCNN on Fashion-MNIST (if installed),
+  * the set calibration test (Mortier et al. Alg. 1): per-test time of each solver, and the Fig. 1
+    experiment (3 scenarios x R datasets x 7 tests, D = 100; ``--fig1-datasets 1000`` is the paper's
+    full size), uncached.
+Timing belongs here, not in the tests. Examples:
+  .venv/bin/python scripts/benchmark.py --skip-training
+  .venv/bin/python scripts/benchmark.py --only-set-test --fig1-datasets 1000
 """
 
 from __future__ import annotations
@@ -57,11 +62,41 @@ def bench_training(device: str) -> None:
         print(f"fit one epoch, {arch} ({cb.count_parameters(model)} parameters), 60k images, {device}: {res.seconds:.1f} s")
 
 
+def bench_set_test_solvers(n_datasets: int) -> None:
+    sc = cb.credal_scenario("S1", n_datasets=n_datasets, seed=0)
+    for measure, n_bins in cb.PAPER_MEASURES:
+        out = cb.compare_solvers(sc.ens_probs, sc.labels, measure=measure, n_bins=n_bins or 10,
+                                 solvers=("cobyla", "cobyla_powell", "search"))
+        print(f"set test {measure:9s} B={str(n_bins):4s} per test: " + " | ".join(
+            f"{name} {1e3 * r['seconds_per_test']:6.1f} ms ({r['n_evaluations'].mean():5.0f} evals)"
+            for name, r in out.items()))
+
+
+def bench_fig1(n_datasets: int, n_jobs: int, solver: str) -> None:
+    total, tests = 0.0, 0
+    for scenario in cb.SCENARIOS:
+        study = cb.set_test_error_rates.__wrapped__(scenario, n_datasets=n_datasets, solver=solver, n_jobs=n_jobs,
+                                                    progress=False, **cb.PAPER_SETTINGS["Fig. 1"])
+        total += study.seconds
+        tests += study.statistics.size
+        print(f"Fig. 1 {scenario}: {n_datasets} datasets x 7 tests in {study.seconds:.1f} s")
+    print(f"Fig. 1 ({solver}, n_jobs={n_jobs}): {total:.1f} s for {tests} tests = {1e3 * total / tests:.1f} ms per test "
+          f"(wall clock); full paper size (3 x 1000 x 7) extrapolates to {total / tests * 21000 / 60:.1f} min")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--device", default="auto")
     parser.add_argument("--skip-training", action="store_true")
+    parser.add_argument("--only-set-test", action="store_true")
+    parser.add_argument("--fig1-datasets", type=int, default=100, help="R per scenario (paper: 1000)")
+    parser.add_argument("--n-jobs", type=int, default=-1)
+    parser.add_argument("--solver", default="cobyla_powell")
     args = parser.parse_args()
+    bench_set_test_solvers(10)
+    bench_fig1(args.fig1_datasets, args.n_jobs, args.solver)
+    if args.only_set_test:
+        return
     bench_batched(1000, 100, 10)
     bench_batched(100, 1000, 10)
     bench_hl_resampling(10000, 10, 999)

@@ -126,3 +126,33 @@ class TestSetTheme:
         with matplotlib.rc_context():
             with pytest.raises(ValueError):
                 set_theme(context="not-a-context")
+
+
+class TestSimplexPlots:
+    def test_simplex_coordinates(self):
+        from credalbook import simplex_coordinates
+
+        np.testing.assert_allclose(simplex_coordinates(np.eye(3)), [[0, 0], [1, 0], [0.5, np.sqrt(3) / 2]])
+        np.testing.assert_allclose(simplex_coordinates([1 / 3] * 3), [0.5, np.sqrt(3) / 6])
+        with pytest.raises(ValueError, match="K = 3"):
+            simplex_coordinates([0.5, 0.5])
+
+    def test_credal_scenario_and_error_rates(self, tmp_cache):
+        import matplotlib.pyplot as plt
+
+        from credalbook import credal_scenario, plot_credal_scenario, plot_error_rate_figure, set_test_error_rates
+
+        for name in ("S1", "S3"):
+            sc = credal_scenario(name, n_instances=2, n_members=6, n_classes=3, u=0.3, seed=0)
+            ax = plot_credal_scenario(sc)
+            assert ax.get_title() == name and len(ax.collections) >= 2
+            plt.close("all")
+        studies = {s: set_test_error_rates(s, n_datasets=3, n_instances=20, n_members=2, n_classes=3, u=0.5,
+                                           n_bootstrap=10, measures=("ece_conf",), n_jobs=1, progress=False)
+                   for s in ("S1", "S2")}
+        fig = plot_error_rate_figure(studies, title="demo")
+        assert len(fig.axes) == 2 and fig.axes[1].get_ylabel() == "Type II error"
+        assert fig.axes[0].get_ylabel() == "Type I error"
+        plt.close(fig)
+        with pytest.raises(ValueError, match="studies"):
+            plot_error_rate_figure({})
