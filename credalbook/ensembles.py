@@ -77,7 +77,18 @@ class BackboneFeatures:
     seconds : float
         Wall-clock time of the backbone's training (feature extraction excluded).
     config : dict
-        The arguments that produced the features (``device`` and ``progress`` excluded).
+        The arguments that produced the features (``device`` and ``progress`` excluded), with
+        ``n_classes`` and ``image_shape`` of the dataset.
+
+    Examples
+    --------
+    >>> f = np.zeros((4, 3), dtype=np.float32)
+    >>> bb = BackboneFeatures(f, np.array([0, 1, 0, 1]), f[:2], np.array([1, 0]), 1.0, 0.5, [], 0.1,
+    ...                       {"n_classes": 2})
+    >>> bb
+    BackboneFeatures(train_accuracy=1.0, test_accuracy=0.5, seconds=0.1)
+    >>> bb.feature_dim, bb.n_classes
+    (3, 2)
     """
 
     features_train: np.ndarray = field(repr=False)
@@ -155,8 +166,10 @@ def backbone_features(
     n_train : int or None, default=None
         Number of training images (a random subset drawn with `seed`); None uses all.
     epochs : int, default=5
-        Training epochs of the backbone. On a 2-core CPU Fashion-MNIST takes about 1 s per
-        1000 images and epoch (5 epochs on 60 000 images: about 5 minutes with the features).
+        Training epochs of the backbone. On an otherwise idle 2-core CPU, Fashion-MNIST takes
+        about 0.3 s per 1000 images and epoch, plus about 0.5 s per 1000 images for the features
+        (10 000 images, 3 epochs: 15 s in all, test accuracy 0.75; 60 000 images, 5 epochs:
+        about 3 minutes, test accuracy 0.87).
     channels : sequence of int, default=(32, 64)
         Convolution blocks of the SmallCNN.
     hidden : int, default=128
@@ -419,11 +432,17 @@ def train_classifier_set(
     Notes
     -----
     *Learning rate.* The paper trains with SGD, lr = 1e-5 and momentum 0.99 (an effective step of
-    1e-3) on 1000 ImageNet features. On the SmallCNN features of Fashion-MNIST (10 000 training
-    images, 20 epochs) that leaves a head under-trained (accuracy 0.80, ECE 0.05 against 0.82 and
-    0.013 with the default), while lr = 1e-2 with momentum 0.9 trains it to convergence within 20
-    epochs and lr = 0.1 diverges. The paper's values remain available as
-    ``lr=1e-5, momentum=0.99``.
+    1e-3) on 1000 ImageNet features. On the SmallCNN features of Fashion-MNIST that leaves the
+    heads under-trained after 20 epochs: the single network reaches a test accuracy of 0.747 and
+    :math:`ECE_{conf}` 0.060 on the features of a backbone trained on 10 000 images, against 0.772
+    and 0.019 with the default lr = 1e-2 and momentum 0.9 (0.862 and 0.014 against 0.877 and 0.011
+    with all 60 000 images). Larger steps lose accuracy (lr = 0.03: 0.81, lr = 0.1: 0.67 on a
+    stronger backbone whose heads reach 0.82 at lr = 1e-2). The paper's values remain available
+    as ``lr=1e-5, momentum=0.99``.
+
+    *Cost.* On an otherwise idle 2-core CPU the four sets of Table 1 (S, DN(0.1), DN(0.6), DE with
+    the default heads) take about 30 s on 10 000 training features and 3.5 minutes on 60 000; a
+    dropout head trains about twice as slowly as a plain one, and the ensemble costs M heads.
 
     *Dropout members.* As in the paper and in PyTorch, a dropout pass draws a fresh mask for every
     instance, so member m of a DN set is one stochastic pass, not one fixed sub-network.
