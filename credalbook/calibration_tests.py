@@ -223,6 +223,12 @@ def _normalise(x: np.ndarray) -> np.ndarray:
     return np.where(s > 0, w / np.where(s > 0, s, 1.0), 1.0 / x.shape[-1])
 
 
+#: Objective values are capped here: HL is infinite (or overflows) when a label falls in a bin
+#: whose predicted probability is (numerically) zero, and infinite or NaN values break the
+#: trust-region models of COBYLA (NLopt's can loop forever on them).
+OBJECTIVE_CAP = 1e12
+
+
 class _Objective:
     """g(p_λ) for one dataset, counting evaluations; also evaluates batches of λ at once."""
 
@@ -237,12 +243,14 @@ class _Objective:
         w = np.maximum(x, 0.0)
         s = w.sum()
         w = w / s if s > 0 else np.full(len(w), 1.0 / len(w))
-        return float(self.func(self.ens_t @ w, self.labels))
+        value = float(self.func(self.ens_t @ w, self.labels))
+        return value if value < OBJECTIVE_CAP else OBJECTIVE_CAP  # also maps NaN to the cap
 
     def batch(self, weights: np.ndarray) -> np.ndarray:
         self.n_evaluations += len(weights)
         p = np.einsum("nkm,cm->cnk", self.ens_t, _normalise(weights))
-        return np.asarray(self.func(p, np.broadcast_to(self.labels, p.shape[:-1])), dtype=np.float64)
+        values = np.asarray(self.func(p, np.broadcast_to(self.labels, p.shape[:-1])), dtype=np.float64)
+        return np.minimum(np.nan_to_num(values, nan=OBJECTIVE_CAP), OBJECTIVE_CAP)
 
 
 def _cobyla_scipy(obj, x0, options):
@@ -284,6 +292,7 @@ def _cobyla_powell(obj, x0, options):
     opt.set_initial_step(options.get("rhobeg", 0.5))
     opt.set_xtol_abs(options.get("tol", 1e-3))
     opt.set_maxeval(options.get("maxiter", 1000))
+    opt.set_maxtime(options.get("maxtime", 120.0))  # a safety net; never reached in the experiments
     try:
         return opt.optimize(best[1].copy())
     except nlopt.RoundoffLimited:  # pragma: no cover - keep the best point seen

@@ -9,6 +9,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from credalbook.calibration_tests import OBJECTIVE_CAP
+
 from credalbook import (
     SOLVERS,
     bootstrap_calibration_test,
@@ -161,6 +163,17 @@ class TestMinimise:
         assert res.weights.sum() == pytest.approx(1.0)
         assert res.value == pytest.approx(g(np.einsum("nmk,m->nk", ens, res.weights), y))
         assert res.value <= g(ens.mean(axis=1), y) + 1e-12
+
+    @pytest.mark.parametrize("solver", ["cobyla", "cobyla_powell", "search"])
+    def test_infinite_measure_does_not_stall(self, solver):
+        # Labels of a class that every member gives probability 0: HL is infinite everywhere.
+        # Regression: NLopt's COBYLA looped forever on inf/NaN objective values.
+        rng = np.random.default_rng(3)
+        ens = rng.dirichlet(np.ones(3), size=(60, 4))
+        ens = np.concatenate([ens, np.zeros((60, 4, 1))], axis=2)
+        y = np.where(np.arange(60) % 10 == 0, 3, rng.integers(0, 3, size=60))
+        res = minimise_calibration_measure(ens, y, measure="hl", n_bins=5, solver=solver)
+        assert res.value == OBJECTIVE_CAP and res.n_evaluations < 2100
 
     def test_errors(self):
         ens, y = _two_member_set(60)

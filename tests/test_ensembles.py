@@ -6,6 +6,7 @@ calibration and 269 test instances (round(0.5 * 539) = 270, Python rounds half t
 
 import numpy as np
 import pytest
+import torch
 
 from credalbook.data import load_dataset
 from credalbook.ensembles import (
@@ -22,6 +23,16 @@ BACKBONE = dict(epochs=5, channels=(8, 16), hidden=32, lr=1e-2)
 # Small heads (64 hidden units, 10 epochs); the default SGD lr=1e-2, momentum=0.9.
 SET_KW = dict(head_hidden=64, epochs=10, n_members=4, backbone=BACKBONE, device="cpu", progress=False)
 N_TEST, N_CAL, K = 539, 270, 10
+
+
+@pytest.fixture(autouse=True)
+def _one_thread():
+    """Run torch on one thread: faster for these tiny networks, and no stalls of its thread pool
+    when other processes share the 2-core CPU (two threads then ran these tests up to 80x slower)."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
 
 
 def _stored(cache) -> int:
