@@ -227,6 +227,8 @@ def _block_lp(members: np.ndarray, start: np.ndarray, direction: np.ndarray | No
                                              None if direction is None else direction[i:i + 1]) for i in range(b)])
         if direction is not None and res.status == 2:  # start on the boundary up to round-off
             return np.zeros(1)
+        if direction is not None:  # numerical trouble (HiGHS "unknown" status): bisect instead
+            return _bisect(members, start, direction, 1e-9)
         raise RuntimeError(f"linear program failed: {res.message}")
     x = res.x.reshape(b, nv)
     return x[:, m:].sum(axis=1) if direction is None else x[:, m]
