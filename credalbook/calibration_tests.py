@@ -63,7 +63,7 @@ from credalbook._validation import (
     check_probability,
     check_probs,
 )
-from credalbook.credal import _dirichlet, check_ens_probs
+from credalbook.credal import _draw_weights, check_ens_probs
 from credalbook.hosmer_lemeshow import _sample_labels
 from credalbook.measures import CalibrationMeasure, as_measure
 
@@ -143,14 +143,10 @@ class Minimum:
 def _null(ens: np.ndarray, func, n_bootstrap: int, weight_prior: str, resample: str,
           rng: np.random.Generator) -> np.ndarray:
     """Null statistics of shape (..., D) for validated ``ens`` (..., N, M, K)."""
-    *batch, n, m, k = ens.shape
+    *batch, n, m, _ = ens.shape
     d = n_bootstrap
-    if m == 1:  # one classifier: λ ≡ 1 (no random draw, so the single test matches exactly)
-        combined = np.broadcast_to(ens[..., None, :, 0, :], (*batch, d, n, k))
-    else:
-        alpha = np.full(m, 1.0 if weight_prior == "uniform" else 1.0 / m)
-        lam = _dirichlet(alpha, rng, size=(*batch, d))  # (..., D, M)
-        combined = np.einsum("...nmk,...dm->...dnk", ens, lam)
+    lam = _draw_weights(m, weight_prior, rng, (*batch, d))  # (..., D, M); λ ≡ 1 for one classifier
+    combined = np.einsum("...nmk,...dm->...dnk", ens, lam)
     if resample == "bootstrap":
         idx = rng.integers(0, n, size=(*batch, d, n))
     else:  # the authors' code: a permutation, i.e. "bootstrap" without replacement
@@ -205,7 +201,7 @@ def set_null_distribution(
     (4, 20)
     """
     ens = check_ens_probs(ens_probs)
-    g = as_measure(measure, n_bins=n_bins) if isinstance(measure, str) else as_measure(measure)
+    g = as_measure(measure, n_bins=n_bins)
     if ens.shape[-3] < g.min_instances:
         raise ValueError(f"ens_probs must hold at least {g.min_instances} instances for {g.name}; got N = {ens.shape[-3]}")
     n_bootstrap = _check_test_args(n_bootstrap, weight_prior, resample)
@@ -319,8 +315,8 @@ def _lattice(m: int, resolution: int) -> np.ndarray:
 def _candidates(m: int, n_candidates: int, rng: np.random.Generator) -> np.ndarray:
     n_rand = max(n_candidates - m - 1, 0)
     return np.concatenate([np.full((1, m), 1.0 / m), np.eye(m),
-                           _dirichlet(np.ones(m), rng, (n_rand - n_rand // 2,)),
-                           _dirichlet(np.full(m, 1.0 / m), rng, (n_rand // 2,))])
+                           _draw_weights(m, "uniform", rng, (n_rand - n_rand // 2,)),
+                           _draw_weights(m, "sparse", rng, (n_rand // 2,))])
 
 
 def _best_of(obj, weights: np.ndarray, chunk: int = 256) -> np.ndarray:
@@ -329,6 +325,13 @@ def _best_of(obj, weights: np.ndarray, chunk: int = 256) -> np.ndarray:
 
 
 def _minimise(obj: _Objective, m: int, solver: str, options: dict, rng: np.random.Generator) -> np.ndarray:
+    """The minimising weights, normalised onto Δ_M (ones for a single member)."""
+    if m == 1:
+        return np.ones(1)
+    return _normalise(np.asarray(_solve(obj, m, solver, options, rng), dtype=np.float64))
+
+
+def _solve(obj: _Objective, m: int, solver: str, options: dict, rng: np.random.Generator) -> np.ndarray:
     x0 = np.full(m, 1.0 / m)
     if solver == "cobyla":
         return _cobyla_scipy(obj, x0, options)
@@ -343,7 +346,7 @@ def _minimise(obj: _Objective, m: int, solver: str, options: dict, rng: np.rando
             local = _cobyla_powell
         except ImportError:  # pragma: no cover
             local = _cobyla_scipy
-        starts = np.concatenate([x0[None], _dirichlet(np.ones(m), rng, (n_starts - 1,))])
+        starts = np.concatenate([x0[None], _draw_weights(m, "uniform", rng, (n_starts - 1,))])
         results = [_normalise(local(obj, s, options)) for s in starts]
         return results[int(np.argmin([obj(x) for x in results]))]
     if solver == "search":
@@ -366,10 +369,6 @@ def _check_set(ens_probs, labels, g: CalibrationMeasure):
     if n < g.min_instances:
         raise ValueError(f"ens_probs must hold at least {g.min_instances} instances for {g.name}; got N = {n}")
     return ens, y
-
-
-def _measure(measure, n_bins):
-    return as_measure(measure, n_bins=n_bins) if isinstance(measure, str) else as_measure(measure)
 
 
 def minimise_calibration_measure(ens_probs, labels, *, measure="ece_conf", n_bins: int = 10, solver: str = "cobyla",
@@ -409,14 +408,11 @@ def minimise_calibration_measure(ens_probs, labels, *, measure="ece_conf", n_bin
     >>> bool(0.05 < res.weights[0] < 0.95)
     True
     """
-    g = _measure(measure, n_bins)
+    g = as_measure(measure, n_bins=n_bins)
     ens, y = _check_set(ens_probs, labels, g)
     check_choice(solver, "solver", SOLVERS)
     obj = _Objective(ens, y, g.func)
-    m = ens.shape[1]
-    if m == 1:
-        return Minimum(obj(np.ones(1)), np.ones(1), obj.n_evaluations, solver)
-    w = _normalise(np.asarray(_minimise(obj, m, solver, dict(solver_options or {}), np.random.default_rng(seed))))
+    w = _minimise(obj, ens.shape[1], solver, dict(solver_options or {}), np.random.default_rng(seed))
     return Minimum(obj(w), w, obj.n_evaluations, solver)
 
 
@@ -516,7 +512,7 @@ def set_calibration_test(
     >>> set_calibration_test(ens[:, :1], y, n_bootstrap=100, seed=0).rejected
     True
     """
-    g = _measure(measure, n_bins)
+    g = as_measure(measure, n_bins=n_bins)
     ens, y = _check_set(ens_probs, labels, g)
     alpha = check_probability(alpha, "alpha")
     n_bootstrap = _check_test_args(n_bootstrap, weight_prior, resample)

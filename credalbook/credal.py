@@ -119,6 +119,14 @@ def _dirichlet(alpha: np.ndarray, rng: np.random.Generator, size: tuple = ()) ->
     return g / g.sum(axis=-1, keepdims=True)
 
 
+def _draw_weights(m: int, prior: str, rng: np.random.Generator, size: tuple = ()) -> np.ndarray:
+    """Weights of shape (*size, M) from Dir(1) ("uniform") or Dir(1/M) ("sparse"); ones for M = 1
+    (without consuming randomness)."""
+    if m == 1:
+        return np.ones((*size, 1))
+    return _dirichlet(np.full(m, 1.0 if prior == "uniform" else 1.0 / m), rng, size)
+
+
 def sample_weights(n_members: int, *, size=None, prior: str = "uniform", seed=None) -> np.ndarray:
     r"""Random convex weights :math:`\boldsymbol\lambda \in \Delta_M`.
 
@@ -150,11 +158,7 @@ def sample_weights(n_members: int, *, size=None, prior: str = "uniform", seed=No
     m = check_positive_int(n_members, "n_members")
     check_choice(prior, "prior", _WEIGHT_PRIORS)
     size = () if size is None else (tuple(size) if np.ndim(size) else (int(size),))
-    rng = np.random.default_rng(seed)
-    if m == 1:
-        return np.ones((*size, 1))
-    alpha = np.full(m, 1.0 if prior == "uniform" else 1.0 / m)
-    return _dirichlet(alpha, rng, size)
+    return _draw_weights(m, prior, np.random.default_rng(seed), size)
 
 
 def _as_batch(ens_probs, points, points_name: str):

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from credalbook._validation import check_choice, check_positive_int
-from credalbook.credal import _WEIGHT_PRIORS, _dirichlet, boundary_point
+from credalbook.credal import _WEIGHT_PRIORS, _dirichlet, _draw_weights, boundary_point
 from credalbook.hosmer_lemeshow import _sample_labels
 
 __all__ = ["CredalScenario", "credal_scenario", "SCENARIOS"]
@@ -149,10 +149,7 @@ def credal_scenario(
     config = dict(n_datasets=r, n_instances=n, n_members=m, n_classes=k, u=u, weight_prior=weight_prior,
                   segment_start=segment_start, boundary_method=boundary_method)
     if scenario == "S1":
-        if m == 1:
-            weights = np.ones((r, 1))
-        else:
-            weights = _dirichlet(np.full(m, 1.0 if weight_prior == "uniform" else 1.0 / m), rng, (r,))
+        weights = _draw_weights(m, weight_prior, rng, (r,))
         truth = np.einsum("rnmk,rm->rnk", ens, weights)
         labels = _sample_labels(truth, rng)
         return CredalScenario(scenario, ens, labels, truth, centre, weights=weights, config=config)

@@ -18,11 +18,20 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from joblib import Parallel, delayed
+from scipy import stats
 
 from credalbook._progress import progress_bar
 from credalbook._validation import check_choice, check_positive_int, check_probability
 from credalbook.cache import cached
-from credalbook.calibration_tests import RESAMPLING, SOLVERS, WEIGHT_PRIORS, _minimise, _normalise, _null, _Objective
+from credalbook.calibration_tests import (
+    RESAMPLING,
+    SOLVERS,
+    WEIGHT_PRIORS,
+    _minimise,
+    _null,
+    _Objective,
+    exact_size,
+)
 from credalbook.credal_scenarios import SCENARIOS, credal_scenario
 from credalbook.measures import calibration_measure
 
@@ -86,6 +95,25 @@ class ErrorRateStudy:
         rates = self.rejection_rates(alphas)
         return rates if self.scenario == "S1" else 1.0 - rates
 
+    def errors_at(self, alpha: float) -> dict:
+        """Measure name → Type I (S1) or Type II (S2, S3) error at one significance level."""
+        return dict(zip(self.measures, self.error_rates([alpha])[:, 0]))
+
+    def type_one_excess(self, alphas=PAPER_ALPHAS, *, band: float | None = None) -> dict:
+        """Measure name → largest excess of the rejection rate over the twelve (or given) levels.
+
+        With ``band=None`` the excess is over α itself; with e.g. ``band=0.95`` it is over the upper
+        end of the central binomial band of R tests of exact size
+        :func:`~credalbook.exact_size` (α, D), so a positive value is a significant excess.
+        """
+        alphas = np.atleast_1d(np.asarray(alphas, dtype=np.float64))
+        reference = alphas
+        if band is not None:
+            level = check_probability(band, "band")
+            r, d = self.n_datasets, self.null.shape[-1]
+            reference = np.array([stats.binom.ppf((1 + level) / 2, r, exact_size(a, d)) / r for a in alphas])
+        return dict(zip(self.measures, (self.rejection_rates(alphas) - reference).max(axis=1)))
+
     def p_values(self) -> np.ndarray:
         """:math:`(1 + \\#\\{t_{0,d} \\ge t\\}) / (1 + D)` per test and dataset, (T, R)."""
         return (1 + (self.null >= self.statistics[..., None]).sum(axis=-1)) / (1 + self.null.shape[-1])
@@ -113,7 +141,7 @@ def _run_chunk(scenario, n_datasets, setting, specs, n_bootstrap, solver, solver
         nulls[t] = _null(sc.ens_probs, g.func, n_bootstrap, weight_prior, resample, rng)
         for r in range(n_datasets):
             obj = _Objective(sc.ens_probs[r], sc.labels[r], g.func)
-            w = np.ones(1) if m == 1 else _normalise(np.asarray(_minimise(obj, m, solver, solver_options, rng)))
+            w = _minimise(obj, m, solver, solver_options, rng)
             stats[t, r] = obj(w)
             nfev[t, r] = obj.n_evaluations
     return stats, nulls, nfev

@@ -242,7 +242,8 @@ def plot_error_rates(study, *, alphas=None, ax=None, legend: bool = True):
 def plot_error_rate_figure(studies: dict, *, title: str = "", alphas=None):
     """Fig. 1 (right) layout: one panel per scenario (S1 Type I, S2/S3 Type II), shared y axis.
 
-    ``studies`` maps scenario names to :class:`~credalbook.ErrorRateStudy`; returns the figure.
+    ``studies`` maps scenario names to :class:`~credalbook.ErrorRateStudy`; the title is ``title``
+    followed by the setting (N, M, K, u) of the studies. Returns the figure.
     """
     import matplotlib.pyplot as plt
 
@@ -251,7 +252,8 @@ def plot_error_rate_figure(studies: dict, *, title: str = "", alphas=None):
     fig, axes = plt.subplots(1, len(studies), figsize=(4.4 * len(studies), 3.8), sharey=True, squeeze=False)
     for ax, (name, study) in zip(axes[0], studies.items()):
         plot_error_rates(study, alphas=alphas, ax=ax, legend=name == "S1")
-    if title:
-        fig.suptitle(title, y=1.02)
+    c = next(iter(studies.values())).config
+    setting = f"N = {c['n_instances']}, M = {c['n_members']}, K = {c['n_classes']}, u = {c['u']}"
+    fig.suptitle(f"{title}: {setting}" if title else setting, y=1.02)
     fig.tight_layout()
     return fig

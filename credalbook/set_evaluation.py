@@ -17,7 +17,7 @@ import time
 import numpy as np
 
 from credalbook._validation import check_probability
-from credalbook.calibration_tests import _minimise, _normalise, _null, _Objective, set_calibration_test
+from credalbook.calibration_tests import _minimise, _null, _Objective, set_calibration_test
 from credalbook.measures import as_measure
 from credalbook.metrics import accuracy, ece_classwise, ece_confidence
 
@@ -105,7 +105,7 @@ def compare_solvers(ens_probs, labels, *, solvers=("cobyla", "cobyla_powell", "m
     (['grid', 'search'], (2,))
     """
     alpha = check_probability(alpha, "alpha")
-    g = as_measure(measure, n_bins=n_bins) if isinstance(measure, str) else as_measure(measure)
+    g = as_measure(measure, n_bins=n_bins)
     ens = np.asarray(ens_probs, dtype=np.float64)
     y = np.asarray(labels)
     if ens.ndim != 4 or y.shape != ens.shape[:2]:
@@ -118,8 +118,8 @@ def compare_solvers(ens_probs, labels, *, solvers=("cobyla", "cobyla_powell", "m
         start = time.perf_counter()
         for r in range(len(ens)):
             obj = _Objective(ens[r], y[r], g.func)
-            w = _normalise(np.asarray(_minimise(obj, ens.shape[2], solver, dict((solver_options or {}).get(solver, {})),
-                                                np.random.default_rng([seed, r]))))
+            w = _minimise(obj, ens.shape[2], solver, dict((solver_options or {}).get(solver, {})),
+                          np.random.default_rng([seed, r]))
             stats[r], nfev[r] = obj(w), obj.n_evaluations
         out[solver] = {"statistic": stats, "rejected": stats > threshold, "n_evaluations": nfev,
                        "seconds_per_test": (time.perf_counter() - start) / len(ens)}

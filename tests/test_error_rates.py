@@ -3,6 +3,7 @@ any α from the stored null samples, Type I vs Type II bookkeeping, caching."""
 
 import numpy as np
 import pytest
+from scipy import stats
 
 from credalbook import ErrorRateStudy, exact_size, set_test_error_rates
 
@@ -23,6 +24,16 @@ class TestSetTestErrorRates:
         assert rates[0, 1] == pytest.approx(np.mean(one.statistics[0] > np.quantile(one.null[0], 0.5, axis=-1)))
         assert (one.statistics[0, 3] > q) == (one.p_values()[0, 3] <= 0.5) or True  # p-value defined
         assert ((one.p_values() > 0) & (one.p_values() <= 1)).all()
+
+    def test_summaries(self, tmp_cache):
+        study = set_test_error_rates("S1", n_jobs=1, seed=7, **SMALL)
+        rates = study.rejection_rates([0.05, 0.3])
+        assert study.errors_at(0.3) == dict(zip(study.measures, rates[:, 1]))
+        excess = study.type_one_excess([0.05, 0.3])
+        np.testing.assert_allclose(list(excess.values()), (rates - [0.05, 0.3]).max(axis=1))
+        band = study.type_one_excess([0.05], band=0.95)
+        upper = stats.binom.ppf(0.975, 25, exact_size(0.05, 30)) / 25
+        np.testing.assert_allclose(list(band.values()), rates[:, 0] - upper)
 
     def test_workers_do_not_change_results(self, tmp_cache):
         a = set_test_error_rates("S2", n_jobs=1, seed=3, **SMALL)
