@@ -3,12 +3,24 @@
 The package behind an executable book that reproduces five papers. Public names are re-exported
 here; each lives in a module named for its concept (metrics, hosmer_lemeshow, synthetic, data,
 models, training, predictions, cache, plotting, report, presets, runner, skce, measures, credal,
-credal_scenarios, calibration_tests, error_rates).
+credal_scenarios, calibration_tests, error_rates, calibration_estimators, weight_learning,
+instance_scenarios, instance_calibration_test, polytope_sampling).
 """
 
 __version__ = "0.1.0"
 
 from credalbook.cache import cache_dir, cached, clear_cache, memory
+from credalbook.calibration_estimators import (
+    ESTIMATOR_BANDWIDTHS,
+    ESTIMATORS,
+    brier_estimator,
+    dirichlet_kde_calibration_map,
+    estimator_measure,
+    kl_calibration_error,
+    lp_calibration_error,
+    mmd_calibration_error,
+    skce_estimator,
+)
 from credalbook.calibration_tests import (
     SOLVERS,
     CalibrationTestResult,
@@ -28,6 +40,7 @@ from credalbook.credal import (
     in_credal_set,
     sample_weights,
 )
+from credalbook.polytope_sampling import polytope_volume, sample_polytope
 from credalbook.credal_scenarios import SCENARIOS, CredalScenario, credal_scenario
 from credalbook.data import (
     DATASETS,
@@ -53,6 +66,15 @@ from credalbook.ensembles import (
     train_classifier_set,
 )
 from credalbook.error_rates import PAPER_ALPHAS, PAPER_MEASURES, PAPER_SETTINGS, ErrorRateStudy, set_test_error_rates
+from credalbook.instance_calibration_test import (
+    JUERGENS_ESTIMATORS,
+    JUERGENS_H1_ALPHAS,
+    InstanceTestResult,
+    instance_calibration_test,
+    instance_test_error_rates,
+    split_indices,
+)
+from credalbook.instance_scenarios import HYPOTHESES, INSTANCE_SETTINGS, InstanceScenario, instance_scenario
 from credalbook.hosmer_lemeshow import (
     HosmerLemeshowResult,
     hosmer_lemeshow,
@@ -76,6 +98,7 @@ from credalbook.plotting import (
     plot_credal_scenario,
     plot_error_rate_figure,
     plot_error_rates,
+    plot_polytope_sampling,
     plot_rejection_rates,
     plot_reliability_diagram,
     set_theme,
@@ -88,6 +111,7 @@ from credalbook.set_evaluation import compare_solvers, evaluate_classifier_set
 from credalbook.skce import skce_ul, skce_uq, tv_kernel
 from credalbook.synthetic import calibrated_predictions, scramble_non_top
 from credalbook.training import TrainResult, fit, predict_logits, predict_proba
+from credalbook.weight_learning import LOSS_PRESETS, PROPER_SCORES, WeightFunction, fit_weight_function
 
 import types as _types
 

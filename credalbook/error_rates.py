@@ -91,9 +91,14 @@ class ErrorRateStudy:
         return (self.statistics[None] > q).mean(axis=-1).T
 
     def error_rates(self, alphas=PAPER_ALPHAS) -> np.ndarray:
-        """Type I error (S1: rejection rate) or Type II error (S2/S3: 1 − rejection rate), (T, A)."""
+        """Type I error (H0 scenarios S1, "H0-…": rejection rate) or Type II error (1 − rejection rate), (T, A)."""
         rates = self.rejection_rates(alphas)
-        return rates if self.scenario == "S1" else 1.0 - rates
+        return rates if self.is_null else 1.0 - rates
+
+    @property
+    def is_null(self) -> bool:
+        """Whether the scenario satisfies H0 (Mortier's S1, Jürgens et al.'s "H0-const"/"H0-inst")."""
+        return self.scenario == "S1" or self.scenario.startswith("H0")
 
     def errors_at(self, alpha: float) -> dict:
         """Measure name → Type I (S1) or Type II (S2, S3) error at one significance level."""

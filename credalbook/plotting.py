@@ -11,7 +11,7 @@ import numpy as np
 from credalbook.metrics import ReliabilityCurve
 
 __all__ = ["set_theme", "PALETTE", "plot_reliability_diagram", "plot_rejection_rates", "simplex_coordinates",
-           "plot_credal_scenario", "plot_error_rates", "plot_error_rate_figure"]
+           "plot_credal_scenario", "plot_error_rates", "plot_error_rate_figure", "plot_polytope_sampling"]
 
 #: Colour-blind-safe palette used throughout the book.
 PALETTE = "colorblind"
@@ -196,6 +196,105 @@ def plot_credal_scenario(scenario, *, dataset: int = 0, instance: int = 0, n_com
     ax.set_axis_off()
     ax.set_title(scenario.scenario)
     return ax
+
+
+#: Panel titles of :func:`plot_polytope_sampling`, one per sampling method.
+POLYTOPE_TITLES = {
+    "weights": "uniform weights λ ~ Dir(1)",
+    "triangulation": "uniform in the polytope (triangulation)",
+    "hit_and_run": "uniform in the polytope (hit-and-run)",
+}
+
+
+def _draw_hull_outline(ax, pts: np.ndarray) -> None:
+    """Shade the convex hull of 2-D points; a segment or a point when they are degenerate."""
+    from scipy.spatial import ConvexHull, QhullError
+
+    try:
+        hull = ConvexHull(pts)
+        ax.fill(*pts[hull.vertices].T, facecolor="0.85", edgecolor="black", linewidth=1.2, zorder=1)
+    except QhullError:  # collinear or coincident members
+        centred = pts - pts.mean(axis=0)
+        t = centred @ np.linalg.svd(centred, full_matrices=False)[2][0]
+        ends = pts[[t.argmin(), t.argmax()]]
+        ax.plot(*ends.T, color="black", linewidth=1.2, zorder=1)
+
+
+def plot_polytope_sampling(vertices, n_samples: int = 2000, *, methods=("weights", "triangulation"), seed=0, ax=None):
+    """Fig. 8 of Jürgens et al.: points of a K = 3 credal set drawn by each sampling method.
+
+    One panel per method (see :func:`~credalbook.sample_polytope`): the simplex, the shaded hull
+    of the members (black stars) and ``n_samples`` sampled points. With more members than
+    vertices of a triangle (e.g. six random members), uniform weights λ ~ Dir(1) pile the points
+    up in the centre, while the triangulation spreads them evenly.
+
+    Parameters
+    ----------
+    vertices : array-like, shape (M, 3)
+        The members, rows on the simplex.
+    n_samples : int
+        Points per panel.
+    methods : sequence of {"weights", "triangulation", "hit_and_run"}
+        One panel each, in this order; titles from :data:`POLYTOPE_TITLES`.
+    seed : int, numpy Generator or None
+        One generator, drawn from by the methods in turn.
+    ax : matplotlib Axes or sequence of Axes, optional
+        One Axes per method; by default a new figure with one row of panels.
+
+    Returns
+    -------
+    matplotlib Figure
+
+    References
+    ----------
+    Jürgens, Mortier, Hüllermeier, Bengs, Waegeman. A calibration test for evaluating set-based
+    epistemic uncertainty representations. App. C, Fig. 8.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> members = np.random.default_rng(0).dirichlet(np.ones(3), size=6)
+    >>> fig = plot_polytope_sampling(members, 500)
+    >>> [a.get_title() for a in fig.axes]
+    ['uniform weights λ ~ Dir(1)', 'uniform in the polytope (triangulation)']
+    """
+    import matplotlib.pyplot as plt
+
+    from credalbook._validation import check_choice
+    from credalbook.polytope_sampling import METHODS, _check_vertices, sample_polytope
+
+    v = _check_vertices(vertices)
+    if v.shape[1] != 3:
+        raise ValueError(f"vertices must have K = 3 classes to be drawn on the simplex; got shape {v.shape}")
+    methods = [methods] if isinstance(methods, str) else list(methods)
+    if not methods:
+        raise ValueError("methods must name at least one sampling method")
+    for method in methods:
+        check_choice(method, "methods", METHODS)
+    if ax is None:
+        fig, axes = plt.subplots(1, len(methods), figsize=(3.8 * len(methods), 3.8), squeeze=False)
+        axes = list(axes[0])
+    else:
+        axes = list(np.ravel(np.asarray(ax, dtype=object)))
+        if len(axes) != len(methods):
+            raise ValueError(f"ax must hold one Axes per method ({len(methods)}); got {len(axes)}")
+        fig = axes[0].figure
+    rng = np.random.default_rng(seed)
+    corners = simplex_coordinates(np.eye(3))
+    members = simplex_coordinates(v)
+    for i, (panel, method) in enumerate(zip(axes, methods)):
+        points = simplex_coordinates(sample_polytope(v, n_samples, method=method, seed=rng))
+        panel.fill(*corners.T, facecolor="none", edgecolor="0.4", linewidth=1)
+        _draw_hull_outline(panel, members)
+        panel.scatter(*points.T, s=3, color=f"C{i}", alpha=0.5, linewidths=0, zorder=2)
+        panel.scatter(*members.T, marker="*", s=90, color="black", zorder=3)
+        panel.set_aspect("equal")
+        panel.set_axis_off()
+        panel.set_title(POLYTOPE_TITLES[method], fontsize=10)
+    if ax is None:
+        fig.tight_layout()
+    return fig
 
 
 def plot_error_rates(study, *, alphas=None, ax=None, legend: bool = True):

@@ -61,13 +61,13 @@ def tv_kernel(p, q, *, bandwidth: float = DEFAULT_BANDWIDTH) -> np.ndarray:
     return np.exp(-(tv**2) / bandwidth)
 
 
-def _check_bandwidth(bandwidth) -> float:
+def _check_bandwidth(bandwidth, name: str = "bandwidth") -> float:
     try:
         h = float(bandwidth)
     except (TypeError, ValueError):
-        raise ValueError(f"bandwidth must be a positive number; got {bandwidth!r}") from None
+        raise ValueError(f"{name} must be a positive number; got {bandwidth!r}") from None
     if not np.isfinite(h) or h <= 0:
-        raise ValueError(f"bandwidth must be a positive number; got {bandwidth!r}")
+        raise ValueError(f"{name} must be a positive number; got {bandwidth!r}")
     return h
 
 

@@ -1,0 +1,101 @@
+"""Tests of the instance-dependent calibration test (Jürgens et al., Alg. 1) and its error-rate study."""
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from credalbook import exact_size, instance_calibration_test, instance_scenario, instance_test_error_rates, split_indices
+
+LEARNER = {"max_epochs": 40, "patience": 15, "lr": 3e-3}
+
+
+class TestSplitIndices:
+    def test_main(self):
+        a, b, c = split_indices(100, (0.5, 0.3, 0.2), seed=1)
+        assert (len(a), len(b), len(c)) == (50, 30, 20)
+        assert len(np.unique(np.r_[a, b, c])) == 100
+
+    def test_errors(self):
+        with pytest.raises(ValueError, match="fractions"):
+            split_indices(100, (0.5, 0.5))
+        with pytest.raises(ValueError, match="fractions"):
+            split_indices(100, (0.7, 0.2, 0.2))
+        with pytest.raises(ValueError, match="too small"):
+            split_indices(4, (0.5, 0.25, 0.25))
+
+
+class TestInstanceCalibrationTest:
+    def test_main(self):
+        sc = instance_scenario("binary", "H0-inst", n_datasets=1, n_instances=1000, seed=0)
+        res = instance_calibration_test(sc.features[0], sc.ens_probs[0], sc.labels[0], estimator="kl",
+                                        n_bootstrap=99, learner_options=LEARNER, seed=0)
+        assert res.weights.shape == (200, 2) and np.allclose(res.weights.sum(1), 1)
+        assert res.combined_probs.shape == (200, 2)
+        np.testing.assert_allclose(res.combined_probs, np.einsum("nmk,nm->nk", sc.ens_probs[0][res.test_indices],
+                                                                 res.weights))
+        assert res.p_value == pytest.approx((1 + (res.null_distribution >= res.statistic).sum()) / 100)
+        assert res.rejected == res.decision(0.05)
+        # the learned λ(x) applies to new features
+        assert res.weight_function.weights(np.linspace(0, 5, 7)).shape == (7, 2)
+
+    def test_far_outside_is_rejected(self):
+        sc = instance_scenario("binary", "H1-3", n_datasets=1, n_instances=1500, seed=1)
+        res = instance_calibration_test(sc.features[0], sc.ens_probs[0], sc.labels[0], estimator="kl",
+                                        n_bootstrap=99, learner_options=LEARNER, seed=0)
+        assert res.rejected and res.p_value <= 0.02
+
+    def test_explicit_splits(self):
+        sc = instance_scenario("binary", "H0-const", n_datasets=1, n_instances=300, seed=2)
+        splits = (np.arange(0, 150), np.arange(150, 200), np.arange(200, 300))
+        res = instance_calibration_test(sc.features[0], sc.ens_probs[0], sc.labels[0], estimator="brier", splits=splits,
+                                        n_bootstrap=20, learner_options={"max_epochs": 2}, seed=0)
+        np.testing.assert_array_equal(res.test_indices, splits[2])
+
+    def test_errors(self):
+        sc = instance_scenario("binary", "H0-const", n_datasets=1, n_instances=100, seed=3)
+        x, ens, y = sc.features[0], sc.ens_probs[0], sc.labels[0]
+        with pytest.raises(ValueError, match="estimator"):
+            instance_calibration_test(x, ens, y, estimator="ece")
+        with pytest.raises(ValueError, match="same N"):
+            instance_calibration_test(x[:50], ens, y)
+        with pytest.raises(ValueError, match="ens_probs"):
+            instance_calibration_test(x, ens[None], y)
+        with pytest.raises(ValueError, match="splits"):
+            instance_calibration_test(x, ens, y, splits=(np.arange(50), np.arange(40, 60), np.arange(60, 100)))
+        with pytest.raises(ValueError, match="learner_options"):
+            instance_calibration_test(x, ens, y, learner_options={"estimator": "lp"})
+        with pytest.raises(ValueError, match="resample"):
+            instance_calibration_test(x, ens, y, resample="jackknife")
+        with pytest.raises(ValueError, match="labels"):
+            instance_calibration_test(x, ens, y + 5, learner_options={"max_epochs": 1})
+
+
+class TestErrorRates:
+    def test_type_one_error_within_band(self, tmp_cache):
+        r = 60
+        study = instance_test_error_rates("binary", "H0-const", n_datasets=r, n_instances=1000,
+                                          estimators=(("kl", {"bandwidth": 0.01}),), n_bootstrap=99,
+                                          learner_options=LEARNER, progress=False, seed=0)
+        assert study.measures == ("KL-CE · new", "KL-CE · Mortier")
+        rates = study.rejection_rates([0.05, 0.1, 0.2, 0.3])
+        for a, new in zip((0.05, 0.1, 0.2, 0.3), rates[0]):
+            hi = stats.binom.ppf(0.995, r, exact_size(a, 99)) / r
+            assert new <= hi
+        # Mortier's test minimises on the test data itself: conservative
+        assert rates[1].mean() <= rates[0].mean() + 0.05
+        assert study.error_rates([0.1])[0, 0] == rates[0, 1]  # H0: error = rejection rate
+
+    def test_power(self, tmp_cache):
+        study = instance_test_error_rates("binary", "H1-3", n_datasets=10, n_instances=1000,
+                                          estimators=(("kl", {}),), n_bootstrap=50, mortier=False,
+                                          learner_options=LEARNER, progress=False, seed=0)
+        assert study.measures == ("KL-CE · new",)
+        assert study.error_rates([0.05])[0, 0] <= 0.2  # H1: error = 1 − power
+
+    def test_errors(self, tmp_cache):
+        with pytest.raises(ValueError, match="setting"):
+            instance_test_error_rates("ternary", "H0-const")
+        with pytest.raises(ValueError, match="estimators"):
+            instance_test_error_rates("binary", "H0-const", estimators=(("ece", {}),))
+        with pytest.raises(ValueError, match="mortier_solver"):
+            instance_test_error_rates("binary", "H0-const", mortier_solver="newton")

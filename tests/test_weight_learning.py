@@ -1,0 +1,88 @@
+"""Tests of the λ(x) meta-learner (Jürgens et al., Sec. 3.5, Eq. 16)."""
+
+import numpy as np
+import pytest
+
+from credalbook import fit_weight_function
+from credalbook.hosmer_lemeshow import _sample_labels
+
+
+def _two_members(rng, n, lam):
+    """Members (0.2 + 0.12x, ·) and (0.8 - 0.12x, ·) on x in [0, 5]; truth = lam(x) mix."""
+    x = rng.uniform(0, 5, size=n)
+    a = 0.2 + 0.12 * x
+    b = 0.8 - 0.12 * x
+    ens = np.stack([np.c_[1 - a, a], np.c_[1 - b, b]], axis=1)
+    w = lam(x)
+    truth = w[:, None] * ens[:, 0] + (1 - w[:, None]) * ens[:, 1]
+    return x, ens, _sample_labels(truth, rng), w
+
+
+class TestFitWeightFunction:
+    def test_recovers_constant_weights(self):
+        rng = np.random.default_rng(1)
+        x, ens, y, _ = _two_members(rng, 3000, lambda x: np.full_like(x, 0.3))
+        fw = fit_weight_function(x, ens, y, estimator="lp", max_epochs=40, patience=15, lr=5e-3, batch_size=256,
+                                 estimator_options={"bandwidth": 0.05}, seed=0)
+        lam = fw.weights(np.linspace(0, 5, 101))[:, 0]
+        assert abs(lam.mean() - 0.3) < 0.08
+        assert np.allclose(fw.weights(x).sum(-1), 1.0)
+
+    def test_recovers_instance_dependent_weights(self):
+        rng = np.random.default_rng(2)
+        x, ens, y, w = _two_members(rng, 6000, lambda x: (x > 2.5).astype(float))
+        fw = fit_weight_function(x, ens, y, estimator="brier", max_epochs=80, patience=30, lr=5e-3, seed=0)
+        lam = fw.weights(np.array([0.5, 1.0, 4.0, 4.5]))[:, 0]
+        assert lam[:2].max() < 0.35 and lam[2:].min() > 0.65
+
+    def test_batched_problems_are_independent(self):
+        rng = np.random.default_rng(3)
+        x, ens, y, _ = _two_members(rng, 600, lambda x: np.full_like(x, 0.5))
+        y2 = y.copy()
+        y2[:300] = 1 - y2[:300]
+        common = dict(estimator="mmd", max_epochs=15, patience=5, seed=0)
+        a = fit_weight_function(np.stack([x, x])[..., None], np.stack([ens, ens]), np.stack([y, y]), **common)
+        b = fit_weight_function(np.stack([x, x])[..., None], np.stack([ens, ens]), np.stack([y, y2]), **common)
+        grid = np.broadcast_to(np.linspace(0, 5, 11)[None, :, None], (2, 11, 1))
+        np.testing.assert_allclose(a.weights(grid)[0], b.weights(grid)[0], rtol=1e-6)
+        assert not np.allclose(a.weights(grid)[1], b.weights(grid)[1])
+        assert a.weights(grid).shape == (2, 11, 2)
+
+    def test_early_stopping_restores_best(self):
+        rng = np.random.default_rng(4)
+        x, ens, y, _ = _two_members(rng, 500, lambda x: np.full_like(x, 0.5))
+        fw = fit_weight_function(x, ens, y, estimator="kl", max_epochs=40, patience=5, seed=0)
+        val = fw.history[0, :, 1]
+        assert fw.best_epoch[0] == int(np.argmin(val))
+        assert fw.best_loss[0] == pytest.approx(val.min())
+        assert len(val) <= 40
+        assert len(val) == 40 or len(val) - 1 - fw.best_epoch[0] >= 5
+
+    def test_combine(self):
+        rng = np.random.default_rng(5)
+        x, ens, y, _ = _two_members(rng, 300, lambda x: np.full_like(x, 0.5))
+        fw = fit_weight_function(x, ens, y, max_epochs=3, seed=0)
+        p = fw.combine(x, ens)
+        np.testing.assert_allclose(p, np.einsum("nmk,nm->nk", ens, fw.weights(x)))
+        np.testing.assert_allclose(p.sum(-1), 1.0)
+
+    def test_errors(self):
+        rng = np.random.default_rng(6)
+        x, ens, y, _ = _two_members(rng, 100, lambda x: np.full_like(x, 0.5))
+        with pytest.raises(ValueError, match="estimator"):
+            fit_weight_function(x, ens, y, estimator="ece")
+        with pytest.raises(ValueError, match="score"):
+            fit_weight_function(x, ens, y, score="hinge")
+        with pytest.raises(ValueError, match="gamma"):
+            fit_weight_function(x, ens, y, gamma=-1)
+        with pytest.raises(ValueError, match="labels"):
+            fit_weight_function(x, ens, y + 2)
+        with pytest.raises(ValueError, match="must agree"):
+            fit_weight_function(x[:50], ens, y)
+        with pytest.raises(ValueError, match="ens_probs"):
+            fit_weight_function(x, ens * 2, y)
+        with pytest.raises(ValueError, match="features"):
+            fit_weight_function(np.full(100, np.nan), ens, y)
+        fw = fit_weight_function(x, ens, y, max_epochs=1, seed=0)
+        with pytest.raises(ValueError, match="features"):
+            fw.weights(np.zeros((5, 3)))
