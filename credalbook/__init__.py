@@ -65,6 +65,13 @@ from credalbook.ensembles import (
     classifier_sets,
     train_classifier_set,
 )
+from credalbook.estimator_analysis import (
+    Landscape,
+    calibrated_combinations_example,
+    estimator_landscape,
+    simplex_grid,
+    weight_landscape,
+)
 from credalbook.error_rates import PAPER_ALPHAS, PAPER_MEASURES, PAPER_SETTINGS, ErrorRateStudy, set_test_error_rates
 from credalbook.instance_calibration_test import (
     JUERGENS_ESTIMATORS,
@@ -98,6 +105,9 @@ from credalbook.plotting import (
     plot_credal_scenario,
     plot_error_rate_figure,
     plot_error_rates,
+    plot_instance_error_rates,
+    plot_landscape,
+    plot_null_distributions,
     plot_polytope_sampling,
     plot_rejection_rates,
     plot_reliability_diagram,
@@ -107,7 +117,7 @@ from credalbook.plotting import (
 from credalbook.predictions import ModelPredictions, build_model, train_predictions
 from credalbook.presets import preset
 from credalbook.report import Comparison, Table, load_comparison
-from credalbook.set_evaluation import compare_solvers, evaluate_classifier_set
+from credalbook.set_evaluation import compare_solvers, evaluate_classifier_set, evaluate_instance_test
 from credalbook.skce import skce_ul, skce_uq, tv_kernel
 from credalbook.synthetic import calibrated_predictions, scramble_non_top
 from credalbook.training import TrainResult, fit, predict_logits, predict_proba

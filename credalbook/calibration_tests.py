@@ -223,6 +223,8 @@ def _normalise(x: np.ndarray) -> np.ndarray:
 #: whose predicted probability is (numerically) zero, and infinite or NaN values break the
 #: trust-region models of COBYLA (NLopt's can loop forever on them).
 OBJECTIVE_CAP = 1e12
+#: Objective values of smaller magnitude are passed to NLopt's COBYLA as 0 (see ``_cobyla_powell``).
+TINY_OBJECTIVE = 1e-100
 
 
 class _Objective:
@@ -278,7 +280,9 @@ def _cobyla_powell(obj, x0, options):
         value = obj(x)
         if value < best[0]:
             best[0], best[1] = value, x.copy()
-        return value
+        # NLopt's COBYLA can loop forever, without evaluating again, on values near the underflow
+        # threshold (an SKCE with a tiny bandwidth gives ~1e-236); such values are zero in effect.
+        return value if abs(value) > TINY_OBJECTIVE else 0.0
 
     opt = nlopt.opt(nlopt.LN_COBYLA, m)
     opt.set_lower_bounds(np.zeros(m))

@@ -84,6 +84,19 @@ def bench_fig1(n_datasets: int, n_jobs: int, solver: str) -> None:
           f"(wall clock); full paper size (3 x 1000 x 7) extrapolates to {total / tests * 21000 / 60:.1f} min")
 
 
+def bench_instance_test(setting: str, n_datasets: int, hypotheses, device: str) -> None:
+    """Jürgens et al. Figs. 3-4: the new test and Mortier's on R datasets per hypothesis (paper sizes otherwise)."""
+    total = 0.0
+    for h in hypotheses:
+        study = cb.instance_test_error_rates.__wrapped__(setting, h, n_datasets=n_datasets, device=device, progress=False)
+        total += study.seconds
+        print(f"{setting} {h}: {n_datasets} datasets x {len(study.measures)} tests in {study.seconds:.1f} s "
+              f"({study.seconds / n_datasets:.2f} s per dataset, all estimators and both tests)")
+    per = total / (n_datasets * len(hypotheses))
+    print(f"{setting}: {per:.2f} s per dataset; the paper's 5 x 100 datasets extrapolate to {per * 500 / 60:.1f} min "
+          "(authors' code: 30-80 s per dataset, 5-11 h per experiment)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--device", default="auto")
@@ -92,7 +105,15 @@ def main() -> None:
     parser.add_argument("--fig1-datasets", type=int, default=100, help="R per scenario (paper: 1000)")
     parser.add_argument("--n-jobs", type=int, default=-1)
     parser.add_argument("--solver", default="cobyla_powell")
+    parser.add_argument("--only-instance-test", action="store_true", help="only Jürgens et al.'s Figs. 3-4")
+    parser.add_argument("--instance-setting", default="multiclass", choices=("binary", "multiclass"))
+    parser.add_argument("--instance-datasets", type=int, default=20, help="R per hypothesis (paper: 100)")
+    parser.add_argument("--instance-hypotheses", default="H0-const,H0-inst,H1-1,H1-2,H1-3")
     args = parser.parse_args()
+    if args.only_instance_test:
+        bench_instance_test(args.instance_setting, args.instance_datasets, args.instance_hypotheses.split(","),
+                            args.device)
+        return
     bench_set_test_solvers(10)
     bench_fig1(args.fig1_datasets, args.n_jobs, args.solver)
     if args.only_set_test:

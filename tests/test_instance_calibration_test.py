@@ -99,3 +99,15 @@ class TestErrorRates:
             instance_test_error_rates("binary", "H0-const", estimators=(("ece", {}),))
         with pytest.raises(ValueError, match="mortier_solver"):
             instance_test_error_rates("binary", "H0-const", mortier_solver="newton")
+
+
+def test_cobyla_powell_terminates_on_underflowing_objective():
+    """Regression: SKCE with bandwidth 1e-4 at K = 10 gives values ~1e-236, on which NLopt's COBYLA used to hang."""
+    from credalbook import estimator_measure, minimise_calibration_measure
+
+    seqs = np.random.SeedSequence(0).spawn(2)
+    sc = instance_scenario("multiclass", "H0-const", n_datasets=3, n_instances=300, seed=np.random.default_rng(seqs[0]))
+    _, _, test = split_indices(300, seed=np.random.default_rng(seqs[1]))
+    res = minimise_calibration_measure(sc.ens_probs[1, test], sc.labels[1, test],
+                                       measure=estimator_measure("skce", bandwidth=1e-4), solver="cobyla_powell")
+    assert res.n_evaluations <= 1000 and abs(res.value) < 1e-50

@@ -156,3 +156,33 @@ class TestSimplexPlots:
         plt.close(fig)
         with pytest.raises(ValueError, match="studies"):
             plot_error_rate_figure({})
+
+
+class TestJuergensPlots:
+    def test_instance_error_rates(self, tmp_cache):
+        import matplotlib
+
+        matplotlib.use("Agg")
+        from credalbook import instance_test_error_rates, plot_instance_error_rates
+
+        opts = dict(n_datasets=2, n_instances=200, estimators=(("kl", {}),), n_bootstrap=10,
+                    learner_options={"max_epochs": 2}, progress=False)
+        studies = {h: instance_test_error_rates("binary", h, **opts) for h in ("H0-const", "H1-3")}
+        fig = plot_instance_error_rates(studies, title="t")
+        assert len(fig.axes) == 2
+        assert [len(ax.lines) for ax in fig.axes] == [3, 2]  # two tests (+ diagonal on the H0 panel)
+        with pytest.raises(ValueError, match="studies"):
+            plot_instance_error_rates({})
+
+    def test_landscape_and_nulls(self):
+        import matplotlib
+
+        matplotlib.use("Agg")
+        from credalbook import estimator_landscape, plot_landscape, plot_null_distributions
+
+        ax = plot_landscape(estimator_landscape("lp", n_instances=50, n_repeats=1, resolution=5))
+        assert len(ax.lines) >= 2
+        fig = plot_null_distributions({"a": np.random.default_rng(0).normal(size=50), "b": np.ones(10)})
+        assert len(fig.axes) == 2
+        with pytest.raises(ValueError, match="samples"):
+            plot_null_distributions({})
