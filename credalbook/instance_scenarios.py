@@ -27,7 +27,8 @@ probability is a zero-mean GP draw with kernel :math:`\exp(-(x-x')^2)`, min-max 
   :math:`q_m` degree-2 polynomials of :math:`x/5` with standard-normal coefficients times
   ``poly_scale`` (3 by default, so the weights vary visibly with x);
 * ``"H1-1/2/3"``: :math:`\mathbf p^* = \delta\,\mathbf e_c + (1-\delta)\,\mathbf p_b` with a random
-  corner :math:`\mathbf e_c` per instance, :math:`\mathbf p_b` where the segment from the
+  corner :math:`\mathbf e_c` per dataset ("a random corner of the simplex", Sec. 4.2; a corner per
+  instance would let the shifts average out over the classes), :math:`\mathbf p_b` where the segment from the
   members' mean to :math:`\mathbf e_c` leaves the hull (exact LP, :func:`~credalbook.boundary_point`),
   and δ = 0.02, 0.1, 0.15.
 
@@ -165,7 +166,7 @@ def _multiclass(rng, x, hypothesis, cfg):
     if weights is not None:
         return ens, np.einsum("rnmk,rnm->rnk", ens, weights), weights
     delta = cfg["deltas"][int(hypothesis[-1]) - 1]
-    corner = np.eye(k)[rng.integers(0, k, size=(r, n))]
+    corner = np.broadcast_to(np.eye(k)[rng.integers(0, k, size=(r, 1))], (r, n, k))  # one corner per dataset
     pb = boundary_point(ens, ens.mean(axis=2), corner, method="lp").point
     truth = delta * corner + (1 - delta) * pb
     truth = np.clip(truth, 0, None)

@@ -67,6 +67,6 @@ class TestCalibratedCombinations:
         ex = calibrated_combinations_example(1500, seed=0)
         g = estimator_measure("kl")
         rej = [bootstrap_calibration_test(np.einsum("nmk,nm->nk", ex["ens_probs"], w), ex["labels"], measure=g,
-                                          resample="permutation", n_bootstrap=99, seed=0).rejected
+                                          resample="permutation", n_bootstrap=99, alpha=0.01, seed=0).rejected
                for w in ex["combinations"].values()]
         assert rej == [False, False, True]
