@@ -50,15 +50,15 @@ PRESETS = {
         "tiny": dict(datasets=3, instances=300, n_bootstrap=20, epochs=5, patience=3, null_draws=50, null_instances=200,
                      landscape_instances=80, landscape_repeats=1, landscape_resolution=6, polytope_samples=300,
                      pitfall_datasets=3, backbone_train=2000, backbone_epochs=1, head_epochs=2, n_members=4,
-                     table_epochs=2, table_bootstrap=20, table_test=300, app_b_instances=400),
+                     table_epochs=2, table_bootstrap=20, table_test=300, app_b_instances=200, app_b_draws=3),
         "quick": dict(datasets=6, instances=2000, n_bootstrap=100, epochs=60, patience=20, null_draws=500,
                       null_instances=400, landscape_instances=400, landscape_repeats=3, landscape_resolution=15,
                       polytope_samples=3000, pitfall_datasets=20, backbone_train=10000, backbone_epochs=3,
-                      head_epochs=20, n_members=10, table_epochs=30, table_bootstrap=100, table_test=1000, app_b_instances=1500),
+                      head_epochs=20, n_members=10, table_epochs=30, table_bootstrap=100, table_test=1000, app_b_instances=500, app_b_draws=20),
         "paper": dict(datasets=100, instances=2000, n_bootstrap=100, epochs=300, patience=100, null_draws=1000,
                       null_instances=400, landscape_instances=1000, landscape_repeats=10, landscape_resolution=25,
                       polytope_samples=5000, pitfall_datasets=200, backbone_train=None, backbone_epochs=5,
-                      head_epochs=20, n_members=10, table_epochs=100, table_bootstrap=100, table_test=1000, app_b_instances=5000),
+                      head_epochs=20, n_members=10, table_epochs=100, table_bootstrap=100, table_test=1000, app_b_instances=1000, app_b_draws=100),
     },
 }
 
