@@ -135,10 +135,20 @@ def _kl(p, y, bandwidth: float) -> torch.Tensor:
     return (ratio * (torch.log(ratio.clamp_min(1e-30)) - logp)).sum(-1).mean(-1)
 
 
-def _kernel_ce(p, y, pred_kernel, label_kernel: torch.Tensor | None, estimator: str) -> torch.Tensor:
+def _distance(pa: torch.Tensor, pb: torch.Tensor, metric: str, gram: bool) -> torch.Tensor:
+    """Squared TV or Euclidean distance between paired rows, or between all rows (``gram``: a batched cdist)."""
+    order = 1.0 if metric == "tv" else 2.0
+    d = torch.cdist(pa, pb, p=order) if gram else (pa - pb).abs().pow(order).sum(-1).pow(1 / order)
+    d = 0.5 * d if metric == "tv" else d
+    return d * d
+
+
+def _kernel_ce(p, y, kernel, label_kernel: torch.Tensor | None, estimator: str) -> torch.Tensor:
     r"""Mean of :math:`k_p(p_i, p_j)\,(e_{y_i} - p_i)^\top K_y (e_{y_j} - p_j)` over the estimator's pairs.
 
-    ``"linear"``: consecutive pairs (2i, 2i+1); ``"quadratic"``: all i ≠ j, as Gram matrices.
+    ``kernel`` is ``(metric, scale)`` for :math:`k_p = \exp(-d^2/\mathrm{scale})` with the TV or
+    Euclidean distance, or None for :math:`k_p \equiv 1`. ``"linear"``: consecutive pairs (2i, 2i+1);
+    ``"quadratic"``: all i ≠ j, as Gram matrices.
     """
     r = _onehot(y, p.shape[-1], p.dtype) - p
     rk = r @ label_kernel if label_kernel is not None else r
@@ -146,32 +156,15 @@ def _kernel_ce(p, y, pred_kernel, label_kernel: torch.Tensor | None, estimator: 
     if estimator == "linear":
         half = n // 2
         a, b = slice(0, 2 * half, 2), slice(1, 2 * half, 2)
-        k = pred_kernel(p[..., a, :], p[..., b, :]) if pred_kernel is not None else 1.0
-        return (k * (r[..., a, :] * rk[..., b, :]).sum(-1)).mean(-1)
+        terms = (r[..., a, :] * rk[..., b, :]).sum(-1)
+        if kernel is not None:
+            terms = terms * torch.exp(-_distance(p[..., a, :], p[..., b, :], kernel[0], False) / kernel[1])
+        return terms.mean(-1)
     gram = r @ rk.transpose(-1, -2)
-    if pred_kernel is not None:
-        gram = gram * pred_kernel(p[..., :, None, :], p[..., None, :, :])
+    if kernel is not None:
+        gram = gram * torch.exp(-_distance(p, p, kernel[0], True) / kernel[1])
     off_diagonal = gram.sum((-1, -2)) - torch.diagonal(gram, dim1=-2, dim2=-1).sum(-1)
     return off_diagonal / (n * (n - 1))
-
-
-def _tv_gauss(bandwidth: float):
-    def kern(pa, pb):
-        tv = 0.5 * (pa - pb).abs().sum(-1)
-        return torch.exp(-tv * tv / bandwidth)
-
-    return kern
-
-
-def _rbf(bandwidth: float):
-    def kern(pa, pb):
-        if pa.shape[-2] == 1 and pb.shape[-3] == 1:  # Gram matrix: ‖a‖² + ‖b‖² − 2ab without (N, N, K) tensors
-            a, b = pa[..., :, 0, :], pb[..., 0, :, :]
-            sq = (a * a).sum(-1)[..., :, None] + (b * b).sum(-1)[..., None, :] - 2 * a @ b.transpose(-1, -2)
-            return torch.exp(-sq.clamp_min(0) / (2 * bandwidth**2))
-        return torch.exp(-((pa - pb) ** 2).sum(-1) / (2 * bandwidth**2))
-
-    return kern
 
 
 def _label_kernel(k: int, label_bandwidth: float, dtype, device) -> torch.Tensor:
@@ -180,12 +173,12 @@ def _label_kernel(k: int, label_bandwidth: float, dtype, device) -> torch.Tensor
 
 
 def _skce(p, y, bandwidth: float, estimator: str = "linear") -> torch.Tensor:
-    return _kernel_ce(p, y, _tv_gauss(bandwidth), None, estimator)
+    return _kernel_ce(p, y, ("tv", bandwidth), None, estimator)
 
 
 def _mmd(p, y, bandwidth: float, label_bandwidth: float = 1.0, conditioning: str = "prediction") -> torch.Tensor:
-    kern = _rbf(bandwidth) if conditioning == "prediction" else None
-    return _kernel_ce(p, y, kern, _label_kernel(p.shape[-1], label_bandwidth, p.dtype, p.device), "quadratic")
+    kernel = ("euclidean", 2 * bandwidth**2) if conditioning == "prediction" else None
+    return _kernel_ce(p, y, kernel, _label_kernel(p.shape[-1], label_bandwidth, p.dtype, p.device), "quadratic")
 
 
 #: name -> unvalidated batched function(p, y, **options)
@@ -383,6 +376,5 @@ def estimator_measure(name: str, **options) -> CalibrationMeasure:
     ('L2-CE', 0.02)
     """
     fn = _estimator_fn(name, **options)
-    smooth = True
     return CalibrationMeasure(_LABELS[name], functools.partial(_numpy_batched, fn),
-                              min_instances=1 if name == "brier" else 2, smooth=smooth)
+                              min_instances=1 if name == "brier" else 2, smooth=True)

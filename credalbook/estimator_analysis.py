@@ -66,6 +66,16 @@ def simplex_grid(resolution: int) -> np.ndarray:
     return np.array(pts, dtype=np.float64) / r
 
 
+def _setup(point, name: str, n_instances, n_repeats, seed):
+    """Validate the data-generating point (3 entries on the simplex) and the sizes; return them with an rng."""
+    p0 = check_probs(np.asarray(point, dtype=np.float64)[None], name=name)[0]
+    if p0.shape != (3,):
+        raise ValueError(f"{name} must be a distribution over 3 entries; got shape {p0.shape}")
+    n = check_positive_int(n_instances, "n_instances", minimum=2)
+    reps = check_positive_int(n_repeats, "n_repeats")
+    return p0, n, reps, np.random.default_rng(seed)
+
+
 def _evaluate(g, probs: np.ndarray, labels: np.ndarray) -> np.ndarray:
     """Mean over repeats of g at every grid point: probs (G, R, N, K), labels (R, N) → (G,)."""
     y = np.broadcast_to(labels, probs.shape[:-1])
@@ -87,12 +97,7 @@ def estimator_landscape(estimator: str = "lp", *, truth=(0.5, 0.3, 0.2), concent
     -------
     Landscape
     """
-    p0 = check_probs(np.asarray(truth, dtype=np.float64)[None], name="truth")[0]
-    if p0.shape != (3,):
-        raise ValueError(f"truth must be a distribution over 3 classes; got shape {p0.shape}")
-    n = check_positive_int(n_instances, "n_instances", minimum=2)
-    reps = check_positive_int(n_repeats, "n_repeats")
-    rng = np.random.default_rng(seed)
+    p0, n, reps, rng = _setup(truth, "truth", n_instances, n_repeats, seed)
     true = _dirichlet(concentration * p0, rng, (reps, n))  # (R, N, 3)
     labels = _sample_labels(true, rng)
     grid = simplex_grid(resolution)
@@ -112,12 +117,7 @@ def weight_landscape(estimator: str = "lp", *, weights=(0.2, 0.5, 0.3), n_instan
     and the estimator is evaluated for :math:`\hat{\mathbf p}_{\boldsymbol\lambda}` at every grid
     point :math:`\boldsymbol\lambda`.
     """
-    lam0 = check_probs(np.asarray(weights, dtype=np.float64)[None], name="weights")[0]
-    if lam0.shape != (3,):
-        raise ValueError(f"weights must have 3 entries; got shape {lam0.shape}")
-    n = check_positive_int(n_instances, "n_instances", minimum=2)
-    reps = check_positive_int(n_repeats, "n_repeats")
-    rng = np.random.default_rng(seed)
+    lam0, n, reps, rng = _setup(weights, "weights", n_instances, n_repeats, seed)
     centre = _dirichlet(np.ones(3), rng, (reps, n))
     members = _dirichlet(np.broadcast_to(3 * spread * centre[:, :, None, :], (reps, n, 3, 3)), rng)
     labels = _sample_labels(np.einsum("rnmk,m->rnk", members, lam0), rng)

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from credalbook._progress import progress_bar
-from credalbook._validation import check_choice, check_positive_int, check_probability
+from credalbook._validation import check_choice, check_labels, check_positive_int, check_probability
 from credalbook.cache import cached
 from credalbook.calibration_estimators import ESTIMATORS, estimator_measure
 from credalbook.calibration_tests import (
@@ -203,8 +203,8 @@ def instance_calibration_test(
                              **{"seed": seed, **_learner_options(learner_options)})
     lam = wf.weights(x[test])
     p = np.einsum("nmk,nm->nk", ens[test], lam)
-    g(p, y[test])  # validates labels against the combined predictions
-    t = float(g.func(p, y[test]))
+    y_test = check_labels(y[test], n_classes=ens.shape[2], shape=(len(test),))
+    t = float(g.func(p, y_test))
     null = _null(p[:, None, :], g.func, n_bootstrap, "uniform", resample, rng)
     base = _result(t, null, alpha, g.name, lam, "meta-learner", 1)
     return InstanceTestResult(**vars(base), weight_function=wf, combined_probs=p, test_indices=test)

@@ -246,7 +246,7 @@ def fit_weight_function(
     gamma = default_gamma if gamma is None else float(gamma)
     if not (math.isfinite(gamma) and gamma >= 0):
         raise ValueError(f"gamma must be a finite number >= 0; got {gamma!r}")
-    ce = _estimator_fn(estimator, **dict(estimator_options or {}, **({"bandwidth": None} if estimator == "brier" else {})))
+    ce = _estimator_fn(estimator, **dict(estimator_options or {}))
     hidden = tuple(check_positive_int(h, "hidden") for h in hidden)
     batch_size = check_positive_int(batch_size, "batch_size")
     max_epochs = check_positive_int(max_epochs, "max_epochs")
