@@ -10,9 +10,9 @@ here; each lives in a module named for its concept:
 - Jürgens et al.: calibration_estimators, weight_learning, instance_scenarios,
   instance_calibration_test, polytope_sampling, estimator_analysis;
 - Mimori et al.: label_histograms, label_statistics, dirichlet_predictions, mix_datasets,
-  calibrators, alpha_calibration, mimori_experiments, mimori_paper;
+  calibrators, alpha_calibration, mimori_experiments, mimori_paper, mimori_plotting;
 - Wu & Gales: calibration_criteria, ensemble_combination, ensemble_toys, ensemble_temperature,
-  topologies, wu_gales_experiments, wu_gales_paper;
+  topologies, wu_gales_experiments, wu_gales_paper, wu_gales_plotting;
 - epistemic uncertainty: gp_classifier, epistemic_uncertainty, ball_carving, eu_toy_data,
   eu_experiments, eu_plotting.
 """
@@ -311,7 +311,7 @@ from credalbook.mimori_experiments import (
     ts_dpe_shift,
 )
 from credalbook.mimori_paper import PAPER_DELTA_D, PAPER_VALUES, paper_values, side_by_side
-from credalbook.plotting import (
+from credalbook.mimori_plotting import (
     plot_calibration_dispersion_map,
     plot_debiasing_study,
     plot_dpe_reliability,
@@ -376,7 +376,12 @@ from credalbook.wu_gales_paper import (
     WG_UNITS,
     wg_paper_reference,
 )
-from credalbook.plotting import plot_combination_reliability, plot_epsilon_curves, plot_region_study, plot_temperature_study
+from credalbook.wu_gales_plotting import (
+    plot_combination_reliability,
+    plot_epsilon_curves,
+    plot_region_study,
+    plot_temperature_study,
+)
 
 import types as _types
 

@@ -1,8 +1,8 @@
 """Figures of the EU paper (Figs. 2-4): carved discs and per-interval EU curves.
 
-Kept apart from :mod:`credalbook.plotting` (which holds the book's theme and the figures of the other
-chapters) to keep modules small; plot functions take computed results and an ``ax=`` argument and
-return the axes (or the figure for multi-panel layouts), as everywhere in the package.
+Kept apart from :mod:`credalbook.plotting` (the book's theme and shared helpers) to keep modules
+small; plot functions take computed results and an ``ax=`` argument and return the axes (or the
+figure for multi-panel layouts), as everywhere in the package.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Tests for the plot functions of the Mimori et al. chapter in credalbook.plotting."""
+"""Tests for the plot functions of the Mimori et al. chapter in credalbook.mimori_plotting."""
 
 import matplotlib
 
@@ -10,7 +10,7 @@ import pytest  # noqa: E402
 
 from credalbook.label_statistics import statistic_calibration  # noqa: E402
 from credalbook.mimori_experiments import debiasing_study, optimal_log_alpha0_grid, theorem1_check  # noqa: E402
-from credalbook.plotting import (  # noqa: E402
+from credalbook.mimori_plotting import (  # noqa: E402
     plot_calibration_dispersion_map,
     plot_debiasing_study,
     plot_dpe_reliability,

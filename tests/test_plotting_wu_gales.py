@@ -1,4 +1,4 @@
-"""Tests for the Wu & Gales plot functions of credalbook.plotting (Figs. 1-3 and App. Fig. 4)."""
+"""Tests for the Wu & Gales plot functions of credalbook.wu_gales_plotting (Figs. 1-3 and App. Fig. 4)."""
 
 import matplotlib
 
@@ -10,7 +10,7 @@ import pytest  # noqa: E402
 from scipy.special import softmax  # noqa: E402
 
 from credalbook.metrics import reliability_curve  # noqa: E402
-from credalbook.plotting import (  # noqa: E402
+from credalbook.wu_gales_plotting import (  # noqa: E402
     plot_combination_reliability,
     plot_epsilon_curves,
     plot_region_study,
