@@ -36,7 +36,7 @@ import joblib
 
 from credalbook._paths import repo_root
 
-__all__ = ["cache_dir", "memory", "cached", "clear_cache"]
+__all__ = ["cache_dir", "memory", "cached", "checkpoint_path", "clear_cache"]
 
 ENV_VAR = "CREDALBOOK_CACHE_DIR"
 
@@ -204,6 +204,32 @@ def cached(
     return wrapper
 
 
+def checkpoint_path(name: str, key: dict, *, version: str | None = None) -> Path:
+    """Where a long training run keyed by `key` keeps its resumable checkpoint (see ``fit(checkpoint=)``).
+
+    ``cache_dir() / f"v{version}" / "checkpoints" / f"{name}-{joblib.hash(key)}.pt"``: the same
+    arguments give the same file, so a cached function that trains a network (e.g.
+    :func:`credalbook.train_mix_network`) resumes an interrupted training when it is called again.
+    The folder is not created here; :func:`clear_cache` removes it.
+
+    Examples
+    --------
+    >>> import os
+    >>> old = os.environ.get("CREDALBOOK_CACHE_DIR")
+    >>> os.environ["CREDALBOOK_CACHE_DIR"] = "/tmp/credalbook-example"
+    >>> a = checkpoint_path("net", {"seed": 0}, version="0.0"); b = checkpoint_path("net", {"seed": 1}, version="0.0")
+    >>> a.parent.as_posix(), a.name.startswith("net-"), a != b
+    ('/tmp/credalbook-example/v0.0/checkpoints', True, True)
+    >>> _ = os.environ.pop("CREDALBOOK_CACHE_DIR") if old is None else os.environ.update(
+    ...     CREDALBOOK_CACHE_DIR=old)
+    """
+    if not isinstance(name, str) or not name or any(sep in name for sep in ("/", "\\")):
+        raise ValueError(f"name must be a non-empty string without path separators; got {name!r}")
+    if not isinstance(key, dict):
+        raise ValueError(f"key must be a dict of the run's arguments; got {type(key).__name__}")
+    return _version_dir(version) / "checkpoints" / f"{name}-{joblib.hash(key)}.pt"
+
+
 def clear_cache(*, version: str | None = None) -> None:
     """Delete cached results.
 
@@ -211,7 +237,8 @@ def clear_cache(*, version: str | None = None) -> None:
     ----------
     version : str or None, default=None
         Clear only this version's namespace; ``None`` clears every ``v*`` namespace under
-        :func:`cache_dir`. Only joblib's stores are removed, nothing else in that directory.
+        :func:`cache_dir`. Only joblib's stores and the training checkpoints of
+        :func:`checkpoint_path` are removed, nothing else in that directory.
 
     Examples
     --------
@@ -230,7 +257,8 @@ def clear_cache(*, version: str | None = None) -> None:
     for path in targets:
         if not path.is_dir():
             continue
-        if {entry.name for entry in path.iterdir()} <= {"joblib", ".gitignore"}:
+        if {entry.name for entry in path.iterdir()} <= {"joblib", ".gitignore", "checkpoints"}:
             shutil.rmtree(path)  # only joblib's store (and the .gitignore it writes) lives here
         else:
+            shutil.rmtree(path / "checkpoints", ignore_errors=True)
             joblib.Memory(location=str(path), verbose=0).clear(warn=False)

@@ -42,7 +42,7 @@ from credalbook._progress import progress_bar
 from credalbook._validation import check_choice, check_positive_int
 from credalbook.alpha_calibration import (PAPER_AUGMENTATIONS, AlphaCalibrator, RandomAugment, extract_features,
                                           mc_dropout_samples, tta_samples)
-from credalbook.cache import cached
+from credalbook.cache import cached, checkpoint_path
 from credalbook.calibrators import CALIBRATORS, select_calibrator
 from credalbook.device import resolve_device
 from credalbook.dirichlet_predictions import (dirichlet_posterior_probs, dpe_alpha0_interval, dpe_conditional_loss,
@@ -293,8 +293,11 @@ def train_mix_network(dataset: str = "fashion_mnist", *, sizes=None, mix_fractio
     Adam (lr 1e-3, batch 128) with the schedule of :func:`mix_training_settings`; the validation loss
     (one label per instance) picks the kept weights. `augment` ("auto": :data:`MIX_AUGMENTATIONS`, a
     dict of :class:`~credalbook.alpha_calibration.RandomAugment` options, or None) is applied to
-    training batches. `sizes` = (train, validation, test) instances (None: the paper's).
+    training batches. `sizes` = (train, validation, test) instances (None: the paper's). The training
+    keeps a checkpoint (:func:`~credalbook.cache.checkpoint_path`) after every epoch, so an interrupted
+    paper-scale run resumes where it stopped when the function is called again with the same arguments.
     """
+    ckpt = checkpoint_path("train_mix_network", {k: v for k, v in locals().items() if k not in ("device", "progress")})
     mix = _mix(dataset, sizes, mix_fraction, n_labels_test, seed)
     aug = _augment_options(dataset, augment)
     options = dict(arch_options or {})
@@ -303,7 +306,7 @@ def train_mix_network(dataset: str = "fashion_mnist", *, sizes=None, mix_fractio
     settings = mix_training_settings(mix.image_shape, epochs)
     result = fit(model, mix.train.images, mix.train.labels, x_val=mix.val.images, y_val=mix.val.labels,
                  batch_size=batch_size, lr=lr, restore_best=True, augment=None if aug is None else RandomAugment(**aug),
-                 seed=seed, device=device, progress=progress, **settings)
+                 seed=seed, device=device, progress=progress, checkpoint=ckpt, **settings)
     state = {k: v.detach().cpu().clone() for k, v in result.model.state_dict().items()}
     return MixNetwork(state, arch, options, mix.n_classes, mix.image_shape, aug, list(result.history),
                       result.best_epoch, result.epochs_run, result.seconds)

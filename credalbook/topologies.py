@@ -47,7 +47,7 @@ from scipy.special import softmax
 from torch import nn
 
 from credalbook._validation import check_positive_int
-from credalbook.cache import cached
+from credalbook.cache import cached, checkpoint_path
 from credalbook.data import load_dataset, train_val_test_split
 from credalbook.models import _check_dropout, _check_input, _check_n_classes, count_parameters
 from credalbook.training import fit, predict_logits
@@ -605,7 +605,9 @@ def topology_member_logits(
 
     The cached unit of :func:`topology_ensemble_logits` (same arguments, one `seed`). Returns a
     dict with ``logits_val``, ``y_val``, ``logits_test``, ``y_test`` (float32 logits), ``history``,
-    ``seconds``, ``n_parameters`` and ``config``.
+    ``seconds``, ``n_parameters`` and ``config``. The training keeps a checkpoint after every epoch
+    (:func:`~credalbook.cache.checkpoint_path`), so a member whose training was interrupted (days of
+    GPU time at paper scale) resumes where it stopped when called again with the same arguments.
 
     Examples
     --------
@@ -621,6 +623,7 @@ def topology_member_logits(
     >>> _ = os.environ.pop("CREDALBOOK_CACHE_DIR") if old is None else os.environ.update(
     ...     CREDALBOOK_CACHE_DIR=old)
     """
+    ckpt = checkpoint_path("topology_member", {k: v for k, v in locals().items() if k not in ("device", "progress")})
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValueError(f"seed must be a non-negative int; got {seed!r}")
     spec = _resolve(topology, scale, model, train)
@@ -635,7 +638,7 @@ def topology_member_logits(
                              **spec["model"])
     aug = PadCropFlip(padding=4 if h == 32 else 2, hflip=True) if augment else None
     result = fit(net, x_tr, y_tr, x_val=x_va, y_val=y_va, seed=int(seed), device=device,
-                 progress=progress, augment=aug, **spec["train"])
+                 progress=progress, augment=aug, checkpoint=ckpt, **spec["train"])
     config = dict(dataset=dataset, scale=scale, n_train=n_train, n_test=n_test,
                   val_fraction=val_fraction, split_seed=split_seed, augment=augment, **spec)
     return dict(

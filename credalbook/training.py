@@ -15,9 +15,11 @@ gradients, batch by batch.
 from __future__ import annotations
 
 import math
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 import torch
@@ -103,6 +105,26 @@ def _evaluate(model, x, y, batch_size) -> tuple[float, float]:
     return total_loss / x.shape[0], correct / x.shape[0]
 
 
+def _save_checkpoint(path: Path, state: dict) -> None:
+    """Write `state` to `path` atomically (a temporary file in the same folder, then a rename)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    torch.save(state, tmp)
+    os.replace(tmp, path)
+
+
+def _load_checkpoint(path: Path, settings: dict) -> dict | None:
+    """The state saved by :func:`_save_checkpoint` (tensors on the CPU), or None when there is none."""
+    if not path.exists():
+        return None
+    state = torch.load(path, map_location="cpu", weights_only=True)
+    if state.get("settings") != settings:
+        diff = sorted(k for k in settings if state.get("settings", {}).get(k) != settings[k])
+        raise ValueError(f"checkpoint {str(path)!r} was written by a run with other settings ({', '.join(diff)} "
+                         "differ); delete it or pass another path")
+    return state
+
+
 def fit(
     model: nn.Module,
     x_train,
@@ -125,6 +147,7 @@ def fit(
     warmup_epochs: int = 0,
     milestones: tuple = (),
     lr_decay: float = 0.1,
+    checkpoint: str | os.PathLike | None = None,
 ) -> TrainResult:
     """Train a classifier with minibatch cross-entropy, optionally with early stopping.
 
@@ -183,6 +206,16 @@ def fit(
         (Mimori et al., App. E.3, CIFAR-10: 5 warm-up epochs, milestones (100, 150), decay 0.1).
     lr_decay : float, default=0.1
         Factor of the step decay, in (0, 1].
+    checkpoint : path or None, default=None
+        File that makes a long run resumable. After every epoch the weights, the optimiser state,
+        the shuffling and torch RNG states, the history and the early-stopping state are written
+        to it (atomically); a call that finds the file resumes after the last completed epoch,
+        so an interrupted run (a killed session, a lost GPU lease) continues where it stopped
+        and, on the CPU, ends with the same weights and history as an uninterrupted one (an
+        `augment` that draws from torch's global RNG is covered; one with its own generator is
+        not). The file is deleted when training ends. Its recorded settings (optimiser, learning
+        rates, epochs, batch size, patience, seed, data sizes, parameter shapes) must match the
+        call's. ``seconds`` then count the training time of all calls together.
 
     Returns
     -------
@@ -193,7 +226,8 @@ def fit(
     ValueError
         For an unknown `optimizer`, non-positive `epochs`/`batch_size`/`lr`, mismatched
         lengths of `x_train` and `y_train` (or `x_val`, `y_val`), labels outside the
-        model's K outputs, `patience` without validation data, or a non-callable `augment`.
+        model's K outputs, `patience` without validation data, a non-callable `augment`, or a
+        `checkpoint` that is not a path or was written by a run with other settings.
 
     Notes
     -----
@@ -240,6 +274,10 @@ def fit(
         raise ValueError(f"augment must be a callable or None; got {augment!r}")
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValueError(f"seed must be a non-negative integer; got {seed!r}")
+    if checkpoint is not None:
+        if not isinstance(checkpoint, (str, os.PathLike)) or not str(checkpoint):
+            raise ValueError(f"checkpoint must be a file path or None; got {checkpoint!r}")
+        checkpoint = Path(checkpoint)
     dev = resolve_device(device)
 
     x_tr = _as_float_tensor(x_train, "x_train")
@@ -308,10 +346,33 @@ def fit(
     n = x_tr.shape[0]
     history: list[dict] = []
     best_loss, best_epoch, best_state, since_best = math.inf, 0, None, 0
+    settings = dict(epochs=epochs, batch_size=batch_size, optimizer=optimizer, lr=lr, momentum=momentum,
+                    weight_decay=weight_decay, patience=patience, restore_best=restore_best, seed=int(seed),
+                    warmup_epochs=warmup_epochs, milestones=list(milestones), lr_decay=lr_decay, n_train=int(n),
+                    n_val=int(x_va.shape[0]) if has_val else 0,
+                    shapes=[list(v.shape) for v in model.state_dict().values()])
+    resumed = _load_checkpoint(checkpoint, settings) if checkpoint is not None else None
+    first_epoch, elapsed_before = 1, 0.0
+    if resumed is not None:
+        model.load_state_dict(resumed["model"])
+        opt.load_state_dict(resumed["optimizer"])
+        shuffle_gen.set_state(resumed["shuffle_rng"])
+        history = list(resumed["history"])
+        best_loss, best_epoch, since_best = resumed["best_loss"], resumed["best_epoch"], resumed["since_best"]
+        best_state = resumed["best_state"]
+        first_epoch = len(history) + 1
+        elapsed_before = float(resumed["seconds"])
+    start_time -= elapsed_before
+    stopped = patience is not None and since_best >= patience
 
     with torch.random.fork_rng(devices=fork_devices):
         torch.manual_seed(int(seed))
-        bar = progress_bar(range(1, epochs + 1), progress=progress, desc="fit", unit="epoch", leave=False)
+        if resumed is not None:
+            torch.set_rng_state(resumed["torch_rng"])
+            if dev.type == "cuda" and resumed.get("cuda_rng") is not None:
+                torch.cuda.set_rng_state(resumed["cuda_rng"], fork_devices[0])
+        epoch_range = range(epochs + 1, epochs + 1) if stopped else range(first_epoch, epochs + 1)
+        bar = progress_bar(epoch_range, progress=progress, desc="fit", unit="epoch", leave=False)
         for epoch in bar:
             model.train()
             epoch_lr = _scheduled_lr(lr, epoch, warmup_epochs, milestones, lr_decay)
@@ -371,6 +432,13 @@ def fit(
                     best_state = {k: v.detach().clone() for k, v in model.state_dict().items()}
             else:
                 since_best += 1
+            if checkpoint is not None:
+                _save_checkpoint(checkpoint, dict(
+                    settings=settings, model=model.state_dict(), optimizer=opt.state_dict(),
+                    shuffle_rng=shuffle_gen.get_state(), torch_rng=torch.get_rng_state(),
+                    cuda_rng=torch.cuda.get_rng_state(fork_devices[0]) if dev.type == "cuda" else None,
+                    history=history, best_loss=best_loss, best_epoch=best_epoch, since_best=since_best,
+                    best_state=best_state, seconds=time.perf_counter() - start_time))
             if patience is not None and since_best >= patience:
                 break
         bar.close()
@@ -381,6 +449,8 @@ def fit(
     elif best_state is not None:
         model.load_state_dict(best_state)
     model.eval()
+    if checkpoint is not None:
+        checkpoint.unlink(missing_ok=True)
     return TrainResult(
         model=model,
         history=history,

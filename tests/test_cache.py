@@ -157,3 +157,29 @@ class TestClearCache:
         monkeypatch.setenv("CREDALBOOK_CACHE_DIR", str(tmp_path / "absent"))
         clear_cache()
         assert not (tmp_path / "absent").exists()
+
+
+class TestCheckpointPath:
+    def test_keyed_by_arguments_and_cleared(self, tmp_cache):
+        a = cache_mod.checkpoint_path("net", {"seed": 0, "lr": 1e-3})
+        assert a == cache_mod.checkpoint_path("net", {"lr": 1e-3, "seed": 0})  # order does not matter
+        assert a != cache_mod.checkpoint_path("net", {"seed": 1, "lr": 1e-3})
+        assert a.parent == tmp_cache / f"v{credalbook.__version__}" / "checkpoints"
+        a.parent.mkdir(parents=True)
+        a.write_bytes(b"x")
+        clear_cache()
+        assert not a.exists()
+
+    def test_cleared_next_to_other_files(self, tmp_cache):
+        a = cache_mod.checkpoint_path("net", {"seed": 0})
+        a.parent.mkdir(parents=True)
+        a.write_bytes(b"x")
+        (a.parent.parent / "notes.txt").write_text("keep")
+        clear_cache()
+        assert not a.exists() and (a.parent.parent / "notes.txt").read_text() == "keep"
+
+    @pytest.mark.parametrize("name, key, match", [("", {}, "name must be"), ("a/b", {}, "name must be"),
+                                                  ("net", [1], "key must be a dict")])
+    def test_errors(self, name, key, match):
+        with pytest.raises(ValueError, match=match):
+            cache_mod.checkpoint_path(name, key)

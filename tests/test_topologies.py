@@ -237,6 +237,33 @@ class TestTopologyEnsembleLogits:
         np.testing.assert_array_equal(a["y_val"], c["y_val"])  # the split does not depend on it
         assert np.abs(a["logits_test"] - c["logits_test"]).max() > 1e-3
 
+    def test_interrupted_member_resumes(self, tmp_cache, monkeypatch):
+        """A killed training resumes from its per-epoch checkpoint and ends as an uninterrupted one."""
+        kw = dict(seed=2, n_train=200, n_test=50, train=dict(epochs=5), device="cpu", progress=False)
+
+        class Killed(Exception):
+            pass
+
+        class Interrupting(topologies.PadCropFlip):
+            calls, stop_at = 0, None
+
+            def __call__(self, x):
+                type(self).calls += 1
+                if type(self).calls == type(self).stop_at:
+                    raise Killed
+                return super().__call__(x)
+
+        monkeypatch.setattr(topologies, "PadCropFlip", Interrupting)
+        ref = topology_member_logits.__wrapped__("fashion_mnist", "LEN", **kw)
+        Interrupting.calls, Interrupting.stop_at = 0, 8  # 180 images, batches of 128: call 8 is in epoch 4
+        with pytest.raises(Killed):
+            topology_member_logits("fashion_mnist", "LEN", **kw)
+        assert len(list(tmp_cache.rglob("checkpoints/topology_member-*.pt"))) == 1
+        out = topology_member_logits("fashion_mnist", "LEN", **kw)
+        np.testing.assert_array_equal(out["logits_test"], ref["logits_test"])
+        assert [h["train_loss"] for h in out["history"]] == [h["train_loss"] for h in ref["history"]]
+        assert not list(tmp_cache.rglob("checkpoints/*.pt"))
+
     @pytest.mark.parametrize("device", DEVICES)
     def test_quick_topologies_train(self, tmp_cache, device):
         for name in ("DSN100", "DSN121", "RSN"):

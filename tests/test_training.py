@@ -216,3 +216,78 @@ class TestPredict:
             predict_proba(net, np.zeros(64))
         with pytest.raises(ValueError, match="device"):
             predict_logits(net, np.zeros((2, 64)), device="tpu")
+
+
+# ------------------------------------------------------------------ resumable training (checkpoint=)
+class _Interrupt(Exception):
+    pass
+
+
+def _noise_augment(stop_after=None):
+    """Adds noise from torch's global RNG; raises _Interrupt on call number `stop_after` (1-based)."""
+    calls = [0]
+
+    def augment(xb):
+        calls[0] += 1
+        if stop_after is not None and calls[0] == stop_after:
+            raise _Interrupt
+        return xb + 0.05 * torch.randn_like(xb)
+
+    return augment
+
+
+def _checkpoint_problem():
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=(240, 6)).astype("float32")
+    y = (x[:, 0] + 0.5 * x[:, 1] > 0).astype(int) + (x[:, 2] > 1).astype(int)
+    return x[:180], y[:180], x[180:], y[180:]
+
+
+def _checkpoint_fit(augment, checkpoint, **kw):
+    x, y, xv, yv = _checkpoint_problem()
+    torch.manual_seed(0)
+    model = MLP(6, 3, hidden=(16,), dropout=0.3)
+    opts = dict(epochs=9, batch_size=32, lr=5e-3, patience=4, seed=7, device="cpu", progress=False,
+                milestones=(5,), augment=augment)
+    opts.update(kw)
+    return fit(model, x, y, x_val=xv, y_val=yv, checkpoint=checkpoint, **opts)
+
+
+def test_checkpoint_resume_matches_uninterrupted_run(tmp_path):
+    ref = _checkpoint_fit(_noise_augment(), None)
+    ckpt = tmp_path / "run.pt"
+    # 180 / 32 -> 6 batches per epoch: interrupt in the middle of epoch 4 (call 21)
+    with pytest.raises(_Interrupt):
+        _checkpoint_fit(_noise_augment(stop_after=21), ckpt)
+    assert ckpt.exists()
+    saved = torch.load(ckpt, map_location="cpu", weights_only=True)
+    assert len(saved["history"]) == 3
+    res = _checkpoint_fit(_noise_augment(), ckpt)
+    assert not ckpt.exists()  # removed when training ends
+    assert res.epochs_run == ref.epochs_run and res.best_epoch == ref.best_epoch
+    for a, b in zip(ref.history, res.history):
+        for key in ("epoch", "train_loss", "val_loss", "val_accuracy", "lr"):
+            assert a[key] == b[key], key
+    for (name, a), b in zip(ref.model.state_dict().items(), res.model.state_dict().values()):
+        assert torch.equal(a, b), name
+
+
+def test_checkpoint_changes_nothing_without_interruption(tmp_path):
+    ref = _checkpoint_fit(_noise_augment(), None)
+    res = _checkpoint_fit(_noise_augment(), tmp_path / "sub" / "run.pt")
+    assert [h["train_loss"] for h in res.history] == [h["train_loss"] for h in ref.history]
+    assert not (tmp_path / "sub" / "run.pt").exists()
+
+
+def test_checkpoint_from_other_settings_is_refused(tmp_path):
+    ckpt = tmp_path / "run.pt"
+    with pytest.raises(_Interrupt):
+        _checkpoint_fit(_noise_augment(stop_after=8), ckpt)
+    with pytest.raises(ValueError, match=r"checkpoint .*other settings \(lr differ\)"):
+        _checkpoint_fit(_noise_augment(), ckpt, lr=1e-2)
+
+
+@pytest.mark.parametrize("bad", [3, "", b"x.pt"])
+def test_checkpoint_must_be_a_path(bad):
+    with pytest.raises(ValueError, match="checkpoint must be a file path"):
+        _checkpoint_fit(None, bad)
