@@ -162,6 +162,7 @@ from credalbook.topologies import (
     TopologyEnsemble,
     WideResNet,
     build_topology,
+    resolve_network_scale,
     topology_ensemble_logits,
     topology_member_logits,
 )

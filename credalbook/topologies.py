@@ -48,6 +48,7 @@ from torch import nn
 
 from credalbook._validation import check_positive_int
 from credalbook.cache import cached, checkpoint_path
+from credalbook.device import resolve_device
 from credalbook.data import load_dataset, train_val_test_split
 from credalbook.models import _check_dropout, _check_input, _check_n_classes, count_parameters
 from credalbook.training import fit, predict_logits
@@ -62,6 +63,7 @@ __all__ = [
     "TopologyEnsemble",
     "WideResNet",
     "build_topology",
+    "resolve_network_scale",
     "topology_ensemble_logits",
     "topology_member_logits",
 ]
@@ -468,6 +470,34 @@ QUICK_TOPOLOGIES = {
 }
 
 _SCALES = {"paper": PAPER_TOPOLOGIES, "quick": QUICK_TOPOLOGIES}
+
+
+def resolve_network_scale(networks: str = "auto", *, default: str = "paper", device="auto") -> str:
+    """Which topology sizes a run trains: ``"paper"`` (:data:`PAPER_TOPOLOGIES`) or ``"quick"``.
+
+    ``networks="paper"`` or ``"quick"`` is taken as given. ``"auto"`` gives `default` (the
+    chapter preset's choice), except that the paper's networks become the CPU-sized family
+    (:data:`QUICK_TOPOLOGIES`, trained with its full recipe) when `device` resolves to the CPU:
+    the paper's 40 networks (DenseNet-BC-100/121 and WRN-28-10 for 200-300 epochs) take days of
+    GPU time and would not finish on a CPU, so a paper-scale run there keeps the paper's protocol
+    (members, runs, data, regions) with networks that train.
+
+    Examples
+    --------
+    >>> resolve_network_scale("auto", default="paper", device="cpu")
+    'quick'
+    >>> resolve_network_scale("paper", device="cpu"), resolve_network_scale("auto", default="quick")
+    ('paper', 'quick')
+    """
+    if networks not in ("auto", *_SCALES):
+        raise ValueError(f"networks must be 'auto', 'paper' or 'quick'; got {networks!r}")
+    if default not in _SCALES:
+        raise ValueError(f"default must be 'paper' or 'quick'; got {default!r}")
+    if networks != "auto":
+        return networks
+    if default == "paper" and resolve_device(device).type == "cpu":
+        return "quick"
+    return default
 _TRAIN_KEYS = ("epochs", "batch_size", "optimizer", "lr", "momentum", "weight_decay",
                "milestones", "lr_decay", "warmup_epochs")
 

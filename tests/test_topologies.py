@@ -290,3 +290,27 @@ class TestTopologyEnsembleLogits:
                                      progress=False)
         with pytest.raises(ValueError, match="seed must be a non-negative int"):
             topology_member_logits("fashion_mnist", "LEN", seed=-1, device="cpu", progress=False)
+
+
+class TestResolveNetworkScale:
+    def test_main(self):
+        from credalbook.topologies import resolve_network_scale
+
+        assert resolve_network_scale("auto", default="paper", device="cpu") == "quick"  # no GPU: networks that train
+        assert resolve_network_scale("auto", default="quick", device="cpu") == "quick"
+        assert resolve_network_scale("paper", default="quick", device="cpu") == "paper"  # explicit wins
+        assert resolve_network_scale("quick", default="paper") == "quick"
+
+    @pytest.mark.skipif(not torch.cuda.is_available(), reason="CUDA is not available")
+    def test_gpu_keeps_paper_networks(self):
+        from credalbook.topologies import resolve_network_scale
+
+        assert resolve_network_scale("auto", default="paper", device="cuda") == "paper"
+
+    def test_errors(self):
+        from credalbook.topologies import resolve_network_scale
+
+        with pytest.raises(ValueError, match="networks must be 'auto', 'paper' or 'quick'; got 'big'"):
+            resolve_network_scale("big")
+        with pytest.raises(ValueError, match="default must be 'paper' or 'quick'; got 'tiny'"):
+            resolve_network_scale("auto", default="tiny")
