@@ -36,7 +36,8 @@ import joblib
 
 from credalbook._paths import repo_root
 
-__all__ = ["cache_dir", "memory", "cached", "checkpoint_path", "clear_cache"]
+__all__ = ["cache_dir", "memory", "cached", "checkpoint_path", "as_checkpoint", "save_checkpoint",
+           "load_checkpoint", "clear_cache"]
 
 ENV_VAR = "CREDALBOOK_CACHE_DIR"
 
@@ -228,6 +229,50 @@ def checkpoint_path(name: str, key: dict, *, version: str | None = None) -> Path
     if not isinstance(key, dict):
         raise ValueError(f"key must be a dict of the run's arguments; got {type(key).__name__}")
     return _version_dir(version) / "checkpoints" / f"{name}-{joblib.hash(key)}.pt"
+
+
+def as_checkpoint(checkpoint) -> Path | None:
+    """`checkpoint` as a :class:`~pathlib.Path` (None stays None); raises ValueError for anything else."""
+    if checkpoint is None:
+        return None
+    if not isinstance(checkpoint, (str, os.PathLike)) or not str(checkpoint):
+        raise ValueError(f"checkpoint must be a file path or None; got {checkpoint!r}")
+    return Path(checkpoint)
+
+
+def save_checkpoint(path: Path, state: dict) -> None:
+    """Write a training state (tensors, numbers, lists, dicts) to `path` atomically.
+
+    A temporary file in the same folder is renamed over `path`, so a run killed while writing leaves
+    the previous checkpoint intact. Used per epoch by :func:`credalbook.fit` and
+    :func:`credalbook.fit_gp_classifier`; `state` must hold the run's ``settings`` for
+    :func:`load_checkpoint` to check.
+    """
+    import torch
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    torch.save(state, tmp)
+    os.replace(tmp, path)
+
+
+def load_checkpoint(path: Path, settings: dict) -> dict | None:
+    """The state saved by :func:`save_checkpoint` at `path` (tensors on the CPU), or None when there is none.
+
+    Raises ValueError naming the differing keys when the saved ``settings`` are not `settings`: a
+    checkpoint resumes only the run that wrote it.
+    """
+    import torch
+
+    if not path.exists():
+        return None
+    state = torch.load(path, map_location="cpu", weights_only=True)
+    saved = state.get("settings", {})
+    if saved != settings:
+        diff = sorted(k for k in set(settings) | set(saved) if saved.get(k) != settings.get(k))
+        raise ValueError(f"checkpoint {str(path)!r} was written by a run with other settings ({', '.join(diff)} "
+                         "differ); delete it or pass another path")
+    return state
 
 
 def clear_cache(*, version: str | None = None) -> None:

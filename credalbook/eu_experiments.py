@@ -42,7 +42,7 @@ import numpy as np
 from credalbook._progress import progress_bar
 from credalbook._validation import check_positive_int
 from credalbook.ball_carving import BallSplit, carve_balls, dense_centres, neighbour_radius
-from credalbook.cache import cached
+from credalbook.cache import cached, checkpoint_path
 from credalbook.epistemic_uncertainty import (
     accuracy_gain,
     binary_entropy,
@@ -199,7 +199,9 @@ def run_eu_experiment(x, y, evaluation: BallSplit, calibration: BallSplit, *, gp
     seed : int, default=0
         GP initialisation and minibatch order, and the Monte Carlo draws.
     cache : bool, default=True
-        Load and store GP fits with :data:`credalbook.fit_gp_classifier_cached`.
+        Load and store GP fits with :data:`credalbook.fit_gp_classifier_cached`, and keep a per-epoch
+        checkpoint of each fit (:func:`credalbook.cache.checkpoint_path`) so that an interrupted
+        paper-scale run resumes inside the fit it was killed in.
     device : str, default="auto"
     progress : bool, default=False
         Progress bars over the GP epochs.
@@ -241,7 +243,8 @@ def run_eu_experiment(x, y, evaluation: BallSplit, calibration: BallSplit, *, gp
         idx = _index(idx, name, len(y))
         key = hashlib.sha1(idx.tobytes()).hexdigest()
         if key not in fits:
-            fits[key] = fitter(x[idx], y[idx], **gp, seed=seed, device=device, progress=progress)
+            ckpt = checkpoint_path("gp_classifier", dict(x=x[idx], y=y[idx], gp=gp, seed=seed)) if cache else None
+            fits[key] = fitter(x[idx], y[idx], **gp, seed=seed, device=device, progress=progress, checkpoint=ckpt)
         return fits[key]
 
     f_tr, f_aug = fit(evaluation.train, "evaluation.train"), fit(evaluation.aug, "evaluation.aug")

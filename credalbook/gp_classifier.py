@@ -69,7 +69,7 @@ import torch.nn.functional as F
 
 from credalbook._progress import progress_bar
 from credalbook._validation import as_numpy, check_choice, check_positive_int
-from credalbook.cache import cached
+from credalbook.cache import as_checkpoint, cached, load_checkpoint, save_checkpoint
 from credalbook.device import resolve_device
 from credalbook.epistemic_uncertainty import EUEstimates, eu_estimates
 
@@ -262,6 +262,7 @@ def fit_gp_classifier(
     device="auto",
     seed: int = 0,
     progress: bool = False,
+    checkpoint=None,
 ) -> GPClassifierFit:
     r"""Train a sparse variational GP classifier (logistic link) by minibatch Adam on the ELBO.
 
@@ -313,6 +314,12 @@ def fit_gp_classifier(
         bit-identical state dicts.
     progress : bool, default=False
         Show a progress bar over epochs.
+    checkpoint : path or None, default=None
+        Makes a long fit resumable, as in :func:`credalbook.fit`: after every epoch the model,
+        likelihood and optimiser states, the shuffling and torch RNG states and the ELBO history are
+        written to this file; a call that finds it resumes after the last completed epoch (and on
+        the CPU ends with the same state dict as an uninterrupted fit); the file is deleted at the
+        end. :func:`credalbook.run_eu_experiment` keys one per GP fit under the cache.
 
     Returns
     -------
@@ -321,8 +328,8 @@ def fit_gp_classifier(
     Raises
     ------
     ValueError
-        For non-binary labels, mismatched lengths, non-finite inputs, ``n_inducing > N``, or
-        invalid options.
+        For non-binary labels, mismatched lengths, non-finite inputs, ``n_inducing > N``,
+        invalid options, or a `checkpoint` written by a fit with another configuration.
 
     References
     ----------
@@ -355,6 +362,7 @@ def fit_gp_classifier(
         raise ValueError(f"ard must be True or False; got {ard!r}")
     if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**63:
         raise ValueError(f"seed must be a non-negative integer; got {seed!r}")
+    checkpoint = as_checkpoint(checkpoint)
     dev = resolve_device(device)
     torch_dtype = _DTYPES[dtype]
 
@@ -394,9 +402,21 @@ def fit_gp_classifier(
         else:
             optimizers = [torch.optim.Adam(list(model.parameters()) + list(lik.parameters()), lr=lr)]
         shuffle = torch.Generator().manual_seed(int(seed))
+        resumed = load_checkpoint(checkpoint, config) if checkpoint is not None else None
+        if resumed is not None:
+            model.load_state_dict(resumed["model"])
+            lik.load_state_dict(resumed["likelihood"])
+            for opt, state in zip(optimizers, resumed["optimizers"]):
+                opt.load_state_dict(state)
+            shuffle.set_state(resumed["shuffle_rng"])
+            torch.set_rng_state(resumed["torch_rng"])
+            if fork_devices and resumed.get("cuda_rng") is not None:
+                torch.cuda.set_rng_state(resumed["cuda_rng"], fork_devices[0])
+            history = list(resumed["history"])
+            start -= float(resumed["seconds"])
         model.train()
         lik.train()
-        bar = progress_bar(range(epochs), progress=progress, desc="GP epochs")
+        bar = progress_bar(range(len(history), epochs), progress=progress, desc="GP epochs")
         for _ in bar:
             perm = torch.randperm(n, generator=shuffle).to(dev)
             total, n_batches = 0.0, 0
@@ -413,12 +433,21 @@ def fit_gp_classifier(
             history.append(-total / n_batches)
             if hasattr(bar, "set_postfix"):
                 bar.set_postfix(elbo=f"{history[-1]:.4f}")
+            if checkpoint is not None:
+                save_checkpoint(checkpoint, dict(
+                    settings=config, model=model.state_dict(), likelihood=lik.state_dict(),
+                    optimizers=[opt.state_dict() for opt in optimizers], shuffle_rng=shuffle.get_state(),
+                    torch_rng=torch.get_rng_state(),
+                    cuda_rng=torch.cuda.get_rng_state(fork_devices[0]) if fork_devices else None,
+                    history=history, seconds=time.perf_counter() - start))
     model.eval()
+    if checkpoint is not None:
+        checkpoint.unlink(missing_ok=True)
     state = {k: v.detach().cpu().clone() for k, v in model.state_dict().items()}
     return GPClassifierFit(state_dict=state, config=config, history=tuple(history),
                            seconds=time.perf_counter() - start)
 
 
 #: :func:`fit_gp_classifier` cached on disk (:func:`credalbook.cached`), keyed by the data and the
-#: configuration (``device`` and ``progress`` are left out of the key).
-fit_gp_classifier_cached = cached(fit_gp_classifier, ignore=["device", "progress"])
+#: configuration (``device``, ``progress`` and ``checkpoint`` are left out of the key).
+fit_gp_classifier_cached = cached(fit_gp_classifier, ignore=["device", "progress", "checkpoint"])

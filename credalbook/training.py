@@ -19,7 +19,6 @@ import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 import torch
@@ -27,6 +26,7 @@ import torch.nn.functional as F
 from torch import nn
 from credalbook._progress import progress_bar
 
+from credalbook.cache import as_checkpoint, load_checkpoint, save_checkpoint
 from credalbook.device import resolve_device
 from credalbook._validation import check_positive_int
 from credalbook.models import _as_float_tensor, _as_label_tensor
@@ -103,26 +103,6 @@ def _evaluate(model, x, y, batch_size) -> tuple[float, float]:
         total_loss += float(F.cross_entropy(logits.float(), yb, reduction="sum"))
         correct += int((logits.argmax(dim=1) == yb).sum())
     return total_loss / x.shape[0], correct / x.shape[0]
-
-
-def _save_checkpoint(path: Path, state: dict) -> None:
-    """Write `state` to `path` atomically (a temporary file in the same folder, then a rename)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    torch.save(state, tmp)
-    os.replace(tmp, path)
-
-
-def _load_checkpoint(path: Path, settings: dict) -> dict | None:
-    """The state saved by :func:`_save_checkpoint` (tensors on the CPU), or None when there is none."""
-    if not path.exists():
-        return None
-    state = torch.load(path, map_location="cpu", weights_only=True)
-    if state.get("settings") != settings:
-        diff = sorted(k for k in settings if state.get("settings", {}).get(k) != settings[k])
-        raise ValueError(f"checkpoint {str(path)!r} was written by a run with other settings ({', '.join(diff)} "
-                         "differ); delete it or pass another path")
-    return state
 
 
 def fit(
@@ -274,10 +254,7 @@ def fit(
         raise ValueError(f"augment must be a callable or None; got {augment!r}")
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValueError(f"seed must be a non-negative integer; got {seed!r}")
-    if checkpoint is not None:
-        if not isinstance(checkpoint, (str, os.PathLike)) or not str(checkpoint):
-            raise ValueError(f"checkpoint must be a file path or None; got {checkpoint!r}")
-        checkpoint = Path(checkpoint)
+    checkpoint = as_checkpoint(checkpoint)
     dev = resolve_device(device)
 
     x_tr = _as_float_tensor(x_train, "x_train")
@@ -351,7 +328,7 @@ def fit(
                     warmup_epochs=warmup_epochs, milestones=list(milestones), lr_decay=lr_decay, n_train=int(n),
                     n_val=int(x_va.shape[0]) if has_val else 0,
                     shapes=[list(v.shape) for v in model.state_dict().values()])
-    resumed = _load_checkpoint(checkpoint, settings) if checkpoint is not None else None
+    resumed = load_checkpoint(checkpoint, settings) if checkpoint is not None else None
     first_epoch, elapsed_before = 1, 0.0
     if resumed is not None:
         model.load_state_dict(resumed["model"])
@@ -433,7 +410,7 @@ def fit(
             else:
                 since_best += 1
             if checkpoint is not None:
-                _save_checkpoint(checkpoint, dict(
+                save_checkpoint(checkpoint, dict(
                     settings=settings, model=model.state_dict(), optimizer=opt.state_dict(),
                     shuffle_rng=shuffle_gen.get_state(), torch_rng=torch.get_rng_state(),
                     cuda_rng=torch.cuda.get_rng_state(fork_devices[0]) if dev.type == "cuda" else None,

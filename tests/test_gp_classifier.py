@@ -188,6 +188,59 @@ class TestFitGPClassifierCached:
             fit_gp_classifier_cached(x, y, n_inducing=0, device="cpu")
 
 
+class TestCheckpoint:
+    """An interrupted fit resumes from its per-epoch checkpoint and ends as an uninterrupted one."""
+
+    @pytest.mark.parametrize("natural_gradient", [False, True])
+    def test_resume_matches_uninterrupted(self, blobs, tmp_path, monkeypatch, natural_gradient):
+        import credalbook.gp_classifier as gpc
+
+        x, y, _, _ = blobs
+        opts = dict(FAST, epochs=6, natural_gradient=natural_gradient, device="cpu")
+        ref = fit_gp_classifier(x, y, **opts)
+        real_save, saves = gpc.save_checkpoint, []
+
+        class Killed(Exception):
+            pass
+
+        def save_then_die(path, state):
+            real_save(path, state)
+            saves.append(len(state["history"]))
+            if len(saves) == 3:
+                raise Killed
+
+        ckpt = tmp_path / "gp.pt"
+        monkeypatch.setattr(gpc, "save_checkpoint", save_then_die)
+        with pytest.raises(Killed):
+            fit_gp_classifier(x, y, checkpoint=ckpt, **opts)
+        monkeypatch.setattr(gpc, "save_checkpoint", real_save)
+        assert ckpt.exists()
+        res = fit_gp_classifier(x, y, checkpoint=ckpt, **opts)
+        assert not ckpt.exists()
+        assert res.history == ref.history and len(res.history) == 6
+        for k in ref.state_dict:
+            assert torch.equal(ref.state_dict[k], res.state_dict[k]), k
+
+    def test_other_configuration_refused(self, blobs, tmp_path, monkeypatch):
+        import credalbook.gp_classifier as gpc
+
+        x, y, _, _ = blobs
+        ckpt = tmp_path / "gp.pt"
+
+        def die(path, state):
+            gpc.torch.save(dict(state), path)
+            raise KeyboardInterrupt
+
+        monkeypatch.setattr(gpc, "save_checkpoint", die)
+        with pytest.raises(KeyboardInterrupt):
+            fit_gp_classifier(x, y, checkpoint=ckpt, device="cpu", **FAST)
+        monkeypatch.undo()
+        with pytest.raises(ValueError, match=r"other settings \(lr differ\)"):
+            fit_gp_classifier(x, y, checkpoint=ckpt, device="cpu", **{**FAST, "lr": 0.1})
+        with pytest.raises(ValueError, match="checkpoint must be a file path"):
+            fit_gp_classifier(x, y, checkpoint=5, device="cpu", **FAST)
+
+
 class TestToyPipeline:
     def test_main(self):
         """Sec. 5.2 end to end at a tiny scale: carve, fit f_tr and f_aug, gains, EU, calibrate, evaluate."""
