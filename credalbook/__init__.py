@@ -12,8 +12,8 @@ here; each lives in a module named for its concept:
 - Mimori et al.: label_histograms, label_statistics, dirichlet_predictions, mix_datasets,
   calibrators, alpha_calibration, mimori_experiments, mimori_paper, mimori_plotting;
 - Wu & Gales: calibration_criteria, ensemble_combination, ensemble_toys, ensemble_temperature,
-  topologies, wu_gales_experiments, wu_gales_paper, wu_gales_plotting;
-- epistemic uncertainty: gp_classifier, epistemic_uncertainty, ball_carving, eu_toy_data,
+  topology_networks, topologies, wu_gales_experiments, wu_gales_paper, wu_gales_plotting;
+- epistemic uncertainty: gp_classifier, epistemic_uncertainty, eu_evaluation, ball_carving, eu_toy_data,
   eu_experiments, eu_plotting.
 """
 
@@ -153,19 +153,14 @@ from credalbook.ensemble_temperature import (
     temperature_sweep,
 )
 from credalbook.topologies import (
-    FAMILIES,
     PAPER_TOPOLOGIES,
     QUICK_TOPOLOGIES,
-    DenseNet,
-    LeNet5,
-    PadCropFlip,
     TopologyEnsemble,
-    WideResNet,
-    build_topology,
     resolve_network_scale,
     topology_ensemble_logits,
     topology_member_logits,
 )
+from credalbook.topology_networks import FAMILIES, DenseNet, LeNet5, PadCropFlip, WideResNet, build_topology
 from credalbook.gp_classifier import (
     GP_LIKELIHOODS,
     GPClassifierFit,
@@ -174,25 +169,27 @@ from credalbook.gp_classifier import (
     fit_gp_classifier_cached,
 )
 from credalbook.epistemic_uncertainty import (
-    EUCalibrationMap,
     EUEstimates,
-    EUEvaluation,
-    EUReliability,
     UncertaintyDecomposition,
-    accuracy_gain,
     binary_entropy,
-    eece,
-    epistemic_correlation,
-    equal_mass_edges,
     eu_estimates,
-    eu_reliability,
-    evaluate_eu,
-    fit_eu_calibration,
-    interval_index,
     mutual_information,
     predictive_entropy,
     predictive_probability,
     uncertainty_decomposition,
+)
+from credalbook.eu_evaluation import (
+    EUCalibrationMap,
+    EUEvaluation,
+    EUReliability,
+    accuracy_gain,
+    eece,
+    epistemic_correlation,
+    equal_mass_edges,
+    eu_reliability,
+    evaluate_eu,
+    fit_eu_calibration,
+    interval_index,
 )
 from credalbook.ball_carving import (
     BallLayout,

@@ -44,8 +44,10 @@ from credalbook._validation import check_positive_int
 from credalbook.ball_carving import BallSplit, carve_balls, dense_centres, neighbour_radius
 from credalbook.cache import cached, checkpoint_path
 from credalbook.epistemic_uncertainty import (
-    accuracy_gain,
     binary_entropy,
+)
+from credalbook.eu_evaluation import (
+    accuracy_gain,
     equal_mass_edges,
     eu_reliability,
     evaluate_eu,

@@ -8,25 +8,27 @@ from scipy.special import expit
 from sklearn.isotonic import IsotonicRegression
 
 from credalbook.epistemic_uncertainty import (
-    EUCalibrationMap,
     EUEstimates,
-    EUEvaluation,
-    EUReliability,
     UncertaintyDecomposition,
-    accuracy_gain,
     binary_entropy,
-    eece,
-    epistemic_correlation,
-    equal_mass_edges,
     eu_estimates,
-    eu_reliability,
-    evaluate_eu,
-    fit_eu_calibration,
-    interval_index,
     mutual_information,
     predictive_entropy,
     predictive_probability,
     uncertainty_decomposition,
+)
+from credalbook.eu_evaluation import (
+    EUCalibrationMap,
+    EUEvaluation,
+    EUReliability,
+    accuracy_gain,
+    eece,
+    epistemic_correlation,
+    equal_mass_edges,
+    eu_reliability,
+    evaluate_eu,
+    fit_eu_calibration,
+    interval_index,
 )
 
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from credalbook.ball_carving import carve_balls
-from credalbook.epistemic_uncertainty import (
+from credalbook.eu_evaluation import (
     equal_mass_edges,
     eu_reliability,
     evaluate_eu,

@@ -244,7 +244,7 @@ class TestCheckpoint:
 class TestToyPipeline:
     def test_main(self):
         """Sec. 5.2 end to end at a tiny scale: carve, fit f_tr and f_aug, gains, EU, calibrate, evaluate."""
-        from credalbook.epistemic_uncertainty import accuracy_gain, equal_mass_edges, evaluate_eu, fit_eu_calibration
+        from credalbook.eu_evaluation import accuracy_gain, equal_mass_edges, evaluate_eu, fit_eu_calibration
         from credalbook.eu_toy_data import eu_toy_data, toy_disc_layout
 
         toy = eu_toy_data(seed=0, subsample=0.05, noise_sd=0.3)

@@ -8,18 +8,13 @@ import credalbook.topologies as topologies
 from credalbook.data import load_dataset
 from credalbook.models import count_parameters
 from credalbook.topologies import (
-    FAMILIES,
     PAPER_TOPOLOGIES,
     QUICK_TOPOLOGIES,
-    DenseNet,
-    LeNet5,
-    PadCropFlip,
     TopologyEnsemble,
-    WideResNet,
-    build_topology,
     topology_ensemble_logits,
     topology_member_logits,
 )
+from credalbook.topology_networks import FAMILIES, DenseNet, LeNet5, PadCropFlip, WideResNet, build_topology
 
 IMAGES = ((1, 28), (3, 32))  # (channels, size): Fashion-MNIST and CIFAR
 CUDA = pytest.mark.skipif(not torch.cuda.is_available(), reason="CUDA is not available")
