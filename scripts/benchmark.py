@@ -6,7 +6,12 @@ Prints wall-clock times (best of a few repeats) for
   * one training epoch of the MLP / SmallCNN on Fashion-MNIST (if installed),
   * the set calibration test (Mortier et al. Alg. 1): per-test time of each solver, and the Fig. 1
     experiment (3 scenarios x R datasets x 7 tests, D = 100; ``--fig1-datasets 1000`` is the paper's
-    full size), uncached.
+    full size), uncached;
+  * ``--only-topologies``: one training epoch of each Wu & Gales topology (``--topology-scale quick`` or
+    ``paper``) and the training time of that chapter's paper protocol extrapolated from it;
+  * ``--only-mimori``: one epoch of Mimori et al.'s base network (App. E.2) on 37 500 Fashion-MNIST images;
+  * ``--only-gp``: seconds per minibatch step of the GP classifier (natural gradients, batch 1 024) for
+    several numbers of inducing points, and the EU chapter's paper scale extrapolated from it.
 Timing belongs here, not in the tests. Examples:
   .venv/bin/python scripts/benchmark.py --skip-training
   .venv/bin/python scripts/benchmark.py --only-set-test --fig1-datasets 1000
@@ -97,6 +102,66 @@ def bench_instance_test(setting: str, n_datasets: int, hypotheses, device: str) 
           "(authors' code: 30-80 s per dataset, 5-11 h per experiment)")
 
 
+def _fashion(n: int):
+    ds = cb.load_fashion_mnist()
+    return ds.x_train[:n], ds.y_train[:n], ds.image_shape
+
+
+def bench_topologies(scale: str, n_images: int, device: str) -> None:
+    """Wu & Gales: one epoch per topology on `n_images` images, extrapolated to 10 members x recipe epochs x 54 000."""
+    x, y, (c, h, _) = _fashion(n_images)
+    table = cb.PAPER_TOPOLOGIES if scale == "paper" else cb.QUICK_TOPOLOGIES
+    total = 0.0
+    for name, spec in table.items():
+        net = cb.build_topology(spec["family"], in_channels=c, n_classes=10, image_size=h, **spec["model"])
+        recipe = dict(spec["train"], epochs=2, milestones=())
+        res = cb.fit(net, x, y, seed=0, device=device, progress=False,
+                     augment=cb.PadCropFlip(padding=2, hflip=True), **recipe)
+        epoch = res.history[1]["seconds"] - res.history[0]["seconds"]  # the second epoch: no warm-up cost
+        full = epoch * 54000 / n_images * spec["train"]["epochs"] * 10
+        total += full
+        print(f"{name} ({scale}, {cb.count_parameters(net)} parameters): {epoch:.1f} s per epoch over {n_images} "
+              f"images; 10 members x {spec['train']['epochs']} epochs x 54 000 images: {full / 3600:.2f} h")
+    print(f"Wu & Gales paper protocol with the {scale} networks on Fashion-MNIST: {total / 3600:.1f} h of training on {device}")
+
+
+def bench_mimori(device: str) -> None:
+    """Mimori et al.: one epoch of the paper's three-convolution network over 37 500 training images."""
+    x, y, shape = _fashion(37500)
+    net = cb.build_mix_network("threeconv", n_classes=10, image_shape=shape)
+    res = cb.fit(net, x, y, epochs=1, batch_size=128, lr=1e-3, seed=0, device=device, progress=False,
+                 augment=cb.RandomAugment(**cb.MIX_AUGMENTATIONS["fashion_mnist"]))
+    print(f"Mimori base network ({cb.count_parameters(net)} parameters): {res.seconds:.1f} s per epoch over 37 500 "
+          f"images; at most 100 epochs (patience 10): up to {100 * res.seconds / 3600:.1f} h")
+
+
+#: Minibatch steps per seed of the EU chapter's paper scale (batch 1 024, 10 epochs; from the fitted set
+#: sizes, see book/reproduce.md): toy main experiment (four GPs), mismatch variant 1, the sensitivity run
+#: (one seed), Fashion-MNIST (50 dimensions).
+EU_PAPER_STEPS = dict(toy=4780, variant1=2200, sensitivity=5040, real=1820)
+
+
+def bench_gp(inducing, device: str) -> None:
+    """EU paper: seconds per natural-gradient minibatch step of the GP classifier, 2-D toy and 50-D inputs."""
+    rng = np.random.default_rng(0)
+    per_step = {}
+    x = rng.normal(size=(2048, 2)).astype(np.float32)
+    cb.fit_gp_classifier(x, (x[:, 0] > 0).astype(int), n_inducing=16, epochs=1, natural_gradient=True, device=device)
+    for d in (2, 50):
+        x = rng.normal(size=(8 * 1024, d)).astype(np.float32)
+        y = (x[:, 0] > 0).astype(int)
+        for m in inducing:
+            res = cb.fit_gp_classifier(x, y, n_inducing=m, epochs=1, batch_size=1024, lr=0.05, natural_gradient=True,
+                                       device=device)
+            per_step[d, m] = res.seconds / 8
+            print(f"GP step, {d} dimensions, {m} inducing points, batch 1 024, {device}: {per_step[d, m]:.3f} s")
+    if (2, 2048) in per_step and (50, 1024) in per_step:
+        s = EU_PAPER_STEPS
+        hours = (6 * (s["toy"] + s["variant1"]) + s["sensitivity"]) * per_step[2, 2048] / 3600
+        hours_real = 6 * s["real"] * per_step[50, 1024] / 3600
+        print(f"EU chapter at paper scale: toy {hours:.1f} h + Fashion-MNIST {hours_real:.1f} h of GP training on {device}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--device", default="auto")
@@ -109,7 +174,23 @@ def main() -> None:
     parser.add_argument("--instance-setting", default="multiclass", choices=("binary", "multiclass"))
     parser.add_argument("--instance-datasets", type=int, default=20, help="R per hypothesis (paper: 100)")
     parser.add_argument("--instance-hypotheses", default="H0-const,H0-inst,H1-1,H1-2,H1-3")
+    parser.add_argument("--only-topologies", action="store_true", help="only the Wu & Gales topologies")
+    parser.add_argument("--topology-scale", default="quick", choices=("quick", "paper"))
+    parser.add_argument("--topology-images", type=int, default=5000)
+    parser.add_argument("--only-mimori", action="store_true", help="only Mimori et al.'s base network")
+    parser.add_argument("--only-gp", action="store_true", help="only the EU chapter's GP classifier")
+    parser.add_argument("--gp-inducing", default="256,512,1024,2048")
     args = parser.parse_args()
+    device = str(cb.resolve_device(args.device))
+    if args.only_topologies:
+        bench_topologies(args.topology_scale, args.topology_images, device)
+        return
+    if args.only_mimori:
+        bench_mimori(device)
+        return
+    if args.only_gp:
+        bench_gp([int(m) for m in args.gp_inducing.split(",")], device)
+        return
     if args.only_instance_test:
         bench_instance_test(args.instance_setting, args.instance_datasets, args.instance_hypotheses.split(","),
                             args.device)
