@@ -10,7 +10,7 @@ here; each lives in a module named for its concept:
 - Jürgens et al.: calibration_estimators, weight_learning, instance_scenarios,
   instance_calibration_test, polytope_sampling, estimator_analysis;
 - Mimori et al.: label_histograms, label_statistics, dirichlet_predictions, mix_datasets,
-  calibrators, alpha_calibration, mimori_experiments, mimori_paper, mimori_plotting;
+  calibrators, alpha_calibration, mimori_networks, mimori_experiments, mimori_paper, mimori_plotting;
 - Wu & Gales: calibration_criteria, ensemble_combination, ensemble_toys, ensemble_temperature,
   topology_networks, topologies, wu_gales_experiments, wu_gales_paper, wu_gales_plotting;
 - epistemic uncertainty: gp_classifier, epistemic_uncertainty, eu_evaluation, ball_carving, eu_toy_data,
@@ -235,7 +235,8 @@ from credalbook.dirichlet_predictions import (
     posterior_conditional_epistemic_loss,
 )
 from credalbook.measures import MEASURES, CalibrationMeasure, as_measure, calibration_measure
-from credalbook.models import MLP, VGG16_LAYERS, SmallCNN, ThreeConvNet, VGGNet, count_parameters, mc_dropout_predict
+from credalbook.models import MLP, SmallCNN, count_parameters, mc_dropout_predict
+from credalbook.mimori_networks import VGG16_LAYERS, ThreeConvNet, VGGNet
 from credalbook.mix_datasets import (
     PAPER_MIX_SIZES,
     MixDataset,

@@ -206,7 +206,7 @@ def extract_features(model: nn.Module, x, *, batch_size: int = 1024,
     model : torch.nn.Module
         With ``features(x)`` and a ``head`` such that ``logits = head(features(x))`` (as
         :class:`~credalbook.models.MLP`, :class:`~credalbook.models.SmallCNN`,
-        :class:`~credalbook.models.ThreeConvNet`, :class:`~credalbook.models.VGGNet`).
+        :class:`~credalbook.mimori_networks.ThreeConvNet`, :class:`~credalbook.mimori_networks.VGGNet`).
     x : array-like or torch.Tensor, shape (N, ...)
     batch_size : int, default=1024
     device : str or torch.device, default="auto"

@@ -51,7 +51,8 @@ from credalbook.dirichlet_predictions import (dirichlet_posterior_probs, dpe_alp
 from credalbook.label_histograms import cpe_loss_decomposition, expected_squared_loss
 from credalbook.label_statistics import statistic_calibration, statistic_squared_loss
 from credalbook.mix_datasets import make_mix_dataset, sample_label_hist, variable_label_counts
-from credalbook.models import ThreeConvNet, VGGNet, _dropout_modules
+from credalbook.mimori_networks import ThreeConvNet, VGGNet
+from credalbook.models import _dropout_modules
 from credalbook.training import fit
 
 __all__ = ["MIX_AUGMENTATIONS", "PAPER_Z1_GRID", "DebiasingStudy", "debiasing_study", "AlphaOptimumGrid",
@@ -244,7 +245,7 @@ class MixNetwork:
 
 
 def build_mix_network(arch: str = "auto", *, n_classes: int, image_shape: tuple, **options) -> nn.Module:
-    """:class:`~credalbook.models.ThreeConvNet` ("threeconv") or :class:`~credalbook.models.VGGNet` ("vgg");
+    """:class:`~credalbook.mimori_networks.ThreeConvNet` ("threeconv") or :class:`~credalbook.mimori_networks.VGGNet` ("vgg");
     "auto" picks the three-conv network for one channel and VGG for colour images (App. E.2).
 
     Examples

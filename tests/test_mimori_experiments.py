@@ -21,7 +21,7 @@ from credalbook.mimori_experiments import (
     ts_dpe_shift,
 )
 from credalbook.mimori_paper import PAPER_DELTA_D, PAPER_VALUES, paper_values, side_by_side
-from credalbook.models import ThreeConvNet, VGGNet
+from credalbook.mimori_networks import ThreeConvNet, VGGNet
 
 
 class TestDebiasingStudy:

@@ -1,4 +1,4 @@
-"""Tests for the networks of Mimori et al. (2022) in credalbook.models (ThreeConvNet, VGGNet)."""
+"""Tests for the networks of Mimori et al. (2022) in credalbook.mimori_networks (ThreeConvNet, VGGNet)."""
 
 import numpy as np
 import pytest
@@ -7,14 +7,8 @@ import torch.nn.functional as F
 from torch import nn
 
 from credalbook.alpha_calibration import RandomAugment
-from credalbook.models import (
-    VGG16_LAYERS,
-    ThreeConvNet,
-    VGGNet,
-    _SameMaxPool2d,
-    count_parameters,
-    mc_dropout_predict,
-)
+from credalbook.mimori_networks import VGG16_LAYERS, ThreeConvNet, VGGNet, _SameMaxPool2d
+from credalbook.models import count_parameters, mc_dropout_predict
 from credalbook.training import fit
 
 CUDA = pytest.mark.skipif(not torch.cuda.is_available(), reason="CUDA is not available")
