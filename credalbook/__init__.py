@@ -3,8 +3,8 @@
 The package behind an executable book that reproduces five papers. Public names are re-exported
 here; each lives in a module named for its concept:
 
-- foundations: metrics, hosmer_lemeshow, synthetic, data, models, training, predictions, cache,
-  plotting, report, presets, runner, device;
+- foundations: metrics, hosmer_lemeshow, synthetic, data, idx_format, data_splits, models, training,
+  predictions, cache, plotting, report, presets, runner, device;
 - Mortier et al.: skce, measures, credal, credal_scenarios, calibration_tests, error_rates,
   ensembles, set_evaluation;
 - Jürgens et al.: calibration_estimators, weight_learning, instance_scenarios,

@@ -1,4 +1,4 @@
-"""Local image datasets, an IDX reader and deterministic splits.
+"""Local image datasets and the validation split of a dataset.
 
 Nothing is downloaded at run time: each loader reads files already on the machine (the Debian
 Fashion-MNIST package, scikit-learn's bundled digits, or a folder named by an environment variable
@@ -8,13 +8,14 @@ in [0, 1] shaped (N, C, H, W) with int64 labels. User folders default to subfold
 :class:`DatasetNotFoundError` (a ``FileNotFoundError``) whose message says how to obtain it.
 Decoded datasets are cached per process, keyed by file path, modification time and size; their
 arrays are read-only, so copy them (or use :meth:`Dataset.subsample`) before modifying in place.
+The IDX format lives in :mod:`credalbook.idx_format` and the stratified index splits in
+:mod:`credalbook.data_splits` (both re-exported here).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import functools
-import gzip
 import hashlib
 import os
 import pickle
@@ -24,14 +25,13 @@ from pathlib import Path
 
 import numpy as np
 
+from credalbook.data_splits import _fraction, train_val_test_split
+from credalbook.idx_format import read_idx, write_idx
+
 __all__ = ["DATASETS", "Dataset", "DatasetNotFoundError", "load_cifar", "load_dataset",
            "load_digits", "load_emnist", "load_fashion_mnist", "load_kuzushiji49", "load_mnist", "read_idx",
            "split_dataset", "train_val_test_split", "write_idx"]
 
-# IDX type code -> big-endian numpy dtype, and back.
-_IDX_DTYPES = {0x08: ">u1", 0x09: ">i1", 0x0B: ">i2", 0x0C: ">i4", 0x0D: ">f4", 0x0E: ">f8"}
-_IDX_CODES = {np.dtype(v).newbyteorder("="): k for k, v in _IDX_DTYPES.items()}
-_GZIP_MAGIC = b"\x1f\x8b"
 
 _IDX_FILES = ("train-images-idx3-ubyte", "train-labels-idx1-ubyte",
               "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte")
@@ -81,88 +81,6 @@ class DatasetNotFoundError(FileNotFoundError):
     >>> issubclass(DatasetNotFoundError, FileNotFoundError)
     True
     """
-
-
-# --------------------------------------------------------------------------------------- IDX files
-def read_idx(path: str | os.PathLike) -> np.ndarray:
-    """Read an IDX file (the MNIST format), gzip-compressed or plain.
-
-    The header is two zero bytes, a type code (0x08 uint8, 0x09 int8, 0x0B int16, 0x0C int32,
-    0x0D float32, 0x0E float64), the number of dimensions and each dimension as a big-endian
-    uint32; big-endian data follow in C order. Compression is detected from the gzip magic bytes
-    ``1f 8b``, not from the name. Returns a writable array in native byte order.
-
-    Raises ``ValueError`` naming `path` if the gzip stream is corrupt, the magic number invalid,
-    or the file shorter or longer than its header says.
-
-    Examples
-    --------
-    >>> import tempfile, pathlib
-    >>> tmp = tempfile.TemporaryDirectory()
-    >>> path = pathlib.Path(tmp.name) / "a-idx2-ubyte.gz"
-    >>> write_idx(path, np.arange(6, dtype=np.uint8).reshape(2, 3))
-    >>> read_idx(path)
-    array([[0, 1, 2],
-           [3, 4, 5]], dtype=uint8)
-    >>> tmp.cleanup()
-    """
-    path = Path(path)
-    raw = path.read_bytes()
-    if raw[:2] == _GZIP_MAGIC:
-        try:
-            raw = gzip.decompress(raw)
-        except (OSError, EOFError, zlib.error) as err:
-            raise ValueError(f"{path}: corrupt or truncated gzip stream ({err})") from err
-    if len(raw) < 4 or raw[0] != 0 or raw[1] != 0 or raw[2] not in _IDX_DTYPES:
-        raise ValueError(f"{path} is not an IDX file: magic bytes {raw[:4].hex(' ') or '(empty)'}, "
-                         "expected 00 00 <type code in 08 09 0b 0c 0d 0e> <ndim>")
-    dtype, ndim = np.dtype(_IDX_DTYPES[raw[2]]), raw[3]
-    if len(raw) < 4 + 4 * ndim:
-        raise ValueError(f"{path} is truncated: {len(raw)} bytes cannot hold the {ndim} dimensions "
-                         "its magic number announces")
-    shape = tuple(int(d) for d in np.frombuffer(raw, ">u4", count=ndim, offset=4))
-    offset, count = 4 + 4 * ndim, int(np.prod(shape, dtype=np.int64))
-    expected = offset + count * dtype.itemsize
-    if len(raw) != expected:
-        what = "truncated" if len(raw) < expected else "longer than its header says"
-        raise ValueError(f"{path} is {what}: {len(raw)} bytes, expected {expected} for a "
-                         f"{dtype.newbyteorder('=').name} array of shape {shape}")
-    data = np.frombuffer(raw, dtype, count=count, offset=offset).reshape(shape)
-    return data.astype(dtype.newbyteorder("="))
-
-
-def write_idx(path: str | os.PathLike, array) -> None:
-    """Write `array` as an IDX file, gzip-compressed when `path` ends with ``.gz``.
-
-    The inverse of :func:`read_idx`. The dtype must be uint8, int8, int16, int32, float32 or
-    float64 (``ValueError`` otherwise: cast int64 or bool first). The gzip header carries no time
-    stamp, so equal arrays give byte-identical files.
-
-    Examples
-    --------
-    >>> import tempfile, pathlib
-    >>> tmp = tempfile.TemporaryDirectory()
-    >>> path = pathlib.Path(tmp.name) / "b-idx1-float"
-    >>> write_idx(path, np.array([0.5, -1.0]))
-    >>> path.read_bytes()[:4].hex()
-    '00000e01'
-    >>> read_idx(path)
-    array([ 0.5, -1. ])
-    >>> tmp.cleanup()
-    """
-    array = np.asarray(array)
-    code = _IDX_CODES.get(array.dtype.newbyteorder("="))
-    if code is None:
-        raise ValueError(f"array has dtype {array.dtype}, which IDX cannot store; cast it to one "
-                         "of uint8, int8, int16, int32, float32, float64")
-    if any(d > 0xFFFFFFFF for d in array.shape):
-        raise ValueError(f"array has shape {array.shape}; IDX dimensions must fit in a uint32")
-    header = bytes([0, 0, code, array.ndim]) + np.asarray(array.shape, ">u4").tobytes()
-    payload = header + np.ascontiguousarray(array, dtype=_IDX_DTYPES[code]).tobytes()
-    path = Path(path)
-    if path.name.endswith(".gz"):
-        payload = gzip.compress(payload, mtime=0)
-    path.write_bytes(payload)
 
 
 # ----------------------------------------------------------------------------------------- Dataset
@@ -656,77 +574,6 @@ def load_dataset(name: str, **kwargs) -> Dataset:
 
 
 # ----------------------------------------------------------------------------------------- splits
-def _fraction(value, argument: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
-            or not 0.0 <= float(value) < 1.0:
-        raise ValueError(f"{argument} must be a number in [0, 1); got {value!r}")
-    return float(value)
-
-
-def _allocate(total: int, counts: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """Split `total` over groups proportionally to `counts` (largest remainder, random ties)."""
-    exact = counts * (total / counts.sum()) if counts.sum() else np.zeros(len(counts))
-    base = np.minimum(np.floor(exact).astype(np.int64), counts)
-    remainder = exact - base
-    order = np.lexsort((rng.random(len(counts)), -remainder))
-    order = order[base[order] < counts[order]]
-    base[order[: total - base.sum()]] += 1
-    return base
-
-
-def train_val_test_split(n: int, *, val_fraction: float = 0.1, test_fraction: float = 0.0,
-                         seed: int = 0, stratify=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Deterministic random split of ``range(n)`` into train, validation and test indices.
-
-    The validation and test sizes are ``round(fraction * n)``, at least 1 for a positive fraction;
-    training gets the rest. With `stratify` (labels of shape (n,)), every class contributes to
-    validation and test in proportion to its size, with largest-remainder rounding so the totals
-    stay exact. Randomness comes from ``numpy.random.default_rng(seed)``.
-
-    `val_fraction` and `test_fraction` lie in [0, 1) with a sum below 1. Returns
-    ``(idx_train, idx_val, idx_test)``: sorted, disjoint int64 arrays that together cover
-    ``range(n)``.
-
-    Examples
-    --------
-    >>> tr, va, te = train_val_test_split(10, val_fraction=0.2, test_fraction=0.1, seed=0)
-    >>> len(tr), len(va), len(te)
-    (7, 2, 1)
-    """
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-        raise ValueError(f"n must be a positive int; got {n!r}")
-    val_fraction = _fraction(val_fraction, "val_fraction")
-    test_fraction = _fraction(test_fraction, "test_fraction")
-    if val_fraction + test_fraction >= 1.0:
-        raise ValueError(f"val_fraction + test_fraction must be below 1; got {val_fraction} + "
-                         f"{test_fraction}")
-    n_val, n_test = (max(int(round(f * n)), int(f > 0)) for f in (val_fraction, test_fraction))
-    if n - n_val - n_test < 1:
-        raise ValueError(f"n={n} is too small for val_fraction={val_fraction} and "
-                         f"test_fraction={test_fraction}: no training example would be left")
-    rng = np.random.default_rng(seed)
-    if stratify is None:
-        perm = rng.permutation(n)
-        test, val, train = perm[:n_test], perm[n_test:n_test + n_val], perm[n_test + n_val:]
-    else:
-        labels = np.asarray(stratify)
-        if labels.shape != (n,):
-            raise ValueError(f"stratify must have shape ({n},); got {labels.shape}")
-        _, groups = np.unique(labels, return_inverse=True)
-        counts = np.bincount(groups)
-        held = _allocate(n_val + n_test, counts, rng)
-        n_test_k = _allocate(n_test, held, rng)
-        train, val, test = [], [], []
-        for k, members in enumerate(np.split(np.argsort(groups, kind="stable"),
-                                             np.cumsum(counts)[:-1])):
-            members = rng.permutation(members)
-            test.append(members[:n_test_k[k]])
-            val.append(members[n_test_k[k]:held[k]])
-            train.append(members[held[k]:])
-        train, val, test = (np.concatenate(p) for p in (train, val, test))
-    return tuple(np.sort(p).astype(np.int64) for p in (train, val, test))
-
-
 def split_dataset(dataset: Dataset, *, val_fraction: float = 0.1, seed: int = 0,
                   stratify: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Split a Dataset's training part into ``(x_tr, y_tr, x_val, y_val)``.
