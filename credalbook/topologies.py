@@ -34,15 +34,18 @@ Zagoruyko, Komodakis. Wide residual networks. BMVC 2016 (arXiv:1605.07146).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 import torch
+from joblib import Parallel, delayed
 from scipy.special import softmax
 
 from credalbook._validation import check_positive_int
-from credalbook.cache import cached, checkpoint_path
+from credalbook.cache import ENV_VAR as CACHE_ENV_VAR
+from credalbook.cache import cache_dir, cached, checkpoint_path
 from credalbook.device import resolve_device
 from credalbook.data import load_dataset, train_val_test_split
 from credalbook.models import count_parameters
@@ -148,6 +151,14 @@ def _resolve(topology: str, scale: str, model: Mapping | None, train: Mapping | 
 
 
 # ---------------------------------------------------------------------------------- ensembles
+def _member_one_thread(dataset: str, topology: str, seed: int, kw: dict, cache_root: str) -> dict:
+    """One member in a worker process, trained with one torch thread (see ``n_jobs``); workers may be
+    reused across calls, so the parent's cache folder is passed rather than inherited."""
+    torch.set_num_threads(1)
+    os.environ[CACHE_ENV_VAR] = cache_root
+    return topology_member_logits(dataset, topology, seed=seed, progress=False, **kw)
+
+
 @dataclass(frozen=True, eq=False)
 class TopologyEnsemble:
     """Logits of M members of one topology on a validation and a test set.
@@ -328,6 +339,7 @@ def topology_ensemble_logits(
     augment: bool = True,
     device: str = "auto",
     progress: bool = True,
+    n_jobs: int = 1,
 ) -> TopologyEnsemble:
     r"""Train M members of one topology from different seeds; return their stored logits.
 
@@ -371,6 +383,11 @@ def topology_ensemble_logits(
         See :func:`credalbook.resolve_device`; not part of the cache key.
     progress : bool, default=True
         Not part of the cache key.
+    n_jobs : int, default=1
+        Members trained at once in separate processes (joblib; -1 = one per core), each with one
+        torch thread: on a CPU small networks use cores better side by side than split across
+        threads (see ``scripts/benchmark.py --only-topologies``). Ignored on a GPU; results do not
+        depend on it (each member is seeded and cached on its own).
 
     Returns
     -------
@@ -411,11 +428,15 @@ def topology_ensemble_logits(
     if epochs is not None:
         train["epochs"] = check_positive_int(epochs, "epochs")
     _resolve(topology, scale, model, train)  # fail before any training
-    members = [topology_member_logits(dataset, topology, seed=s, scale=scale, model=model,
-                                      train=train or None, n_train=n_train, n_test=n_test,
-                                      val_fraction=val_fraction, split_seed=split_seed,
-                                      augment=augment, device=device, progress=progress)
-               for s in seeds]
+    kw = dict(scale=scale, model=model, train=train or None, n_train=n_train, n_test=n_test, val_fraction=val_fraction,
+              split_seed=split_seed, augment=augment, device=device)
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) or n_jobs == 0 or n_jobs < -1:
+        raise ValueError(f"n_jobs must be a positive int or -1; got {n_jobs!r}")
+    if n_jobs != 1 and len(seeds) > 1 and resolve_device(device).type == "cpu":
+        jobs = (delayed(_member_one_thread)(dataset, topology, s, kw, str(cache_dir())) for s in seeds)
+        members = Parallel(n_jobs=min(len(seeds), n_jobs) if n_jobs > 0 else n_jobs)(jobs)
+    else:
+        members = [topology_member_logits(dataset, topology, seed=s, progress=progress, **kw) for s in seeds]
     config = dict(members[0]["config"])
     return TopologyEnsemble(
         logits_val=np.stack([m["logits_val"] for m in members], axis=1),

@@ -232,6 +232,21 @@ class TestTopologyEnsembleLogits:
         np.testing.assert_array_equal(a["y_val"], c["y_val"])  # the split does not depend on it
         assert np.abs(a["logits_test"] - c["logits_test"]).max() > 1e-3
 
+    def test_parallel_members_match_serial(self, tmp_cache, monkeypatch):
+        kw = dict(seeds=(3, 4), n_train=200, n_test=50, train=dict(epochs=2), device="cpu", progress=False)
+        par = topology_ensemble_logits("fashion_mnist", "LEN", n_jobs=2, **kw)
+        assert len(list(tmp_cache.rglob("topology_member_logits/*/output.pkl"))) == 2  # cached where the parent looks
+        monkeypatch.setattr(topologies, "fit", lambda *a, **k: pytest.fail("retrained"))
+        again = topology_ensemble_logits("fashion_mnist", "LEN", **kw)  # serial call: loads what the workers stored
+        np.testing.assert_array_equal(again.logits_test, par.logits_test)
+        monkeypatch.undo()
+        direct = [topology_member_logits.__wrapped__("fashion_mnist", "LEN", seed=s, **{k: v for k, v in kw.items()
+                                                                                        if k != "seeds"})
+                  for s in (3, 4)]
+        np.testing.assert_array_equal(par.logits_test, np.stack([d["logits_test"] for d in direct], axis=1))
+        with pytest.raises(ValueError, match="n_jobs must be a positive int or -1; got 0"):
+            topology_ensemble_logits("fashion_mnist", "LEN", n_jobs=0, **kw)
+
     def test_interrupted_member_resumes(self, tmp_cache, monkeypatch):
         """A killed training resumes from its per-epoch checkpoint and ends as an uninterrupted one."""
         kw = dict(seed=2, n_train=200, n_test=50, train=dict(epochs=5), device="cpu", progress=False)
