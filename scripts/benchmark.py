@@ -9,6 +9,7 @@ Prints wall-clock times (best of a few repeats) for
     full size), uncached;
   * ``--only-topologies``: one training epoch of each Wu & Gales topology (``--topology-scale quick`` or
     ``paper``) and the training time of that chapter's paper protocol extrapolated from it;
+    (``--parallel-members``: two members trained one after the other vs side by side, ``n_jobs=2``);
   * ``--only-mimori``: one epoch of Mimori et al.'s base network (App. E.2) on 37 500 Fashion-MNIST images;
   * ``--only-gp``: seconds per minibatch step of the GP classifier (natural gradients, batch 1 024) for
     several numbers of inducing points, and the EU chapter's paper scale extrapolated from it.
@@ -125,6 +126,23 @@ def bench_topologies(scale: str, n_images: int, device: str) -> None:
     print(f"Wu & Gales paper protocol with the {scale} networks on Fashion-MNIST: {total / 3600:.1f} h of training on {device}")
 
 
+def bench_parallel_members(n_images: int) -> None:
+    """Wu & Gales on a CPU: two quick members per topology, one after the other vs side by side (n_jobs=2)."""
+    import os
+    import tempfile
+
+    for name in cb.QUICK_TOPOLOGIES:
+        times = {}
+        for n_jobs in (1, 2):
+            os.environ["CREDALBOOK_CACHE_DIR"] = tempfile.mkdtemp()  # nothing cached: both runs train
+            start = time.perf_counter()
+            cb.topology_ensemble_logits("fashion_mnist", name, seeds=(0, 1), epochs=1, n_train=n_images, n_test=500,
+                                        device="cpu", progress=False, n_jobs=n_jobs)
+            times[n_jobs] = time.perf_counter() - start
+        print(f"{name}: two members, one epoch over {n_images} images: {times[1]:.1f} s one after the other, "
+              f"{times[2]:.1f} s side by side (n_jobs=2): x{times[1] / times[2]:.2f}")
+
+
 def bench_mimori(device: str) -> None:
     """Mimori et al.: one epoch of the paper's three-convolution network over 37 500 training images."""
     x, y, shape = _fashion(37500)
@@ -177,13 +195,17 @@ def main() -> None:
     parser.add_argument("--only-topologies", action="store_true", help="only the Wu & Gales topologies")
     parser.add_argument("--topology-scale", default="quick", choices=("quick", "paper"))
     parser.add_argument("--topology-images", type=int, default=5000)
+    parser.add_argument("--parallel-members", action="store_true", help="with --only-topologies: n_jobs 1 vs 2")
     parser.add_argument("--only-mimori", action="store_true", help="only Mimori et al.'s base network")
     parser.add_argument("--only-gp", action="store_true", help="only the EU chapter's GP classifier")
     parser.add_argument("--gp-inducing", default="256,512,1024,2048")
     args = parser.parse_args()
     device = str(cb.resolve_device(args.device))
     if args.only_topologies:
-        bench_topologies(args.topology_scale, args.topology_images, device)
+        if args.parallel_members:
+            bench_parallel_members(args.topology_images)
+        else:
+            bench_topologies(args.topology_scale, args.topology_images, device)
         return
     if args.only_mimori:
         bench_mimori(device)
