@@ -236,10 +236,10 @@ class TestTopologyEnsembleLogits:
         kw = dict(seeds=(3, 4), n_train=200, n_test=50, train=dict(epochs=2), device="cpu", progress=False)
         par = topology_ensemble_logits("fashion_mnist", "LEN", n_jobs=2, **kw)
         assert len(list(tmp_cache.rglob("topology_member_logits/*/output.pkl"))) == 2  # cached where the parent looks
-        monkeypatch.setattr(topologies, "fit", lambda *a, **k: pytest.fail("retrained"))
-        again = topology_ensemble_logits("fashion_mnist", "LEN", **kw)  # serial call: loads what the workers stored
+        with monkeypatch.context() as m:  # (monkeypatch.undo() would also drop the temporary cache folder)
+            m.setattr(topologies, "fit", lambda *a, **k: pytest.fail("retrained"))
+            again = topology_ensemble_logits("fashion_mnist", "LEN", **kw)  # serial: loads what the workers stored
         np.testing.assert_array_equal(again.logits_test, par.logits_test)
-        monkeypatch.undo()
         direct = [topology_member_logits.__wrapped__("fashion_mnist", "LEN", seed=s, **{k: v for k, v in kw.items()
                                                                                         if k != "seeds"})
                   for s in (3, 4)]
