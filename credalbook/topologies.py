@@ -386,8 +386,9 @@ def topology_ensemble_logits(
     n_jobs : int, default=1
         Members trained at once in separate processes (joblib; -1 = one per core), each with one
         torch thread: on a CPU small networks use cores better side by side than split across
-        threads (see ``scripts/benchmark.py --only-topologies``). Ignored on a GPU; results do not
-        depend on it (each member is seeded and cached on its own).
+        threads (see ``scripts/benchmark.py --only-topologies``). Ignored on a GPU. Each member is
+        seeded and cached on its own, so results agree with ``n_jobs=1`` up to the float rounding
+        of one-thread against multi-threaded reductions.
 
     Returns
     -------

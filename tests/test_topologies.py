@@ -243,7 +243,9 @@ class TestTopologyEnsembleLogits:
         direct = [topology_member_logits.__wrapped__("fashion_mnist", "LEN", seed=s, **{k: v for k, v in kw.items()
                                                                                         if k != "seeds"})
                   for s in (3, 4)]
-        np.testing.assert_array_equal(par.logits_test, np.stack([d["logits_test"] for d in direct], axis=1))
+        # the workers train with one torch thread: equal up to float32 rounding of multi-threaded reductions
+        np.testing.assert_allclose(par.logits_test, np.stack([d["logits_test"] for d in direct], axis=1),
+                                   rtol=1e-4, atol=1e-6)
         with pytest.raises(ValueError, match="n_jobs must be a positive int or -1; got 0"):
             topology_ensemble_logits("fashion_mnist", "LEN", n_jobs=0, **kw)
 
