@@ -37,7 +37,7 @@ import joblib
 from credalbook._paths import repo_root
 
 __all__ = ["cache_dir", "memory", "cached", "checkpoint_path", "as_checkpoint", "save_checkpoint",
-           "load_checkpoint", "clear_cache"]
+           "load_checkpoint", "rng_states", "restore_rng_states", "clear_cache"]
 
 ENV_VAR = "CREDALBOOK_CACHE_DIR"
 
@@ -273,6 +273,25 @@ def load_checkpoint(path: Path, settings: dict) -> dict | None:
         raise ValueError(f"checkpoint {str(path)!r} was written by a run with other settings ({', '.join(diff)} "
                          "differ); delete it or pass another path")
     return state
+
+
+def rng_states(shuffle, cuda_devices) -> dict:
+    """The random states a resumable loop saves: its shuffling `shuffle` (a torch.Generator), torch's
+    global CPU generator and, when `cuda_devices` names one, that device's (for :func:`save_checkpoint`)."""
+    import torch
+
+    return dict(shuffle_rng=shuffle.get_state(), torch_rng=torch.get_rng_state(),
+                cuda_rng=torch.cuda.get_rng_state(cuda_devices[0]) if cuda_devices else None)
+
+
+def restore_rng_states(state: dict, shuffle, cuda_devices) -> None:
+    """Put back the states :func:`rng_states` saved in a checkpoint `state`."""
+    import torch
+
+    shuffle.set_state(state["shuffle_rng"])
+    torch.set_rng_state(state["torch_rng"])
+    if cuda_devices and state.get("cuda_rng") is not None:
+        torch.cuda.set_rng_state(state["cuda_rng"], cuda_devices[0])
 
 
 def clear_cache(*, version: str | None = None) -> None:

@@ -69,7 +69,7 @@ import torch.nn.functional as F
 
 from credalbook._progress import progress_bar
 from credalbook._validation import as_numpy, check_choice, check_positive_int
-from credalbook.cache import as_checkpoint, cached, load_checkpoint, save_checkpoint
+from credalbook.cache import as_checkpoint, cached, load_checkpoint, restore_rng_states, rng_states, save_checkpoint
 from credalbook.device import resolve_device
 from credalbook.epistemic_uncertainty import EUEstimates, eu_estimates
 
@@ -408,10 +408,7 @@ def fit_gp_classifier(
             lik.load_state_dict(resumed["likelihood"])
             for opt, state in zip(optimizers, resumed["optimizers"]):
                 opt.load_state_dict(state)
-            shuffle.set_state(resumed["shuffle_rng"])
-            torch.set_rng_state(resumed["torch_rng"])
-            if fork_devices and resumed.get("cuda_rng") is not None:
-                torch.cuda.set_rng_state(resumed["cuda_rng"], fork_devices[0])
+            restore_rng_states(resumed, shuffle, fork_devices)
             history = list(resumed["history"])
             start -= float(resumed["seconds"])
         model.train()
@@ -436,9 +433,7 @@ def fit_gp_classifier(
             if checkpoint is not None:
                 save_checkpoint(checkpoint, dict(
                     settings=config, model=model.state_dict(), likelihood=lik.state_dict(),
-                    optimizers=[opt.state_dict() for opt in optimizers], shuffle_rng=shuffle.get_state(),
-                    torch_rng=torch.get_rng_state(),
-                    cuda_rng=torch.cuda.get_rng_state(fork_devices[0]) if fork_devices else None,
+                    optimizers=[opt.state_dict() for opt in optimizers], **rng_states(shuffle, fork_devices),
                     history=history, seconds=time.perf_counter() - start))
     model.eval()
     if checkpoint is not None:

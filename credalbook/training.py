@@ -26,7 +26,7 @@ import torch.nn.functional as F
 from torch import nn
 from credalbook._progress import progress_bar
 
-from credalbook.cache import as_checkpoint, load_checkpoint, save_checkpoint
+from credalbook.cache import as_checkpoint, load_checkpoint, restore_rng_states, rng_states, save_checkpoint
 from credalbook.device import resolve_device
 from credalbook._validation import check_positive_int
 from credalbook.models import _as_float_tensor, _as_label_tensor
@@ -333,23 +333,20 @@ def fit(
     if resumed is not None:
         model.load_state_dict(resumed["model"])
         opt.load_state_dict(resumed["optimizer"])
-        shuffle_gen.set_state(resumed["shuffle_rng"])
         history = list(resumed["history"])
         best_loss, best_epoch, since_best = resumed["best_loss"], resumed["best_epoch"], resumed["since_best"]
         best_state = resumed["best_state"]
         first_epoch = len(history) + 1
         elapsed_before = float(resumed["seconds"])
     start_time -= elapsed_before
-    stopped = patience is not None and since_best >= patience
+    if patience is not None and since_best >= patience:  # killed between the last save and the clean-up
+        first_epoch = epochs + 1
 
     with torch.random.fork_rng(devices=fork_devices):
         torch.manual_seed(int(seed))
         if resumed is not None:
-            torch.set_rng_state(resumed["torch_rng"])
-            if dev.type == "cuda" and resumed.get("cuda_rng") is not None:
-                torch.cuda.set_rng_state(resumed["cuda_rng"], fork_devices[0])
-        epoch_range = range(epochs + 1, epochs + 1) if stopped else range(first_epoch, epochs + 1)
-        bar = progress_bar(epoch_range, progress=progress, desc="fit", unit="epoch", leave=False)
+            restore_rng_states(resumed, shuffle_gen, fork_devices)
+        bar = progress_bar(range(first_epoch, epochs + 1), progress=progress, desc="fit", unit="epoch", leave=False)
         for epoch in bar:
             model.train()
             epoch_lr = _scheduled_lr(lr, epoch, warmup_epochs, milestones, lr_decay)
@@ -412,8 +409,7 @@ def fit(
             if checkpoint is not None:
                 save_checkpoint(checkpoint, dict(
                     settings=settings, model=model.state_dict(), optimizer=opt.state_dict(),
-                    shuffle_rng=shuffle_gen.get_state(), torch_rng=torch.get_rng_state(),
-                    cuda_rng=torch.cuda.get_rng_state(fork_devices[0]) if dev.type == "cuda" else None,
+                    **rng_states(shuffle_gen, fork_devices),
                     history=history, best_loss=best_loss, best_epoch=best_epoch, since_best=since_best,
                     best_state=best_state, seconds=time.perf_counter() - start_time))
             if patience is not None and since_best >= patience:

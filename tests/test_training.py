@@ -291,3 +291,27 @@ def test_checkpoint_from_other_settings_is_refused(tmp_path):
 def test_checkpoint_must_be_a_path(bad):
     with pytest.raises(ValueError, match="checkpoint must be a file path"):
         _checkpoint_fit(None, bad)
+
+
+def test_checkpoint_written_at_the_stop_resumes_to_the_end(tmp_path, monkeypatch):
+    """Killed after the epoch that triggers early stopping was saved: the resumed call trains no further."""
+    import credalbook.training as training
+
+    ref = _checkpoint_fit(_noise_augment(), None, epochs=40, patience=1, lr=0.1)
+    assert ref.epochs_run < 40  # early stopping fired
+    real_save = training.save_checkpoint
+
+    def save_then_die(path, state):
+        real_save(path, state)
+        if state["since_best"] >= 1:
+            raise _Interrupt
+
+    monkeypatch.setattr(training, "save_checkpoint", save_then_die)
+    ckpt = tmp_path / "run.pt"
+    with pytest.raises(_Interrupt):
+        _checkpoint_fit(_noise_augment(), ckpt, epochs=40, patience=1, lr=0.1)
+    monkeypatch.undo()
+    res = _checkpoint_fit(_noise_augment(), ckpt, epochs=40, patience=1, lr=0.1)
+    assert res.epochs_run == ref.epochs_run and res.best_epoch == ref.best_epoch and not ckpt.exists()
+    for a, b in zip(ref.model.state_dict().values(), res.model.state_dict().values()):
+        assert torch.equal(a, b)
