@@ -148,10 +148,9 @@ from credalbook.ensemble_temperature import (
     DynamicTemperatureScaling,
     PostCombinationScaling,
     PreCombinationScaling,
-    TemperatureSweep,
     differentiable_ece,
-    temperature_sweep,
 )
+from credalbook.temperature_curves import TemperatureSweep, temperature_sweep
 from credalbook.topologies import (
     PAPER_TOPOLOGIES,
     QUICK_TOPOLOGIES,

@@ -51,8 +51,8 @@ from credalbook.calibration_criteria import (DEFAULT_EPSILON, acce, ace, criteri
 from credalbook.ensemble_combination import (EnsembleCalibration, RegionalConfidence, auc_weights,
     average_members, ensemble_calibration, ensemble_confidence_gap, ml_weights, perturb_non_top_label,
     regional_confidence)
-from credalbook.ensemble_temperature import (DynamicTemperatureScaling, PostCombinationScaling,
-    PreCombinationScaling, TemperatureSweep, temperature_sweep)
+from credalbook.ensemble_temperature import DynamicTemperatureScaling, PostCombinationScaling, PreCombinationScaling
+from credalbook.temperature_curves import TemperatureSweep, temperature_sweep
 from credalbook.ensemble_toys import (all_vs_top_label_example, calibrated_members_ensemble,
     paired_label_predictions, paired_label_theoretical_ace)
 from credalbook.metrics import ReliabilityCurve, reliability_curve
@@ -284,7 +284,7 @@ class TemperatureStudy:
 
 def temperature_study(ens: TopologyEnsemble, *, temperatures=None, n_bins: int = 15,
                       epsilon: float = DEFAULT_EPSILON) -> TemperatureStudy:
-    """Fig. 1: :func:`~credalbook.ensemble_temperature.temperature_sweep` on the test logits and reliability curves.
+    """Fig. 1: :func:`~credalbook.temperature_curves.temperature_sweep` on the test logits and reliability curves.
 
     Optimal temperatures are read off the sweep on the test set, as the paper's figure does.
 

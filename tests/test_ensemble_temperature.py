@@ -15,10 +15,9 @@ from credalbook.ensemble_temperature import (
     DynamicTemperatureScaling,
     PostCombinationScaling,
     PreCombinationScaling,
-    TemperatureSweep,
     differentiable_ece,
-    temperature_sweep,
 )
+from credalbook.temperature_curves import TemperatureSweep, temperature_sweep
 
 
 def _labels_from(probs, rng):
