@@ -9,9 +9,9 @@ here; each lives in a module named for its concept:
   ensembles, set_evaluation;
 - Jürgens et al.: calibration_estimators, weight_learning, instance_scenarios,
   instance_calibration_test, polytope_sampling, estimator_analysis;
-- Mimori et al.: label_histograms, label_statistics, dirichlet_predictions, mix_datasets,
+- Mimori et al.: label_histograms, label_statistics, dirichlet_predictions, alpha0_optima, mix_datasets,
   calibrators, alpha_calibration, mimori_networks, mimori_experiments, mimori_paper, mimori_plotting;
-- Wu & Gales: calibration_criteria, ensemble_combination, ensemble_toys, ensemble_temperature,
+- Wu & Gales: calibration_criteria, ensemble_combination, ensemble_toys, ensemble_temperature, temperature_curves,
   topology_networks, topologies, wu_gales_experiments, wu_gales_paper, wu_gales_plotting;
 - epistemic uncertainty: gp_classifier, epistemic_uncertainty, eu_evaluation, ball_carving, eu_toy_data,
   eu_experiments, eu_plotting.
@@ -220,15 +220,17 @@ from credalbook.label_statistics import (
     statistic_squared_loss,
 )
 from credalbook.dirichlet_predictions import (
-    Alpha0Interval,
     dirichlet_disagreement,
     dirichlet_multinomial_nll,
     dirichlet_multinomial_nll_torch,
     dirichlet_posterior_probs,
-    dpe_alpha0_interval,
-    dpe_conditional_loss,
     ensemble_disagreement,
     ensemble_posterior_probs,
+)
+from credalbook.alpha0_optima import (
+    Alpha0Interval,
+    dpe_alpha0_interval,
+    dpe_conditional_loss,
     optimal_log_alpha0,
     posterior_alpha0_interval,
     posterior_conditional_epistemic_loss,

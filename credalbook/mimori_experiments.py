@@ -45,9 +45,9 @@ from credalbook.alpha_calibration import (PAPER_AUGMENTATIONS, AlphaCalibrator, 
 from credalbook.cache import cached, checkpoint_path
 from credalbook.calibrators import CALIBRATORS, select_calibrator
 from credalbook.device import resolve_device
-from credalbook.dirichlet_predictions import (dirichlet_posterior_probs, dpe_alpha0_interval, dpe_conditional_loss,
-                                              ensemble_disagreement, ensemble_posterior_probs, optimal_log_alpha0,
-                                              posterior_alpha0_interval, posterior_conditional_epistemic_loss)
+from credalbook.alpha0_optima import (dpe_alpha0_interval, dpe_conditional_loss, optimal_log_alpha0,
+                                      posterior_alpha0_interval, posterior_conditional_epistemic_loss)
+from credalbook.dirichlet_predictions import dirichlet_posterior_probs, ensemble_disagreement, ensemble_posterior_probs
 from credalbook.label_histograms import cpe_loss_decomposition, expected_squared_loss
 from credalbook.label_statistics import statistic_calibration, statistic_squared_loss
 from credalbook.mix_datasets import make_mix_dataset, sample_label_hist, variable_label_counts
@@ -141,7 +141,7 @@ class AlphaOptimumGrid:
 def optimal_log_alpha0_grid(*, n_labels=(2, 5, 10), z1=PAPER_Z1_GRID, reg=(0.001, 0.005, 0.05, 0.5)) -> AlphaOptimumGrid:
     r"""Optimal :math:`\log\alpha_0` of binary instances for every label histogram, CPE and λ_α (App. D.2, Fig. 3).
 
-    Each combination is one instance of :func:`~credalbook.dirichlet_predictions.optimal_log_alpha0`
+    Each combination is one instance of :func:`~credalbook.alpha0_optima.optimal_log_alpha0`
     (Newton's method on Eq. 51).
 
     Examples
@@ -166,7 +166,7 @@ class Theorem1Check:
 
     ``scenarios[name]`` holds u_q, s_z, el_g; dpe_mc, dpe_se, dpe_closed, post_mc, post_se,
     post_closed (arrays over alpha0; the last entry of ``alpha0`` is inf, the model without α);
-    dpe_interval, post_interval (:class:`~credalbook.dirichlet_predictions.Alpha0Interval`);
+    dpe_interval, post_interval (:class:`~credalbook.alpha0_optima.Alpha0Interval`);
     dpe_argmin, post_argmin (the grid's Monte-Carlo minimisers).
     """
 

@@ -2,7 +2,6 @@
 site renders (navigation, figures, typeset math) in headless Chromium with no network."""
 
 import json
-import os
 import shutil
 import subprocess
 import time

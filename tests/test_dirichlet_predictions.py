@@ -14,19 +14,21 @@ import torch
 from scipy.optimize import minimize_scalar
 from scipy.stats import dirichlet_multinomial
 
-from credalbook.dirichlet_predictions import (
+from credalbook.alpha0_optima import (
     Alpha0Interval,
+    dpe_alpha0_interval,
+    dpe_conditional_loss,
+    optimal_log_alpha0,
+    posterior_alpha0_interval,
+    posterior_conditional_epistemic_loss,
+)
+from credalbook.dirichlet_predictions import (
     dirichlet_disagreement,
     dirichlet_multinomial_nll,
     dirichlet_multinomial_nll_torch,
     dirichlet_posterior_probs,
-    dpe_alpha0_interval,
-    dpe_conditional_loss,
     ensemble_disagreement,
     ensemble_posterior_probs,
-    optimal_log_alpha0,
-    posterior_alpha0_interval,
-    posterior_conditional_epistemic_loss,
 )
 
 DEVICES = ["cpu", pytest.param("cuda", marks=pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA"))]

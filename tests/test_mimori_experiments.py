@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from credalbook.dirichlet_predictions import dirichlet_posterior_probs, optimal_log_alpha0
+from credalbook.alpha0_optima import optimal_log_alpha0
+from credalbook.dirichlet_predictions import dirichlet_posterior_probs
 from credalbook.mimori_experiments import (
     MIX_AUGMENTATIONS,
     build_mix_network,

@@ -2,7 +2,6 @@
 
 from types import SimpleNamespace
 
-import numpy as np
 import pytest
 
 from credalbook import evaluate_instance_test, instance_scenario
