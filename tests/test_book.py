@@ -126,3 +126,19 @@ class TestSite:
         assert dom.count("mjx-container") > 20, "math was not typeset"
         assert "Paper vs. this book" in dom
         assert dom.count("<img") >= 2  # reliability diagrams and the Type I error figure
+
+
+def test_eu_chapter_n_seeds(tmp_path, monkeypatch):
+    """The EU chapter's `n_seeds` parameter overrides the scale's seed count and is validated."""
+    monkeypatch.setenv("CREDALBOOK_CACHE_DIR", str(tmp_path / "cache"))
+    chapter = "05_epistemic_uncertainty_gp"
+    failures = runner.run_chapters("tiny", book_root=tmp_path / "one", chapters=[chapter],
+                                   extra_parameters={"n_seeds": 1}, progress=False)
+    assert not failures, "\n".join(map(str, failures))
+    result = json.loads((tmp_path / "one" / "book" / "_build" / "results" / f"{chapter}.json").read_text())
+    assert result["parameters"]["n_seeds"] == 1
+    table1 = [r for r in result["rows"] if r["artifact"] == "Table 1" and r["quantity"].startswith("ρ_epi")]
+    assert table1 and all(r["note"].startswith("1 seed,") for r in table1)  # tiny scale has two seeds
+    failures = runner.run_chapters("tiny", book_root=tmp_path / "zero", chapters=[chapter],
+                                   extra_parameters={"n_seeds": 0}, progress=False)
+    assert len(failures) == 1 and "n_seeds must be a positive integer or None; got 0" in failures[0].error
