@@ -14,7 +14,7 @@ here; each lives in a module named for its concept:
 - Wu & Gales: calibration_criteria, ensemble_combination, ensemble_toys, ensemble_temperature, temperature_curves,
   topology_networks, topologies, wu_gales_experiments, wu_gales_paper, wu_gales_plotting;
 - epistemic uncertainty: gp_classifier, epistemic_uncertainty, eu_evaluation, ball_carving, eu_toy_data,
-  eu_experiments, eu_plotting.
+  eu_experiments, eu_real_data, eu_plotting.
 """
 
 __version__ = "0.1.0"
@@ -326,21 +326,23 @@ from credalbook.eu_experiments import (
     EU_PAPER_TABLE1,
     EU_PAPER_TABLE2,
     TOY_NOISE_SD,
-    BinaryFeatures,
     EUIntervalCurves,
     EURun,
     EUStudy,
-    RealSplits,
     ToySplits,
-    pca_even_odd,
-    real_eu_experiment,
-    real_eu_splits,
-    real_eu_study,
     run_eu_experiment,
     toy_eu_experiment,
     toy_eu_splits,
     toy_eu_study,
     toy_noise_summary,
+)
+from credalbook.eu_real_data import (
+    BinaryFeatures,
+    RealSplits,
+    pca_even_odd,
+    real_eu_experiment,
+    real_eu_splits,
+    real_eu_study,
 )
 from credalbook.eu_plotting import EU_CURVE_STYLE, plot_carved_discs, plot_eu_interval_figure, plot_eu_intervals
 from credalbook.data import load_kuzushiji49

@@ -18,19 +18,16 @@ from credalbook.eu_experiments import (
     EU_METRICS,
     EU_PAPER_TABLE1,
     EU_PAPER_TABLE2,
-    BinaryFeatures,
     EUIntervalCurves,
     EURun,
     EUStudy,
-    pca_even_odd,
-    real_eu_experiment,
-    real_eu_splits,
     run_eu_experiment,
     toy_eu_experiment,
     toy_eu_splits,
     toy_eu_study,
     toy_noise_summary,
 )
+from credalbook.eu_real_data import BinaryFeatures, pca_even_odd, real_eu_experiment, real_eu_splits
 from credalbook.gp_classifier import fit_gp_classifier
 from credalbook.report import Table
 
