@@ -10,7 +10,7 @@ here; each lives in a module named for its concept:
 - Jürgens et al.: calibration_estimators, weight_learning, instance_scenarios,
   instance_calibration_test, polytope_sampling, estimator_analysis;
 - Mimori et al.: label_histograms, label_statistics, dirichlet_predictions, alpha0_optima, mix_datasets,
-  calibrators, alpha_calibration, mimori_networks, mimori_experiments, mimori_paper, mimori_plotting;
+  calibrators, calibrator_selection, alpha_calibration, mimori_networks, mimori_experiments, mimori_paper, mimori_plotting;
 - Wu & Gales: calibration_criteria, ensemble_combination, ensemble_toys, ensemble_temperature, temperature_curves,
   topology_networks, topologies, wu_gales_experiments, wu_gales_paper, wu_gales_plotting;
 - epistemic uncertainty: gp_classifier, epistemic_uncertainty, eu_evaluation, ball_carving, eu_toy_data,
@@ -249,16 +249,14 @@ from credalbook.mix_datasets import (
 )
 from credalbook.calibrators import (
     CALIBRATORS,
-    PAPER_CALIBRATOR_GRIDS,
     Calibrator,
-    CalibratorSelection,
     MatrixScaling,
     TemperatureScaling,
     VectorScaling,
     fit_with_early_stopping,
     histogram_nll,
-    select_calibrator,
 )
+from credalbook.calibrator_selection import PAPER_CALIBRATOR_GRIDS, CalibratorSelection, select_calibrator
 from credalbook.alpha_calibration import (
     PAPER_AUGMENTATIONS,
     AlphaCalibrator,

@@ -22,13 +22,13 @@ as in App. E.4, or full-batch L-BFGS) and prediction. A subclass adds parameters
 logits (N, M, K) and override ``log_predict`` to combine members after a per-member temperature
 (pre-combination), or to apply the temperature to the combined log-probabilities
 (post-combination); a region-specific ("dynamic") temperature is a ``transform`` that picks one
-of several temperatures from each instance's own logits.
+of several temperatures from each instance's own logits. The hyper-parameter grids of App. F.3 and
+their selection by held-out NLL are in :mod:`credalbook.calibrator_selection`.
 """
 
 from __future__ import annotations
 
 import copy
-import dataclasses
 import math
 import numbers
 
@@ -40,9 +40,8 @@ from torch import nn
 from credalbook._validation import as_numpy, check_positive_int
 from credalbook.label_histograms import check_label_hist
 
-__all__ = ["CALIBRATORS", "PAPER_CALIBRATOR_GRIDS", "Calibrator", "CalibratorSelection",
-           "MatrixScaling", "TemperatureScaling", "VectorScaling", "fit_with_early_stopping",
-           "histogram_nll", "select_calibrator"]
+__all__ = ["CALIBRATORS", "Calibrator", "MatrixScaling", "TemperatureScaling", "VectorScaling",
+           "fit_with_early_stopping", "histogram_nll"]
 
 _OPTIMIZERS = ("adam", "lbfgs")
 
@@ -557,89 +556,3 @@ class MatrixScaling(Calibrator):
 
 #: Calibrators by the paper's abbreviations (ts, vs, ms).
 CALIBRATORS = {"ts": TemperatureScaling, "vs": VectorScaling, "ms": MatrixScaling}
-
-#: Hyper-parameter candidates of Mimori et al. (2022), App. F.3.
-PAPER_CALIBRATOR_GRIDS = {
-    "ts": ({},),
-    "vs": tuple({"lambda_b": b} for b in (0.1, 1.0, 10.0)),
-    "ms": tuple({"lambda_b": b, "lambda_w": w} for b in (0.1, 1.0, 10.0)
-                for w in (0.1, 1.0, 10.0)),
-}
-
-
-@dataclasses.dataclass(frozen=True)
-class CalibratorSelection:
-    """Outcome of :func:`select_calibrator`.
-
-    Attributes
-    ----------
-    calibrator : Calibrator
-        The fitted calibrator with the lowest held-out NLL.
-    params : dict
-        Its hyper-parameters.
-    cv_nll : float
-        Its held-out NLL (Eq. 84).
-    table : tuple of (dict, float)
-        Every candidate's hyper-parameters and held-out NLL, in grid order.
-    """
-
-    calibrator: Calibrator
-    params: dict
-    cv_nll: float
-    table: tuple = dataclasses.field(repr=False)
-
-
-def select_calibrator(logits, targets, *, method: str = "vs", grid=None,
-                      **fit_kwargs) -> CalibratorSelection:
-    """Fit one calibrator per hyper-parameter candidate and keep the best by held-out NLL.
-
-    Every candidate is fitted by :meth:`Calibrator.fit` on the same 80 / 20 split (the same
-    `seed`) and judged by the Eq. 84 NLL of the held-out 20 % without its penalty, as the paper
-    selects "with respect to the best cv loss" (App. F.3).
-
-    Parameters
-    ----------
-    logits : array-like, shape (N, K)
-    targets : array-like, shape (N,) or (N, K)
-        Labels or label histograms.
-    method : {"ts", "vs", "ms"}, default="vs"
-        Key of :data:`CALIBRATORS`.
-    grid : sequence of dict or None, default=None
-        Keyword arguments of the calibrator's constructor; ``None`` uses
-        :data:`PAPER_CALIBRATOR_GRIDS` (vs: λ_b ∈ {0.1, 1, 10};
-        ms: (λ_b, λ_w) ∈ {0.1, 1, 10}²).
-    **fit_kwargs
-        Passed to :meth:`Calibrator.fit`; ``cv_fraction`` must be positive.
-
-    Returns
-    -------
-    CalibratorSelection
-
-    References
-    ----------
-    Mimori et al. (2022), Diagnostic Uncertainty Calibration, App. F.3 (Eqs. 48-49).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> rng = np.random.default_rng(0)
-    >>> logits = rng.normal(size=(300, 3)); labels = rng.integers(0, 3, size=300)
-    >>> sel = select_calibrator(logits, labels, method="vs", optimizer="lbfgs")
-    >>> len(sel.table), sel.params in [p for p, _ in sel.table]
-    (3, True)
-    """
-    if method not in CALIBRATORS:
-        raise ValueError(f"method must be one of {sorted(CALIBRATORS)}; got {method!r}")
-    grid = PAPER_CALIBRATOR_GRIDS[method] if grid is None else tuple(grid)
-    if not grid or not all(isinstance(g, dict) for g in grid):
-        raise ValueError(f"grid must be a non-empty sequence of dicts; got {grid!r}")
-    if fit_kwargs.get("cv_fraction", 0.2) == 0:
-        raise ValueError("cv_fraction must be positive: candidates are compared on the held-out "
-                         "part")
-    table, best = [], None
-    for params in grid:
-        cal = CALIBRATORS[method](**params).fit(logits, targets, **fit_kwargs)
-        table.append((dict(params), cal.cv_nll_))
-        if best is None or cal.cv_nll_ < best[2]:
-            best = (cal, dict(params), cal.cv_nll_)
-    return CalibratorSelection(*best, table=tuple(table))

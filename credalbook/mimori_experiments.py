@@ -43,7 +43,8 @@ from credalbook._validation import check_choice, check_positive_int
 from credalbook.alpha_calibration import (PAPER_AUGMENTATIONS, AlphaCalibrator, RandomAugment, extract_features,
                                           mc_dropout_samples, tta_samples)
 from credalbook.cache import cached, checkpoint_path
-from credalbook.calibrators import CALIBRATORS, select_calibrator
+from credalbook.calibrator_selection import select_calibrator
+from credalbook.calibrators import CALIBRATORS
 from credalbook.device import resolve_device
 from credalbook.alpha0_optima import (dpe_alpha0_interval, dpe_conditional_loss, optimal_log_alpha0,
                                       posterior_alpha0_interval, posterior_conditional_epistemic_loss)

@@ -10,16 +10,14 @@ from scipy.special import log_softmax, softmax
 
 from credalbook.calibrators import (
     CALIBRATORS,
-    PAPER_CALIBRATOR_GRIDS,
     Calibrator,
-    CalibratorSelection,
     MatrixScaling,
     TemperatureScaling,
     VectorScaling,
     fit_with_early_stopping,
     histogram_nll,
-    select_calibrator,
 )
+from credalbook.calibrator_selection import PAPER_CALIBRATOR_GRIDS, CalibratorSelection, select_calibrator
 
 
 def _draw(probs, rng, n_labels=1):
