@@ -17,21 +17,7 @@ from credalbook.calibrators import (
     fit_with_early_stopping,
     histogram_nll,
 )
-from credalbook.calibrator_selection import PAPER_CALIBRATOR_GRIDS, CalibratorSelection, select_calibrator
-
-
-def _draw(probs, rng, n_labels=1):
-    """Label histograms with `n_labels` labels per row drawn from `probs`."""
-    return rng.multinomial(n_labels, probs / probs.sum(1, keepdims=True))
-
-
-def _synthetic(n=4000, k=4, temperature=2.5, bias=None, seed=0, n_labels=1):
-    """Logits u and labels drawn from softmax(u / temperature + bias)."""
-    rng = np.random.default_rng(seed)
-    logits = 3.0 * rng.normal(size=(n, k))
-    shift = np.zeros(k) if bias is None else np.asarray(bias)
-    hist = _draw(softmax(logits / temperature + shift, axis=1), rng, n_labels)
-    return logits, hist
+from helpers import draw_hist, synthetic_logits
 
 
 class TestHistogramNll:
@@ -75,7 +61,7 @@ class TestHistogramNll:
 
 class TestTemperatureScaling:
     def test_main(self):  # recovers a known temperature
-        logits, hist = _synthetic(n=6000, temperature=2.5, seed=0)
+        logits, hist = synthetic_logits(n=6000, temperature=2.5, seed=0)
         ts = TemperatureScaling().fit(logits, hist, optimizer="lbfgs")
         # the MLE of T from 4800 labels: standard error ~ 0.05 here
         assert ts.temperature == pytest.approx(2.5, abs=0.15)
@@ -84,8 +70,8 @@ class TestTemperatureScaling:
         assert adam.temperature == pytest.approx(2.5, abs=0.3)
 
     def test_lowers_nll_and_keeps_argmax(self):
-        logits, hist = _synthetic(temperature=3.0, seed=1)
-        val_logits, val_hist = _synthetic(temperature=3.0, seed=2)
+        logits, hist = synthetic_logits(temperature=3.0, seed=1)
+        val_logits, val_hist = synthetic_logits(temperature=3.0, seed=2)
         ts = TemperatureScaling().fit(logits, hist, optimizer="lbfgs")
         before, after = histogram_nll(val_logits, val_hist), \
             histogram_nll(ts.predict_logits(val_logits), val_hist)
@@ -97,7 +83,7 @@ class TestTemperatureScaling:
 
     def test_histograms_with_several_labels(self):
         # five labels per instance give a sharper estimate of the same temperature
-        logits, hist = _synthetic(n=2000, temperature=0.5, seed=3, n_labels=5)
+        logits, hist = synthetic_logits(n=2000, temperature=0.5, seed=3, n_labels=5)
         assert (hist.sum(1) == 5).all()
         ts = TemperatureScaling().fit(logits, hist, optimizer="lbfgs")
         assert ts.temperature == pytest.approx(0.5, abs=0.05)
@@ -127,8 +113,8 @@ class TestVectorScaling:
     def test_main(self):
         # miscalibration with a class bias: vector scaling fixes it, temperature scaling cannot
         bias = [1.0, 0.0, -1.0, 0.0]
-        logits, hist = _synthetic(temperature=2.0, bias=bias, seed=4)
-        val_logits, val_hist = _synthetic(temperature=2.0, bias=bias, seed=5)
+        logits, hist = synthetic_logits(temperature=2.0, bias=bias, seed=4)
+        val_logits, val_hist = synthetic_logits(temperature=2.0, bias=bias, seed=5)
         vs = VectorScaling(lambda_b=0.0).fit(logits, hist, optimizer="lbfgs")
         ts = TemperatureScaling().fit(logits, hist, optimizer="lbfgs")
         nll_vs = histogram_nll(vs.predict_logits(val_logits), val_hist)
@@ -144,7 +130,7 @@ class TestVectorScaling:
             vs.bias.copy_(torch.tensor([1.0, -3.0], dtype=torch.float64))
         assert vs.penalty().item() == pytest.approx(2.0 * (1 + 9) / 2)  # Eq. 48
         # a large lambda_b shrinks the bias
-        logits, hist = _synthetic(n=1000, bias=[2.0, 0, 0, 0], seed=6)
+        logits, hist = synthetic_logits(n=1000, bias=[2.0, 0, 0, 0], seed=6)
         small = VectorScaling(lambda_b=0.0).fit(logits, hist, optimizer="lbfgs")
         large = VectorScaling(lambda_b=100.0).fit(logits, hist, optimizer="lbfgs")
         assert large.bias.detach().abs().max() < 0.5 * small.bias.detach().abs().max()
@@ -159,9 +145,9 @@ class TestMatrixScaling:
         # labels follow a class permutation of the logits: only a full matrix can learn it
         rng = np.random.default_rng(7)
         logits = 3.0 * rng.normal(size=(3000, 3))
-        hist = _draw(softmax(logits[:, [1, 2, 0]], axis=1), rng)
+        hist = draw_hist(softmax(logits[:, [1, 2, 0]], axis=1), rng)
         val_logits = 3.0 * rng.normal(size=(1000, 3))
-        val_hist = _draw(softmax(val_logits[:, [1, 2, 0]], axis=1), rng)
+        val_hist = draw_hist(softmax(val_logits[:, [1, 2, 0]], axis=1), rng)
         ms = MatrixScaling(lambda_w=0.0, lambda_b=0.0).fit(logits, hist, optimizer="lbfgs")
         ts = TemperatureScaling().fit(logits, hist, optimizer="lbfgs")
         nll_ms = histogram_nll(ms.predict_logits(val_logits), val_hist)
@@ -209,7 +195,7 @@ class TestCalibrator:
         rng = np.random.default_rng(8)
         member_logits = 3.0 * rng.normal(size=(2000, 1, 3)) + 0.5 * rng.normal(size=(2000, 4, 3))
         truth = softmax(member_logits / 3.0, axis=2).mean(axis=1)
-        hist = _draw(truth, rng)
+        hist = draw_hist(truth, rng)
         cal = PreCombinationTS().fit(member_logits, hist, optimizer="lbfgs")
         assert cal.temperature == pytest.approx(3.0, abs=0.4)
         probs = cal.predict_proba(member_logits)
@@ -221,7 +207,7 @@ class TestCalibrator:
             cal.fit(np.zeros((5, 3)), [0, 1, 2, 0, 1])
 
     def test_early_stopping_and_history(self):
-        logits, hist = _synthetic(n=500, temperature=2.0, seed=9)
+        logits, hist = synthetic_logits(n=500, temperature=2.0, seed=9)
         ts = TemperatureScaling().fit(logits, hist, optimizer="adam", lr=0.05, max_epochs=200,
                                       patience=3)
         cvs = [h["cv_nll"] for h in ts.history_]
@@ -265,29 +251,3 @@ class TestFitWithEarlyStopping:
         with pytest.raises(ValueError, match="seed"):
             fit_with_early_stopping(holder, (torch.zeros(4, 1),), torch.zeros(4),
                                     loss=None, cv_loss=None, seed=-2)
-
-
-class TestSelectCalibrator:
-    def test_main(self):
-        logits, hist = _synthetic(n=1500, temperature=2.0, bias=[0.5, 0, 0, -0.5], seed=10)
-        sel = select_calibrator(logits, hist, method="vs", optimizer="lbfgs")
-        assert isinstance(sel, CalibratorSelection) and isinstance(sel.calibrator, VectorScaling)
-        assert [p for p, _ in sel.table] == list(PAPER_CALIBRATOR_GRIDS["vs"])
-        assert sel.cv_nll == min(v for _, v in sel.table)
-        assert sel.calibrator.lambda_b == sel.params["lambda_b"]
-        # every candidate used the same split: refitting the winner gives the recorded value
-        refit = VectorScaling(**sel.params).fit(logits, hist, optimizer="lbfgs")
-        assert refit.cv_nll_ == pytest.approx(sel.cv_nll)
-        assert len(PAPER_CALIBRATOR_GRIDS["ms"]) == 9
-        small = select_calibrator(logits, hist, method="ms", optimizer="lbfgs", max_epochs=3,
-                                  grid=[{"lambda_w": 0.1, "lambda_b": 0.1},
-                                        {"lambda_w": 10.0, "lambda_b": 10.0}])
-        assert len(small.table) == 2
-
-    def test_errors(self):
-        with pytest.raises(ValueError, match="method must be one of"):
-            select_calibrator(np.zeros((10, 2)), [0, 1] * 5, method="platt")
-        with pytest.raises(ValueError, match="grid must be a non-empty sequence of dicts"):
-            select_calibrator(np.zeros((10, 2)), [0, 1] * 5, grid=[])
-        with pytest.raises(ValueError, match="cv_fraction must be positive"):
-            select_calibrator(np.zeros((10, 2)), [0, 1] * 5, cv_fraction=0)

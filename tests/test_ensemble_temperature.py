@@ -17,33 +17,7 @@ from credalbook.ensemble_temperature import (
     PreCombinationScaling,
     differentiable_ece,
 )
-from credalbook.temperature_curves import TemperatureSweep, temperature_sweep
-
-
-def _labels_from(probs, rng):
-    """One label per row drawn from `probs` (N, K)."""
-    return (probs.cumsum(axis=1) > rng.random((len(probs), 1))).argmax(axis=1)
-
-
-def _tempered(n=4000, k=4, temperature=2.5, scales=(1.0,), seed=0):
-    """Member m's logits are scales[m] * s; labels are drawn from softmax(s / temperature).
-
-    Member m is therefore calibrated at the temperature scales[m] * temperature.
-    """
-    rng = np.random.default_rng(seed)
-    s = 3.0 * rng.normal(size=(n, k))
-    y = _labels_from(softmax(s / temperature, axis=1), rng)
-    z = s[:, None, :] * np.asarray(scales)[:, None]
-    return z, y
-
-
-def _overconfident_ensemble(n=3000, k=5, m=3, sharpen=3.0, noise=1.0, seed=0):
-    """Diverse members around true logits s, each sharpened: an over-confident ensemble."""
-    rng = np.random.default_rng(seed)
-    s = 1.5 * rng.normal(size=(n, k))
-    y = _labels_from(softmax(s, axis=1), rng)
-    z = sharpen * (s[:, None, :] + noise * rng.normal(size=(n, m, k)))
-    return z, y
+from helpers import labels_from, overconfident_members, tempered_members
 
 
 def _ens_ece(probs, y):
@@ -120,7 +94,7 @@ class TestDifferentiableEce:
 class TestPreCombinationScaling:
     def test_main(self):
         # member m is calibrated at temperature 2 * scales[m]: both criteria recover it
-        z, y = _tempered(temperature=2.0, scales=(0.5, 1.0, 2.0), seed=0)
+        z, y = tempered_members(temperature=2.0, scales=(0.5, 1.0, 2.0), seed=0)
         for criterion, tol in (("nll", 0.05), ("ece", 0.1)):
             pre = PreCombinationScaling(criterion=criterion).fit(z, y)
             np.testing.assert_allclose(pre.temperatures, [1.0, 2.0, 4.0], rtol=tol)
@@ -132,7 +106,7 @@ class TestPreCombinationScaling:
                                    rtol=1e-10)
 
     def test_single_member_is_temperature_scaling(self):
-        z, y = _tempered(n=3000, temperature=1.7, seed=1)
+        z, y = tempered_members(n=3000, temperature=1.7, seed=1)
         pre = PreCombinationScaling(criterion="nll").fit(z, y, optimizer="lbfgs", cv_fraction=0)
         ts = TemperatureScaling().fit(z[:, 0], y, optimizer="lbfgs", cv_fraction=0)
         assert pre.temperatures[0] == pytest.approx(ts.temperature, rel=1e-8)
@@ -143,7 +117,7 @@ class TestPreCombinationScaling:
         assert pre.temperatures[0] == pytest.approx(post.temperature, rel=1e-10)
 
     def test_targets_and_weights(self):
-        z, y = _overconfident_ensemble(seed=2)
+        z, y = overconfident_members(seed=2)
         members = PreCombinationScaling(criterion="nll").fit(z, y, n_iter=200)
         joint = PreCombinationScaling(criterion="nll", target="ensemble").fit(z, y, n_iter=200)
         # calibrating each member leaves the ensemble under-confident (Sec. 4.1): temperatures
@@ -160,7 +134,7 @@ class TestPreCombinationScaling:
         np.testing.assert_array_equal(pre.temperatures[1:], 1.0)  # no gradient reaches them
 
     def test_errors(self):
-        z, y = _tempered(n=50, scales=(1.0, 2.0))
+        z, y = tempered_members(n=50, scales=(1.0, 2.0))
         with pytest.raises(ValueError, match="target must be one of"):
             PreCombinationScaling(target="member")
         with pytest.raises(ValueError, match="criterion must be one of"):
@@ -184,7 +158,7 @@ class TestPostCombinationScaling:
     def test_main(self):
         # identical members: the ensemble is the member, calibrated at the known temperature
         for temperature in (0.5, 2.5):
-            z, y = _tempered(n=6000, temperature=temperature, scales=(1.0, 1.0), seed=3)
+            z, y = tempered_members(n=6000, temperature=temperature, scales=(1.0, 1.0), seed=3)
             for criterion, tol in (("nll", 0.04), ("ece", 0.06)):
                 post = PostCombinationScaling(criterion=criterion).fit(z, y)
                 assert post.temperature == pytest.approx(temperature, rel=tol)
@@ -193,8 +167,8 @@ class TestPostCombinationScaling:
         np.testing.assert_allclose(post.predict_proba(z), expected, rtol=1e-9)
 
     def test_lowers_ece_and_keeps_argmax(self):
-        z, y = _overconfident_ensemble(seed=4)
-        z_test, y_test = _overconfident_ensemble(seed=5)
+        z, y = overconfident_members(seed=4)
+        z_test, y_test = overconfident_members(seed=5)
         before = _ens_ece(average_members(softmax(z, axis=2)), y)
         post = PostCombinationScaling().fit(z, y)
         assert post.temperature > 1.5  # the ensemble is over-confident
@@ -210,7 +184,7 @@ class TestPostCombinationScaling:
         assert adam.temperature == pytest.approx(nll.temperature, rel=0.1)
 
     def test_errors(self):
-        z, y = _tempered(n=60, scales=(1.0, 2.0))
+        z, y = tempered_members(n=60, scales=(1.0, 2.0))
         with pytest.raises(ValueError, match="optimizer must be one of"):
             PostCombinationScaling().fit(z, y, optimizer="rmsprop")
         with pytest.raises(ValueError, match=r"\['max_epochs'\] apply only to optimizer"):
@@ -239,7 +213,7 @@ class TestDynamicTemperatureScaling:
         rng = np.random.default_rng(6)
         n, k = 4000, 4
         s = rng.normal(size=(n, k)) * np.where(rng.random(n) < 0.5, 2.0, 0.7)[:, None]
-        y = _labels_from(softmax(s, axis=1), rng)
+        y = labels_from(softmax(s, axis=1), rng)
         sure = softmax(s, axis=1).max(1) > 0.6
         z = np.where(sure[:, None], 2 * s, s / 2)[:, None, :].repeat(2, axis=1)
         dyn = DynamicTemperatureScaling().fit(z, y)
@@ -257,7 +231,7 @@ class TestDynamicTemperatureScaling:
         np.testing.assert_allclose(dyn.predict_proba(z), expected, rtol=1e-9)
 
     def test_one_region_is_post_combination(self):
-        z, y = _overconfident_ensemble(n=2000, seed=7)
+        z, y = overconfident_members(n=2000, seed=7)
         for criterion in ("ece", "nll"):
             dyn = DynamicTemperatureScaling(1, criterion=criterion).fit(z, y)
             post = PostCombinationScaling(criterion=criterion).fit(z, y)
@@ -266,7 +240,7 @@ class TestDynamicTemperatureScaling:
         np.testing.assert_array_equal(dyn.region_edges_, [0.0, 1.0])
 
     def test_lowers_ece_of_overconfident_ensemble(self):
-        z, y = _overconfident_ensemble(seed=8)
+        z, y = overconfident_members(seed=8)
         before = _ens_ece(average_members(softmax(z, axis=2)), y)
         for regions in ("equal_mass", "equal_width", (0.3, 0.6)):
             dyn = DynamicTemperatureScaling(regions=regions).fit(z, y)
@@ -278,7 +252,7 @@ class TestDynamicTemperatureScaling:
         np.testing.assert_allclose(width.region_edges_, [0, 0.25, 0.5, 0.75, 1.0])
 
     def test_errors(self):
-        z, y = _tempered(n=60, scales=(1.0, 2.0))
+        z, y = tempered_members(n=60, scales=(1.0, 2.0))
         with pytest.raises(ValueError, match="n_regions must be an integer >= 1"):
             DynamicTemperatureScaling(0)
         with pytest.raises(ValueError, match="regions must be one of"):
@@ -289,45 +263,3 @@ class TestDynamicTemperatureScaling:
             DynamicTemperatureScaling(regions=(0.0, 0.5))
         with pytest.raises(ValueError, match="not fitted yet"):
             DynamicTemperatureScaling().region_index(z)
-
-
-class TestTemperatureSweep:
-    def test_main(self):
-        z, y = _overconfident_ensemble(m=3, sharpen=1.0, noise=1.5, seed=9)
-        temps = 2.0 ** np.linspace(-1, 2, 25)
-        sweep = temperature_sweep(z, y, temperatures=temps)
-        assert isinstance(sweep, TemperatureSweep)
-        assert sweep.member_ece.shape == (25, 3) and sweep.ensemble_ece.shape == (25,)
-        # values against direct computations
-        i = 8
-        np.testing.assert_allclose(sweep.member_ece[i, 2], ece(softmax(z[:, 2] / temps[i], 1), y))
-        p_ens = softmax(z / temps[i], axis=2).mean(1)
-        assert sweep.ensemble_ece[i] == pytest.approx(ece(p_ens, y))
-        assert sweep.ensemble_accuracy[i] == pytest.approx((p_ens.argmax(1) == y).mean())
-        np.testing.assert_allclose(sweep.member_accuracy, (z.argmax(2) == y[:, None]).mean(0)[None]
-                                   .repeat(25, 0))
-        # at t = 1 the "pre" and "post" ensembles are both the uncalibrated ensemble
-        j = int(np.argmin(abs(temps - 1.0)))
-        assert sweep.post_ece[j] == pytest.approx(sweep.ensemble_ece[j], abs=1e-12)
-        # optimal temperatures are the arg-mins; the paper's finding (Fig. 1): the ensemble
-        # of diverse members needs a lower temperature than its members
-        np.testing.assert_array_equal(sweep.member_optimal_temperature,
-                                      temps[sweep.member_ece.argmin(0)])
-        assert sweep.ensemble_optimal_temperature < sweep.member_optimal_temperature.min()
-        assert sweep.ensemble_accuracy.max() > sweep.member_accuracy.max()
-        # default grid: 41 points from 1/4 to 4 including 1
-        default = temperature_sweep(z[:200], y[:200])
-        assert len(default.temperatures) == 41 and 1.0 in default.temperatures
-
-    def test_errors(self):
-        z, y = _tempered(n=30, scales=(1.0, 2.0))
-        with pytest.raises(ValueError, match="temperatures must be a non-empty sequence"):
-            temperature_sweep(z, y, temperatures=[1.0, 0.0])
-        with pytest.raises(ValueError, match="temperatures must be a non-empty sequence"):
-            temperature_sweep(z, y, temperatures=[])
-        with pytest.raises(ValueError, match=r"labels must have shape \(30,\)"):
-            temperature_sweep(z, y[:-1])
-        with pytest.raises(ValueError, match="weights must have last dimension"):
-            temperature_sweep(z, y, weights=[1.0])
-        with pytest.raises(ValueError, match=r"logits must have shape \(N, M, K\)"):
-            temperature_sweep(z[:, 0], y)
