@@ -3,6 +3,7 @@
 import math
 
 import numpy as np
+import torch
 from scipy.special import softmax
 
 
@@ -57,3 +58,14 @@ def synthetic_logits(n=4000, k=4, temperature=2.5, bias=None, seed=0, n_labels=1
     shift = np.zeros(k) if bias is None else np.asarray(bias)
     hist = draw_hist(softmax(logits / temperature + shift, axis=1), rng, n_labels)
     return logits, hist
+
+
+def check_shapes(net, c, size, k):
+    """A topology network maps (3, c, size, size) inputs to (3, k) logits through features() and head()."""
+    x = torch.rand(3, c, size, size)
+    net.eval()
+    with torch.no_grad():
+        logits, feats = net(x), net.features(x)
+    assert logits.shape == (3, k)
+    assert feats.shape == (3, net.feature_dim)
+    torch.testing.assert_close(net.head(feats), logits)

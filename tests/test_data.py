@@ -1,6 +1,5 @@
 """Tests for credalbook.data: IDX files, dataset loaders and splits."""
 
-import gzip
 import pickle
 from pathlib import Path
 
@@ -17,7 +16,6 @@ from credalbook.data import (
     load_emnist,
     load_fashion_mnist,
     load_mnist,
-    read_idx,
     split_dataset,
     train_val_test_split,
     write_idx,
@@ -87,85 +85,6 @@ def write_cifar100(folder):
                              b"coarse_labels": list(range(15, 15 + n))})
     dump(folder / "meta", {b"fine_label_names": [f"fine{i}".encode() for i in range(100)],
                            b"coarse_label_names": [f"coarse{i}".encode() for i in range(20)]})
-
-
-class TestReadIdx:
-    @pytest.mark.parametrize("dtype", [np.uint8, np.int8, np.int16, np.int32, np.float32,
-                                       np.float64])
-    @pytest.mark.parametrize("shape", [(), (5,), (3, 4), (2, 3, 4), (0, 7)])
-    @pytest.mark.parametrize("gz", [False, True])
-    def test_main(self, tmp_path, dtype, shape, gz):
-        rng = np.random.default_rng(0)
-        if np.issubdtype(dtype, np.integer):
-            info = np.iinfo(dtype)
-            array = rng.integers(info.min, info.max, size=shape, dtype=dtype, endpoint=True)
-        else:
-            array = (rng.standard_normal(shape) * 1e3).astype(dtype)
-        if array.size:  # the extremes survive the byte-order round trip
-            array.flat[0], array.flat[-1] = np.array([-1, 1]) * (
-                np.iinfo(dtype).max if np.issubdtype(dtype, np.integer) else np.finfo(dtype).max)
-        path = tmp_path / ("a.idx.gz" if gz else "a.idx")
-        write_idx(path, array)
-        back = read_idx(path)
-        assert back.dtype == np.dtype(dtype) and back.dtype.isnative
-        assert back.shape == shape
-        np.testing.assert_array_equal(back, array)
-        assert back.flags.writeable
-
-    def test_hand_written_file(self, tmp_path):
-        # Independent of write_idx: 2x2 big-endian int32 and a gzipped 1-d int16.
-        raw = bytes([0, 0, 0x0C, 2, 0, 0, 0, 2, 0, 0, 0, 2]) + np.array(
-            [1, -2, 70000, 3], ">i4").tobytes()
-        (tmp_path / "m").write_bytes(raw)
-        np.testing.assert_array_equal(read_idx(tmp_path / "m"), [[1, -2], [70000, 3]])
-        raw = bytes([0, 0, 0x0B, 1, 0, 0, 0, 3]) + np.array([-1, 256, 5], ">i2").tobytes()
-        # Compression is detected from the magic bytes, whatever the name.
-        (tmp_path / "n.bin").write_bytes(gzip.compress(raw))
-        np.testing.assert_array_equal(read_idx(str(tmp_path / "n.bin")), [-1, 256, 5])
-
-    def test_errors(self, tmp_path):
-        good = bytes([0, 0, 0x08, 1, 0, 0, 0, 3, 1, 2, 3])
-        cases = {
-            "magic": bytes([1]) + good[1:],
-            "code": good[:2] + bytes([0x07]) + good[3:],
-            "truncated": good[:-1],
-            "trailing": good + b"\x00",
-            "short_dims": good[:6],
-            "empty": b"",
-        }
-        for name, raw in cases.items():
-            path = tmp_path / name
-            path.write_bytes(raw)
-            with pytest.raises(ValueError, match=name):
-                read_idx(path)
-        path = tmp_path / "bad.gz"
-        path.write_bytes(gzip.compress(good)[:-6])
-        with pytest.raises(ValueError, match="bad.gz.*gzip"):
-            read_idx(path)
-        with pytest.raises(FileNotFoundError):
-            read_idx(tmp_path / "absent")
-
-
-class TestWriteIdx:
-    def test_main(self, tmp_path):
-        array = np.arange(6, dtype=np.uint8).reshape(2, 3)
-        write_idx(tmp_path / "a", array)
-        assert (tmp_path / "a").read_bytes() == bytes(
-            [0, 0, 8, 2, 0, 0, 0, 2, 0, 0, 0, 3, 0, 1, 2, 3, 4, 5])
-        write_idx(tmp_path / "a.gz", array)
-        packed = (tmp_path / "a.gz").read_bytes()
-        assert packed[:2] == b"\x1f\x8b"
-        assert gzip.decompress(packed) == (tmp_path / "a").read_bytes()
-        write_idx(tmp_path / "b.gz", array)  # no time stamp: byte-identical
-        assert (tmp_path / "b.gz").read_bytes() == packed
-        # big-endian input and non-contiguous views are written as their values
-        write_idx(tmp_path / "c", np.arange(12, dtype=">f8").reshape(3, 4)[:, ::2])
-        np.testing.assert_array_equal(read_idx(tmp_path / "c"), [[0, 2], [4, 6], [8, 10]])
-
-    def test_errors(self, tmp_path):
-        for array in (np.arange(3, dtype=np.int64), np.ones(2, dtype=bool), np.ones(2, complex)):
-            with pytest.raises(ValueError, match=str(array.dtype)):
-                write_idx(tmp_path / "x", array)
 
 
 def toy_dataset(n_train=20, n_test=8):
@@ -436,53 +355,6 @@ class TestLoadDataset:
             load_dataset("svhn")
         with pytest.raises(TypeError):
             load_dataset("digits", root="x")
-
-
-class TestTrainValTestSplit:
-    def test_main(self):
-        tr, va, te = train_val_test_split(1000, val_fraction=0.15, test_fraction=0.25, seed=7)
-        assert (len(tr), len(va), len(te)) == (600, 150, 250)
-        assert all(p.dtype == np.int64 and np.all(np.diff(p) > 0) for p in (tr, va, te))
-        np.testing.assert_array_equal(np.sort(np.concatenate([tr, va, te])), np.arange(1000))
-        again = train_val_test_split(1000, val_fraction=0.15, test_fraction=0.25, seed=7)
-        assert all(np.array_equal(a, b) for a, b in zip((tr, va, te), again))
-        other = train_val_test_split(1000, val_fraction=0.15, test_fraction=0.25, seed=8)
-        assert not np.array_equal(other[1], va)
-        tr, va, te = train_val_test_split(10)  # defaults: 10 % validation, no test
-        assert (len(tr), len(va), len(te)) == (9, 1, 0)
-        assert len(train_val_test_split(5, val_fraction=0.01)[1]) == 1  # positive -> at least 1
-
-    def test_stratified(self):
-        labels = np.repeat(["x", "y", "z"], [100, 200, 300])
-        labels = np.random.default_rng(0).permutation(labels)
-        tr, va, te = train_val_test_split(600, val_fraction=0.1, test_fraction=0.2, seed=3,
-                                          stratify=labels)
-        for part, expected in ((tr, [70, 140, 210]), (va, [10, 20, 30]), (te, [20, 40, 60])):
-            np.testing.assert_array_equal(np.unique(labels[part], return_counts=True)[1], expected)
-        np.testing.assert_array_equal(np.sort(np.concatenate([tr, va, te])), np.arange(600))
-        # uneven classes: totals exact, each class within one of its share
-        labels = np.repeat(np.arange(7), [1, 2, 3, 5, 8, 13, 21])
-        tr, va, te = train_val_test_split(53, val_fraction=0.2, test_fraction=0.3, seed=0,
-                                          stratify=labels)
-        assert (len(va), len(te)) == (11, 16)
-        share = np.bincount(labels[te], minlength=7) - np.bincount(labels) * 16 / 53
-        assert np.all(np.abs(share) < 1 + 1e-9)
-        np.testing.assert_array_equal(np.sort(np.concatenate([tr, va, te])), np.arange(53))
-
-    def test_errors(self):
-        for kwargs, word in (({"val_fraction": -0.1}, "val_fraction"),
-                             ({"val_fraction": 1.0}, "val_fraction"),
-                             ({"test_fraction": "0.2"}, "test_fraction"),
-                             ({"val_fraction": 0.5, "test_fraction": 0.5}, r"fraction \+ test")):
-            with pytest.raises(ValueError, match=word):
-                train_val_test_split(10, **kwargs)
-        for n in (0, 2.5, True):
-            with pytest.raises(ValueError, match="n must be"):
-                train_val_test_split(n)
-        with pytest.raises(ValueError, match="no training example"):
-            train_val_test_split(2, val_fraction=0.5, test_fraction=0.4)
-        with pytest.raises(ValueError, match=r"stratify must have shape \(10,\)"):
-            train_val_test_split(10, stratify=np.zeros(9))
 
 
 class TestSplitDataset:
