@@ -1,19 +1,9 @@
 """Tests for credalbook.data_splits (stratified train / validation / test indices)."""
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 
-from credalbook.data import (
-    train_val_test_split,
-)
-
-FASHION_DIR = Path("/usr/share/datasets/fashion-mnist")
-IDX_NAMES = ("train-images-idx3-ubyte", "train-labels-idx1-ubyte",
-             "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte")
-ENV_VARS = ("CREDALBOOK_DATA_DIR", "CREDALBOOK_FASHION_MNIST_DIR", "CREDALBOOK_MNIST_DIR",
-            "CREDALBOOK_EMNIST_DIR", "CREDALBOOK_CIFAR10_DIR", "CREDALBOOK_CIFAR100_DIR")
+from credalbook.data_splits import train_val_test_split
 
 
 class TestTrainValTestSplit:

@@ -1,21 +1,11 @@
 """Tests for credalbook.idx_format (the IDX file format of MNIST-style datasets)."""
 
 import gzip
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-from credalbook.data import (
-    read_idx,
-    write_idx,
-)
-
-FASHION_DIR = Path("/usr/share/datasets/fashion-mnist")
-IDX_NAMES = ("train-images-idx3-ubyte", "train-labels-idx1-ubyte",
-             "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte")
-ENV_VARS = ("CREDALBOOK_DATA_DIR", "CREDALBOOK_FASHION_MNIST_DIR", "CREDALBOOK_MNIST_DIR",
-            "CREDALBOOK_EMNIST_DIR", "CREDALBOOK_CIFAR10_DIR", "CREDALBOOK_CIFAR100_DIR")
+from credalbook.idx_format import read_idx, write_idx
 
 
 class TestReadIdx:

@@ -17,7 +17,6 @@ from credalbook.topologies import (
 from credalbook.topology_networks import build_topology
 from helpers import check_shapes
 
-IMAGES = ((1, 28), (3, 32))  # (channels, size): Fashion-MNIST and CIFAR
 CUDA = pytest.mark.skipif(not torch.cuda.is_available(), reason="CUDA is not available")
 DEVICES = ["cpu", pytest.param("cuda", marks=CUDA)]
 
