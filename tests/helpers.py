@@ -34,9 +34,8 @@ def overconfident_members(n=3000, k=5, m=3, sharpen=3.0, noise=1.0, seed=0):
 
 
 def within_se(samples, truth, n_se=4.0):
-    samples = np.asarray(samples, dtype=np.float64)
-    se = samples.std(ddof=1) / math.sqrt(len(samples))
-    return abs(samples.mean() - truth) < n_se * se
+    """Is the mean of `samples` within `n_se` standard errors of `truth`?"""
+    return within_se_detail(samples, truth, n_se)[0]
 
 
 def dirichlet_moments(c, qbar):
@@ -69,3 +68,28 @@ def check_shapes(net, c, size, k):
     assert logits.shape == (3, k)
     assert feats.shape == (3, net.feature_dim)
     torch.testing.assert_close(net.head(feats), logits)
+
+
+def label_case(n=60, k=3, seed=0, n_labels=(2, 3, 5)):
+    """Fixed instances: true Q (N, K), predictions z (N, K), label counts n_i."""
+    rng = np.random.default_rng(seed)
+    q = rng.dirichlet(np.ones(k), size=n)
+    z = rng.dirichlet(np.ones(k), size=n)
+    counts = rng.choice(np.asarray(n_labels), size=n)
+    return q, z, counts
+
+
+def draw_label_hists(q, counts, reps, seed=1):
+    """Label histograms (reps, N, K) drawn i.i.d. given Q."""
+    return np.random.default_rng(seed).multinomial(counts[None, :], q[None], size=(reps, len(counts)))
+
+
+def within_se_detail(estimates, truth, n_se=4.0):
+    """(mean within `n_se` standard errors of `truth`?, mean, truth, standard error)."""
+    estimates = np.asarray(estimates, dtype=np.float64)
+    se = estimates.std(ddof=1) / math.sqrt(len(estimates))
+    return abs(estimates.mean() - truth) < n_se * se, estimates.mean(), truth, se
+
+
+def bin_index(v, n_bins):
+    return min(int(np.searchsorted(np.arange(n_bins + 1) / n_bins, v, side="right")) - 1, n_bins - 1)
