@@ -1,6 +1,7 @@
-"""Shared fixtures: fixed seeds for every test, and opt-in temporary cache/results folders."""
+"""Shared fixtures: fixed seeds for every test, figures closed after it, and opt-in temporary cache/results folders."""
 
 import random
+import sys
 from types import SimpleNamespace
 
 import numpy as np
@@ -14,6 +15,15 @@ def _seed_everything():
     random.seed(0)
     np.random.seed(0)
     torch.manual_seed(0)
+
+
+@pytest.fixture(autouse=True)
+def _close_figures():
+    """Close every matplotlib figure a test left open (only if the test imported pyplot)."""
+    yield
+    plt = sys.modules.get("matplotlib.pyplot")
+    if plt is not None:
+        plt.close("all")
 
 
 @pytest.fixture()

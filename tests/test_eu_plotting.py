@@ -21,11 +21,6 @@ GP = dict(n_inducing=8, epochs=1, batch_size=512, lr=0.05, natural_gradient=True
 DISCS = dict(shape=(2, 1), radius=1.6, p_train=(0.0, 0.6), q_test=0.15)
 
 
-@pytest.fixture(autouse=True)
-def _close_figures():
-    yield
-    plt.close("all")
-
 
 def _curves(n_seeds=3, n_bins=5):
     rng = np.random.default_rng(0)

@@ -20,11 +20,6 @@ from credalbook.mimori_plotting import (  # noqa: E402
 )
 
 
-@pytest.fixture(autouse=True)
-def _close():
-    yield
-    plt.close("all")
-
 
 class TestPlotDebiasingStudy:
     def test_main(self):

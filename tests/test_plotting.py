@@ -15,11 +15,6 @@ from scipy import stats  # noqa: E402
 from credalbook.plotting import PALETTE, plot_rejection_rates, plot_reliability_diagram, set_theme  # noqa: E402
 
 
-@pytest.fixture(autouse=True)
-def _close_figures():
-    yield
-    plt.close("all")
-
 
 def _curve(kind="confidence", class_index=None, n_bins=10):
     p, y = calibrated_predictions(300, 3, seed=0)

@@ -52,11 +52,6 @@ def _on_simplex(x):
     return bool((x >= 0).all() and np.allclose(x.sum(axis=1), 1, atol=1e-12, rtol=0))
 
 
-@pytest.fixture(autouse=True)
-def _close_figures():
-    yield
-    plt.close("all")
-
 
 class TestPolytopeVolume:
     def test_main(self):

@@ -25,11 +25,6 @@ from credalbook.wu_gales_experiments import (  # noqa: E402
 )
 
 
-@pytest.fixture(autouse=True)
-def _close_figures():
-    yield
-    plt.close("all")
-
 
 def _study(n_members=3):
     rng = np.random.default_rng(0)
