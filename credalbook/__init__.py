@@ -113,6 +113,7 @@ from credalbook.calibration_criteria import (
     DEFAULT_EPSILON,
     ace,
     acce,
+    calibrated_sampling_floor,
     criteria_summary,
     ecce,
     ece,

@@ -82,7 +82,8 @@ import math
 import numpy as np
 from scipy.spatial.distance import cdist, pdist
 
-from credalbook._validation import as_numpy, check_labels, check_positive_int, check_probs
+from credalbook._validation import as_numpy, check_choice, check_labels, check_positive_int, check_probs
+from credalbook.hosmer_lemeshow import sample_labels
 from credalbook.metrics import accuracy as _accuracy
 from credalbook.metrics import equal_width_bin_index
 from credalbook.metrics import nll as _nll
@@ -99,6 +100,7 @@ __all__ = [
     "median_heuristic",
     "skce_laplacian",
     "criteria_summary",
+    "calibrated_sampling_floor",
 ]
 
 #: Region half-width of the paper's tables: 15 equal-width bins (App. A.4, following Guo et al.).
@@ -492,3 +494,53 @@ def criteria_summary(probs, labels, *, epsilon: float = DEFAULT_EPSILON, skce: b
     if skce:
         out["skce"] = skce_laplacian(p, t, bandwidth=bandwidth)
     return out
+
+
+# ----------------------------------------------------------------------------------------------
+# What a perfectly calibrated predictor would score on a finite test set
+# ----------------------------------------------------------------------------------------------
+def calibrated_sampling_floor(probs, criterion: str = "ece", *, epsilon: float = DEFAULT_EPSILON,
+                              n_draws: int = 200, seed=None) -> tuple[float, float]:
+    r"""Mean and standard deviation of a criterion when ``probs`` are *exactly* calibrated.
+
+    Draws the labels from the predictor's own probabilities, :math:`y_i \sim \hat{\mathbf p}_i`
+    (the null of consistency resampling, Vaicenavicius et al. 2019), ``n_draws`` times and scores
+    ``probs`` against each draw. The sample criteria of Eqs. 6 and 12-14 sum absolute residuals,
+    so they are positive even for a calibrated predictor; the mean returned here is that bias at
+    this N and these confidences, and differences between calibration methods smaller than a
+    few standard deviations of it cannot be told apart on this test set (Wu & Gales 2021 call such
+    criteria "sample-based" and note their dependence on N in App. A.3).
+
+    Parameters
+    ----------
+    probs : array-like, shape (N, K)
+    criterion : {"ece", "ecce", "ace", "acce"}, default "ece"
+    epsilon : float, default 1/30 (15 bins)
+    n_draws : int, default 200
+    seed : int, numpy Generator or None
+
+    Returns
+    -------
+    (mean, sd) : tuple of float
+
+    Examples
+    --------
+    A predictor that always says 0.9 for class 0, on N = 100: ECE = |mean correct − 0.9| with
+    100 Bernoulli(0.9) draws, whose expectation is about :math:`\sqrt{2/\pi}\,\sqrt{0.09/100} \approx 0.024`.
+
+    >>> p = np.tile([0.9, 0.1], (100, 1))
+    >>> m, sd = calibrated_sampling_floor(p, n_draws=2000, seed=0)
+    >>> round(m, 2)
+    0.02
+    """
+    check_choice(criterion, "criterion", ("ece", "ecce", "ace", "acce"))
+    n_draws = check_positive_int(n_draws, "n_draws")
+    eps = _check_epsilon(epsilon)
+    p = check_probs(probs)
+    if p.ndim != 2:
+        raise ValueError(f"probs must have shape (N, K); got shape {p.shape}")
+    fn = {"ece": ece, "ecce": ecce, "ace": ace, "acce": acce}[criterion]
+    rng = np.random.default_rng(seed)
+    draws = sample_labels(p, rng, size=n_draws)
+    values = np.array([fn(p, y, epsilon=eps) for y in draws])
+    return float(values.mean()), float(values.std(ddof=1)) if n_draws > 1 else math.nan

@@ -12,7 +12,8 @@ Prints wall-clock times (best of a few repeats) for
     (``--parallel-members``: two members trained one after the other vs side by side, ``n_jobs=2``);
   * ``--only-mimori``: one epoch of Mimori et al.'s base network (App. E.2) on 37 500 Fashion-MNIST images;
   * ``--only-gp``: seconds per minibatch step of the GP classifier (natural gradients, batch 1 024) for
-    several numbers of inducing points, and the EU chapter's paper scale extrapolated from it.
+    several numbers of inducing points, and the EU chapter's paper scale extrapolated from it
+    (``--gp-linalg-dtype float32``: GPyTorch's factorisations in single instead of double precision).
 Timing belongs here, not in the tests. Examples:
   .venv/bin/python scripts/benchmark.py --skip-training
   .venv/bin/python scripts/benchmark.py --only-set-test --fig1-datasets 1000
@@ -159,8 +160,20 @@ def bench_mimori(device: str) -> None:
 EU_PAPER_STEPS = dict(toy=4780, variant1=2200, sensitivity=5040, real=1820)
 
 
-def bench_gp(inducing, device: str) -> None:
-    """EU paper: seconds per natural-gradient minibatch step of the GP classifier, 2-D toy and 50-D inputs."""
+def bench_gp(inducing, device: str, linalg_dtype: str = "float64") -> None:
+    """EU paper: seconds per natural-gradient minibatch step of the GP classifier, 2-D toy and 50-D inputs.
+
+    `linalg_dtype`: precision of GPyTorch's Cholesky factorisations and triangular solves in the variational
+    strategy (``gpytorch.settings.linalg_dtypes``; GPyTorch's default and the book's is float64).
+    """
+    import gpytorch
+    import torch
+
+    with gpytorch.settings.linalg_dtypes(default=getattr(torch, linalg_dtype)):
+        _bench_gp(inducing, device, linalg_dtype)
+
+
+def _bench_gp(inducing, device: str, linalg_dtype: str) -> None:
     rng = np.random.default_rng(0)
     per_step = {}
     x = rng.normal(size=(2048, 2)).astype(np.float32)
@@ -172,7 +185,8 @@ def bench_gp(inducing, device: str) -> None:
             res = cb.fit_gp_classifier(x, y, n_inducing=m, epochs=1, batch_size=1024, lr=0.05, natural_gradient=True,
                                        device=device)
             per_step[d, m] = res.seconds / 8
-            print(f"GP step, {d} dimensions, {m} inducing points, batch 1 024, {device}: {per_step[d, m]:.3f} s")
+            print(f"GP step, {d} dimensions, {m} inducing points, batch 1 024, {linalg_dtype} factorisations, "
+                  f"{device}: {per_step[d, m]:.3f} s")
     if (2, 2048) in per_step and (50, 1024) in per_step:
         s = EU_PAPER_STEPS
         hours = (6 * (s["toy"] + s["variant1"]) + s["sensitivity"]) * per_step[2, 2048] / 3600
@@ -199,6 +213,7 @@ def main() -> None:
     parser.add_argument("--only-mimori", action="store_true", help="only Mimori et al.'s base network")
     parser.add_argument("--only-gp", action="store_true", help="only the EU chapter's GP classifier")
     parser.add_argument("--gp-inducing", default="256,512,1024,2048")
+    parser.add_argument("--gp-linalg-dtype", default="float64", choices=("float64", "float32"))
     args = parser.parse_args()
     device = str(cb.resolve_device(args.device))
     if args.only_topologies:
@@ -211,7 +226,7 @@ def main() -> None:
         bench_mimori(device)
         return
     if args.only_gp:
-        bench_gp([int(m) for m in args.gp_inducing.split(",")], device)
+        bench_gp([int(m) for m in args.gp_inducing.split(",")], device, args.gp_linalg_dtype)
         return
     if args.only_instance_test:
         bench_instance_test(args.instance_setting, args.instance_datasets, args.instance_hypotheses.split(","),

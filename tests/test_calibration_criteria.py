@@ -16,6 +16,7 @@ from credalbook.calibration_criteria import (
     DEFAULT_EPSILON,
     ace,
     acce,
+    calibrated_sampling_floor,
     criteria_summary,
     ece,
     ecce,
@@ -361,3 +362,46 @@ class TestCriteriaSummary:
             criteria_summary(P, Y, epsilon=2)
         with pytest.raises(ValueError, match="labels"):
             criteria_summary(P, [0, 1, 2, 3])
+
+
+class TestCalibratedSamplingFloor:
+    @pytest.mark.parametrize("criterion", ["ece", "ace"])
+    def test_binomial_mean_absolute_deviation(self, criterion):
+        # Every row [c, 1 - c]: one region per class, and ECE = ACE = |X/N − c| with X ~ Bin(N, c);
+        # its expectation is the binomial mean absolute deviation, summed exactly here.
+        from scipy.stats import binom
+
+        n, c, draws = 100, 0.9, 4000
+        exact = float((binom.pmf(np.arange(n + 1), n, c) * np.abs(np.arange(n + 1) / n - c)).sum())
+        mean, sd = calibrated_sampling_floor(np.tile([c, 1 - c], (n, 1)), criterion, n_draws=draws, seed=3)
+        assert abs(mean - exact) < 4 * sd / math.sqrt(draws)
+        assert 0.3 * exact < sd < 1.5 * exact
+
+    def test_observed_criterion_of_a_calibrated_model_lies_in_the_band(self):
+        rng = np.random.default_rng(5)
+        p = rng.dirichlet(np.ones(5) * 0.5, size=3000)
+        mean, sd = calibrated_sampling_floor(p, "ecce", n_draws=300, seed=6)
+        observed = np.array([ecce(p, sample_labels(p, rng)) for _ in range(40)])
+        assert abs(observed.mean() - mean) < 4 * sd / math.sqrt(40)
+        # the floor shrinks with N, about as 1 / sqrt(N)
+        small = calibrated_sampling_floor(p[:750], "ecce", n_draws=300, seed=6)[0]
+        assert 1.5 < small / mean < 2.6
+
+    def test_seeded(self):
+        p, _ = _random_case(n=300, seed=2)
+        a = calibrated_sampling_floor(p, "acce", n_draws=20, seed=7)
+        assert a == calibrated_sampling_floor(p, "acce", n_draws=20, seed=7)
+        assert a != calibrated_sampling_floor(p, "acce", n_draws=20, seed=8)
+        assert math.isnan(calibrated_sampling_floor(p, n_draws=1, seed=0)[1])
+
+    def test_errors(self):
+        with pytest.raises(ValueError, match="criterion"):
+            calibrated_sampling_floor(P, "skce")
+        with pytest.raises(ValueError, match="n_draws"):
+            calibrated_sampling_floor(P, n_draws=0)
+        with pytest.raises(ValueError, match="probs"):
+            calibrated_sampling_floor(np.stack([P, P]))
+        with pytest.raises(ValueError, match="probs"):
+            calibrated_sampling_floor([[0.5, 0.6]])
+        with pytest.raises(ValueError, match="epsilon"):
+            calibrated_sampling_floor(P, epsilon=-1)
