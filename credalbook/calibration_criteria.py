@@ -533,13 +533,14 @@ def calibrated_sampling_floor(probs, criterion: str = "ece", *, epsilon: float =
     >>> round(m, 2)
     0.02
     """
-    check_choice(criterion, "criterion", ("ece", "ecce", "ace", "acce"))
+    criteria = {"ece": ece, "ecce": ecce, "ace": ace, "acce": acce}
+    check_choice(criterion, "criterion", tuple(criteria))
     n_draws = check_positive_int(n_draws, "n_draws")
     eps = _check_epsilon(epsilon)
     p = check_probs(probs)
     if p.ndim != 2:
         raise ValueError(f"probs must have shape (N, K); got shape {p.shape}")
-    fn = {"ece": ece, "ecce": ecce, "ace": ace, "acce": acce}[criterion]
+    fn = criteria[criterion]
     rng = np.random.default_rng(seed)
     draws = sample_labels(p, rng, size=n_draws)
     values = np.array([fn(p, y, epsilon=eps) for y in draws])

@@ -169,24 +169,21 @@ def bench_gp(inducing, device: str, linalg_dtype: str = "float64") -> None:
     import gpytorch
     import torch
 
-    with gpytorch.settings.linalg_dtypes(default=getattr(torch, linalg_dtype)):
-        _bench_gp(inducing, device, linalg_dtype)
-
-
-def _bench_gp(inducing, device: str, linalg_dtype: str) -> None:
     rng = np.random.default_rng(0)
     per_step = {}
-    x = rng.normal(size=(2048, 2)).astype(np.float32)
-    cb.fit_gp_classifier(x, (x[:, 0] > 0).astype(int), n_inducing=16, epochs=1, natural_gradient=True, device=device)
-    for d in (2, 50):
-        x = rng.normal(size=(8 * 1024, d)).astype(np.float32)
-        y = (x[:, 0] > 0).astype(int)
-        for m in inducing:
-            res = cb.fit_gp_classifier(x, y, n_inducing=m, epochs=1, batch_size=1024, lr=0.05, natural_gradient=True,
-                                       device=device)
-            per_step[d, m] = res.seconds / 8
-            print(f"GP step, {d} dimensions, {m} inducing points, batch 1 024, {linalg_dtype} factorisations, "
-                  f"{device}: {per_step[d, m]:.3f} s")
+    with gpytorch.settings.linalg_dtypes(default=getattr(torch, linalg_dtype)):
+        x = rng.normal(size=(2048, 2)).astype(np.float32)
+        cb.fit_gp_classifier(x, (x[:, 0] > 0).astype(int), n_inducing=16, epochs=1, natural_gradient=True,
+                             device=device)
+        for d in (2, 50):
+            x = rng.normal(size=(8 * 1024, d)).astype(np.float32)
+            y = (x[:, 0] > 0).astype(int)
+            for m in inducing:
+                res = cb.fit_gp_classifier(x, y, n_inducing=m, epochs=1, batch_size=1024, lr=0.05,
+                                           natural_gradient=True, device=device)
+                per_step[d, m] = res.seconds / 8
+                print(f"GP step, {d} dimensions, {m} inducing points, batch 1 024, {linalg_dtype} factorisations, "
+                      f"{device}: {per_step[d, m]:.3f} s")
     if (2, 2048) in per_step and (50, 1024) in per_step:
         s = EU_PAPER_STEPS
         hours = (6 * (s["toy"] + s["variant1"]) + s["sensitivity"]) * per_step[2, 2048] / 3600
