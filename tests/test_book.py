@@ -2,6 +2,7 @@
 site renders (navigation, figures, typeset math) in headless Chromium with no network."""
 
 import json
+import re
 import shutil
 import subprocess
 import time
@@ -54,6 +55,37 @@ def _browse(page: Path, tmp_path: Path, *, screenshot: Path | None = None) -> st
     return dom.stdout
 
 
+GLUE_TEXT = re.compile(r"\{glue:text\}`([^`:]+)(?::([^`]*))?`")
+
+
+def glue_problems(executed: dict) -> list[str]:
+    """The ``{glue:text}`key:fmt``` references of a chapter's prose that will not render.
+
+    myst-nb drops such a reference from the page with only a build warning, leaving a hole in a
+    sentence: when the key was never glued, or when its stored ``text/plain`` does not format
+    with the spec (a NumPy scalar is stored as ``np.float64(...)``, which ``.2f`` cannot format).
+    The check uses myst-nb's own formatter.
+    """
+    from myst_nb.core.variables import format_plain_text
+
+    glued = {o["metadata"]["scrapbook"]["name"]: o["data"] for c in executed["cells"] for o in c.get("outputs", [])
+             if "scrapbook" in o.get("metadata", {})}
+    problems = []
+    for cell in executed["cells"]:
+        if cell["cell_type"] != "markdown":
+            continue
+        for key, fmt in GLUE_TEXT.findall("".join(cell["source"])):
+            if key not in glued:
+                problems.append(f"{key}: never glued")
+                continue
+            text = glued[key].get("application/papermill.record/text/plain", glued[key].get("text/plain"))
+            try:
+                format_plain_text(text, fmt)
+            except (TypeError, ValueError) as exc:
+                problems.append(f"{key}:{fmt} cannot format {text!r} ({exc})")
+    return problems
+
+
 def _ink(png: Path) -> tuple[float, float]:
     """Fraction of non-white pixels and the grey-level standard deviation of a screenshot."""
     grey = np.asarray(Image.open(png).convert("L"), dtype=float)
@@ -83,6 +115,11 @@ class TestChapters:
             # Sources stay unexecuted.
             src = json.loads(nb.read_text())
             assert all(not c.get("outputs") for c in src["cells"] if c["cell_type"] == "code")
+
+    def test_glued_text_renders(self, tiny_book):
+        for nb in runner.chapter_paths():
+            executed = json.loads((tiny_book["root"] / "book" / "executed" / nb.name).read_text())
+            assert not glue_problems(executed), f"{nb.stem}: " + "; ".join(glue_problems(executed))
 
     def test_rerun_is_cached(self, tiny_book, capsys):
         start = time.perf_counter()
