@@ -40,13 +40,15 @@ def _plain(value):
 
 
 def _fmt(value) -> str:
+    """A cell's text: numbers to 4 significant digits; NaN (a value the paper does not report, or
+    one that is undefined for that row) as an em dash rather than ``nan``."""
     if isinstance(value, bool) or value is None:
         return str(value)
     if isinstance(value, numbers.Integral):
         return str(value)
     if isinstance(value, numbers.Real):
         v = float(value)
-        return "nan" if math.isnan(v) else f"{v:.4g}"
+        return "—" if math.isnan(v) else f"{v:.4g}"
     return str(value)
 
 
@@ -63,7 +65,8 @@ class Table:
     Parameters
     ----------
     rows : dict of str to dict
-        One row per key (the row label); the inner dicts' keys are the columns.
+        One row per key (the row label); the inner dicts' keys are the columns. A NaN cell (not
+        reported, undefined) shows as "—", a missing one as an empty cell.
 
     Examples
     --------

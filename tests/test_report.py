@@ -147,7 +147,7 @@ class TestTable:
         t = Table({"<b>": {"n": 3, "flag": True, "x": float("nan"), "s": "a&b", "v": None}})
         html = t._repr_html_()
         assert "<td>&lt;b&gt;</td>" in html
-        assert "<td>3</td><td>True</td><td>nan</td><td>a&amp;b</td><td>None</td>" in html
+        assert "<td>3</td><td>True</td><td>—</td><td>a&amp;b</td><td>None</td>" in html
         assert "<b>" not in html
         assert Table({}).columns == []
 
