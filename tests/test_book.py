@@ -119,7 +119,8 @@ class TestChapters:
     def test_glued_text_renders(self, tiny_book):
         for nb in runner.chapter_paths():
             executed = json.loads((tiny_book["root"] / "book" / "executed" / nb.name).read_text())
-            assert not glue_problems(executed), f"{nb.stem}: " + "; ".join(glue_problems(executed))
+            problems = glue_problems(executed)
+            assert not problems, f"{nb.stem}: " + "; ".join(problems)
 
     def test_rerun_is_cached(self, tiny_book, capsys):
         start = time.perf_counter()
