@@ -21,7 +21,7 @@ import numpy as np
 
 from credalbook._paths import results_dir
 
-__all__ = ["Comparison", "ComparisonRow", "Table", "load_comparison"]
+__all__ = ["Comparison", "ComparisonRow", "Table", "glue", "load_comparison"]
 
 
 def _plain(value):
@@ -37,6 +37,18 @@ def _plain(value):
     if isinstance(value, (list, tuple)):
         return [_plain(v) for v in value]
     return value
+
+
+def glue(name: str, value, display: bool = True) -> None:
+    """``myst_nb.glue`` for the chapters, with NumPy/torch scalars stored as plain numbers.
+
+    myst-nb stores a glued value's ``repr``; a NumPy scalar's is ``np.float64(...)``, which the
+    ``{glue:text}`name:.2f``` role cannot format, so the number silently vanishes from the page
+    (only a build warning). Converting with the same ``_plain`` as the results files avoids that.
+    """
+    from myst_nb import glue as _glue
+
+    _glue(name, _plain(value), display=display)
 
 
 def _fmt(value) -> str:

@@ -155,3 +155,21 @@ class TestTable:
         t = Table({"a": {"x": 1}})
         with pytest.raises(AttributeError):
             t.rows = {}  # frozen
+
+
+class TestGlue:
+    def test_numpy_scalars_glued_as_plain_numbers(self, monkeypatch):
+        import myst_nb
+
+        from credalbook import glue
+        from myst_nb.core.variables import format_plain_text
+
+        seen = {}
+        monkeypatch.setattr(myst_nb, "glue", lambda name, value, display=True: seen.update({name: (value, display)}))
+        glue("x", np.float64(0.25), display=False)
+        glue("v", np.arange(3))
+        assert seen["x"] == (0.25, False) and type(seen["x"][0]) is float
+        assert seen["v"] == ([0, 1, 2], True)
+        assert format_plain_text(repr(seen["x"][0]), ".2f") == "0.25"
+        with pytest.raises(ValueError):  # what myst-nb would have been given without the conversion
+            format_plain_text(repr(np.float64(0.25)), ".2f")
