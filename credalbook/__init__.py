@@ -282,7 +282,7 @@ from credalbook.plotting import (
 )
 from credalbook.predictions import ModelPredictions, build_model, train_predictions
 from credalbook.presets import preset
-from credalbook.report import Comparison, Table, glue, load_comparison
+from credalbook.report import Comparison, Table, count_of, glue, load_comparison
 from credalbook.set_evaluation import compare_solvers, evaluate_classifier_set, evaluate_instance_test
 from credalbook.skce import skce_ul, skce_uq, tv_kernel
 from credalbook.synthetic import calibrated_predictions, scramble_non_top

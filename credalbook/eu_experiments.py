@@ -56,7 +56,7 @@ from credalbook.eu_evaluation import (
 )
 from credalbook.eu_toy_data import TOY_GRID, EUToyData, eu_toy_data, toy_disc_layout
 from credalbook.gp_classifier import fit_gp_classifier, fit_gp_classifier_cached
-from credalbook.report import Table
+from credalbook.report import Table, count_of
 
 __all__ = ["EU_ESTIMATORS", "EU_METRICS", "EU_PAPER_TABLE1", "EU_PAPER_TABLE2", "TOY_NOISE_SD", "EUIntervalCurves",
            "EURun", "EUStudy", "ToySplits", "run_eu_experiment", "toy_eu_experiment", "toy_eu_splits",
@@ -338,7 +338,7 @@ class EUStudy:
         """Table 1/2 layout: one row per estimator, "mean ± sd" over the seeds."""
         s = self.summary()
         rows = {f"Ê_{k}": {_METRIC_NAMES[m]: _fmt_mean_sd(*s[k][m]) for m in EU_METRICS} for k in EU_ESTIMATORS}
-        return Table(rows, index_name=f"{self.name} ({len(self.runs)} seeds)")
+        return Table(rows, index_name=f"{self.name} ({count_of(len(self.runs), 'seed')})")
 
     def curves(self, estimator: str) -> EUIntervalCurves:
         """Per-interval mean raw EU, calibrated EU and gain of every run (Figs. 3-4)."""

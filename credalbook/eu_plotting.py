@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from credalbook.plotting import _axes
+from credalbook.report import count_of
 
 __all__ = ["EU_CURVE_STYLE", "plot_carved_discs", "plot_eu_intervals", "plot_eu_interval_figure"]
 
@@ -96,7 +97,7 @@ def plot_eu_intervals(curves, *, ax=None, show_raw: bool = True, title: str | No
     ax.axhline(0, color="black", linewidth=0.6)
     ax.set_xlabel("interval of the estimated EU")
     ax.set_ylabel("average over the interval")
-    ax.set_title(title or f"$\\hat{{\\mathcal{{E}}}}_{curves.estimator}$ ({curves.raw.shape[0]} seeds)", fontsize=10)
+    ax.set_title(title or f"$\\hat{{\\mathcal{{E}}}}_{curves.estimator}$ ({count_of(curves.raw.shape[0], 'seed')})", fontsize=10)
     ax.legend(fontsize=7)
     return ax
 
@@ -113,7 +114,7 @@ def plot_eu_interval_figure(study, *, show_raw=("M",), title: str = ""):
     names = {"M": "mutual information", "E": "entropy"}
     for ax, k in zip(axes, ("M", "E")):
         plot_eu_intervals(study.curves(k), ax=ax, show_raw=k in show_raw,
-                          title=f"$\\hat{{\\mathcal{{E}}}}_{k}$ ({names[k]}), {len(study.runs)} seeds")
+                          title=f"$\\hat{{\\mathcal{{E}}}}_{k}$ ({names[k]}), {count_of(len(study.runs), 'seed')}")
     fig.suptitle(title or study.name)
     fig.tight_layout()
     return fig

@@ -21,7 +21,7 @@ import numpy as np
 
 from credalbook._paths import results_dir
 
-__all__ = ["Comparison", "ComparisonRow", "Table", "glue", "load_comparison"]
+__all__ = ["Comparison", "ComparisonRow", "Table", "count_of", "glue", "load_comparison"]
 
 
 def _plain(value):
@@ -49,6 +49,15 @@ def glue(name: str, value, display: bool = True) -> None:
     from myst_nb import glue as _glue
 
     _glue(name, _plain(value), display=display)
+
+
+def count_of(n: int, noun: str) -> str:
+    """``n`` and ``noun`` for a caption, with the plural ``s`` only when ``n`` is not one.
+
+    >>> count_of(1, "seed"), count_of(6, "seed")
+    ('1 seed', '6 seeds')
+    """
+    return f"{n} {noun}" + ("s" if n != 1 else "")
 
 
 def _fmt(value) -> str:

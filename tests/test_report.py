@@ -173,3 +173,10 @@ class TestGlue:
         assert format_plain_text(repr(seen["x"][0]), ".2f") == "0.25"
         with pytest.raises(ValueError):  # what myst-nb would have been given without the conversion
             format_plain_text(repr(np.float64(0.25)), ".2f")
+
+
+class TestCountOf:
+    def test_plural_only_when_not_one(self):
+        from credalbook import count_of
+
+        assert [count_of(n, "seed") for n in (0, 1, 2, 6)] == ["0 seeds", "1 seed", "2 seeds", "6 seeds"]
