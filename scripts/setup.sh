@@ -45,9 +45,23 @@ if [ ${#need[@]} -gt 0 ]; then
     SUDO=""
     if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
     log "installing Debian packages: ${need[*]}"
-    if ! { $SUDO apt-get update -q >/dev/null && $SUDO DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${need[@]}" >/dev/null; }; then
+    # Wait for another apt/dpkg run (a second setup, unattended upgrades) instead of failing on its lock:
+    # DPkg::Lock::Timeout covers install's dpkg lock; update's lists lock is retried for up to a minute.
+    APT=($SUDO env DEBIAN_FRONTEND=noninteractive apt-get -q -o DPkg::Lock::Timeout=600)
+    apt_log=$(mktemp)
+    apt_update() {
+      local try
+      for try in 1 2 3 4 5 6; do
+        "${APT[@]}" update >>"$apt_log" 2>&1 && return 0
+        sleep 10
+      done
+      return 1
+    }
+    if ! { apt_update && "${APT[@]}" install -y "${need[@]}" >>"$apt_log" 2>&1; }; then
+      tail -n 5 "$apt_log" | sed 's/^/[setup] apt-get: /' >&2
       log "WARNING: could not install ${need[*]} with apt-get; see book/reproduce.md"
     fi
+    rm -f "$apt_log"
   else
     log "WARNING: apt-get not found; install ${need[*]} yourself (see book/reproduce.md)"
   fi
