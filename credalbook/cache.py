@@ -210,7 +210,7 @@ def checkpoint_path(name: str, key: dict, *, version: str | None = None) -> Path
 
     ``cache_dir() / f"v{version}" / "checkpoints" / f"{name}-{joblib.hash(key)}.pt"``: the same
     arguments give the same file, so a cached function that trains a network (e.g.
-    :func:`credalbook.train_mix_network`) resumes an interrupted training when it is called again.
+    :func:`credalbook.papers.mimori.train_mix_network`) resumes an interrupted training when it is called again.
     The folder is not created here; :func:`clear_cache` removes it.
 
     Examples
@@ -244,8 +244,8 @@ def save_checkpoint(path: Path, state: dict) -> None:
     """Write a training state (tensors, numbers, lists, dicts) to `path` atomically.
 
     A temporary file in the same folder is renamed over `path`, so a run killed while writing leaves
-    the previous checkpoint intact. Used per epoch by :func:`credalbook.fit` and
-    :func:`credalbook.fit_gp_classifier`; `state` must hold the run's ``settings`` for
+    the previous checkpoint intact. Used per epoch by :func:`credalbook.nn.fit` and
+    :func:`credalbook.gp.fit_gp_classifier`; `state` must hold the run's ``settings`` for
     :func:`load_checkpoint` to check.
     """
     import torch

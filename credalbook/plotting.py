@@ -2,18 +2,18 @@
 
 Compute functions never plot; plot functions take their results and an ``ax=`` argument
 (as scikit-learn's ``calibration_curve`` vs ``CalibrationDisplay``) and return the axes. The figures
-of the other chapters live in :mod:`credalbook.mimori_plotting`, :mod:`credalbook.wu_gales_plotting`
-and :mod:`credalbook.eu_plotting`, built on the helpers here (``_axes``, ``_panels``).
+of the other chapters live in :mod:`credalbook.papers.mimori.figures`, :mod:`credalbook.papers.wu_gales.figures`
+and :mod:`credalbook.papers.eu.figures`, built on the helpers here (``_axes``, ``_panels``).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from credalbook.metrics import ReliabilityCurve
+from credalbook.metrics.classification import ReliabilityCurve
 
 __all__ = ["set_theme", "PALETTE", "plot_reliability_diagram", "plot_rejection_rates", "simplex_coordinates",
-           "plot_credal_scenario", "plot_error_rates", "plot_error_rate_figure", "plot_polytope_sampling"]
+           "plot_credal_scenario", "plot_polytope_sampling", "plot_null_distributions"]
 
 #: Colour-blind-safe palette used throughout the book.
 PALETTE = "colorblind"
@@ -71,13 +71,13 @@ def plot_reliability_diagram(curve: ReliabilityCurve, *, ax=None, label: str | N
     --------
     >>> import matplotlib
     >>> matplotlib.use("Agg")
-    >>> from credalbook.metrics import reliability_curve
+    >>> from credalbook.metrics.classification import reliability_curve
     >>> ax = plot_reliability_diagram(reliability_curve([[0.9, 0.1], [0.3, 0.7]], [0, 0], n_bins=5))
     >>> [float(v) for v in ax.get_xlim()]
     [0.0, 1.0]
     """
     if not isinstance(curve, ReliabilityCurve):
-        raise ValueError(f"curve must be a ReliabilityCurve (from credalbook.reliability_curve); got {type(curve).__name__}")
+        raise ValueError(f"curve must be a ReliabilityCurve (from credalbook.metrics.reliability_curve); got {type(curve).__name__}")
     ax = _axes(ax)
     edges = curve.bin_edges
     width = np.diff(edges)
@@ -172,14 +172,14 @@ def plot_credal_scenario(scenario, *, dataset: int = 0, instance: int = 0, n_com
     --------
     >>> import matplotlib
     >>> matplotlib.use("Agg")
-    >>> from credalbook.credal_scenarios import credal_scenario
+    >>> from credalbook.synthetic.set_scenarios import credal_scenario
     >>> ax = plot_credal_scenario(credal_scenario("S2", n_instances=2, n_classes=3, u=0.5, seed=0))
     >>> len(ax.lines) > 0
     True
     """
     from scipy.spatial import ConvexHull, QhullError
 
-    from credalbook.credal import sample_weights
+    from credalbook.credal.geometry import sample_weights
 
     ax = _axes(ax)
     members = scenario.ens_probs[dataset, instance]
@@ -237,7 +237,7 @@ def _draw_hull_outline(ax, pts: np.ndarray) -> None:
 def plot_polytope_sampling(vertices, n_samples: int = 2000, *, methods=("weights", "triangulation"), seed=0, ax=None):
     """Fig. 8 of Jürgens et al.: points of a K = 3 credal set drawn by each sampling method.
 
-    One panel per method (see :func:`~credalbook.sample_polytope`): the simplex, the shaded hull
+    One panel per method (see :func:`~credalbook.credal.sample_polytope`): the simplex, the shaded hull
     of the members (black stars) and ``n_samples`` sampled points. With more members than
     vertices of a triangle (e.g. six random members), uniform weights λ ~ Dir(1) pile the points
     up in the centre, while the triangulation spreads them evenly.
@@ -276,7 +276,7 @@ def plot_polytope_sampling(vertices, n_samples: int = 2000, *, methods=("weights
     import matplotlib.pyplot as plt
 
     from credalbook._validation import check_choice
-    from credalbook.polytope_sampling import METHODS, _check_vertices, sample_polytope
+    from credalbook.credal.sampling import METHODS, _check_vertices, sample_polytope
 
     v = _check_vertices(vertices)
     if v.shape[1] != 3:
@@ -309,135 +309,6 @@ def plot_polytope_sampling(vertices, n_samples: int = 2000, *, methods=("weights
     if ax is None:
         fig.tight_layout()
     return fig
-
-
-def plot_error_rates(study, *, alphas=None, ax=None, legend: bool = True):
-    """Empirical Type I (S1) or Type II (S2, S3) error against the significance level (Fig. 1 right).
-
-    Parameters
-    ----------
-    study : ErrorRateStudy
-    alphas : sequence of float, optional
-        Default: the paper's twelve levels.
-
-    Examples
-    --------
-    >>> import matplotlib
-    >>> matplotlib.use("Agg")
-    >>> from credalbook.error_rates import set_test_error_rates
-    >>> study = set_test_error_rates.__wrapped__("S1", n_datasets=4, n_instances=20, n_members=2, n_classes=3,
-    ...                                          u=0.5, n_bootstrap=10, measures=("skce_ul",), n_jobs=1,
-    ...                                          progress=False)
-    >>> len(plot_error_rates(study).lines)
-    2
-    """
-    from credalbook.error_rates import PAPER_ALPHAS
-
-    ax = _axes(ax)
-    alphas = np.asarray(PAPER_ALPHAS if alphas is None else alphas, dtype=np.float64)
-    errors = study.error_rates(alphas)
-    for i, name in enumerate(study.measures):
-        ax.plot(alphas, errors[i], marker="o", markersize=3, linewidth=1.2, color=f"C{i}", label=name)
-    if study.scenario == "S1":
-        ax.plot([0, 1], [0, 1], color="black", linestyle="--", linewidth=1, label=r"error = $\alpha$")
-        ax.set_ylabel("Type I error")
-    else:
-        ax.set_ylabel("Type II error")
-    ax.set_xlim(0, 1)
-    ax.set_ylim(-0.02, 1.02)
-    ax.set_xlabel(r"significance level $\alpha$")
-    ax.set_title(f"{study.scenario} (R = {study.n_datasets})")
-    if legend:
-        ax.legend(fontsize=7, loc="best")
-    return ax
-
-
-def plot_error_rate_figure(studies: dict, *, title: str = "", alphas=None):
-    """Fig. 1 (right) layout: one panel per scenario (S1 Type I, S2/S3 Type II), shared y axis.
-
-    ``studies`` maps scenario names to :class:`~credalbook.ErrorRateStudy`; the title is ``title``
-    followed by the setting (N, M, K, u) of the studies. Returns the figure.
-    """
-    import matplotlib.pyplot as plt
-
-    if not studies:
-        raise ValueError("studies must map at least one scenario to an ErrorRateStudy")
-    fig, axes = plt.subplots(1, len(studies), figsize=(4.4 * len(studies), 3.8), sharey=True, squeeze=False)
-    for ax, (name, study) in zip(axes[0], studies.items()):
-        plot_error_rates(study, alphas=alphas, ax=ax, legend=name == "S1")
-    c = next(iter(studies.values())).config
-    setting = f"N = {c['n_instances']}, M = {c['n_members']}, K = {c['n_classes']}, u = {c['u']}"
-    fig.suptitle(f"{title}: {setting}" if title else setting, y=1.02)
-    fig.tight_layout()
-    return fig
-
-
-def plot_instance_error_rates(studies: dict, *, title: str = "", h0_alphas=None, h1_alphas=None):
-    """Figs. 3-4 of Jürgens et al.: one panel per hypothesis, the new test solid, Mortier et al.'s dashed.
-
-    ``studies`` maps hypothesis names to :class:`~credalbook.ErrorRateStudy` objects from
-    :func:`~credalbook.instance_test_error_rates` (tests named ``"<estimator> · new"`` /
-    ``"… · Mortier"``). H0 panels show the Type I error over Mortier et al.'s twelve levels, H1
-    panels the Type II error over the paper's H1 levels. Returns the figure.
-    """
-    import matplotlib.pyplot as plt
-
-    from credalbook.error_rates import PAPER_ALPHAS
-    from credalbook.instance_calibration_test import JUERGENS_H1_ALPHAS
-
-    if not studies:
-        raise ValueError("studies must hold at least one ErrorRateStudy")
-    fig, axes = plt.subplots(1, len(studies), figsize=(3.3 * len(studies), 3.2), squeeze=False)
-    estimators = []
-    for study in studies.values():
-        for name in study.measures:
-            est = name.split(" · ")[0]
-            if est not in estimators:
-                estimators.append(est)
-    for ax, (hyp, study) in zip(axes[0], studies.items()):
-        alphas = np.asarray((PAPER_ALPHAS if h0_alphas is None else h0_alphas) if study.is_null
-                            else (JUERGENS_H1_ALPHAS if h1_alphas is None else h1_alphas), dtype=np.float64)
-        errors = study.error_rates(alphas)
-        for i, name in enumerate(study.measures):
-            est, test = name.split(" · ")
-            ax.plot(alphas, errors[i], marker="o", markersize=3, linewidth=1.2, color=f"C{estimators.index(est)}",
-                    linestyle="-" if test == "new" else "--", label=name)
-        if study.is_null:
-            ax.plot([0, 1], [0, 1], color="black", linestyle=":", linewidth=1)
-            ax.set_ylabel("Type I error")
-            ax.set_xlim(0, 1)
-        else:
-            ax.set_ylabel("Type II error")
-            ax.set_xlim(0, alphas.max() * 1.05)
-        ax.set_ylim(-0.02, 1.02)
-        ax.set_xlabel(r"$\alpha$")
-        ax.set_title(f"{hyp} (R = {study.n_datasets})", fontsize=10)
-    handles, labels = axes[0, 0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncol=min(len(labels), 4), fontsize=7, bbox_to_anchor=(0.5, -0.12))
-    if title:
-        fig.suptitle(title)
-    fig.tight_layout()
-    return fig
-
-
-def plot_landscape(landscape, *, ax=None, cmap: str = "viridis", xlabel: str | None = None):
-    """Heat map of a :class:`~credalbook.estimator_analysis.Landscape` on the 2-simplex (Figs. 6-7).
-
-    The data-generating point is a red dot, the grid minimum a white cross.
-    """
-    ax = _axes(ax)
-    xy = simplex_coordinates(landscape.grid)
-    tc = ax.tricontourf(xy[:, 0], xy[:, 1], landscape.values, levels=20, cmap=cmap)
-    ax.figure.colorbar(tc, ax=ax, shrink=0.8)
-    _draw_hull_outline(ax, simplex_coordinates(np.eye(3)))
-    t = simplex_coordinates(landscape.truth[None])[0]
-    m = simplex_coordinates(landscape.argmin[None])[0]
-    ax.plot(*t, "o", color="red", markersize=7, label="truth")
-    ax.plot(*m, "x", color="white", markersize=8, mew=2, label="minimum")
-    ax.set_aspect("equal")
-    ax.set_axis_off()
-    ax.set_title(landscape.estimator if xlabel is None else f"{landscape.estimator} — {xlabel}", fontsize=10)
-    return ax
 
 
 def plot_null_distributions(samples: dict, *, ax=None, bins: int = 30):

@@ -1,4 +1,4 @@
-"""Tests for credalbook.alpha0_optima: Newton's optimal log α0 (App. D.2) and Theorem 1 (App. D.3) of Mimori et al. 2022."""
+"""Tests for credalbook.papers.mimori.alpha0: Newton's optimal log α0 (App. D.2) and Theorem 1 (App. D.3) of Mimori et al. 2022."""
 
 
 import numpy as np
@@ -6,7 +6,7 @@ import pytest
 import torch
 from scipy.optimize import minimize_scalar
 
-from credalbook.alpha0_optima import (
+from credalbook.papers.mimori import (
     Alpha0Interval,
     dpe_alpha0_interval,
     dpe_conditional_loss,
@@ -14,7 +14,7 @@ from credalbook.alpha0_optima import (
     posterior_alpha0_interval,
     posterior_conditional_epistemic_loss,
 )
-from credalbook.dirichlet_predictions import (
+from credalbook.calibration import (
     dirichlet_disagreement,
     dirichlet_multinomial_nll,
     dirichlet_multinomial_nll_torch,

@@ -1,4 +1,4 @@
-"""Tests for credalbook.alpha_calibration: the α head, feature extraction, MC dropout, TTA."""
+"""Tests for credalbook.calibration.alpha: the α head, feature extraction, MC dropout, TTA."""
 
 import copy
 
@@ -8,7 +8,7 @@ import torch
 from scipy.optimize import brentq
 from scipy.special import digamma, softmax
 
-from credalbook.alpha_calibration import (
+from credalbook.calibration import (
     PAPER_AUGMENTATIONS,
     AlphaCalibrator,
     RandomAugment,
@@ -17,8 +17,8 @@ from credalbook.alpha_calibration import (
     mc_dropout_samples,
     tta_samples,
 )
-from credalbook.calibrators import TemperatureScaling
-from credalbook.models import MLP, SmallCNN, mc_dropout_predict
+from credalbook.calibration import TemperatureScaling
+from credalbook.nn import MLP, SmallCNN, mc_dropout_predict
 
 CUDA = pytest.mark.skipif(not torch.cuda.is_available(), reason="CUDA is not available")
 DEVICES = ["cpu", pytest.param("cuda", marks=CUDA)]
@@ -250,7 +250,7 @@ class TestMcDropoutSamples:
         assert probs.shape == (9, 7, 4) and feats.shape == (9, 7, 16)
         np.testing.assert_allclose(probs.sum(-1), 1.0)
         assert probs.std(axis=1).max() > 1e-3  # the samples differ
-        # the same passes and masks as credalbook.models.mc_dropout_predict
+        # the same passes and masks as credalbook.nn.mc_dropout_predict
         ref = mc_dropout_predict(net, x, n_samples=7, batch_size=4, device=device, seed=0)
         np.testing.assert_allclose(probs, ref, rtol=1e-6, atol=1e-7)
         # features and probs belong to the same pass

@@ -1,11 +1,11 @@
-"""Tests for credalbook.ball_carving (EU paper, Secs. 4.2.1, 4.3 and 5.4)."""
+"""Tests for credalbook.papers.eu.carving (EU paper, Secs. 4.2.1, 4.3 and 5.4)."""
 
 import math
 
 import numpy as np
 import pytest
 
-from credalbook.ball_carving import (
+from credalbook.papers.eu import (
     BallLayout,
     BallSplit,
     DenseCentres,
@@ -216,7 +216,7 @@ class TestHighDimensionalQueries:
     def test_brute_force_matches_kdtree(self):
         from sklearn.neighbors import KDTree
 
-        from credalbook.ball_carving import _count_within, _kth_neighbour_distance
+        from credalbook.papers.eu.carving import _count_within, _kth_neighbour_distance
 
         rng = np.random.default_rng(0)
         pool = rng.normal(size=(600, 20))

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from credalbook import runner
+from credalbook.book import runner
 
 pytestmark = pytest.mark.slow
 

@@ -1,7 +1,7 @@
-"""Tests for credalbook.calibration_criteria (Wu & Gales 2021, Sec. 3, Eqs. 6-16; SKCE of Widmann et al.).
+"""Tests for credalbook.metrics.ensemble (Wu & Gales 2021, Sec. 3, Eqs. 6-16; SKCE of Widmann et al.).
 
 Hand-computed cases, the exact equalities with credalbook.metrics that the module docstring
-states, the global (ε ≥ 1/2) limits, an O(N²) double sum and credalbook.skce.skce_uq for the SKCE,
+states, the global (ε ≥ 1/2) limits, an O(N²) double sum and credalbook.metrics.skce_uq for the SKCE,
 and a Monte-Carlo check that the SKCE estimator is unbiased (zero mean) for a calibrated model.
 """
 
@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 import torch
 
-import credalbook.calibration_criteria as cc
-from credalbook.calibration_criteria import (
+import credalbook.metrics.ensemble as cc
+from credalbook.metrics import (
     DEFAULT_EPSILON,
     ace,
     acce,
@@ -26,9 +26,9 @@ from credalbook.calibration_criteria import (
     median_heuristic,
     skce_laplacian,
 )
-from credalbook.hosmer_lemeshow import sample_labels
+from credalbook.synthetic import sample_labels
 from credalbook.metrics import accuracy, ece_classwise, ece_confidence, nll, reliability_curve
-from credalbook.skce import skce_uq
+from credalbook.metrics import skce_uq
 
 # Hand-computed case (K = 3, N = 4). Residuals p - onehot(y):
 #   row 0: [-0.3, 0.2, 0.1]   row 1: [0.5, -0.7, 0.2]   row 2: [0.1, 0.1, -0.2]   row 3: [-0.7, 0.3, 0.4]

@@ -7,7 +7,7 @@ import pytest
 import torch
 from scipy import stats
 
-from credalbook import (
+from credalbook.metrics import (
     brier_estimator,
     dirichlet_kde_calibration_map,
     estimator_measure,
@@ -18,8 +18,8 @@ from credalbook import (
     skce_ul,
     skce_uq,
 )
-from credalbook.calibration_estimators import _estimator_fn
-from credalbook.hosmer_lemeshow import _sample_labels
+from credalbook.metrics.distribution import _estimator_fn
+from credalbook.synthetic.predictions import _sample_labels
 
 
 @pytest.fixture
@@ -180,7 +180,7 @@ class TestEstimatorMeasure:
             assert g(p[0], y[0]) == pytest.approx(float(fn(torch.from_numpy(p[0]), torch.from_numpy(y[0]))))
 
     def test_chunking(self, rng):
-        from credalbook.calibration_estimators import _numpy_batched
+        from credalbook.metrics.distribution import _numpy_batched
 
         p = rng.dirichlet(np.ones(3), size=(7, 20))
         y = _sample_labels(p, rng)

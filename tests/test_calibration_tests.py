@@ -1,4 +1,4 @@
-"""Tests for credalbook.calibration_tests: the single-classifier bootstrap test (Vaicenavicius et
+"""Tests for credalbook.stats.bootstrap: the single-classifier bootstrap test (Vaicenavicius et
 al. 2019) and the set test of Mortier et al. (2023, Alg. 1).
 
 Type I error within a binomial band around α on calibrated data, power against miscalibration, the
@@ -9,20 +9,18 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from credalbook.calibration_tests import OBJECTIVE_CAP
+from credalbook.stats.bootstrap import OBJECTIVE_CAP
 
-from credalbook import (
+from credalbook.stats import (
     SOLVERS,
     bootstrap_calibration_test,
-    calibrated_predictions,
     calibration_measure,
-    credal_scenario,
     exact_size,
     minimise_calibration_measure,
-    sample_labels,
     set_calibration_test,
     set_null_distribution,
 )
+from credalbook.synthetic import calibrated_predictions, credal_scenario, sample_labels
 
 
 def _upper_band(alpha, n, level=0.995):

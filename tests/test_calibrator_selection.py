@@ -1,13 +1,11 @@
-"""Tests for credalbook.calibrator_selection (App. F.3 grids of Mimori et al. 2022)."""
+"""Tests for credalbook.calibration.selection (App. F.3 grids of Mimori et al. 2022)."""
 
 
 import numpy as np
 import pytest
 
-from credalbook.calibrators import (
-    VectorScaling,
-)
-from credalbook.calibrator_selection import PAPER_CALIBRATOR_GRIDS, CalibratorSelection, select_calibrator
+from credalbook.calibration import VectorScaling
+from credalbook.calibration import PAPER_CALIBRATOR_GRIDS, CalibratorSelection, select_calibrator
 from helpers import synthetic_logits
 
 

@@ -1,4 +1,4 @@
-"""Tests for credalbook.calibrators, on synthetic logits with known miscalibration."""
+"""Tests for credalbook.calibration.scaling, on synthetic logits with known miscalibration."""
 
 import math
 
@@ -8,7 +8,7 @@ import torch
 import torch.nn.functional as F
 from scipy.special import log_softmax, softmax
 
-from credalbook.calibrators import (
+from credalbook.calibration import (
     CALIBRATORS,
     Calibrator,
     MatrixScaling,

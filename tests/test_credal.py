@@ -5,7 +5,7 @@ coordinates for K = 3."""
 import numpy as np
 import pytest
 
-from credalbook import (
+from credalbook.credal import (
     boundary_point,
     check_weights,
     convex_combination,

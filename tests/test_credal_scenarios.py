@@ -1,10 +1,11 @@
-"""Tests for credalbook.credal_scenarios: S1 truths lie in the credal set, S2/S3 truths outside it,
+"""Tests for credalbook.synthetic.set_scenarios: S1 truths lie in the credal set, S2/S3 truths outside it,
 boundary points on the hull, corners as specified, labels drawn from the truth."""
 
 import numpy as np
 import pytest
 
-from credalbook import SCENARIOS, credal_scenario, hull_distance
+from credalbook.credal import hull_distance
+from credalbook.synthetic import SCENARIOS, credal_scenario
 
 
 class TestCredalScenario:

@@ -1,9 +1,9 @@
-"""Tests for credalbook.data_splits (stratified train / validation / test indices)."""
+"""Tests for credalbook.data.splits (stratified train / validation / test indices)."""
 
 import numpy as np
 import pytest
 
-from credalbook.data_splits import train_val_test_split
+from credalbook.data import train_val_test_split
 
 
 class TestTrainValTestSplit:

@@ -1,4 +1,4 @@
-"""Tests for credalbook.device."""
+"""Tests for credalbook.nn.device."""
 
 import random
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 
-from credalbook.device import resolve_device, seed_everything
+from credalbook.nn import resolve_device, seed_everything
 
 CUDA = pytest.mark.skipif(not torch.cuda.is_available(), reason="CUDA is not available")
 DEVICES = ["cpu", pytest.param("cuda", marks=CUDA)]

@@ -1,4 +1,4 @@
-"""Tests for credalbook.dirichlet_predictions (Mimori et al. 2022, Sec. 5, App. D).
+"""Tests for credalbook.calibration.dirichlet (Mimori et al. 2022, Sec. 5, App. D).
 
 Closed forms against Monte-Carlo integration over the Dirichlet, Bayes' rule written out for
 ensembles, the NLL against scipy's Dirichlet-multinomial and torch against NumPy, Newton's optimum
@@ -12,7 +12,7 @@ import pytest
 import torch
 from scipy.stats import dirichlet_multinomial
 
-from credalbook.dirichlet_predictions import (
+from credalbook.calibration import (
     dirichlet_disagreement,
     dirichlet_multinomial_nll,
     dirichlet_multinomial_nll_torch,

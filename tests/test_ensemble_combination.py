@@ -1,4 +1,4 @@
-"""Tests for credalbook.ensemble_combination (Wu & Gales 2021, Sec. 4 and App. A.1).
+"""Tests for credalbook.calibration.combination (Wu & Gales 2021, Sec. 4 and App. A.1).
 
 Averaging against explicit sums, maximum-likelihood weights recovering the mixture that generated
 the labels (and satisfying the KKT conditions, agreeing with an independent SLSQP solve), AUCs
@@ -11,8 +11,8 @@ import pytest
 from scipy.optimize import minimize
 from sklearn.metrics import roc_auc_score
 
-from credalbook.calibration_criteria import global_calibration_gap, global_top_label_gap
-from credalbook.ensemble_combination import (
+from credalbook.metrics import global_calibration_gap, global_top_label_gap
+from credalbook.calibration import (
     EnsembleCalibration,
     RegionalConfidence,
     auc_weights,
@@ -24,8 +24,8 @@ from credalbook.ensemble_combination import (
     perturb_non_top_label,
     regional_confidence,
 )
-from credalbook.ensemble_toys import calibrated_members_ensemble
-from credalbook.hosmer_lemeshow import sample_labels
+from credalbook.papers.wu_gales import calibrated_members_ensemble
+from credalbook.synthetic import sample_labels
 from credalbook.metrics import nll
 
 

@@ -1,14 +1,14 @@
-"""Tests for credalbook.ensemble_temperature on synthetic member logits with known miscalibration."""
+"""Tests for credalbook.calibration.ensemble on synthetic member logits with known miscalibration."""
 
 import numpy as np
 import pytest
 import torch
 from scipy.special import softmax
 
-from credalbook.calibration_criteria import ece
-from credalbook.calibrators import TemperatureScaling
-from credalbook.ensemble_combination import average_members
-from credalbook.ensemble_temperature import (
+from credalbook.metrics import ece
+from credalbook.calibration import TemperatureScaling
+from credalbook.calibration import average_members
+from credalbook.calibration import (
     ENSEMBLE_CALIBRATORS,
     PAPER_ENSEMBLE_FIT,
     PAPER_N_REGIONS,

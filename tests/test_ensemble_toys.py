@@ -1,4 +1,4 @@
-"""Tests for credalbook.ensemble_toys (Wu & Gales 2021, App. A.3: Example 1, Algs. 1-2, Fig. 4).
+"""Tests for credalbook.papers.wu_gales.toys (Wu & Gales 2021, App. A.3: Example 1, Algs. 1-2, Fig. 4).
 
 The toys must reproduce the paper's numbers: Example 1 is all-label but not top-label calibrated
 (Eqs. 44-45); Alg. 1's members are exactly calibrated while their ensemble has ACE ≈ 0.0697 (also at
@@ -12,15 +12,15 @@ import itertools
 import numpy as np
 import pytest
 
-from credalbook.calibration_criteria import ace, acce, ece, ecce, global_calibration_gap, global_top_label_gap
-from credalbook.ensemble_toys import (
-    PAPER_ALG1,
+from credalbook.metrics import ace, acce, ece, ecce, global_calibration_gap, global_top_label_gap
+from credalbook.papers.wu_gales import (
     ToySample,
     all_vs_top_label_example,
     calibrated_members_ensemble,
     paired_label_predictions,
     paired_label_theoretical_ace,
 )
+from credalbook.papers.wu_gales.toys import PAPER_ALG1
 
 CRITERIA = [ace, acce, ece, ecce]
 

@@ -1,4 +1,4 @@
-"""Tests for credalbook.ensembles: frozen backbone features and classifier sets on scikit-learn's digits.
+"""Tests for credalbook.nn.ensembles: frozen backbone features and classifier sets on scikit-learn's digits.
 
 Digits has 1258 training and 539 test images (10 classes); the test split is divided into 270
 calibration and 269 test instances (round(0.5 * 539) = 270, Python rounds half to even).
@@ -9,13 +9,7 @@ import pytest
 import torch
 
 from credalbook.data import load_dataset
-from credalbook.ensembles import (
-    BackboneFeatures,
-    ClassifierSet,
-    backbone_features,
-    classifier_sets,
-    train_classifier_set,
-)
+from credalbook.nn import BackboneFeatures, ClassifierSet, backbone_features, classifier_sets, train_classifier_set
 from credalbook.metrics import accuracy, nll
 
 # A tiny backbone that reaches ~0.9 test accuracy on digits in about a second on a CPU.

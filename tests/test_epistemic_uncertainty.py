@@ -1,4 +1,4 @@
-"""Tests for credalbook.epistemic_uncertainty (EU paper, Secs. 3.1, 4.1 and 4.3)."""
+"""Tests for credalbook.metrics.uncertainty (EU paper, Secs. 3.1, 4.1 and 4.3)."""
 
 import math
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy.special import expit
 
-from credalbook.epistemic_uncertainty import (
+from credalbook.metrics import (
     EUEstimates,
     UncertaintyDecomposition,
     binary_entropy,
@@ -112,7 +112,7 @@ class TestEUEstimates:
         assert not np.array_equal(a.prob, c.prob)
 
     def test_chunking(self, monkeypatch):
-        import credalbook.epistemic_uncertainty as eu
+        import credalbook.metrics.uncertainty as eu
 
         mu = np.linspace(-3, 3, 50)
         var = np.linspace(0.01, 30, 50)

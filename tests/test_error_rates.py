@@ -1,11 +1,12 @@
-"""Tests for credalbook.error_rates: results independent of the number of workers, decisions at
+"""Tests for credalbook.papers.mortier.error_rates: results independent of the number of workers, decisions at
 any α from the stored null samples, Type I vs Type II bookkeeping, caching."""
 
 import numpy as np
 import pytest
 from scipy import stats
 
-from credalbook import ErrorRateStudy, exact_size, set_test_error_rates
+from credalbook.papers.mortier import ErrorRateStudy, set_test_error_rates
+from credalbook.stats import exact_size
 
 SMALL = dict(n_datasets=25, n_instances=50, n_members=4, n_classes=4, u=0.1, n_bootstrap=30,
              measures=(("ece_conf", 5), "skce_ul"), progress=False)

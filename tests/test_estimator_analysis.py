@@ -3,14 +3,14 @@
 import numpy as np
 import pytest
 
-from credalbook import (
-    bootstrap_calibration_test,
+from credalbook.metrics import estimator_measure
+from credalbook.papers.juergens import (
     calibrated_combinations_example,
     estimator_landscape,
-    estimator_measure,
     simplex_grid,
     weight_landscape,
 )
+from credalbook.stats import bootstrap_calibration_test
 
 
 class TestSimplexGrid:

@@ -1,4 +1,4 @@
-"""Tests for credalbook.eu_evaluation: accuracy gain, EECE, ρ_epi and isotonic calibration of EU (EU paper, Secs. 4.1, 4.3)."""
+"""Tests for credalbook.metrics.epistemic: accuracy gain, EECE, ρ_epi and isotonic calibration of EU (EU paper, Secs. 4.1, 4.3)."""
 
 import math
 
@@ -6,10 +6,8 @@ import numpy as np
 import pytest
 from sklearn.isotonic import IsotonicRegression
 
-from credalbook.epistemic_uncertainty import (
-    uncertainty_decomposition,
-)
-from credalbook.eu_evaluation import (
+from credalbook.metrics import uncertainty_decomposition
+from credalbook.metrics import (
     EUCalibrationMap,
     EUEvaluation,
     EUReliability,

@@ -1,4 +1,4 @@
-"""Tests for credalbook.eu_experiments (the EU paper's Secs. 5.2-5.4 at tiny sizes)."""
+"""Tests for credalbook.papers.eu.experiments (the EU paper's Secs. 5.2-5.4 at tiny sizes)."""
 
 import dataclasses
 import math
@@ -6,13 +6,8 @@ import math
 import numpy as np
 import pytest
 
-from credalbook.eu_evaluation import (
-    equal_mass_edges,
-    eu_reliability,
-    evaluate_eu,
-    fit_eu_calibration,
-)
-from credalbook.eu_experiments import (
+from credalbook.metrics import equal_mass_edges, eu_reliability, evaluate_eu, fit_eu_calibration
+from credalbook.papers.eu import (
     EU_ESTIMATORS,
     EU_METRICS,
     EU_PAPER_TABLE1,
@@ -26,8 +21,8 @@ from credalbook.eu_experiments import (
     toy_eu_study,
     toy_noise_summary,
 )
-from credalbook.gp_classifier import fit_gp_classifier
-from credalbook.report import Table
+from credalbook.gp import fit_gp_classifier
+from credalbook.papers.report import Table
 
 GP = dict(n_inducing=16, epochs=2, batch_size=512, lr=0.05, natural_gradient=True)
 DISCS = dict(shape=(2, 1), radius=1.6, p_train=(0.0, 0.6), q_test=0.15)

@@ -1,4 +1,4 @@
-"""Tests for credalbook.eu_plotting (Figs. 2-4 of the EU paper; matplotlib's Agg backend)."""
+"""Tests for credalbook.papers.eu.figures (Figs. 2-4 of the EU paper; matplotlib's Agg backend)."""
 
 import matplotlib
 
@@ -8,14 +8,9 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
-from credalbook.ball_carving import carve_balls  # noqa: E402
-from credalbook.eu_experiments import EUIntervalCurves, toy_eu_study  # noqa: E402
-from credalbook.eu_plotting import (  # noqa: E402
-    EU_CURVE_STYLE,
-    plot_carved_discs,
-    plot_eu_interval_figure,
-    plot_eu_intervals,
-)
+from credalbook.papers.eu import carve_balls  # noqa: E402
+from credalbook.papers.eu import EUIntervalCurves, toy_eu_study  # noqa: E402
+from credalbook.papers.eu import EU_CURVE_STYLE, plot_carved_discs, plot_eu_interval_figure, plot_eu_intervals
 
 GP = dict(n_inducing=8, epochs=1, batch_size=512, lr=0.05, natural_gradient=True)
 DISCS = dict(shape=(2, 1), radius=1.6, p_train=(0.0, 0.6), q_test=0.15)

@@ -1,14 +1,12 @@
-"""Tests for credalbook.eu_real_data (Sec. 5.4 of the EU paper)."""
+"""Tests for credalbook.papers.eu.real_data (Sec. 5.4 of the EU paper)."""
 
 
 import numpy as np
 import pytest
 
-from credalbook.ball_carving import carve_balls
-from credalbook.eu_experiments import (
-    EU_ESTIMATORS,
-)
-from credalbook.eu_real_data import BinaryFeatures, pca_even_odd, real_eu_experiment, real_eu_splits
+from credalbook.papers.eu import carve_balls
+from credalbook.papers.eu import EU_ESTIMATORS
+from credalbook.papers.eu import BinaryFeatures, pca_even_odd, real_eu_experiment, real_eu_splits
 
 GP = dict(n_inducing=16, epochs=2, batch_size=512, lr=0.05, natural_gradient=True)
 DISCS = dict(shape=(2, 1), radius=1.6, p_train=(0.0, 0.6), q_test=0.15)

@@ -1,11 +1,11 @@
-"""Tests for credalbook.eu_toy_data (EU paper, Sec. 5.3)."""
+"""Tests for credalbook.papers.eu.toy_data (EU paper, Sec. 5.3)."""
 
 import numpy as np
 import pytest
 from scipy import stats
 
-from credalbook.ball_carving import BallLayout
-from credalbook.eu_toy_data import TOY_GRID, TOY_N, EUToyData, eu_toy_data, toy_disc_layout
+from credalbook.papers.eu import BallLayout
+from credalbook.papers.eu import TOY_GRID, TOY_N, EUToyData, eu_toy_data, toy_disc_layout
 
 K = 38 * 46
 

@@ -1,4 +1,4 @@
-"""Tests for credalbook.gp_classifier (sparse variational GP classification, EU paper Secs. 3.1, 5.1)."""
+"""Tests for credalbook.gp.classifier (sparse variational GP classification, EU paper Secs. 3.1, 5.1)."""
 
 import time
 
@@ -8,16 +8,15 @@ import pytest
 import torch
 from scipy.special import expit
 
-from credalbook.epistemic_uncertainty import EUEstimates
-from credalbook.gp_classifier import (
+from credalbook.metrics import EUEstimates
+from credalbook.gp import (
     GP_LIKELIHOODS,
     GPClassifierFit,
     LatentPredictive,
-    _LogitBernoulliLikelihood,
-    _PolyaGammaLikelihood,
     fit_gp_classifier,
     fit_gp_classifier_cached,
 )
+from credalbook.gp.classifier import _LogitBernoulliLikelihood, _PolyaGammaLikelihood
 
 CUDA = pytest.mark.skipif(not torch.cuda.is_available(), reason="CUDA is not available")
 DEVICES = ["cpu", pytest.param("cuda", marks=CUDA)]
@@ -193,7 +192,7 @@ class TestCheckpoint:
 
     @pytest.mark.parametrize("natural_gradient", [False, True])
     def test_resume_matches_uninterrupted(self, blobs, tmp_path, monkeypatch, natural_gradient):
-        import credalbook.gp_classifier as gpc
+        import credalbook.gp.classifier as gpc
 
         x, y, _, _ = blobs
         opts = dict(FAST, epochs=6, natural_gradient=natural_gradient, device="cpu")
@@ -222,7 +221,7 @@ class TestCheckpoint:
             assert torch.equal(ref.state_dict[k], res.state_dict[k]), k
 
     def test_other_configuration_refused(self, blobs, tmp_path, monkeypatch):
-        import credalbook.gp_classifier as gpc
+        import credalbook.gp.classifier as gpc
 
         x, y, _, _ = blobs
         ckpt = tmp_path / "gp.pt"
@@ -244,8 +243,8 @@ class TestCheckpoint:
 class TestToyPipeline:
     def test_main(self):
         """Sec. 5.2 end to end at a tiny scale: carve, fit f_tr and f_aug, gains, EU, calibrate, evaluate."""
-        from credalbook.eu_evaluation import accuracy_gain, equal_mass_edges, evaluate_eu, fit_eu_calibration
-        from credalbook.eu_toy_data import eu_toy_data, toy_disc_layout
+        from credalbook.metrics import accuracy_gain, equal_mass_edges, evaluate_eu, fit_eu_calibration
+        from credalbook.papers.eu import eu_toy_data, toy_disc_layout
 
         toy = eu_toy_data(seed=0, subsample=0.05, noise_sd=0.3)
         split = toy_disc_layout("evaluation").carve(toy.x, seed=0)

@@ -1,4 +1,4 @@
-"""Tests for credalbook.hosmer_lemeshow (Mortier et al. 2023, Eqs. 3-4; Fagerland et al. 2008).
+"""Tests for credalbook.stats.hosmer_lemeshow (Mortier et al. 2023, Eqs. 3-4; Fagerland et al. 2008).
 
 Hand-computed statistics, an independent loop implementation with equal-frequency bins, batched vs
 loop agreement, the resampling p-value formula, the Type I error of each reference on perfectly
@@ -11,15 +11,10 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from credalbook import calibrated_predictions
-from credalbook.hosmer_lemeshow import (
-    HosmerLemeshowResult,
-    _bin_starts,
-    hosmer_lemeshow,
-    hosmer_lemeshow_statistic,
-    null_rejection_rate,
-    sample_labels,
-)
+from credalbook.synthetic import calibrated_predictions
+from credalbook.stats import HosmerLemeshowResult, hosmer_lemeshow, hosmer_lemeshow_statistic, null_rejection_rate
+from credalbook.stats.hosmer_lemeshow import _bin_starts
+from credalbook.synthetic import sample_labels
 
 # Hand example (K=2, N=5, B=2, bin sizes 3 and 2).
 #   per_class, class 0 sorted by p0: {.2 (y=0), .4 (1), .6 (0)} p=.4 o=1/3 ; {.7 (1), .9 (1)} p=.8 o=1

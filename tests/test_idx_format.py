@@ -1,11 +1,11 @@
-"""Tests for credalbook.idx_format (the IDX file format of MNIST-style datasets)."""
+"""Tests for credalbook.data.idx (the IDX file format of MNIST-style datasets)."""
 
 import gzip
 
 import numpy as np
 import pytest
 
-from credalbook.idx_format import read_idx, write_idx
+from credalbook.data import read_idx, write_idx
 
 
 class TestReadIdx:

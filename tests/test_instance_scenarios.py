@@ -3,7 +3,8 @@
 import numpy as np
 import pytest
 
-from credalbook import HYPOTHESES, hull_distance, instance_scenario
+from credalbook.credal import hull_distance
+from credalbook.synthetic import HYPOTHESES, instance_scenario
 
 
 class TestInstanceScenario:

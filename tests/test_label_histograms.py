@@ -1,4 +1,4 @@
-"""Tests for credalbook.label_histograms (Mimori et al. 2022, Secs. 3-4, Apps. B-C).
+"""Tests for credalbook.metrics.label_hist (Mimori et al. 2022, Secs. 3-4, Apps. B-C).
 
 Hand-computed values, literal loop implementations of the paper's equations, Monte-Carlo checks
 of unbiasedness (label histograms simulated from a known Q; the mean over replicates is compared
@@ -11,7 +11,7 @@ import math
 import numpy as np
 import pytest
 
-from credalbook.label_histograms import (
+from credalbook.metrics import (
     CPELossDecomposition,
     binned_calibration_error,
     binned_calibration_loss,

@@ -1,4 +1,4 @@
-"""Tests for credalbook.label_statistics (Mimori et al. 2022, Sec. 4 and App. C): the U-statistic for any phi of n labels, disagreement, L_phi and CL_phi / CE_phi."""
+"""Tests for credalbook.metrics.label_stats (Mimori et al. 2022, Sec. 4 and App. C): the U-statistic for any phi of n labels, disagreement, L_phi and CL_phi / CE_phi."""
 
 import itertools
 import math
@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from credalbook.label_statistics import (
+from credalbook.metrics import (
     StatisticCalibration,
     disagreement_statistic,
     statistic_calibration,

@@ -1,21 +1,12 @@
-"""Tests for credalbook.measures: the registry agrees with the public metric functions, batched
+"""Tests for credalbook.stats.measures: the registry agrees with the public metric functions, batched
 and looped evaluation agree, and bad names/inputs raise clear errors."""
 
 import numpy as np
 import pytest
 
-from credalbook import (
-    CalibrationMeasure,
-    as_measure,
-    brier_score,
-    calibration_measure,
-    ece_classwise,
-    ece_confidence,
-    hosmer_lemeshow_statistic,
-    sample_labels,
-    skce_ul,
-    skce_uq,
-)
+from credalbook.metrics import brier_score, ece_classwise, ece_confidence, skce_ul, skce_uq
+from credalbook.stats import CalibrationMeasure, as_measure, calibration_measure, hosmer_lemeshow_statistic
+from credalbook.synthetic import sample_labels
 
 
 @pytest.fixture()

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 import torch
 
-from credalbook import calibrated_predictions, sample_labels
+from credalbook.synthetic import calibrated_predictions, sample_labels
 from credalbook.metrics import (
     ReliabilityCurve,
     accuracy,

@@ -1,4 +1,4 @@
-"""Tests for credalbook.mimori_experiments and credalbook.mimori_paper (Mimori et al. 2022 chapter)."""
+"""Tests for credalbook.papers.mimori.experiments and credalbook.papers.mimori.reported (Mimori et al. 2022 chapter)."""
 
 import math
 
@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from credalbook.alpha0_optima import optimal_log_alpha0
-from credalbook.dirichlet_predictions import dirichlet_posterior_probs
-from credalbook.mimori_experiments import (
+from credalbook.papers.mimori import optimal_log_alpha0
+from credalbook.calibration import dirichlet_posterior_probs
+from credalbook.papers.mimori import (
     MIX_AUGMENTATIONS,
     build_mix_network,
     debiasing_study,
@@ -21,8 +21,8 @@ from credalbook.mimori_experiments import (
     train_mix_network,
     ts_dpe_shift,
 )
-from credalbook.mimori_paper import PAPER_DELTA_D, PAPER_VALUES, paper_values, side_by_side
-from credalbook.mimori_networks import ThreeConvNet, VGGNet
+from credalbook.papers.mimori import PAPER_DELTA_D, PAPER_VALUES, paper_values, side_by_side
+from credalbook.nn import ThreeConvNet, VGGNet
 
 
 class TestDebiasingStudy:

@@ -1,4 +1,4 @@
-"""Tests for the networks of Mimori et al. (2022) in credalbook.mimori_networks (ThreeConvNet, VGGNet)."""
+"""Tests for the networks of Mimori et al. (2022) in credalbook.nn.vgg (ThreeConvNet, VGGNet)."""
 
 import numpy as np
 import pytest
@@ -6,10 +6,11 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from credalbook.alpha_calibration import RandomAugment
-from credalbook.mimori_networks import VGG16_LAYERS, ThreeConvNet, VGGNet, _SameMaxPool2d
-from credalbook.models import count_parameters, mc_dropout_predict
-from credalbook.training import fit
+from credalbook.calibration import RandomAugment
+from credalbook.nn import VGG16_LAYERS, ThreeConvNet, VGGNet
+from credalbook.nn.vgg import _SameMaxPool2d
+from credalbook.nn import count_parameters, mc_dropout_predict
+from credalbook.nn import fit
 
 CUDA = pytest.mark.skipif(not torch.cuda.is_available(), reason="CUDA is not available")
 DEVICES = ["cpu", pytest.param("cuda", marks=CUDA)]

@@ -1,4 +1,4 @@
-"""Tests for the plot functions of the Mimori et al. chapter in credalbook.mimori_plotting."""
+"""Tests for the plot functions of the Mimori et al. chapter in credalbook.papers.mimori.figures."""
 
 import matplotlib
 
@@ -8,9 +8,9 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
-from credalbook.label_statistics import statistic_calibration  # noqa: E402
-from credalbook.mimori_experiments import debiasing_study, optimal_log_alpha0_grid, theorem1_check  # noqa: E402
-from credalbook.mimori_plotting import (  # noqa: E402
+from credalbook.metrics import statistic_calibration  # noqa: E402
+from credalbook.papers.mimori import debiasing_study, optimal_log_alpha0_grid, theorem1_check  # noqa: E402
+from credalbook.papers.mimori import (
     plot_calibration_dispersion_map,
     plot_debiasing_study,
     plot_dpe_reliability,

@@ -1,10 +1,10 @@
-"""Tests for credalbook.mix_datasets, on tiny images made here and on scikit-learn's digits."""
+"""Tests for credalbook.data.mix, on tiny images made here and on scikit-learn's digits."""
 
 import numpy as np
 import pytest
 
 from credalbook.data import Dataset, load_digits
-from credalbook.mix_datasets import (
+from credalbook.data import (
     PAPER_MIX_SIZES,
     MixDataset,
     MixSplit,

@@ -1,11 +1,11 @@
-"""Tests for credalbook.models."""
+"""Tests for credalbook.nn.models."""
 
 import numpy as np
 import pytest
 import torch
 from torch import nn
 
-from credalbook.models import MLP, SmallCNN, count_parameters, mc_dropout_predict
+from credalbook.nn import MLP, SmallCNN, count_parameters, mc_dropout_predict
 
 CUDA = pytest.mark.skipif(not torch.cuda.is_available(), reason="CUDA is not available")
 DEVICES = ["cpu", pytest.param("cuda", marks=CUDA)]

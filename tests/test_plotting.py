@@ -8,7 +8,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
-from credalbook import calibrated_predictions  # noqa: E402
+from credalbook.synthetic import calibrated_predictions  # noqa: E402
 from credalbook.metrics import reliability_curve  # noqa: E402
 from scipy import stats  # noqa: E402
 
@@ -125,7 +125,7 @@ class TestSetTheme:
 
 class TestSimplexPlots:
     def test_simplex_coordinates(self):
-        from credalbook import simplex_coordinates
+        from credalbook.plotting import simplex_coordinates
 
         np.testing.assert_allclose(simplex_coordinates(np.eye(3)), [[0, 0], [1, 0], [0.5, np.sqrt(3) / 2]])
         np.testing.assert_allclose(simplex_coordinates([1 / 3] * 3), [0.5, np.sqrt(3) / 6])
@@ -135,7 +135,9 @@ class TestSimplexPlots:
     def test_credal_scenario_and_error_rates(self, tmp_cache):
         import matplotlib.pyplot as plt
 
-        from credalbook import credal_scenario, plot_credal_scenario, plot_error_rate_figure, set_test_error_rates
+        from credalbook.papers.mortier import plot_error_rate_figure, set_test_error_rates
+        from credalbook.plotting import plot_credal_scenario
+        from credalbook.synthetic import credal_scenario
 
         for name in ("S1", "S3"):
             sc = credal_scenario(name, n_instances=2, n_members=6, n_classes=3, u=0.3, seed=0)
@@ -158,7 +160,7 @@ class TestJuergensPlots:
         import matplotlib
 
         matplotlib.use("Agg")
-        from credalbook import instance_test_error_rates, plot_instance_error_rates
+        from credalbook.papers.juergens import instance_test_error_rates, plot_instance_error_rates
 
         opts = dict(n_datasets=2, n_instances=200, estimators=(("kl", {}),), n_bootstrap=10,
                     learner_options={"max_epochs": 2}, progress=False)
@@ -173,7 +175,8 @@ class TestJuergensPlots:
         import matplotlib
 
         matplotlib.use("Agg")
-        from credalbook import estimator_landscape, plot_landscape, plot_null_distributions
+        from credalbook.papers.juergens import estimator_landscape, plot_landscape
+        from credalbook.plotting import plot_null_distributions
 
         ax = plot_landscape(estimator_landscape("lp", n_instances=50, n_repeats=1, resolution=5))
         assert len(ax.lines) >= 2

@@ -1,4 +1,4 @@
-"""Tests for credalbook.polytope_sampling: uniform sampling in the credal set (Jürgens et al., App. C).
+"""Tests for credalbook.credal.sampling: uniform sampling in the credal set (Jürgens et al., App. C).
 
 Areas are checked against the closed form for K = 3: the triangle with probability vectors p, q, r
 as rows has area √3/2 · |det[p; q; r]| in orthonormal coordinates of the simplex plane (the whole
@@ -20,7 +20,8 @@ import pytest  # noqa: E402
 from scipy import stats  # noqa: E402
 from scipy.spatial import ConvexHull  # noqa: E402
 
-from credalbook import plot_polytope_sampling, polytope_volume, sample_polytope, simplex_coordinates  # noqa: E402
+from credalbook.credal import polytope_volume, sample_polytope  # noqa: E402
+from credalbook.plotting import plot_polytope_sampling, simplex_coordinates
 
 SQRT3_2 = np.sqrt(3) / 2
 #: A convex pentagon in the K = 3 simplex, vertices in cyclic order.

@@ -1,4 +1,4 @@
-"""Tests for credalbook.predictions: model construction and cached training on scikit-learn's digits."""
+"""Tests for credalbook.nn.predictions: model construction and cached training on scikit-learn's digits."""
 
 import time
 
@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 import torch
 
-from credalbook.models import MLP, SmallCNN
-from credalbook.predictions import ModelPredictions, build_model, train_predictions
+from credalbook.nn import MLP, SmallCNN
+from credalbook.nn import ModelPredictions, build_model, train_predictions
 
 # 3 epochs of a small MLP on digits (1132 training images); lr=1e-2 so that 3 epochs reach > 80 %.
 TRAIN_KW = dict(hidden=(32,), epochs=3, lr=1e-2, progress=False)

@@ -1,10 +1,10 @@
-"""Tests for credalbook.presets: one size table per chapter, one row per scale."""
+"""Tests for credalbook.papers.presets: one size table per chapter, one row per scale."""
 
 import numbers
 
 import pytest
 
-from credalbook.presets import PRESETS, SCALES, preset
+from credalbook.papers.presets import PRESETS, SCALES, preset
 
 CHAPTERS = sorted(PRESETS)
 

@@ -1,4 +1,4 @@
-"""Tests for credalbook.report: the "Paper vs. this book" table and its JSON file."""
+"""Tests for credalbook.papers.report: the "Paper vs. this book" table and its JSON file."""
 
 import json
 import math
@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import torch
 
-from credalbook.report import Comparison, ComparisonRow, Table, load_comparison
+from credalbook.papers.report import Comparison, ComparisonRow, Table, load_comparison
 
 ROW_KEYS = ["artifact", "quantity", "paper", "book", "agrees", "note"]
 
@@ -161,7 +161,7 @@ class TestGlue:
     def test_numpy_scalars_glued_as_plain_numbers(self, monkeypatch):
         import myst_nb
 
-        from credalbook import glue
+        from credalbook.papers.report import glue
         from myst_nb.core.variables import format_plain_text
 
         seen = {}
@@ -177,6 +177,6 @@ class TestGlue:
 
 class TestCountOf:
     def test_plural_only_when_not_one(self):
-        from credalbook import count_of
+        from credalbook.papers.report import count_of
 
         assert [count_of(n, "seed") for n in (0, 1, 2, 6)] == ["0 seeds", "1 seed", "2 seeds", "6 seeds"]

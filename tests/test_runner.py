@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from credalbook import runner
-from credalbook.presets import PRESETS, SCALES
+from credalbook.book import runner
+from credalbook.papers.presets import PRESETS, SCALES
 
 DUMMIES = Path(__file__).parent / "_dummies"
 
@@ -22,7 +22,7 @@ class TestChapterPaths:
 
     def test_every_chapter_has_presets(self):
         for p in runner.chapter_paths():
-            assert p.stem in PRESETS, f"{p.stem} has no preset table in credalbook.presets"
+            assert p.stem in PRESETS, f"{p.stem} has no preset table in credalbook.papers.presets"
             assert set(PRESETS[p.stem]) == set(SCALES)
 
     def test_errors(self):
@@ -60,11 +60,11 @@ class TestRunChapters:
 
 class TestCli:
     def test_unknown_chapter_exits_nonzero(self, tmp_path):
-        proc = subprocess.run([sys.executable, "-m", "credalbook.runner", "run", "--scale", "tiny", "-c", "nope",
+        proc = subprocess.run([sys.executable, "-m", "credalbook.book.runner", "run", "--scale", "tiny", "-c", "nope",
                                "--book-root", str(tmp_path)], capture_output=True, text=True)
         assert proc.returncode != 0
         assert "unknown chapters" in proc.stderr
 
     def test_help(self):
-        proc = subprocess.run([sys.executable, "-m", "credalbook.runner", "--help"], capture_output=True, text=True)
+        proc = subprocess.run([sys.executable, "-m", "credalbook.book.runner", "--help"], capture_output=True, text=True)
         assert proc.returncode == 0 and "--scale" in proc.stdout

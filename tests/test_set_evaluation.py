@@ -4,7 +4,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from credalbook import evaluate_instance_test, instance_scenario
+from credalbook.papers.juergens import evaluate_instance_test
+from credalbook.synthetic import instance_scenario
 
 
 def _set(n=600, seed=0):

@@ -1,4 +1,4 @@
-"""Tests for credalbook.skce (Widmann et al. 2019; Mortier et al. 2023, Eqs. 7-8).
+"""Tests for credalbook.metrics.kernel (Widmann et al. 2019; Mortier et al. 2023, Eqs. 7-8).
 
 Direct double loops against the vectorised estimators, scalar vs matrix-valued kernels, and the
 unbiasedness of both estimators for a calibrated model by Monte Carlo (mean within a few standard
@@ -8,7 +8,8 @@ errors of 0), against a clearly positive mean for an over-confident model.
 import numpy as np
 import pytest
 
-from credalbook import calibrated_predictions, sample_labels, skce_ul, skce_uq, tv_kernel
+from credalbook.metrics import skce_ul, skce_uq, tv_kernel
+from credalbook.synthetic import calibrated_predictions, sample_labels
 
 
 def _loop_uq(p, y, h=2.0):

@@ -1,11 +1,11 @@
-"""Tests for credalbook.temperature_curves (Fig. 1 of Wu & Gales 2021)."""
+"""Tests for credalbook.papers.wu_gales.temperature (Fig. 1 of Wu & Gales 2021)."""
 
 import numpy as np
 import pytest
 from scipy.special import softmax
 
-from credalbook.calibration_criteria import ece
-from credalbook.temperature_curves import TemperatureSweep, temperature_sweep
+from credalbook.metrics import ece
+from credalbook.papers.wu_gales import TemperatureSweep, temperature_sweep
 from helpers import overconfident_members, tempered_members
 
 

@@ -1,20 +1,20 @@
-"""Tests for credalbook.topologies: shapes, published parameter counts and a tiny cached ensemble."""
+"""Tests for credalbook.papers.wu_gales.topologies: shapes, published parameter counts and a tiny cached ensemble."""
 
 import numpy as np
 import pytest
 import torch
 
-import credalbook.topologies as topologies
+import credalbook.papers.wu_gales.topologies as topologies
 from credalbook.data import load_dataset
-from credalbook.models import count_parameters
-from credalbook.topologies import (
+from credalbook.nn import count_parameters
+from credalbook.papers.wu_gales import (
     PAPER_TOPOLOGIES,
     QUICK_TOPOLOGIES,
     TopologyEnsemble,
     topology_ensemble_logits,
     topology_member_logits,
 )
-from credalbook.topology_networks import build_topology
+from credalbook.nn import build_topology
 from helpers import check_shapes
 
 CUDA = pytest.mark.skipif(not torch.cuda.is_available(), reason="CUDA is not available")
@@ -166,7 +166,7 @@ class TestTopologyEnsembleLogits:
 
 class TestResolveNetworkScale:
     def test_main(self):
-        from credalbook.topologies import resolve_network_scale
+        from credalbook.papers.wu_gales import resolve_network_scale
 
         assert resolve_network_scale("auto", default="paper", device="cpu") == "quick"  # no GPU: networks that train
         assert resolve_network_scale("auto", default="quick", device="cpu") == "quick"
@@ -175,12 +175,12 @@ class TestResolveNetworkScale:
 
     @pytest.mark.skipif(not torch.cuda.is_available(), reason="CUDA is not available")
     def test_gpu_keeps_paper_networks(self):
-        from credalbook.topologies import resolve_network_scale
+        from credalbook.papers.wu_gales import resolve_network_scale
 
         assert resolve_network_scale("auto", default="paper", device="cuda") == "paper"
 
     def test_errors(self):
-        from credalbook.topologies import resolve_network_scale
+        from credalbook.papers.wu_gales import resolve_network_scale
 
         with pytest.raises(ValueError, match="networks must be 'auto', 'paper' or 'quick'; got 'big'"):
             resolve_network_scale("big")

@@ -1,10 +1,10 @@
-"""Tests for credalbook.topology_networks: LeNet-5, DenseNet(-BC), wide ResNets and the pad-crop-flip augmentation."""
+"""Tests for credalbook.nn.architectures: LeNet-5, DenseNet(-BC), wide ResNets and the pad-crop-flip augmentation."""
 
 import pytest
 import torch
 
-from credalbook.models import count_parameters
-from credalbook.topology_networks import FAMILIES, DenseNet, LeNet5, PadCropFlip, WideResNet, build_topology
+from credalbook.nn import count_parameters
+from credalbook.nn import FAMILIES, DenseNet, LeNet5, PadCropFlip, WideResNet, build_topology
 from helpers import check_shapes
 
 IMAGES = ((1, 28), (3, 32))  # (channels, size): Fashion-MNIST and CIFAR

@@ -1,4 +1,4 @@
-"""Tests for credalbook.training, on scikit-learn's bundled digits (real 8x8 images)."""
+"""Tests for credalbook.nn.training, on scikit-learn's bundled digits (real 8x8 images)."""
 
 import math
 
@@ -8,8 +8,8 @@ import torch
 import torch.nn.functional as F
 from sklearn.datasets import load_digits
 
-from credalbook.models import MLP, SmallCNN
-from credalbook.training import TrainResult, fit, predict_logits, predict_proba
+from credalbook.nn import MLP, SmallCNN
+from credalbook.nn import TrainResult, fit, predict_logits, predict_proba
 
 CUDA = pytest.mark.skipif(not torch.cuda.is_available(), reason="CUDA is not available")
 DEVICES = ["cpu", pytest.param("cuda", marks=CUDA)]
@@ -295,7 +295,7 @@ def test_checkpoint_must_be_a_path(bad):
 
 def test_checkpoint_written_at_the_stop_resumes_to_the_end(tmp_path, monkeypatch):
     """Killed after the epoch that triggers early stopping was saved: the resumed call trains no further."""
-    import credalbook.training as training
+    import credalbook.nn.training as training
 
     ref = _checkpoint_fit(_noise_augment(), None, epochs=40, patience=1, lr=0.1)
     assert ref.epochs_run < 40  # early stopping fired

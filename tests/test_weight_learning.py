@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from credalbook import fit_weight_function
-from credalbook.hosmer_lemeshow import _sample_labels
+from credalbook.stats import fit_weight_function
+from credalbook.synthetic.predictions import _sample_labels
 
 
 def _two_members(rng, n, lam):

@@ -1,4 +1,4 @@
-"""Tests for credalbook.wu_gales_experiments (and the paper's numbers in credalbook.wu_gales_paper).
+"""Tests for credalbook.papers.wu_gales.experiments (and the paper's numbers in credalbook.papers.wu_gales.reported).
 
 Ensembles are synthetic stored logits wrapped in TopologyEnsemble (no training), except one tiny
 cached topology ensemble on subsampled Fashion-MNIST that checks the whole path on real data.
@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 from scipy.special import softmax
 
-from credalbook.calibration_criteria import ace, criteria_summary, ece
-from credalbook.ensemble_combination import ml_weights
-from credalbook.ensemble_temperature import DynamicTemperatureScaling, PostCombinationScaling, PreCombinationScaling
-from credalbook.topologies import TopologyEnsemble, topology_ensemble_logits
-from credalbook.wu_gales_experiments import (
+from credalbook.metrics import ace, criteria_summary, ece
+from credalbook.calibration import ml_weights
+from credalbook.calibration import DynamicTemperatureScaling, PostCombinationScaling, PreCombinationScaling
+from credalbook.papers.wu_gales import TopologyEnsemble, topology_ensemble_logits
+from credalbook.papers.wu_gales import (
     WG_METHODS,
     CalibrationStudy,
     appendix_toys,
@@ -27,7 +27,7 @@ from credalbook.wu_gales_experiments import (
     temperature_study,
     topology_combinations,
 )
-from credalbook.wu_gales_paper import (
+from credalbook.papers.wu_gales import (
     WG_PAPER_COMBINATION,
     WG_PAPER_SINGLE,
     WG_PAPER_TABLE1,
@@ -234,7 +234,7 @@ class TestAppendixToys:
 
 
 def _alg1(n):
-    from credalbook.ensemble_toys import calibrated_members_ensemble
+    from credalbook.papers.wu_gales import calibrated_members_ensemble
 
     toy = calibrated_members_ensemble(n, n_classes=4, n_members=10, bin_size=2, seed=0)
     return toy.probs, toy.true_probs

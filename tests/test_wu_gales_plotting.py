@@ -1,4 +1,4 @@
-"""Tests for the Wu & Gales plot functions of credalbook.wu_gales_plotting (Figs. 1-3 and App. Fig. 4)."""
+"""Tests for the Wu & Gales plot functions of credalbook.papers.wu_gales.figures (Figs. 1-3 and App. Fig. 4)."""
 
 import matplotlib
 
@@ -10,19 +10,14 @@ import pytest  # noqa: E402
 from scipy.special import softmax  # noqa: E402
 
 from credalbook.metrics import reliability_curve  # noqa: E402
-from credalbook.wu_gales_plotting import (  # noqa: E402
+from credalbook.papers.wu_gales import (
     plot_combination_reliability,
     plot_epsilon_curves,
     plot_region_study,
     plot_temperature_study,
 )
-from credalbook.topologies import TopologyEnsemble  # noqa: E402
-from credalbook.wu_gales_experiments import (  # noqa: E402
-    CalibrationStudy,
-    TopologyCombination,
-    appendix_toys,
-    temperature_study,
-)
+from credalbook.papers.wu_gales import TopologyEnsemble  # noqa: E402
+from credalbook.papers.wu_gales import CalibrationStudy, TopologyCombination, appendix_toys, temperature_study
 
 
 

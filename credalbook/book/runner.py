@@ -1,0 +1,265 @@
+"""Execute the chapters with papermill and build the book with Jupyter Book.
+
+Usage (from the repository root, inside the project's virtual environment)::
+
+    python -m credalbook.book.runner build                 # execute every chapter (quick) + build HTML
+    python -m credalbook.book.runner run --scale paper -c 00_calibration_primer
+    python -m credalbook.book.runner run --scale tiny --book-root /tmp/book   # smoke run
+
+Executed copies go to ``<book-root>/book/executed/<stem>.ipynb`` (the sources in ``chapters/`` are
+never overwritten), the "Paper vs. this book" rows to ``<book-root>/book/_build/results/<stem>.json``
+and the HTML to ``<book-root>/book/_build/html``. A chapter whose source, parameters and package
+code are unchanged since its last successful execution is not executed again.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from credalbook import __version__
+from credalbook._paths import repo_root
+from credalbook.papers.presets import SCALES
+
+__all__ = ["ChapterFailure", "chapter_paths", "run_chapters", "build_book", "stage_book", "main"]
+
+STATE_FILE = ".runner-state.json"
+#: Per-cell timeout (seconds) for papermill; None means no limit (paper scale).
+CELL_TIMEOUT = {"tiny": 600, "quick": 3600, "paper": None}
+
+
+@dataclass(frozen=True)
+class ChapterFailure:
+    """Where a chapter failed: the chapter, the cell and the error."""
+
+    chapter: str
+    cell_index: int | None
+    exec_count: int | None
+    error: str
+    output: Path | None
+
+    def __str__(self) -> str:
+        where = f"cell {self.cell_index} (execution count {self.exec_count})" if self.cell_index is not None else "before any cell ran"
+        saved = f"; the partially executed notebook is {self.output}" if self.output else ""
+        return f"chapter {self.chapter} failed at {where}: {self.error}{saved}"
+
+
+def _source_root() -> Path:
+    root = repo_root()
+    if root is None:
+        raise RuntimeError("the chapter runner needs a source checkout of credalbook (with chapters/ and _config.yml)")
+    return root
+
+
+def chapter_paths(names=None, *, chapters_dir: Path | None = None) -> list[Path]:
+    """The chapter notebooks in ``chapters_dir`` (default ``<repo>/chapters``), sorted, optionally only the given stems."""
+    src = Path(chapters_dir) if chapters_dir is not None else _source_root() / "chapters"
+    paths = sorted(p for p in src.glob("*.ipynb") if not p.name.startswith("."))
+    if names:
+        wanted = {Path(n).stem for n in names}
+        unknown = wanted - {p.stem for p in paths}
+        if unknown:
+            raise ValueError(f"unknown chapters {sorted(unknown)}; available: {[p.stem for p in paths]}")
+        paths = [p for p in paths if p.stem in wanted]
+    return paths
+
+
+def package_fingerprint() -> str:
+    """Hash of the package's source files and version: a code change re-executes the chapters."""
+    h = hashlib.sha256(__version__.encode())
+    pkg = Path(__file__).resolve().parent
+    for f in sorted(pkg.rglob("*.py")):
+        h.update(f.relative_to(pkg).as_posix().encode())
+        h.update(f.read_bytes())
+    return h.hexdigest()
+
+
+def _key(nb: Path, parameters: dict, fingerprint: str) -> str:
+    h = hashlib.sha256(nb.read_bytes())
+    h.update(json.dumps(parameters, sort_keys=True).encode())
+    h.update(fingerprint.encode())
+    return h.hexdigest()
+
+
+def run_chapters(scale: str = "quick", *, book_root: Path | None = None, chapters=None, force: bool = False,
+                 extra_parameters: dict | None = None, progress: bool = True,
+                 chapters_dir: Path | None = None) -> list[ChapterFailure]:
+    """Execute chapters with papermill; return the failures (empty when all succeeded).
+
+    Parameters
+    ----------
+    scale : {"tiny", "quick", "paper"}
+        Passed to every chapter's ``parameters`` cell as ``scale``.
+    book_root : path, optional
+        Folder holding ``_config.yml`` for the build; defaults to the source checkout.
+    chapters : list of str, optional
+        Chapter stems to run; all by default.
+    force : bool
+        Execute even when the cached execution is up to date.
+    extra_parameters : dict, optional
+        More papermill parameters (e.g. ``{"seed": 1}``).
+    progress : bool
+        Show papermill's per-cell progress bar on the terminal.
+    chapters_dir : path, optional
+        Folder of the chapter sources (default ``<repo>/chapters``).
+    """
+    if scale not in SCALES:
+        raise ValueError(f"scale must be one of {SCALES}; got {scale!r}")
+    book_root = Path(book_root or _source_root()).resolve()
+    executed = book_root / "book" / "executed"
+    results = book_root / "book" / "_build" / "results"
+    executed.mkdir(parents=True, exist_ok=True)
+    results.mkdir(parents=True, exist_ok=True)
+    parameters = {"scale": scale, **(extra_parameters or {})}
+    # Executed pages carry no progress-bar output; at paper scale the cells' output (with the
+    # package's progress bars) is streamed to the terminal instead. The kernels inherit the
+    # environment; it is restored afterwards.
+    stream = scale == "paper"
+    with _environ(CREDALBOOK_RESULTS_DIR=str(results), CREDALBOOK_PROGRESS="1" if stream else "0"):
+        return _execute_all(chapter_paths(chapters, chapters_dir=chapters_dir), parameters, executed, results,
+                            force=force, progress=progress, stream=stream, timeout=CELL_TIMEOUT[scale])
+
+
+def _results_match(path: Path, parameters: dict) -> bool:
+    """Whether the results file exists and was written by a run with these parameters.
+
+    (A chapter run by hand, e.g. with papermill at another scale, overwrites the file.)
+    """
+    try:
+        written = json.loads(path.read_text()).get("parameters", {})
+    except (OSError, ValueError):
+        return False
+    return all(written.get(k) == v for k, v in parameters.items())
+
+
+@contextlib.contextmanager
+def _environ(**variables):
+    """Set environment variables (inherited by the kernels) and restore them afterwards."""
+    saved = {k: os.environ.get(k) for k in variables}
+    os.environ.update(variables)
+    try:
+        yield
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+def _execute_all(notebooks, parameters, executed, results, *, force, progress, stream, timeout):
+    import papermill as pm
+    from papermill.exceptions import PapermillExecutionError
+
+    state_path = executed / STATE_FILE
+    state = json.loads(state_path.read_text()) if state_path.exists() else {}
+    fingerprint = package_fingerprint()
+    failures = []
+    for nb in notebooks:
+        out = executed / nb.name
+        key = _key(nb, parameters, fingerprint)
+        if not force and state.get(nb.stem) == key and out.exists() and _results_match(results / f"{nb.stem}.json", parameters):
+            print(f"[credalbook] {nb.stem}: up to date ({parameters}), not re-executed", flush=True)
+            continue
+        print(f"[credalbook] {nb.stem}: executing with {parameters}", flush=True)
+        (results / f"{nb.stem}.json").unlink(missing_ok=True)  # a stale file must not pass for this run's
+        start = time.perf_counter()
+        tmp = out.with_suffix(".running.ipynb")
+        try:
+            pm.execute_notebook(str(nb), str(tmp), parameters=parameters, kernel_name="python3",
+                                progress_bar=progress, log_output=stream, cwd=str(nb.parent),
+                                execution_timeout=timeout)
+        except Exception as err:  # a failing cell, or: kernel died, timeout, missing kernel...
+            if isinstance(err, PapermillExecutionError):
+                failed = out.with_suffix(".failed.ipynb")
+                tmp.replace(failed)
+                failure = ChapterFailure(nb.stem, err.cell_index, err.exec_count, f"{err.ename}: {err.evalue}", failed)
+            else:
+                failure = ChapterFailure(nb.stem, None, None, f"{type(err).__name__}: {err}", None)
+            failures.append(failure)
+            state.pop(nb.stem, None)
+            print(f"[credalbook] FAILED: {failure}", file=sys.stderr, flush=True)
+            continue
+        tmp.replace(out)
+        if not (results / f"{nb.stem}.json").exists():
+            failures.append(ChapterFailure(nb.stem, None, None, f"it wrote no results file {results / (nb.stem + '.json')}", out))
+            continue
+        state[nb.stem] = key
+        state_path.write_text(json.dumps(state, indent=2))
+        print(f"[credalbook] {nb.stem}: done in {time.perf_counter() - start:.1f} s", flush=True)
+    state_path.write_text(json.dumps(state, indent=2))
+    return failures
+
+
+def stage_book(dest: Path, *, source_root: Path | None = None) -> Path:
+    """Copy the book's configuration and pages (not the sources of chapters) to ``dest``.
+
+    Used by the tests to build a book at ``tiny`` scale without touching the real build.
+    """
+    source = source_root or _source_root()
+    dest = Path(dest)
+    dest.mkdir(parents=True, exist_ok=True)
+    for name in ("_config.yml", "_toc.yml"):
+        shutil.copy2(source / name, dest / name)
+    shutil.copytree(source / "book", dest / "book", dirs_exist_ok=True,
+                    ignore=shutil.ignore_patterns("_build", "executed", ".ipynb_checkpoints"))
+    return dest
+
+
+def build_book(*, book_root: Path | None = None, extra_args=()) -> Path:
+    """Run ``jupyter-book build`` on the executed chapters; return the HTML folder."""
+    book_root = Path(book_root or _source_root()).resolve()
+    vendor = book_root / "book" / "_vendor" / "mathjax" / "tex-mml-chtml.js"
+    if not vendor.exists():
+        raise FileNotFoundError(f"{vendor} is missing: run `bash scripts/setup.sh` (it installs MathJax from npm) "
+                                "so that the book renders math offline")
+    exe = Path(sys.executable).with_name("jupyter-book")
+    cmd = [str(exe) if exe.exists() else "jupyter-book", "build", str(book_root),
+           "--path-output", str(book_root / "book"), *extra_args]
+    print("[credalbook] " + " ".join(cmd), flush=True)
+    subprocess.run(cmd, check=True)
+    return book_root / "book" / "_build" / "html"
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m credalbook.book.runner", description=__doc__.split("\n\n")[0])
+    parser.add_argument("command", choices=["run", "build"], help="run: execute chapters; build: execute, then build HTML")
+    parser.add_argument("--scale", default="quick", choices=SCALES)
+    parser.add_argument("-c", "--chapter", action="append", dest="chapters", help="chapter stem (repeatable)")
+    parser.add_argument("-p", "--parameter", nargs=2, action="append", metavar=("NAME", "VALUE"), default=[],
+                        help="extra papermill parameter (value parsed as JSON when possible)")
+    parser.add_argument("--book-root", type=Path, default=None)
+    parser.add_argument("--force", action="store_true", help="re-execute even if up to date")
+    parser.add_argument("--no-progress", action="store_true")
+    args = parser.parse_args(argv)
+    extra = {}
+    for name, value in args.parameter:
+        try:
+            extra[name] = json.loads(value)
+        except json.JSONDecodeError:
+            extra[name] = value
+    start = time.perf_counter()
+    failures = run_chapters(args.scale, book_root=args.book_root, chapters=args.chapters, force=args.force,
+                            extra_parameters=extra, progress=not args.no_progress)
+    if failures:
+        for f in failures:
+            print(f"[credalbook] {f}", file=sys.stderr)
+        print(f"[credalbook] {len(failures)} chapter(s) failed; the book was not built", file=sys.stderr)
+        return 1
+    if args.command == "build":
+        html = build_book(book_root=args.book_root)
+        print(f"[credalbook] book built: {html / 'index.html'} ({time.perf_counter() - start:.0f} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

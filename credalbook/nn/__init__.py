@@ -1,0 +1,74 @@
+"""Torch models, the training loop, stored predictions, classifier sets, and device/seed handling.
+"""
+
+from credalbook.nn.architectures import (
+    build_topology,
+    DenseNet,
+    FAMILIES,
+    LeNet5,
+    PadCropFlip,
+    WideResNet,
+)
+from credalbook.nn.device import (
+    resolve_device,
+    seed_everything,
+)
+from credalbook.nn.ensembles import (
+    backbone_features,
+    BackboneFeatures,
+    classifier_sets,
+    ClassifierSet,
+    train_classifier_set,
+)
+from credalbook.nn.models import (
+    count_parameters,
+    mc_dropout_predict,
+    MLP,
+    SmallCNN,
+)
+from credalbook.nn.predictions import (
+    build_model,
+    ModelPredictions,
+    train_predictions,
+)
+from credalbook.nn.training import (
+    fit,
+    predict_logits,
+    predict_proba,
+    TrainResult,
+)
+from credalbook.nn.vgg import (
+    ThreeConvNet,
+    VGG16_LAYERS,
+    VGGNet,
+)
+
+__all__ = [
+    "build_topology",
+    "DenseNet",
+    "FAMILIES",
+    "LeNet5",
+    "PadCropFlip",
+    "WideResNet",
+    "resolve_device",
+    "seed_everything",
+    "backbone_features",
+    "BackboneFeatures",
+    "classifier_sets",
+    "ClassifierSet",
+    "train_classifier_set",
+    "count_parameters",
+    "mc_dropout_predict",
+    "MLP",
+    "SmallCNN",
+    "build_model",
+    "ModelPredictions",
+    "train_predictions",
+    "fit",
+    "predict_logits",
+    "predict_proba",
+    "TrainResult",
+    "ThreeConvNet",
+    "VGG16_LAYERS",
+    "VGGNet",
+]

@@ -1,0 +1,484 @@
+r"""The experiments of the EU paper (Secs. 5.2-5.4) as parameterised functions with cached GP fits.
+
+The methodology of Sec. 5.2, for a dataset :math:`\mathcal D`:
+
+1. carve the evaluation datasets :math:`\mathcal D_{train}`, :math:`\mathcal D_{test}`,
+   :math:`\mathcal D_{aug}` out of :math:`\mathcal D` (Sec. 4.2, :mod:`credalbook.papers.eu.carving`), and the
+   calibration datasets :math:`\mathcal D_{train,2}`, :math:`\mathcal D_{test,2}`,
+   :math:`\mathcal D_{aug,2}` out of :math:`\mathcal D_{train}` (Sec. 4.3);
+2. train GP classifiers :math:`\hat f_{tr}` on :math:`\mathcal D_{train}` and :math:`\hat f_{aug}` on
+   :math:`\mathcal D_{aug}` (and :math:`\hat f_{tr,2}`, :math:`\hat f_{aug,2}` on the calibration sets;
+   :mod:`credalbook.gp.classifier`), with the EU estimators :math:`\hat{\mathcal E}_M` (mutual
+   information) and :math:`\hat{\mathcal E}_E` (entropy) of :math:`\hat f_{tr}`;
+3. for each estimator, 20 equal-mass intervals of its estimates on :math:`\mathcal D_{test}`;
+4. the calibration map :math:`\gamma` from the gains of :math:`\hat f_{aug,2}` over
+   :math:`\hat f_{tr,2}` on :math:`\mathcal D_{test,2}` (per-interval mean gain, isotonic regression);
+5. :math:`\rho_{epi}`, EECE and calibrated EECE on :math:`\mathcal D_{test}` with the gains of
+   :math:`\hat f_{aug}` over :math:`\hat f_{tr}` (Defs. 4-6).
+
+:func:`run_eu_experiment` does steps 2-5 for given splits and returns an :class:`EURun`;
+:func:`toy_eu_experiment` (Sec. 5.3, with the mismatch variants of Sec. 5.3.2) and
+:func:`credalbook.papers.eu.real_eu_experiment` (Sec. 5.4: PCA to 50 dimensions, even vs odd classes,
+high-density balls) add step 1; :func:`toy_eu_study` and :func:`credalbook.papers.eu.real_eu_study`
+repeat them over seeds into an
+:class:`EUStudy` (Tables 1-2: mean ± sd; Figs. 3-4: per-interval curves). GP fits are cached on disk
+(:data:`credalbook.gp.fit_gp_classifier_cached`, keyed by the training data and the GP configuration),
+so repeated and interrupted studies, and the mismatch variants (which share :math:`\hat f_{tr}` and
+:math:`\hat f_{aug}` with the main experiment), reuse them; the PCA features are cached as well.
+
+Choices where the paper (whose supplement is missing) is silent are documented at each function:
+the GP settings, the seeds, the toy-data noise (:data:`TOY_NOISE_SD`), the real-data ball radius and
+fractions, and the definition of the second mismatch variant.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from credalbook._progress import progress_bar
+from credalbook._validation import check_positive_int
+from credalbook.papers.eu.carving import BallSplit
+from credalbook.cache import checkpoint_path
+from credalbook.metrics.uncertainty import binary_entropy
+from credalbook.metrics.epistemic import (
+    accuracy_gain,
+    equal_mass_edges,
+    eu_reliability,
+    evaluate_eu,
+    fit_eu_calibration,
+)
+from credalbook.papers.eu.toy_data import TOY_GRID, EUToyData, eu_toy_data, toy_disc_layout
+from credalbook.gp.classifier import fit_gp_classifier, fit_gp_classifier_cached
+from credalbook.papers.report import Table, count_of
+
+__all__ = ["EU_ESTIMATORS", "EU_METRICS", "EU_PAPER_TABLE1", "EU_PAPER_TABLE2", "TOY_NOISE_SD", "EUIntervalCurves",
+           "EURun", "EUStudy", "ToySplits", "run_eu_experiment", "toy_eu_experiment", "toy_eu_splits",
+           "toy_eu_study", "toy_noise_summary"]
+
+#: The two EU estimators: ``"M"`` mutual information, ``"E"`` entropy (EU paper, Sec. 3.1).
+EU_ESTIMATORS = ("M", "E")
+#: The metrics of Tables 1-2, in column order.
+EU_METRICS = ("rho_epi", "eece", "calibrated_eece")
+_METRIC_NAMES = {"rho_epi": "ρ_epi", "eece": "EECE", "calibrated_eece": "Calib. EECE"}
+
+#: Table 1 of the EU paper (toy data, 6 seeds): estimator -> metric -> (mean, sd).
+EU_PAPER_TABLE1 = {
+    "M": {"rho_epi": (0.108, 0.023), "eece": (0.0249, 0.002), "calibrated_eece": (0.0182, 0.005)},
+    "E": {"rho_epi": (0.121, 0.028), "eece": (0.393, 0.014), "calibrated_eece": (0.0152, 0.002)},
+}
+#: Table 2 of the EU paper: dataset -> estimator -> metric -> (mean, sd).
+EU_PAPER_TABLE2 = {
+    "EMNIST": {"M": {"rho_epi": (0.088, 0.02), "eece": (0.0151, 0.003), "calibrated_eece": (0.0122, 0.0027)},
+               "E": {"rho_epi": (0.108, 0.016), "eece": (0.41, 0.03), "calibrated_eece": (0.0096, 0.005)}},
+    "K-49": {"M": {"rho_epi": (0.065, 0.015), "eece": (0.0063, 0.001), "calibrated_eece": (0.0060, 0.0004)},
+             "E": {"rho_epi": (0.101, 0.014), "eece": (0.33, 0.019), "calibrated_eece": (0.0043, 0.001)}},
+}
+#: Standard deviation of the toy Gaussians used by the book. The paper prints I_2 (s = 1), which
+#: cannot give its Table 1 (see :func:`toy_noise_summary` and the chapter); s = 0.3 can.
+TOY_NOISE_SD = 0.3
+
+
+# ------------------------------------------------------------------------------ one run
+@dataclass(frozen=True)
+class EURun:
+    r"""One run of the methodology of Sec. 5.2 (one seed); estimator keys are ``"M"`` and ``"E"``.
+
+    Attributes
+    ----------
+    evaluations : dict of str to EUEvaluation
+        :math:`\rho_{epi}`, EECE, calibrated EECE and the per-interval averages on :math:`\mathcal D_{test}`.
+    maps : dict of str to EUCalibrationMap
+        :math:`\gamma` learned on the calibration datasets.
+    eu : dict of str to ndarray, shape (T,)
+        Raw estimates on :math:`\mathcal D_{test}` (nats).
+    gain : ndarray of int, shape (T,)
+        Gains of :math:`\hat f_{aug}` over :math:`\hat f_{tr}` on :math:`\mathcal D_{test}` (Def. 4).
+    test_index : ndarray of int, shape (T,)
+        Rows of ``x`` in :math:`\mathcal D_{test}`.
+    calibration_eu, calibration_gain, calibration_test_index
+        The same on :math:`\mathcal D_{test,2}`.
+    accuracy : dict of str to float
+        Accuracy of :math:`\hat f_{tr}`, :math:`\hat f_{aug}` on :math:`\mathcal D_{test}` (``"train"``,
+        ``"aug"``) and of :math:`\hat f_{tr,2}`, :math:`\hat f_{aug,2}` on :math:`\mathcal D_{test,2}`.
+    sizes : dict of str to int
+        Sizes of the six datasets.
+    eece_bits : dict of str to float
+        EECE of the raw estimates in bits (entropies divided by log 2, same intervals): the paper
+        does not state its logarithm base, which changes only the raw EECE.
+    fit_seconds : float
+        Training time of the four GPs (as recorded when they were trained, also when loaded from cache).
+    seed : int
+    """
+
+    evaluations: dict
+    maps: dict
+    eu: dict = field(repr=False)
+    gain: np.ndarray = field(repr=False)
+    test_index: np.ndarray = field(repr=False)
+    calibration_eu: dict = field(repr=False)
+    calibration_gain: np.ndarray = field(repr=False)
+    calibration_test_index: np.ndarray = field(repr=False)
+    accuracy: dict
+    sizes: dict
+    eece_bits: dict
+    fit_seconds: float
+    seed: int
+
+    def metric(self, estimator: str, name: str) -> float:
+        """``rho_epi``, ``eece`` or ``calibrated_eece`` of estimator ``"M"`` or ``"E"``."""
+        if estimator not in EU_ESTIMATORS or name not in EU_METRICS:
+            raise ValueError(f"estimator must be one of {EU_ESTIMATORS} and name one of {EU_METRICS}; "
+                             f"got {estimator!r}, {name!r}")
+        return float(getattr(self.evaluations[estimator], name))
+
+    def eece_floor(self, estimator: str) -> float:
+        r"""EECE that a perfectly calibrated estimator would show from sampling noise alone.
+
+        With :math:`n_m` test points and gain variance :math:`v_m` in interval :math:`m`, the mean gain
+        of the interval misses its expectation by about :math:`\sqrt{2/\pi}\sqrt{v_m/n_m}` on average
+        (normal approximation), so :math:`\sum_m \frac{n_m}{T}\sqrt{2 v_m/(\pi n_m)}` is the EECE
+        expected even when :math:`\hat{\mathcal E}` equals :math:`\mathcal E` in every interval.
+        """
+        edges = self.evaluations[estimator].reliability.edges
+        idx = np.searchsorted(edges, self.eu[estimator], side="right")
+        n = np.bincount(idx, minlength=len(edges) + 1)
+        g = self.gain.astype(np.float64)
+        s1, s2 = np.bincount(idx, weights=g, minlength=len(n)), np.bincount(idx, weights=g * g, minlength=len(n))
+        ok = n > 1
+        var = (s2[ok] - s1[ok] ** 2 / n[ok]) / (n[ok] - 1)
+        return float(np.sum(n[ok] / n.sum() * np.sqrt(2.0 * var / (math.pi * n[ok]))))
+
+
+def _index(idx, name: str, n: int) -> np.ndarray:
+    arr = np.asarray(idx)
+    if arr.ndim != 1 or arr.dtype.kind not in "iu" or arr.size < 1:
+        raise ValueError(f"{name} must be a non-empty 1-D array of row indices; got shape {arr.shape}, dtype {arr.dtype}")
+    if arr.min() < 0 or arr.max() >= n:
+        raise ValueError(f"{name} must index rows of x in [0, {n}); got values from {arr.min()} to {arr.max()}")
+    return arr.astype(np.int64)
+
+
+def run_eu_experiment(x, y, evaluation: BallSplit, calibration: BallSplit, *, gp: dict | None = None,
+                      n_bins: int = 20, eu_method: str = "mc", n_samples: int = 1000, test_keep=None,
+                      seed: int = 0, cache: bool = True, device="auto", progress: bool = False) -> EURun:
+    r"""Steps 2-5 of the EU paper's methodology (Sec. 5.2) on given evaluation and calibration splits.
+
+    Trains :math:`\hat f_{tr}`, :math:`\hat f_{aug}`, :math:`\hat f_{tr,2}`, :math:`\hat f_{aug,2}`
+    (:func:`credalbook.gp.fit_gp_classifier` with the options ``gp`` and ``seed``; identical training
+    sets are fitted once), then for each estimator :math:`\hat{\mathcal E} \in \{\hat{\mathcal E}_M,
+    \hat{\mathcal E}_E\}` of :math:`\hat f_{tr}` (and of :math:`\hat f_{tr,2}` on the calibration test set):
+
+    .. math::
+
+        I_1..I_M = \text{equal-mass intervals of } \hat{\mathcal E}(\mathcal D_{test}), \quad
+        \gamma = \text{fit\_eu\_calibration}(\hat{\mathcal E}_2(\mathcal D_{test,2}), \mathrm{gain}_2; I), \quad
+        \text{evaluate\_eu}(\hat{\mathcal E}(\mathcal D_{test}), \mathrm{gain}; I, \gamma),
+
+    with :math:`\mathrm{gain} = 1[\hat f_{aug}(x) = y] - 1[\hat f_{tr}(x) = y]` (Def. 4 with
+    :math:`f^* \approx \hat f_{aug}`).
+
+    Parameters
+    ----------
+    x : array-like, shape (N, D)
+    y : array-like of {0, 1}, shape (N,)
+    evaluation, calibration : BallSplit
+        From :func:`credalbook.papers.eu.carve_balls` (the calibration split carved with ``subset=evaluation.train``).
+    gp : dict, optional
+        Keyword arguments of :func:`credalbook.gp.fit_gp_classifier` (``n_inducing``, ``epochs``, ...).
+    n_bins : int, default=20
+        :math:`M` (Sec. 5.2: twenty).
+    eu_method, n_samples
+        See :func:`credalbook.metrics.eu_estimates` (Monte Carlo with 1000 draws, as the paper).
+    test_keep : array-like of bool, shape (len(evaluation.test),), optional
+        Evaluate only these test points (the second mismatch variant of Sec. 5.3.2).
+    seed : int, default=0
+        GP initialisation and minibatch order, and the Monte Carlo draws.
+    cache : bool, default=True
+        Load and store GP fits with :data:`credalbook.gp.fit_gp_classifier_cached`, and keep a per-epoch
+        checkpoint of each fit (:func:`credalbook.cache.checkpoint_path`) so that an interrupted
+        paper-scale run resumes inside the fit it was killed in.
+    device : str, default="auto"
+    progress : bool, default=False
+        Progress bars over the GP epochs.
+
+    Returns
+    -------
+    EURun
+
+    References
+    ----------
+    EU paper, Secs. 4.1-4.3 and 5.2.
+    """
+    x = np.asarray(x)
+    y = np.asarray(y)
+    if x.ndim != 2 or y.shape != (x.shape[0],):
+        raise ValueError(f"x must have shape (N, D) and y shape (N,); got {x.shape} and {y.shape}")
+    for name, split in (("evaluation", evaluation), ("calibration", calibration)):
+        if not isinstance(split, BallSplit):
+            raise ValueError(f"{name} must be a BallSplit (from credalbook.papers.eu.carve_balls); got {type(split).__name__}")
+    n_bins = check_positive_int(n_bins, "n_bins")
+    gp = dict(gp or {})
+    bad = {"x", "y", "seed", "device", "progress"} & set(gp)
+    if bad:
+        raise ValueError(f"gp must not set {sorted(bad)}; they are arguments of run_eu_experiment")
+    test = _index(evaluation.test, "evaluation.test", len(y))
+    if test_keep is not None:
+        keep = np.asarray(test_keep)
+        if keep.dtype != bool or keep.shape != test.shape:
+            raise ValueError(f"test_keep must be a boolean mask of shape {test.shape}; got {keep.dtype}, {keep.shape}")
+        test = test[keep]
+    test2 = _index(calibration.test, "calibration.test", len(y))
+    if min(len(test), len(test2)) < n_bins:
+        raise ValueError(f"the test sets must hold at least n_bins = {n_bins} points; got {len(test)} "
+                         f"(evaluation) and {len(test2)} (calibration)")
+    fitter = fit_gp_classifier_cached if cache else fit_gp_classifier
+    fits: dict = {}
+
+    def fit(idx, name):
+        idx = _index(idx, name, len(y))
+        key = hashlib.sha1(idx.tobytes()).hexdigest()
+        if key not in fits:
+            ckpt = checkpoint_path("gp_classifier", dict(x=x[idx], y=y[idx], gp=gp, seed=seed)) if cache else None
+            fits[key] = fitter(x[idx], y[idx], **gp, seed=seed, device=device, progress=progress, checkpoint=ckpt)
+        return fits[key]
+
+    f_tr, f_aug = fit(evaluation.train, "evaluation.train"), fit(evaluation.aug, "evaluation.aug")
+    f_tr2, f_aug2 = fit(calibration.train, "calibration.train"), fit(calibration.aug, "calibration.aug")
+    opts = dict(method=eu_method, n_samples=n_samples, seed=seed, device=device)
+    est, est2 = f_tr.eu_estimates(x[test], **opts), f_tr2.eu_estimates(x[test2], **opts)
+    pred_aug, pred_aug2 = f_aug.predict(x[test], device=device), f_aug2.predict(x[test2], device=device)
+    gain = accuracy_gain(y[test], pred=est.pred, pred_optimal=pred_aug)
+    gain2 = accuracy_gain(y[test2], pred=est2.pred, pred_optimal=pred_aug2)
+    eu = {"M": est.mutual_information, "E": est.entropy}
+    eu2 = {"M": est2.mutual_information, "E": est2.entropy}
+    evaluations, maps, bits = {}, {}, {}
+    for k in EU_ESTIMATORS:
+        edges = equal_mass_edges(eu[k], n_bins=n_bins)
+        maps[k] = fit_eu_calibration(eu2[k], gain2, edges=edges)
+        evaluations[k] = evaluate_eu(eu[k], gain, edges=edges, calibration=maps[k])
+        bits[k] = eu_reliability(eu[k] / math.log(2), gain, edges=edges / math.log(2)).eece
+    accuracy = {"train": float(np.mean(est.pred == y[test])), "aug": float(np.mean(pred_aug == y[test])),
+                "train_2": float(np.mean(est2.pred == y[test2])), "aug_2": float(np.mean(pred_aug2 == y[test2]))}
+    sizes = {"train": len(evaluation.train), "test": len(test), "aug": len(evaluation.aug),
+             "train_2": len(calibration.train), "test_2": len(test2), "aug_2": len(calibration.aug)}
+    return EURun(evaluations=evaluations, maps=maps, eu=eu, gain=gain, test_index=test, calibration_eu=eu2,
+                 calibration_gain=gain2, calibration_test_index=test2, accuracy=accuracy, sizes=sizes, eece_bits=bits,
+                 fit_seconds=float(sum(f.seconds for f in fits.values())), seed=int(seed))
+
+
+# ------------------------------------------------------------------------------ many runs
+def _mean_sd(values) -> tuple[float, float]:
+    v = np.asarray(values, dtype=np.float64)
+    return float(np.mean(v)), float(np.std(v, ddof=1)) if v.size > 1 else float("nan")
+
+
+def _fmt_mean_sd(mean: float, sd: float) -> str:
+    return f"{mean:.3g} ± {sd:.2g}" if math.isfinite(sd) else f"{mean:.3g}"
+
+
+@dataclass(frozen=True)
+class EUIntervalCurves:
+    """Per-interval means over seeds (Figs. 3-4): arrays of shape (S, M), S seeds, M intervals.
+
+    ``raw``: mean estimated EU, ``calibrated``: mean calibrated EU, ``gain``: mean accuracy gain.
+    """
+
+    estimator: str
+    raw: np.ndarray
+    calibrated: np.ndarray
+    gain: np.ndarray
+
+    def mean(self, which: str) -> np.ndarray:
+        """Mean over seeds of ``"raw"``, ``"calibrated"`` or ``"gain"`` per interval, shape (M,)."""
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # an interval empty in every seed
+            return np.nanmean(getattr(self, which), axis=0)
+
+    def sd(self, which: str) -> np.ndarray:
+        """Standard deviation over seeds (ddof = 1; zero for one seed), shape (M,)."""
+        v = getattr(self, which)
+        if v.shape[0] < 2:
+            return np.zeros(v.shape[1])
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            return np.nanstd(v, axis=0, ddof=1)
+
+
+@dataclass(frozen=True)
+class EUStudy:
+    """Runs of one experiment over several seeds (a block of Table 1 or 2, a panel pair of Fig. 3 or 4)."""
+
+    name: str
+    runs: tuple
+    config: dict = field(repr=False)
+
+    @property
+    def seeds(self) -> list:
+        return [r.seed for r in self.runs]
+
+    def values(self, estimator: str, metric: str) -> np.ndarray:
+        """The metric of every run, shape (S,)."""
+        return np.array([r.metric(estimator, metric) for r in self.runs])
+
+    def summary(self) -> dict:
+        """estimator -> metric -> (mean, sd over seeds, ddof = 1); also ``eece_bits``."""
+        out = {k: {m: _mean_sd(self.values(k, m)) for m in EU_METRICS} for k in EU_ESTIMATORS}
+        for k in EU_ESTIMATORS:
+            out[k]["eece_bits"] = _mean_sd([r.eece_bits[k] for r in self.runs])
+        return out
+
+    def table(self) -> Table:
+        """Table 1/2 layout: one row per estimator, "mean ± sd" over the seeds."""
+        s = self.summary()
+        rows = {f"Ê_{k}": {_METRIC_NAMES[m]: _fmt_mean_sd(*s[k][m]) for m in EU_METRICS} for k in EU_ESTIMATORS}
+        return Table(rows, index_name=f"{self.name} ({count_of(len(self.runs), 'seed')})")
+
+    def curves(self, estimator: str) -> EUIntervalCurves:
+        """Per-interval mean raw EU, calibrated EU and gain of every run (Figs. 3-4)."""
+        if estimator not in EU_ESTIMATORS:
+            raise ValueError(f"estimator must be one of {EU_ESTIMATORS}; got {estimator!r}")
+        ev = [r.evaluations[estimator] for r in self.runs]
+        return EUIntervalCurves(estimator, raw=np.stack([e.reliability.mean_eu for e in ev]),
+                                calibrated=np.stack([e.calibrated_reliability.mean_eu for e in ev]),
+                                gain=np.stack([e.reliability.mean_gain for e in ev]))
+
+    def compare(self, paper: dict, *, k: float = 2.0) -> dict:
+        r"""Agreement with a paper table (estimator -> metric -> (mean, sd)).
+
+        A value agrees when :math:`|\bar m - m_{paper}| \le k\sqrt{sd_{paper}^2 + sd^2}` (our sd
+        counted as 0 with one seed). Returns estimator -> metric -> (paper str, book str, agrees).
+        """
+        s = self.summary()
+        out = {}
+        for est in EU_ESTIMATORS:
+            for m in EU_METRICS:
+                (pm, psd), (bm, bsd) = paper[est][m], s[est][m]
+                tol = k * math.hypot(psd, bsd if math.isfinite(bsd) else 0.0)
+                out.setdefault(est, {})[m] = (_fmt_mean_sd(pm, psd), _fmt_mean_sd(bm, bsd),
+                                              bool(abs(bm - pm) <= tol))
+        return out
+
+
+def _study(name: str, func, seeds, config: dict, progress: bool) -> EUStudy:
+    seeds = [int(s) for s in (range(seeds) if isinstance(seeds, (int, np.integer)) else seeds)]
+    if not seeds:
+        raise ValueError("seeds must name at least one seed")
+    runs = tuple(func(s) for s in progress_bar(seeds, progress=progress, desc=name))
+    return EUStudy(name=name, runs=runs, config=dict(config, seeds=seeds))
+
+
+# ------------------------------------------------------------------------------ toy data (Sec. 5.3)
+@dataclass(frozen=True)
+class ToySplits:
+    """Toy data (possibly a window of it) with its evaluation and calibration splits (Fig. 2).
+
+    ``x``, ``y``: the points used; ``rows``: their rows in ``data``; ``aleatoric``: the Bayes
+    aleatoric uncertainty :math:`\\min(P, 1 - P)` of every point; layouts and splits index ``x``.
+    """
+
+    data: EUToyData = field(repr=False)
+    rows: np.ndarray = field(repr=False)
+    x: np.ndarray = field(repr=False)
+    y: np.ndarray = field(repr=False)
+    aleatoric: np.ndarray = field(repr=False)
+    evaluation_layout: object
+    calibration_layout: object
+    evaluation: BallSplit = field(repr=False)
+    calibration: BallSplit = field(repr=False)
+
+
+def toy_eu_splits(*, seed: int = 0, noise_sd: float = TOY_NOISE_SD, window=None, subsample=None,
+                  evaluation: dict | None = None, calibration: dict | None = None) -> ToySplits:
+    r"""Toy data of Sec. 5.3 carved into evaluation and calibration datasets (Fig. 2).
+
+    The data are :func:`credalbook.papers.eu.toy_data` with ``seed``, ``noise_sd`` and ``subsample``. With
+    ``window=(G1, G2)`` only the points with :math:`x_1 < G_1 + 1/2` and :math:`x_2 < G_2 + 1/2`
+    are kept (the lower-left :math:`G_1 \times G_2` clusters; the Bayes probabilities of the full
+    mixture stay exact there) and the discs are laid out on that window. ``evaluation`` and
+    ``calibration`` are keyword arguments of :func:`credalbook.papers.eu.toy_disc_layout` (default: its
+    twelve discs of radius 3; ``calibration=dict(shape=(3, 1), radius=6.0)`` gives the three large
+    discs of the first mismatch variant). The evaluation discs are carved with seed ``seed``, the
+    calibration discs out of :math:`\mathcal D_{train}` with ``seed + 1``.
+
+    Examples
+    --------
+    >>> t = toy_eu_splits(seed=0, window=(8, 8), evaluation=dict(shape=(2, 1), radius=1.5),
+    ...                   calibration=dict(shape=(2, 1), radius=1.5))
+    >>> bool(np.isin(t.calibration.test, t.evaluation.train).all()), t.x.shape[1]
+    (True, 2)
+    """
+    data = eu_toy_data(seed=seed, subsample=subsample, noise_sd=noise_sd)
+    grid = TOY_GRID if window is None else tuple(float(g) for g in window)
+    rows = np.flatnonzero((data.x[:, 0] < grid[0] + 0.5) & (data.x[:, 1] < grid[1] + 0.5))
+    x, y = data.x[rows], data.y[rows]
+    p = data.bayes_probability(x)
+    ev_layout = toy_disc_layout("evaluation", grid=grid, **(evaluation or {}))
+    cal_layout = toy_disc_layout("calibration", grid=grid, **(calibration or {}))
+    ev = ev_layout.carve(x, seed=seed)
+    cal = cal_layout.carve(x, subset=ev.train, seed=seed + 1)
+    return ToySplits(data=data, rows=rows, x=x, y=y, aleatoric=np.minimum(p, 1.0 - p), evaluation_layout=ev_layout,
+                     calibration_layout=cal_layout, evaluation=ev, calibration=cal)
+
+
+def toy_eu_experiment(seed: int = 0, *, noise_sd: float = TOY_NOISE_SD, window=None, subsample=None,
+                      evaluation: dict | None = None, calibration: dict | None = None, low_aleatoric_discs=None,
+                      aleatoric_threshold: float = 0.1, gp: dict | None = None, n_bins: int = 20,
+                      eu_method: str = "mc", n_samples: int = 1000, cache: bool = True, device="auto",
+                      progress: bool = False) -> EURun:
+    r"""One seed of the toy experiment (Sec. 5.3) or of its mismatch variants (Sec. 5.3.2).
+
+    :func:`toy_eu_splits` followed by :func:`run_eu_experiment`. Mismatch variant 1 is
+    ``calibration=dict(shape=(3, 1), radius=6.0)`` ("three large circles instead of twelve small
+    circles"). Variant 2 ("we modify :math:`\mathcal D_{test}` by removing points with low aleatoric
+    uncertainty in some of the discs") is ``low_aleatoric_discs``: in those evaluation discs (indices
+    into the layout) the test points with Bayes aleatoric uncertainty :math:`\min(P(y=1|x), P(y=0|x))`
+    below ``aleatoric_threshold`` are dropped; training and augmented sets, hence the GP fits, are
+    those of the main experiment. Which discs and which threshold are not in the paper.
+
+    References
+    ----------
+    EU paper, Secs. 5.2, 5.3 and 5.3.2.
+    """
+    t = toy_eu_splits(seed=seed, noise_sd=noise_sd, window=window, subsample=subsample, evaluation=evaluation,
+                      calibration=calibration)
+    keep = None
+    if low_aleatoric_discs is not None:
+        discs = np.asarray(low_aleatoric_discs, dtype=np.int64).ravel()
+        n_discs = len(t.evaluation_layout.centres)
+        if discs.size and (discs.min() < 0 or discs.max() >= n_discs):
+            raise ValueError(f"low_aleatoric_discs must be disc indices in [0, {n_discs}); got {discs.tolist()}")
+        keep = ~(np.isin(t.evaluation.test_ball, discs) & (t.aleatoric[t.evaluation.test] < aleatoric_threshold))
+    return run_eu_experiment(t.x, t.y, t.evaluation, t.calibration, gp=gp, n_bins=n_bins, eu_method=eu_method,
+                             n_samples=n_samples, test_keep=keep, seed=seed, cache=cache, device=device,
+                             progress=progress)
+
+
+def toy_eu_study(seeds=6, *, name: str = "toy data", progress: bool = True, **kwargs) -> EUStudy:
+    """:func:`toy_eu_experiment` for each seed (an int ``S`` means seeds 0..S-1): Table 1 and Fig. 3.
+
+    ``kwargs`` go to :func:`toy_eu_experiment`; ``progress`` shows a bar over the seeds.
+    """
+    return _study(name, lambda s: toy_eu_experiment(s, **kwargs), seeds, kwargs, progress)
+
+
+def toy_noise_summary(noise_sd: float, *, seed: int = 0, subsample=None) -> dict:
+    r"""How noisy the toy data is for a given Gaussian standard deviation :math:`s`.
+
+    Bayes accuracy :math:`E[\max(P, 1-P)]`, mean aleatoric uncertainty :math:`E[\min(P, 1-P)]`, the
+    share of points with aleatoric uncertainty above 0.2, and the mean entropy of the Bayes
+    predictive :math:`E[H(P(y|x))]` in nats and bits, with :math:`P = P(y=1|x)` of the generating
+    mixture (:meth:`credalbook.papers.eu.EUToyData.bayes_probability`). A GP's predictive entropy
+    :math:`\hat{\mathcal E}_E` is, for a calibrated model, at least this on average, which bounds the
+    uncalibrated EECE of :math:`\hat{\mathcal E}_E` from below (by about its mean minus the mean gain).
+    """
+    data = eu_toy_data(seed=seed, subsample=subsample, noise_sd=noise_sd)
+    p = data.bayes_probability()
+    h = binary_entropy(p)
+    return {"Bayes accuracy": float(np.mean(np.maximum(p, 1 - p))), "mean aleatoric": float(np.mean(np.minimum(p, 1 - p))),
+            "share aleatoric > 0.2": float(np.mean(np.minimum(p, 1 - p) > 0.2)),
+            "mean Bayes entropy (nats)": float(h.mean()), "mean Bayes entropy (bits)": float(h.mean() / math.log(2))}

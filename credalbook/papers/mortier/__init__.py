@@ -1,0 +1,31 @@
+"""Mortier et al. (2023), *On the Calibration of Probabilistic Classifier Sets*: Type I/II error
+studies of the set calibration test, real classifier sets, and the chapter's figures.
+"""
+
+from credalbook.papers.mortier.error_rates import (
+    ErrorRateStudy,
+    PAPER_ALPHAS,
+    PAPER_MEASURES,
+    PAPER_SETTINGS,
+    set_test_error_rates,
+)
+from credalbook.papers.mortier.figures import (
+    plot_error_rate_figure,
+    plot_error_rates,
+)
+from credalbook.papers.mortier.real_sets import (
+    compare_solvers,
+    evaluate_classifier_set,
+)
+
+__all__ = [
+    "ErrorRateStudy",
+    "PAPER_ALPHAS",
+    "PAPER_MEASURES",
+    "PAPER_SETTINGS",
+    "set_test_error_rates",
+    "plot_error_rate_figure",
+    "plot_error_rates",
+    "compare_solvers",
+    "evaluate_classifier_set",
+]

@@ -1,0 +1,225 @@
+r"""Empirical Type I and Type II errors of the set calibration test (Mortier et al. 2023, Sec. 4.1).
+
+:func:`set_test_error_rates` draws R datasets of a scenario (:func:`~credalbook.synthetic.credal_scenario`),
+runs Alg. 1 on each with every measure, and keeps each test's statistic and null sample, so the
+decision at *any* significance level is available afterwards without rerunning anything
+(:meth:`ErrorRateStudy.rejection_rates`). This is how Fig. 1 (right) and App. Figs. 2-4 are made.
+
+Work is split into fixed chunks of datasets (so results do not depend on the number of workers).
+Inside a chunk, data generation and the D null replicates of every dataset are one vectorised
+computation; the minimisation over :math:`\Delta_M` runs per dataset. Chunks run in parallel with
+joblib, and the whole study is cached on disk.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+from joblib import Parallel, delayed
+from scipy import stats
+
+from credalbook._progress import progress_bar
+from credalbook._validation import check_choice, check_positive_int, check_probability
+from credalbook.cache import cached
+from credalbook.stats.bootstrap import RESAMPLING, SOLVERS, WEIGHT_PRIORS, _minimise, _null, _Objective, exact_size
+from credalbook.synthetic.set_scenarios import SCENARIOS, credal_scenario
+from credalbook.stats.measures import calibration_measure
+
+__all__ = ["ErrorRateStudy", "set_test_error_rates", "PAPER_MEASURES", "PAPER_ALPHAS", "PAPER_SETTINGS"]
+
+#: The seven tests of Fig. 1: (measure, number of bins).
+PAPER_MEASURES = (("skce_ul", None), ("hl", 5), ("hl", 10), ("ece_conf", 5), ("ece_conf", 10),
+                  ("ece_cwise", 5), ("ece_cwise", 10))
+#: Significance levels of the figures (authors' code).
+PAPER_ALPHAS = (0.05, 0.13, 0.21, 0.30, 0.38, 0.46, 0.54, 0.62, 0.70, 0.79, 0.87, 0.95)
+#: (N, M, K, u) of Fig. 1 and App. Figs. 2, 3, 4.
+PAPER_SETTINGS = {
+    "Fig. 1": dict(n_instances=100, n_members=10, n_classes=10, u=0.01),
+    "Fig. 2": dict(n_instances=100, n_members=10, n_classes=10, u=0.1),
+    "Fig. 3": dict(n_instances=100, n_members=100, n_classes=10, u=0.01),
+    "Fig. 4": dict(n_instances=100, n_members=10, n_classes=100, u=0.01),
+}
+CHUNK = 20  # datasets per work unit
+
+
+@dataclass(frozen=True)
+class ErrorRateStudy:
+    """Statistics and null samples of T tests on R datasets of one scenario.
+
+    Attributes
+    ----------
+    scenario : str
+    measures : tuple of str
+        Names of the T measures.
+    statistics : ndarray (T, R)
+        :math:`t = \\min_{\\boldsymbol\\lambda} g(\\hat{\\mathbf p}_{\\boldsymbol\\lambda})` per test and dataset.
+    null : ndarray (T, R, D)
+        The null samples :math:`t_{0,d}`.
+    n_evaluations : ndarray (T, R)
+        Objective evaluations of the minimiser.
+    config : dict
+    seconds : float
+        Wall-clock time of the computation (not of a cache hit).
+    """
+
+    scenario: str
+    measures: tuple
+    statistics: np.ndarray = field(repr=False)
+    null: np.ndarray = field(repr=False)
+    n_evaluations: np.ndarray = field(repr=False)
+    config: dict = field(default_factory=dict)
+    seconds: float = 0.0
+
+    @property
+    def n_datasets(self) -> int:
+        return self.statistics.shape[1]
+
+    def rejection_rates(self, alphas=PAPER_ALPHAS) -> np.ndarray:
+        """Fraction of datasets on which each test rejects, shape (T, len(alphas)) (Alg. 1, line 8)."""
+        alphas = np.array([check_probability(a, "alphas") for a in np.atleast_1d(alphas)])
+        q = np.quantile(self.null, 1 - alphas, axis=-1)  # (A, T, R)
+        return (self.statistics[None] > q).mean(axis=-1).T
+
+    def error_rates(self, alphas=PAPER_ALPHAS) -> np.ndarray:
+        """Type I error (H0 scenarios S1, "H0-…": rejection rate) or Type II error (1 − rejection rate), (T, A)."""
+        rates = self.rejection_rates(alphas)
+        return rates if self.is_null else 1.0 - rates
+
+    @property
+    def is_null(self) -> bool:
+        """Whether the scenario satisfies H0 (Mortier's S1, Jürgens et al.'s "H0-const"/"H0-inst")."""
+        return self.scenario == "S1" or self.scenario.startswith("H0")
+
+    def errors_at(self, alpha: float) -> dict:
+        """Measure name → Type I (S1) or Type II (S2, S3) error at one significance level."""
+        return dict(zip(self.measures, self.error_rates([alpha])[:, 0]))
+
+    def type_one_excess(self, alphas=PAPER_ALPHAS, *, band: float | None = None) -> dict:
+        """Measure name → largest excess of the rejection rate over the twelve (or given) levels.
+
+        With ``band=None`` the excess is over α itself; with e.g. ``band=0.95`` it is over the upper
+        end of the central binomial band of R tests of exact size
+        :func:`~credalbook.stats.exact_size` (α, D), so a positive value is a significant excess.
+        """
+        alphas = np.atleast_1d(np.asarray(alphas, dtype=np.float64))
+        reference = alphas
+        if band is not None:
+            level = check_probability(band, "band")
+            r, d = self.n_datasets, self.null.shape[-1]
+            reference = np.array([stats.binom.ppf((1 + level) / 2, r, exact_size(a, d)) / r for a in alphas])
+        return dict(zip(self.measures, (self.rejection_rates(alphas) - reference).max(axis=1)))
+
+    def p_values(self) -> np.ndarray:
+        """:math:`(1 + \\#\\{t_{0,d} \\ge t\\}) / (1 + D)` per test and dataset, (T, R)."""
+        return (1 + (self.null >= self.statistics[..., None]).sum(axis=-1)) / (1 + self.null.shape[-1])
+
+
+def _measures(specs):
+    out = []
+    for spec in specs:
+        name, n_bins = (spec, None) if isinstance(spec, str) else tuple(spec)
+        out.append(calibration_measure(name, n_bins=n_bins or 10))
+    return out
+
+
+def _run_chunk(scenario, n_datasets, setting, specs, n_bootstrap, solver, solver_options, weight_prior,
+               resample, scenario_options, seed_seq):
+    data_seq, *test_seqs = seed_seq.spawn(1 + len(specs))
+    sc = credal_scenario(scenario, n_datasets=n_datasets, **setting, **scenario_options,
+                         seed=np.random.default_rng(data_seq))
+    stats = np.empty((len(specs), n_datasets))
+    nfev = np.empty((len(specs), n_datasets), dtype=np.int64)
+    nulls = np.empty((len(specs), n_datasets, n_bootstrap))
+    m = sc.ens_probs.shape[2]
+    for t, (g, seq) in enumerate(zip(_measures(specs), test_seqs)):
+        rng = np.random.default_rng(seq)
+        nulls[t] = _null(sc.ens_probs, g.func, n_bootstrap, weight_prior, resample, rng)
+        for r in range(n_datasets):
+            obj = _Objective(sc.ens_probs[r], sc.labels[r], g.func)
+            w = _minimise(obj, m, solver, solver_options, rng)
+            stats[t, r] = obj(w)
+            nfev[t, r] = obj.n_evaluations
+    return stats, nulls, nfev
+
+
+@cached(ignore=["n_jobs", "progress"])
+def set_test_error_rates(
+    scenario: str,
+    *,
+    n_datasets: int = 1000,
+    n_instances: int = 100,
+    n_members: int = 10,
+    n_classes: int = 10,
+    u: float = 0.01,
+    measures=PAPER_MEASURES,
+    n_bootstrap: int = 100,
+    solver: str = "cobyla_powell",
+    solver_options: dict | None = None,
+    weight_prior: str = "uniform",
+    resample: str = "bootstrap",
+    scenario_prior: str = "uniform",
+    segment_start: str = "mean",
+    seed: int = 0,
+    n_jobs: int = -1,
+    progress: bool = True,
+) -> ErrorRateStudy:
+    r"""Run Alg. 1 with every measure on R datasets of a scenario (Mortier et al. 2023, Sec. 4.1).
+
+    Parameters
+    ----------
+    scenario : {"S1", "S2", "S3"}
+    n_datasets : int, default 1000
+        R.
+    n_instances, n_members, n_classes, u
+        (N, M, K, u); see :data:`PAPER_SETTINGS`.
+    measures : sequence of (name, n_bins) or names
+        Default: the paper's seven tests (:data:`PAPER_MEASURES`).
+    n_bootstrap : int, default 100
+        D.
+    solver : str, default "cobyla_powell"
+        Minimiser of Alg. 1 line 7 (see :func:`~credalbook.stats.minimise_calibration_measure`); the
+        default is Powell's COBYLA, the algorithm the authors ran.
+    solver_options : dict, optional
+    weight_prior : {"uniform", "sparse"}
+        Null weights of the test (Alg. 1 line 3).
+    resample : {"bootstrap", "permutation"}
+        Alg. 1 line 2 (paper) or the authors' permutation.
+    scenario_prior : {"uniform", "sparse"}
+        S1's calibrated weights (paper: uniform; authors' code: sparse).
+    segment_start : {"mean", "centre"}
+        See :func:`~credalbook.synthetic.credal_scenario`.
+    seed : int
+    n_jobs : int, default -1
+        Parallel workers (joblib; -1 = all cores). Results do not depend on it.
+    progress : bool
+
+    Returns
+    -------
+    ErrorRateStudy
+    """
+    check_choice(scenario, "scenario", SCENARIOS)
+    r = check_positive_int(n_datasets, "n_datasets")
+    n_bootstrap = check_positive_int(n_bootstrap, "n_bootstrap")
+    check_choice(solver, "solver", SOLVERS)
+    check_choice(weight_prior, "weight_prior", WEIGHT_PRIORS)
+    check_choice(resample, "resample", RESAMPLING)
+    specs = tuple(measures)
+    if not specs:
+        raise ValueError("measures must name at least one measure")
+    names = tuple(g.name for g in _measures(specs))
+    setting = dict(n_instances=n_instances, n_members=n_members, n_classes=n_classes, u=u)
+    scenario_options = dict(weight_prior=scenario_prior, segment_start=segment_start)
+    sizes = [min(CHUNK, r - lo) for lo in range(0, r, CHUNK)]
+    seqs = np.random.SeedSequence(seed).spawn(len(sizes))
+    start = time.perf_counter()
+    jobs = (delayed(_run_chunk)(scenario, size, setting, specs, n_bootstrap, solver, dict(solver_options or {}),
+                                weight_prior, resample, scenario_options, seq) for size, seq in zip(sizes, seqs))
+    parts = Parallel(n_jobs=n_jobs, return_as="generator")(jobs)
+    results = list(progress_bar(parts, total=len(sizes), desc=f"{scenario} ({r} datasets)", progress=progress))
+    stats, nulls, nfev = (np.concatenate([res[i] for res in results], axis=1) for i in range(3))
+    config = dict(scenario=scenario, n_datasets=r, **setting, measures=specs, n_bootstrap=n_bootstrap, solver=solver,
+                  solver_options=dict(solver_options or {}), weight_prior=weight_prior, resample=resample,
+                  scenario_prior=scenario_prior, segment_start=segment_start, seed=seed)
+    return ErrorRateStudy(scenario, names, stats, nulls, nfev, config, time.perf_counter() - start)

@@ -1,0 +1,126 @@
+r"""Evaluating real classifier sets with the set calibration test, and comparing minimisers.
+
+:func:`evaluate_classifier_set` computes one row of Table 1 of Mortier et al. (2023, Sec. 4.2):
+the plain average of the members (accuracy, :math:`ECE_{conf}`, :math:`ECE_{cwise}` on the test
+split) and, for each of :math:`ECE_{conf}` and :math:`ECE_{cwise}`, the outcome of Alg. 1 on the
+calibration split together with the accuracy and ECE on the test split of the weighted average
+whose weights :math:`\boldsymbol\lambda` Alg. 1 (line 7) found.
+
+:func:`compare_solvers` runs several minimisers of Alg. 1 line 7 on the same datasets and reports
+the minimum each reaches, its cost and the test decision it leads to.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from credalbook._validation import check_probability
+from credalbook.stats.bootstrap import _minimise, _null, _Objective, set_calibration_test
+from credalbook.stats.measures import as_measure
+from credalbook.metrics.classification import accuracy, ece_classwise, ece_confidence
+
+__all__ = ["evaluate_classifier_set", "compare_solvers"]
+
+
+def evaluate_classifier_set(classifier_set, *, n_bins: int = 5, alpha: float = 0.05, n_bootstrap: int = 100,
+                            solver: str = "cobyla", seed=2022) -> dict:
+    r"""One row of Mortier et al. (2023), Table 1, for a :class:`~credalbook.nn.ClassifierSet`.
+
+    Parameters
+    ----------
+    classifier_set : ClassifierSet
+        Members' predictions on a calibration and a test split (``ens_probs_cal``, ``y_cal``,
+        ``ens_probs_test``, ``y_test``).
+    n_bins : int, default 5
+        Bins of both ECEs (the paper: 5).
+    alpha : float, default 0.05
+    n_bootstrap : int, default 100
+    solver : str, default "cobyla"
+    seed : int, default 2022
+
+    Returns
+    -------
+    dict
+        ``avg_acc``, ``avg_ece_conf``, ``avg_ece_cwise`` (test split, plain average);
+        for ``m`` in ``conf``, ``cwise``: ``h0_<m>`` ("REJ." or "¬REJ."), ``p_<m>``, ``acc_<m>``,
+        ``ece_<m>`` (test split, weighted average), ``weights_<m>`` (λ).
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> rng = np.random.default_rng(0)
+    >>> p = rng.dirichlet(np.ones(3), size=(200, 2))
+    >>> y = np.array([rng.choice(3, p=q) for q in p.mean(1)])
+    >>> cs = SimpleNamespace(ens_probs_cal=p[:100], y_cal=y[:100], ens_probs_test=p[100:], y_test=y[100:])
+    >>> row = evaluate_classifier_set(cs, n_bootstrap=20, solver="search")
+    >>> sorted(k for k in row if not k.startswith("weights"))[:4]
+    ['acc_conf', 'acc_cwise', 'avg_acc', 'avg_ece_conf']
+    """
+    alpha = check_probability(alpha, "alpha")
+    cal, y_cal = np.asarray(classifier_set.ens_probs_cal), np.asarray(classifier_set.y_cal)
+    test, y_test = np.asarray(classifier_set.ens_probs_test), np.asarray(classifier_set.y_test)
+    avg = test.mean(axis=1)
+    row = {"avg_acc": accuracy(avg, y_test), "avg_ece_conf": ece_confidence(avg, y_test, n_bins=n_bins),
+           "avg_ece_cwise": ece_classwise(avg, y_test, n_bins=n_bins)}
+    for key, name, metric in (("conf", "ece_conf", ece_confidence), ("cwise", "ece_cwise", ece_classwise)):
+        res = set_calibration_test(cal, y_cal, measure=name, n_bins=n_bins, n_bootstrap=n_bootstrap, alpha=alpha,
+                                   solver=solver, seed=seed)
+        weighted = np.einsum("nmk,m->nk", test, res.weights)
+        row.update({f"h0_{key}": "REJ." if res.rejected else "¬REJ.", f"p_{key}": res.p_value,
+                    f"acc_{key}": accuracy(weighted, y_test), f"ece_{key}": metric(weighted, y_test, n_bins=n_bins),
+                    f"weights_{key}": res.weights})
+    return row
+
+
+def compare_solvers(ens_probs, labels, *, solvers=("cobyla", "cobyla_powell", "multistart", "search"),
+                    measure="ece_conf", n_bins: int = 10, n_bootstrap: int = 100, alpha: float = 0.05,
+                    solver_options: dict | None = None, seed: int = 0) -> dict:
+    r"""Run Alg. 1 with several minimisers on the same R datasets (same null samples).
+
+    Parameters
+    ----------
+    ens_probs : array-like, shape (R, N, M, K)
+    labels : array-like, shape (R, N)
+    solvers : sequence of str
+    measure, n_bins
+        See :func:`~credalbook.stats.as_measure`.
+    n_bootstrap, alpha
+        D and the significance level of the reported rejection rate.
+    solver_options : dict of solver → options, optional
+    seed : int
+
+    Returns
+    -------
+    dict
+        solver → ``{"statistic": (R,), "rejected": (R,), "n_evaluations": (R,), "seconds_per_test": float}``.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> ens = rng.dirichlet(np.ones(3), size=(2, 60, 3))
+    >>> out = compare_solvers(ens, rng.integers(0, 3, size=(2, 60)), solvers=("search", "grid"), n_bootstrap=20)
+    >>> sorted(out), out["grid"]["statistic"].shape
+    (['grid', 'search'], (2,))
+    """
+    alpha = check_probability(alpha, "alpha")
+    g = as_measure(measure, n_bins=n_bins)
+    ens = np.asarray(ens_probs, dtype=np.float64)
+    y = np.asarray(labels)
+    if ens.ndim != 4 or y.shape != ens.shape[:2]:
+        raise ValueError(f"ens_probs must have shape (R, N, M, K) and labels (R, N); got {ens.shape} and {y.shape}")
+    rng = np.random.default_rng(seed)
+    threshold = np.quantile(_null(ens, g.func, n_bootstrap, "uniform", "bootstrap", rng), 1 - alpha, axis=-1)
+    out = {}
+    for solver in solvers:
+        stats, nfev = np.empty(len(ens)), np.empty(len(ens), dtype=np.int64)
+        start = time.perf_counter()
+        for r in range(len(ens)):
+            obj = _Objective(ens[r], y[r], g.func)
+            w = _minimise(obj, ens.shape[2], solver, dict((solver_options or {}).get(solver, {})),
+                          np.random.default_rng([seed, r]))
+            stats[r], nfev[r] = obj(w), obj.n_evaluations
+        out[solver] = {"statistic": stats, "rejected": stats > threshold, "n_evaluations": nfev,
+                       "seconds_per_test": (time.perf_counter() - start) / len(ens)}
+    return out

@@ -1,0 +1,155 @@
+"""Size presets of every chapter: one table per chapter, one row per scale.
+
+``tiny`` is the smoke scale used by the tests, ``quick`` the default book build (minutes on two
+CPU cores), ``paper`` the papers' own settings. A chapter's ``parameters`` cell names the scale;
+the sizes come from here, so the same code path serves every scale::
+
+    cfg = credalbook.papers.presets.preset("00_calibration_primer", scale)
+"""
+
+from __future__ import annotations
+
+from types import MappingProxyType
+
+__all__ = ["SCALES", "PRESETS", "preset"]
+
+SCALES = ("tiny", "quick", "paper")
+
+PRESETS = {
+    "00_calibration_primer": {
+        # n_train: training images; epochs of the over-fitted MLP; hl_*: Type I error check of the
+        # Hosmer-Lemeshow references on perfectly calibrated synthetic models (N=1000, K=10, B=10).
+        # n_synthetic: instances of the synthetic calibrated model of the "notions" section.
+        "tiny": dict(n_train=2000, n_test=2000, epochs=4, hidden=(128,), n_synthetic=5000,
+                     hl_datasets=20, hl_resamples=99, n_resamples=199),
+        "quick": dict(n_train=10000, n_test=10000, epochs=40, hidden=(512, 512), n_synthetic=50000,
+                      hl_datasets=200, hl_resamples=199, n_resamples=999),
+        "paper": dict(n_train=60000, n_test=10000, epochs=100, hidden=(512, 512), n_synthetic=200000,
+                      hl_datasets=1000, hl_resamples=999, n_resamples=9999),
+    },
+    "01_mortier_set_calibration": {
+        # fig*: datasets R per scenario for Fig. 1 and App. Figs. 2-4 (paper: 1000 each); n_bootstrap: D;
+        # fig3_solver: minimiser for M = 100 (COBYLA costs >= 15 s per test there); solver_datasets:
+        # datasets per scenario of the solver comparison; variant_datasets: S1 datasets of the
+        # authors'-code variant; backbone_*/head_*: the Table 1 networks; illustration_u: spread of Fig. 1 left.
+        "tiny": dict(fig1=8, fig2=4, fig3=3, fig4=3, n_bootstrap=20, fig3_solver="search", solver_datasets=3,
+                     variant_datasets=8, backbone_train=2000, backbone_epochs=1, head_epochs=2, n_members=4,
+                     rf_trees=10, illustration_u=0.1),
+        "quick": dict(fig1=60, fig2=30, fig3=15, fig4=15, n_bootstrap=100, fig3_solver="search", solver_datasets=10,
+                      variant_datasets=60, backbone_train=10000, backbone_epochs=3, head_epochs=20, n_members=10,
+                      rf_trees=20, illustration_u=0.1),
+        "paper": dict(fig1=1000, fig2=1000, fig3=1000, fig4=1000, n_bootstrap=100, fig3_solver="search",
+                      solver_datasets=100, variant_datasets=1000, backbone_train=None, backbone_epochs=5,
+                      head_epochs=20, n_members=10, rf_trees=20, illustration_u=0.1),
+    },
+    "02_juergens_instance_calibration": {
+        # datasets/instances: R and N per scenario of Figs. 3-4 (paper: 100 datasets of 2000 instances);
+        # epochs/patience: λ(x) training of the error-rate studies (paper: up to 300 epochs, patience 100);
+        # null_draws: Fig. 5 sample size; landscape_*: Figs. 6-7; polytope_*: Fig. 8; table_*: the Table 1 analogue
+        # (its sets reuse the Mortier chapter's backbone and heads; table_epochs trains λ(x) on backbone features).
+        "tiny": dict(datasets=3, instances=300, n_bootstrap=20, epochs=5, patience=3, null_draws=50, null_instances=200,
+                     landscape_instances=80, landscape_repeats=1, landscape_resolution=6, polytope_samples=300,
+                     pitfall_datasets=3, backbone_train=2000, backbone_epochs=1, head_epochs=2, n_members=4,
+                     table_epochs=2, table_bootstrap=20, table_test=300, app_b_instances=200, app_b_draws=3),
+        "quick": dict(datasets=6, instances=2000, n_bootstrap=100, epochs=60, patience=20, null_draws=500,
+                      null_instances=400, landscape_instances=400, landscape_repeats=3, landscape_resolution=15,
+                      polytope_samples=3000, pitfall_datasets=20, backbone_train=10000, backbone_epochs=3,
+                      head_epochs=20, n_members=10, table_epochs=30, table_bootstrap=100, table_test=1000, app_b_instances=500, app_b_draws=20),
+        "paper": dict(datasets=100, instances=2000, n_bootstrap=100, epochs=300, patience=100, null_draws=1000,
+                      null_instances=400, landscape_instances=1000, landscape_repeats=10, landscape_resolution=25,
+                      polytope_samples=5000, pitfall_datasets=200, backbone_train=None, backbone_epochs=5,
+                      head_epochs=20, n_members=10, table_epochs=100, table_bootstrap=100, table_test=1000, app_b_instances=1000, app_b_draws=100),
+    },
+    "03_mimori_label_histograms": {
+        # n_train/n_val/n_test: Mix instances (None: the paper's 37 500 / 7 500 / 7 500); epochs of the base network
+        # (None: App. E.3, at most 100 with patience 10, or 250 with warm-up and step decay for colour data);
+        # network (per architecture) and training: a narrower three-conv network and a larger step so that the quick
+        # build learns on two CPU cores (paper: App. E.2-E.3); n_samples: MC-dropout / TTA members; calib_*: optimiser
+        # and epochs of ts / vs / ms and the α head (paper: Adam, 50 epochs, App. E.4); theorem_draws: Monte-Carlo
+        # draws of the Theorem 1 check. Fig. 2 always runs at the paper's sizes.
+        "tiny": dict(n_train=1000, n_val=300, n_test=300, epochs=1, network={"threeconv": dict(channels=(16, 32, 64)),
+                     "vgg": dict(layers=(16, "M", 32, "M", 64, "M"), hidden=64)}, training=dict(lr=3e-3, batch_size=64),
+                     n_samples=4, calib_optimizer="lbfgs", calib_epochs=5, theorem_draws=20000),
+        "quick": dict(n_train=20000, n_val=5000, n_test=2000, epochs=10, network={"threeconv": dict(channels=(16, 32, 64)),
+                      "vgg": dict(layers=(32, 32, "M", 64, 64, "M", 128, 128, "M"), hidden=128)},
+                      training=dict(lr=3e-3, batch_size=64), n_samples=20, calib_optimizer="lbfgs", calib_epochs=10,
+                      theorem_draws=200000),
+        "paper": dict(n_train=None, n_val=None, n_test=None, epochs=None, network={"threeconv": {}, "vgg": {}},
+                      training=dict(lr=1e-3, batch_size=128), n_samples=20, calib_optimizer="adam", calib_epochs=50,
+                      theorem_draws=1000000),
+    },
+    "04_wu_gales_ensemble_calibration": {
+        # topologies: the ensembles trained (keys of credalbook.papers.wu_gales.QUICK_TOPOLOGIES / PAPER_TOPOLOGIES, by network_scale);
+        # members: networks per topology (seeds 0..M-1); subset / n_runs: members per ensemble and runs (= distinct member
+        # subsets) behind the ±2σ of Tables 1, 3-5 and Fig. 3; train: per-topology overrides of the training recipe (None:
+        # the recipe; quick: 3 epochs in batches of 32, learning rate divided once); n_train / n_test: images (None: all); val_fraction:
+        # held-out share for temperatures and weights (paper: 5 000 of 50 000); fig1: topologies of Fig. 1; fig3_regions: R
+        # of Fig. 3; n_iter: SGD steps of every temperature fit (App. A.4: 400); alg1/alg2_samples: N of App. A.3.
+        "tiny": dict(topologies=("LEN", "DSN100", "DSN121", "RSN"), network_scale="quick",
+                     members=dict(LEN=3, DSN100=2, DSN121=2, RSN=2), subset=dict(LEN=2, DSN100=1, DSN121=1, RSN=1), n_runs=3,
+                     train=dict(LEN=dict(epochs=1), DSN100=dict(epochs=1), DSN121=dict(epochs=1), RSN=dict(epochs=1)),
+                     n_train=600, n_test=300, val_fraction=0.1, fig1=("LEN", "DSN121", "RSN"), fig3_regions=(1, 2, 4),
+                     n_iter=100, alg1_samples=20000, alg2_samples=20000),
+        "quick": dict(topologies=("LEN", "DSN100", "DSN121", "RSN"), network_scale="quick",
+                      members=dict(LEN=4, DSN100=3, DSN121=3, RSN=3), subset=dict(LEN=3, DSN100=2, DSN121=2, RSN=2), n_runs=4,
+                      train=dict(LEN=dict(epochs=8, milestones=(5, 7)),
+                                 **{t: dict(epochs=3, milestones=(2,), batch_size=32, lr=0.05) for t in ("DSN100", "DSN121", "RSN")}),
+                      n_train=4000, n_test=2000, val_fraction=0.1, fig1=("LEN", "DSN121", "RSN"),
+                      fig3_regions=(1, 2, 3, 4, 6, 8, 10), n_iter=400, alg1_samples=200000, alg2_samples=200000),
+        "paper": dict(topologies=("LEN", "DSN100", "DSN121", "RSN"), network_scale="paper",
+                      members=dict(LEN=10, DSN100=10, DSN121=10, RSN=10), subset=dict(LEN=9, DSN100=9, DSN121=9, RSN=9),
+                      n_runs=10, train=dict(LEN=None, DSN100=None, DSN121=None, RSN=None), n_train=None, n_test=None,
+                      val_fraction=0.1, fig1=("LEN", "DSN121", "RSN"), fig3_regions=(1, 2, 3, 4, 6, 8, 10, 15, 20),
+                      n_iter=400, alg1_samples=1000000, alg2_samples=1000000),
+    },
+    "05_epistemic_uncertainty_gp": {
+        # toy_*: Sec. 5.3. toy_window: the lower-left (G1, G2) block of clusters (None: the paper's full 38 × 46
+        # grid); toy_discs / toy_large_discs: credalbook.papers.eu.toy_disc_layout arguments of the twelve evaluation and
+        # calibration discs and of the three large calibration discs (mismatch variant 1); toy_carved_less: the
+        # kept fractions of the sensitivity run; aleatoric_threshold: mismatch variant 2. toy_gp / real_gp:
+        # credalbook.gp.fit_gp_classifier options (Pólya-Gamma likelihood, natural gradients). real_*: Sec. 5.4 on
+        # `dataset` (PCA to 50, even vs odd), real_points = None: all images, train and test pooled.
+        "tiny": dict(toy_seeds=2, toy_window=(8, 8), toy_discs=dict(shape=(2, 1), radius=1.6, p_train=(0.0, 0.6),
+                                                                     q_test=0.15),
+                     toy_large_discs=dict(shape=(1, 1), radius=1.9), toy_carved_less=(0.25, 0.85), toy_sensitivity_seeds=1,
+                     aleatoric_threshold=0.1, toy_gp=dict(n_inducing=32, epochs=2, batch_size=512, lr=0.05,
+                                                          natural_gradient=True),
+                     n_samples=1000, n_bins=20, real_seeds=1, real_points=3000,
+                     real_split=dict(n_centres=6, ball_size=0.04, p_train=(0.0, 0.6), q_test=0.15),
+                     real_gp=dict(n_inducing=32, epochs=2, batch_size=512, lr=0.05, natural_gradient=True,
+                                  lengthscale="auto")),
+        "quick": dict(toy_seeds=3, toy_window=(16, 16), toy_discs=dict(shape=(4, 2), radius=1.9, p_train=(0.0, 0.6),
+                                                                       q_test=0.15),
+                      toy_large_discs=dict(shape=(2, 1), radius=3.9), toy_carved_less=(0.25, 0.85), toy_sensitivity_seeds=1,
+                      aleatoric_threshold=0.1, toy_gp=dict(n_inducing=320, epochs=6, batch_size=1024, lr=0.05,
+                                                           natural_gradient=True),
+                      n_samples=1000, n_bins=20, real_seeds=2, real_points=20000,
+                      real_split=dict(n_centres=12, ball_size=0.04, p_train=(0.0, 0.6), q_test=0.15),
+                      real_gp=dict(n_inducing=256, epochs=6, batch_size=1024, lr=0.05, natural_gradient=True,
+                                   lengthscale="auto")),
+        "paper": dict(toy_seeds=6, toy_window=None, toy_discs=dict(shape=(4, 3), radius=3.0, p_train=(0.0, 0.6),
+                                                                   q_test=0.1),
+                      toy_large_discs=dict(shape=(3, 1), radius=6.0), toy_carved_less=(0.25, 0.85), toy_sensitivity_seeds=1,
+                      aleatoric_threshold=0.1, toy_gp=dict(n_inducing=2048, epochs=10, batch_size=1024, lr=0.05,
+                                                           natural_gradient=True),
+                      n_samples=1000, n_bins=20, real_seeds=6, real_points=None,
+                      real_split=dict(n_centres=12, ball_size=0.04, p_train=(0.0, 0.6), q_test=0.1),
+                      real_gp=dict(n_inducing=1024, epochs=10, batch_size=1024, lr=0.05, natural_gradient=True,
+                                   lengthscale="auto")),
+    },
+}
+
+
+def preset(chapter: str, scale: str) -> MappingProxyType:
+    """The read-only size settings of ``chapter`` at ``scale``.
+
+    Examples
+    --------
+    >>> preset("00_calibration_primer", "tiny")["epochs"]
+    4
+    """
+    if chapter not in PRESETS:
+        raise ValueError(f"chapter must be one of {sorted(PRESETS)}; got {chapter!r}")
+    if scale not in SCALES:
+        raise ValueError(f"scale must be one of {SCALES}; got {scale!r}")
+    return MappingProxyType(dict(PRESETS[chapter][scale]))

@@ -1,0 +1,64 @@
+"""Calibration tests with p-values: the bootstrap test of one classifier and of a set of
+classifiers, the instance-dependent test with a learned weight function, Hosmer-Lemeshow, and the
+calibration measures the tests evaluate.
+"""
+
+from credalbook.stats.bootstrap import (
+    bootstrap_calibration_test,
+    CalibrationTestResult,
+    exact_size,
+    minimise_calibration_measure,
+    Minimum,
+    set_calibration_test,
+    set_null_distribution,
+    SOLVERS,
+)
+from credalbook.stats.hosmer_lemeshow import (
+    hosmer_lemeshow,
+    hosmer_lemeshow_statistic,
+    HosmerLemeshowResult,
+    null_rejection_rate,
+)
+from credalbook.stats.instance import (
+    instance_calibration_test,
+    InstanceTestResult,
+    split_indices,
+)
+from credalbook.stats.measures import (
+    as_measure,
+    calibration_measure,
+    CalibrationMeasure,
+    MEASURES,
+)
+from credalbook.stats.weight_learning import (
+    fit_weight_function,
+    LOSS_PRESETS,
+    PROPER_SCORES,
+    WeightFunction,
+)
+
+__all__ = [
+    "bootstrap_calibration_test",
+    "CalibrationTestResult",
+    "exact_size",
+    "minimise_calibration_measure",
+    "Minimum",
+    "set_calibration_test",
+    "set_null_distribution",
+    "SOLVERS",
+    "hosmer_lemeshow",
+    "hosmer_lemeshow_statistic",
+    "HosmerLemeshowResult",
+    "null_rejection_rate",
+    "instance_calibration_test",
+    "InstanceTestResult",
+    "split_indices",
+    "as_measure",
+    "calibration_measure",
+    "CalibrationMeasure",
+    "MEASURES",
+    "fit_weight_function",
+    "LOSS_PRESETS",
+    "PROPER_SCORES",
+    "WeightFunction",
+]

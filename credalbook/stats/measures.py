@@ -1,0 +1,145 @@
+r"""Calibration measures as objects a calibration test can evaluate many times, fast.
+
+A test such as Alg. 1 of Mortier et al. (2023) evaluates its measure :math:`g` on every bootstrap
+replicate and hundreds of times inside an optimiser, so a :class:`CalibrationMeasure` carries an
+*unvalidated, batched* function ``func(probs (..., N, K), labels (..., N)) -> (...)`` next to its
+name; calling the object itself validates the inputs first. Built-in measures:
+
+=============  ==========================================================  =====================
+name           measure                                                       notion (Defs. 1-3)
+=============  ==========================================================  =====================
+``ece_conf``   :func:`~credalbook.metrics.ece_confidence`, Eq. 6 (``n_bins``)          confidence
+``ece_cwise``  :func:`~credalbook.metrics.ece_classwise`, Eq. 5 (``n_bins``)           classwise
+``hl``         :func:`~credalbook.stats.hosmer_lemeshow_statistic`, Eqs. 3-4         classwise
+``skce_ul``    :func:`~credalbook.metrics.skce_ul`, Eq. 8 (``kernel``, ``bandwidth``)  strong
+``skce_uq``    :func:`~credalbook.metrics.skce_uq`, Eq. 7                              strong
+=============  ==========================================================  =====================
+
+Any callable ``g(probs, labels) -> float`` can be wrapped with :func:`as_measure`; it is then
+evaluated replicate by replicate (pass ``batched=True`` if it accepts leading batch dimensions).
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from credalbook._validation import check_choice, check_positive_int, check_probs_labels
+from credalbook.stats.hosmer_lemeshow import _GROUPINGS, _binning, _hl
+from credalbook.metrics.classification import _ece_classwise, _ece_confidence, _scalar
+from credalbook.metrics.kernel import DEFAULT_BANDWIDTH, _kernel_fn, _skce_ul, _skce_uq
+
+__all__ = ["CalibrationMeasure", "calibration_measure", "as_measure", "MEASURES"]
+
+#: Names accepted by :func:`calibration_measure`.
+MEASURES = ("ece_conf", "ece_cwise", "hl", "skce_ul", "skce_uq")
+
+
+@dataclass(frozen=True)
+class CalibrationMeasure:
+    """A named calibration measure :math:`g(\\hat{\\mathbf p}, \\mathcal D)` (lower is better calibrated).
+
+    Attributes
+    ----------
+    name : str
+        Label for tables and plots, e.g. ``"ECE_conf (B=10)"``.
+    func : callable
+        Batched, unvalidated ``func(p (..., N, K) float64, y (..., N) int64) -> (...)``.
+    min_instances : int
+        Smallest N the measure is defined for.
+    smooth : bool
+        Whether the measure is a smooth function of the predictions (kernel estimators), which a
+        gradient-based solver such as SLSQP can exploit.
+    """
+
+    name: str
+    func: Callable = field(repr=False)
+    min_instances: int = 1
+    smooth: bool = False
+
+    def __call__(self, probs, labels):
+        """Validate ``probs`` (..., N, K) and ``labels`` (..., N), then evaluate the measure."""
+        p, y = check_probs_labels(probs, labels, min_instances=self.min_instances)
+        return _scalar(np.asarray(self.func(p, y), dtype=np.float64))
+
+
+def _hl_func(p, y, *, n_bins, grouping):
+    return _hl(p, y, _binning(p, n_bins, grouping))[0]
+
+
+def calibration_measure(
+    name: str,
+    *,
+    n_bins: int = 10,
+    grouping: str = "per_class",
+    kernel: Callable | None = None,
+    bandwidth: float = DEFAULT_BANDWIDTH,
+) -> CalibrationMeasure:
+    """A built-in calibration measure by name (see the module table).
+
+    Parameters
+    ----------
+    name : {"ece_conf", "ece_cwise", "hl", "skce_ul", "skce_uq"}
+    n_bins : int, default 10
+        Bins of the ECEs (equal width) and of HL (equal frequency).
+    grouping : {"per_class", "single"}, default "per_class"
+        HL binning (see :func:`~credalbook.stats.hosmer_lemeshow_statistic`).
+    kernel, bandwidth
+        SKCE kernel (see :func:`~credalbook.metrics.skce_ul`); default :math:`\\exp(-d_{TV}^2/2)\\,I_K`.
+
+    Examples
+    --------
+    >>> g = calibration_measure("ece_conf", n_bins=5)
+    >>> g.name, round(g([[0.9, 0.1], [0.2, 0.8]], [0, 0]), 3)   # one bin: |0.5 - 0.85|
+    ('ECE_conf (B=5)', 0.35)
+    """
+    check_choice(name, "name", MEASURES)
+    if name in ("ece_conf", "ece_cwise", "hl"):
+        n_bins = check_positive_int(n_bins, "n_bins")
+        if name == "ece_conf":
+            return CalibrationMeasure(f"ECE_conf (B={n_bins})", functools.partial(_ece_confidence, n_bins=n_bins))
+        if name == "ece_cwise":
+            return CalibrationMeasure(f"ECE_cwise (B={n_bins})", functools.partial(_ece_classwise, n_bins=n_bins))
+        check_choice(grouping, "grouping", _GROUPINGS)
+        suffix = "" if grouping == "per_class" else ", single grouping"
+        return CalibrationMeasure(f"HL (B={n_bins}{suffix})",
+                                  functools.partial(_hl_func, n_bins=n_bins, grouping=grouping), min_instances=n_bins)
+    kern = _kernel_fn(kernel, bandwidth)
+    label = "SKCE_ul" if name == "skce_ul" else "SKCE_uq"
+    func = _skce_ul if name == "skce_ul" else _skce_uq
+    return CalibrationMeasure(label, functools.partial(func, kernel=kern), min_instances=2, smooth=True)
+
+
+def _loop_batched(g: Callable, p: np.ndarray, y: np.ndarray) -> np.ndarray:
+    batch = p.shape[:-2]
+    flat_p = p.reshape(-1, *p.shape[-2:])
+    flat_y = y.reshape(-1, y.shape[-1])
+    return np.array([float(g(pi, yi)) for pi, yi in zip(flat_p, flat_y)]).reshape(batch)
+
+
+def as_measure(measure, *, batched: bool = False, name: str | None = None, **kwargs) -> CalibrationMeasure:
+    """Turn ``measure`` into a :class:`CalibrationMeasure`.
+
+    Accepts a :class:`CalibrationMeasure` (returned as is), a built-in name (``kwargs`` go to
+    :func:`calibration_measure`) or a callable ``g(probs (N, K), labels (N,)) -> float``
+    (``batched=True`` if it also accepts leading batch dimensions).
+
+    Examples
+    --------
+    >>> from credalbook.metrics.classification import brier_score
+    >>> g = as_measure(brier_score, batched=True)
+    >>> g.name, round(g([[0.5, 0.5]], [0]), 2)
+    ('brier_score', 0.5)
+    """
+    if isinstance(measure, CalibrationMeasure):
+        return measure
+    if isinstance(measure, str):
+        return calibration_measure(measure, **kwargs)
+    if not callable(measure):
+        raise ValueError(f"measure must be a name in {MEASURES}, a CalibrationMeasure or a callable; got {measure!r}")
+    label = name or getattr(measure, "__name__", type(measure).__name__)
+    func = measure if batched else functools.partial(_loop_batched, measure)
+    return CalibrationMeasure(label, func)
