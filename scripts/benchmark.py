@@ -26,7 +26,29 @@ import time
 
 import numpy as np
 
-import credalbook as cb
+from credalbook.calibration import RandomAugment
+from credalbook.data import DatasetNotFoundError, load_fashion_mnist
+from credalbook.gp import fit_gp_classifier
+from credalbook.metrics import ece_classwise, ece_confidence
+from credalbook.nn import (
+    build_model,
+    build_topology,
+    count_parameters,
+    fit,
+    PadCropFlip,
+    resolve_device,
+)
+from credalbook.stats import hosmer_lemeshow, hosmer_lemeshow_statistic
+from credalbook.synthetic import calibrated_predictions, credal_scenario, sample_labels, SCENARIOS
+from credalbook.papers.juergens import instance_test_error_rates
+from credalbook.papers.mimori import build_mix_network, MIX_AUGMENTATIONS
+from credalbook.papers.mortier import (
+    compare_solvers,
+    PAPER_MEASURES,
+    PAPER_SETTINGS,
+    set_test_error_rates,
+)
+from credalbook.papers.wu_gales import PAPER_TOPOLOGIES, QUICK_TOPOLOGIES, topology_ensemble_logits
 
 
 def best_of(fn, repeat: int = 3) -> float:
@@ -41,9 +63,9 @@ def best_of(fn, repeat: int = 3) -> float:
 def bench_batched(d: int, n: int, k: int) -> None:
     rng = np.random.default_rng(0)
     probs = rng.dirichlet(np.ones(k), size=(d, n))
-    labels = cb.sample_labels(probs, rng)
-    for name, fn in [("ece_confidence", cb.ece_confidence), ("ece_classwise", cb.ece_classwise),
-                     ("hosmer_lemeshow_statistic", cb.hosmer_lemeshow_statistic)]:
+    labels = sample_labels(probs, rng)
+    for name, fn in [("ece_confidence", ece_confidence), ("ece_classwise", ece_classwise),
+                     ("hosmer_lemeshow_statistic", hosmer_lemeshow_statistic)]:
         batched = best_of(lambda: fn(probs, labels, n_bins=10))
         looped = best_of(lambda: [fn(probs[i], labels[i], n_bins=10) for i in range(d)], repeat=1)
         print(f"{name:28s} D={d} N={n} K={k}: batched {batched * 1e3:8.1f} ms | loop {looped * 1e3:8.1f} ms "
@@ -51,28 +73,28 @@ def bench_batched(d: int, n: int, k: int) -> None:
 
 
 def bench_hl_resampling(n: int, k: int, r: int) -> None:
-    probs, labels = cb.calibrated_predictions(n, k, seed=0)
-    t = best_of(lambda: cb.hosmer_lemeshow(probs, labels, n_resamples=r, seed=0), repeat=2)
+    probs, labels = calibrated_predictions(n, k, seed=0)
+    t = best_of(lambda: hosmer_lemeshow(probs, labels, n_resamples=r, seed=0), repeat=2)
     print(f"hosmer_lemeshow resampling    N={n} K={k} R={r}: {t:.2f} s ({t / r * 1e3:.2f} ms per resample)")
 
 
 def bench_training(device: str) -> None:
     try:
-        ds = cb.load_fashion_mnist()
-    except cb.DatasetNotFoundError as err:
+        ds = load_fashion_mnist()
+    except DatasetNotFoundError as err:
         print(f"training benchmark skipped: {err}")
         return
     x, y = ds.x_train, ds.y_train
     for arch, kwargs in [("mlp", dict(hidden=(512, 512))), ("cnn", dict())]:
-        model = cb.build_model(arch, n_classes=10, image_shape=ds.image_shape, **kwargs)
-        res = cb.fit(model, x, y, epochs=1, batch_size=128, device=device, progress=False)
-        print(f"fit one epoch, {arch} ({cb.count_parameters(model)} parameters), 60k images, {device}: {res.seconds:.1f} s")
+        model = build_model(arch, n_classes=10, image_shape=ds.image_shape, **kwargs)
+        res = fit(model, x, y, epochs=1, batch_size=128, device=device, progress=False)
+        print(f"fit one epoch, {arch} ({count_parameters(model)} parameters), 60k images, {device}: {res.seconds:.1f} s")
 
 
 def bench_set_test_solvers(n_datasets: int) -> None:
-    sc = cb.credal_scenario("S1", n_datasets=n_datasets, seed=0)
-    for measure, n_bins in cb.PAPER_MEASURES:
-        out = cb.compare_solvers(sc.ens_probs, sc.labels, measure=measure, n_bins=n_bins or 10,
+    sc = credal_scenario("S1", n_datasets=n_datasets, seed=0)
+    for measure, n_bins in PAPER_MEASURES:
+        out = compare_solvers(sc.ens_probs, sc.labels, measure=measure, n_bins=n_bins or 10,
                                  solvers=("cobyla", "cobyla_powell", "search"))
         print(f"set test {measure:9s} B={str(n_bins):4s} per test: " + " | ".join(
             f"{name} {1e3 * r['seconds_per_test']:6.1f} ms ({r['n_evaluations'].mean():5.0f} evals)"
@@ -81,9 +103,9 @@ def bench_set_test_solvers(n_datasets: int) -> None:
 
 def bench_fig1(n_datasets: int, n_jobs: int, solver: str) -> None:
     total, tests = 0.0, 0
-    for scenario in cb.SCENARIOS:
-        study = cb.set_test_error_rates.__wrapped__(scenario, n_datasets=n_datasets, solver=solver, n_jobs=n_jobs,
-                                                    progress=False, **cb.PAPER_SETTINGS["Fig. 1"])
+    for scenario in SCENARIOS:
+        study = set_test_error_rates.__wrapped__(scenario, n_datasets=n_datasets, solver=solver, n_jobs=n_jobs,
+                                                    progress=False, **PAPER_SETTINGS["Fig. 1"])
         total += study.seconds
         tests += study.statistics.size
         print(f"Fig. 1 {scenario}: {n_datasets} datasets x 7 tests in {study.seconds:.1f} s")
@@ -95,7 +117,7 @@ def bench_instance_test(setting: str, n_datasets: int, hypotheses, device: str) 
     """Jürgens et al. Figs. 3-4: the new test and Mortier's on R datasets per hypothesis (paper sizes otherwise)."""
     total = 0.0
     for h in hypotheses:
-        study = cb.instance_test_error_rates.__wrapped__(setting, h, n_datasets=n_datasets, device=device, progress=False)
+        study = instance_test_error_rates.__wrapped__(setting, h, n_datasets=n_datasets, device=device, progress=False)
         total += study.seconds
         print(f"{setting} {h}: {n_datasets} datasets x {len(study.measures)} tests in {study.seconds:.1f} s "
               f"({study.seconds / n_datasets:.2f} s per dataset, all estimators and both tests)")
@@ -105,24 +127,24 @@ def bench_instance_test(setting: str, n_datasets: int, hypotheses, device: str) 
 
 
 def _fashion(n: int):
-    ds = cb.load_fashion_mnist()
+    ds = load_fashion_mnist()
     return ds.x_train[:n], ds.y_train[:n], ds.image_shape
 
 
 def bench_topologies(scale: str, n_images: int, device: str) -> None:
     """Wu & Gales: one epoch per topology on `n_images` images, extrapolated to 10 members x recipe epochs x 54 000."""
     x, y, (c, h, _) = _fashion(n_images)
-    table = cb.PAPER_TOPOLOGIES if scale == "paper" else cb.QUICK_TOPOLOGIES
+    table = PAPER_TOPOLOGIES if scale == "paper" else QUICK_TOPOLOGIES
     total = 0.0
     for name, spec in table.items():
-        net = cb.build_topology(spec["family"], in_channels=c, n_classes=10, image_size=h, **spec["model"])
+        net = build_topology(spec["family"], in_channels=c, n_classes=10, image_size=h, **spec["model"])
         recipe = dict(spec["train"], epochs=2, milestones=())
-        res = cb.fit(net, x, y, seed=0, device=device, progress=False,
-                     augment=cb.PadCropFlip(padding=2, hflip=True), **recipe)
+        res = fit(net, x, y, seed=0, device=device, progress=False,
+                     augment=PadCropFlip(padding=2, hflip=True), **recipe)
         epoch = res.history[1]["seconds"] - res.history[0]["seconds"]  # the second epoch: no warm-up cost
         full = epoch * 54000 / n_images * spec["train"]["epochs"] * 10
         total += full
-        print(f"{name} ({scale}, {cb.count_parameters(net)} parameters): {epoch:.1f} s per epoch over {n_images} "
+        print(f"{name} ({scale}, {count_parameters(net)} parameters): {epoch:.1f} s per epoch over {n_images} "
               f"images; 10 members x {spec['train']['epochs']} epochs x 54 000 images: {full / 3600:.2f} h")
     print(f"Wu & Gales paper protocol with the {scale} networks on Fashion-MNIST: {total / 3600:.1f} h of training on {device}")
 
@@ -132,12 +154,12 @@ def bench_parallel_members(n_images: int) -> None:
     import os
     import tempfile
 
-    for name in cb.QUICK_TOPOLOGIES:
+    for name in QUICK_TOPOLOGIES:
         times = {}
         for n_jobs in (1, 2):
             os.environ["CREDALBOOK_CACHE_DIR"] = tempfile.mkdtemp()  # nothing cached: both runs train
             start = time.perf_counter()
-            cb.topology_ensemble_logits("fashion_mnist", name, seeds=(0, 1), epochs=1, n_train=n_images, n_test=500,
+            topology_ensemble_logits("fashion_mnist", name, seeds=(0, 1), epochs=1, n_train=n_images, n_test=500,
                                         device="cpu", progress=False, n_jobs=n_jobs)
             times[n_jobs] = time.perf_counter() - start
         print(f"{name}: two members, one epoch over {n_images} images: {times[1]:.1f} s one after the other, "
@@ -147,10 +169,10 @@ def bench_parallel_members(n_images: int) -> None:
 def bench_mimori(device: str) -> None:
     """Mimori et al.: one epoch of the paper's three-convolution network over 37 500 training images."""
     x, y, shape = _fashion(37500)
-    net = cb.build_mix_network("threeconv", n_classes=10, image_shape=shape)
-    res = cb.fit(net, x, y, epochs=1, batch_size=128, lr=1e-3, seed=0, device=device, progress=False,
-                 augment=cb.RandomAugment(**cb.MIX_AUGMENTATIONS["fashion_mnist"]))
-    print(f"Mimori base network ({cb.count_parameters(net)} parameters): {res.seconds:.1f} s per epoch over 37 500 "
+    net = build_mix_network("threeconv", n_classes=10, image_shape=shape)
+    res = fit(net, x, y, epochs=1, batch_size=128, lr=1e-3, seed=0, device=device, progress=False,
+                 augment=RandomAugment(**MIX_AUGMENTATIONS["fashion_mnist"]))
+    print(f"Mimori base network ({count_parameters(net)} parameters): {res.seconds:.1f} s per epoch over 37 500 "
           f"images; at most 100 epochs (patience 10): up to {100 * res.seconds / 3600:.1f} h")
 
 
@@ -173,13 +195,13 @@ def bench_gp(inducing, device: str, linalg_dtype: str = "float64") -> None:
     per_step = {}
     with gpytorch.settings.linalg_dtypes(default=getattr(torch, linalg_dtype)):
         x = rng.normal(size=(2048, 2)).astype(np.float32)
-        cb.fit_gp_classifier(x, (x[:, 0] > 0).astype(int), n_inducing=16, epochs=1, natural_gradient=True,
+        fit_gp_classifier(x, (x[:, 0] > 0).astype(int), n_inducing=16, epochs=1, natural_gradient=True,
                              device=device)
         for d in (2, 50):
             x = rng.normal(size=(8 * 1024, d)).astype(np.float32)
             y = (x[:, 0] > 0).astype(int)
             for m in inducing:
-                res = cb.fit_gp_classifier(x, y, n_inducing=m, epochs=1, batch_size=1024, lr=0.05,
+                res = fit_gp_classifier(x, y, n_inducing=m, epochs=1, batch_size=1024, lr=0.05,
                                            natural_gradient=True, device=device)
                 per_step[d, m] = res.seconds / 8
                 print(f"GP step, {d} dimensions, {m} inducing points, batch 1 024, {linalg_dtype} factorisations, "
@@ -212,7 +234,7 @@ def main() -> None:
     parser.add_argument("--gp-inducing", default="256,512,1024,2048")
     parser.add_argument("--gp-linalg-dtype", default="float64", choices=("float64", "float32"))
     args = parser.parse_args()
-    device = str(cb.resolve_device(args.device))
+    device = str(resolve_device(args.device))
     if args.only_topologies:
         if args.parallel_members:
             bench_parallel_members(args.topology_images)
@@ -237,7 +259,7 @@ def main() -> None:
     bench_batched(100, 1000, 10)
     bench_hl_resampling(10000, 10, 999)
     if not args.skip_training:
-        bench_training(str(cb.resolve_device(args.device)))
+        bench_training(str(resolve_device(args.device)))
 
 
 if __name__ == "__main__":

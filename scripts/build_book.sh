@@ -5,4 +5,4 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 bash scripts/setup.sh
-exec .venv/bin/python -m credalbook.runner build "$@"
+exec .venv/bin/python -m credalbook.book build "$@"

@@ -10,7 +10,6 @@ from scipy import stats
 from credalbook.metrics import (
     brier_estimator,
     dirichlet_kde_calibration_map,
-    estimator_measure,
     kl_calibration_error,
     lp_calibration_error,
     mmd_calibration_error,
@@ -18,7 +17,8 @@ from credalbook.metrics import (
     skce_ul,
     skce_uq,
 )
-from credalbook.metrics.distribution import _estimator_fn
+from credalbook.metrics.distribution import estimator_function
+from credalbook.stats.measures import estimator_measure
 from credalbook.synthetic.predictions import _sample_labels
 
 
@@ -175,16 +175,16 @@ class TestEstimatorMeasure:
         y = _sample_labels(p, rng)
         for name in ("brier", "lp", "kl", "skce", "mmd"):
             g = estimator_measure(name)
-            fn = _estimator_fn(name)
+            fn = estimator_function(name)
             np.testing.assert_allclose(g.func(p, y), fn(torch.from_numpy(p), torch.from_numpy(y)).numpy(), rtol=1e-12)
             assert g(p[0], y[0]) == pytest.approx(float(fn(torch.from_numpy(p[0]), torch.from_numpy(y[0]))))
 
     def test_chunking(self, rng):
-        from credalbook.metrics.distribution import _numpy_batched
+        from credalbook.stats.measures import _numpy_batched
 
         p = rng.dirichlet(np.ones(3), size=(7, 20))
         y = _sample_labels(p, rng)
-        fn = _estimator_fn("lp")
+        fn = estimator_function("lp")
         np.testing.assert_allclose(_numpy_batched(fn, p, y, max_pairs=800), _numpy_batched(fn, p, y), rtol=1e-12)
 
     def test_errors(self):

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from credalbook.metrics import estimator_measure
+from credalbook.stats import estimator_measure
 from credalbook.papers.juergens import (
     calibrated_combinations_example,
     estimator_landscape,

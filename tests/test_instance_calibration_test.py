@@ -5,7 +5,7 @@ import pytest
 from scipy import stats
 
 from credalbook.papers.juergens import instance_test_error_rates
-from credalbook.stats import exact_size, instance as instance_calibration_test, split_indices
+from credalbook.stats import exact_size, instance_calibration_test, split_indices
 from credalbook.synthetic import instance_scenario
 
 LEARNER = {"max_epochs": 40, "patience": 15, "lr": 3e-3}
@@ -105,7 +105,7 @@ class TestErrorRates:
 
 def test_cobyla_powell_terminates_on_underflowing_objective():
     """Regression: SKCE with bandwidth 1e-4 at K = 10 gives values ~1e-236, on which NLopt's COBYLA used to hang."""
-    from credalbook.metrics import estimator_measure
+    from credalbook.stats import estimator_measure
     from credalbook.stats import minimise_calibration_measure
 
     seqs = np.random.SeedSequence(0).spawn(2)

@@ -60,11 +60,11 @@ class TestRunChapters:
 
 class TestCli:
     def test_unknown_chapter_exits_nonzero(self, tmp_path):
-        proc = subprocess.run([sys.executable, "-m", "credalbook.book.runner", "run", "--scale", "tiny", "-c", "nope",
+        proc = subprocess.run([sys.executable, "-m", "credalbook.book", "run", "--scale", "tiny", "-c", "nope",
                                "--book-root", str(tmp_path)], capture_output=True, text=True)
         assert proc.returncode != 0
         assert "unknown chapters" in proc.stderr
 
     def test_help(self):
-        proc = subprocess.run([sys.executable, "-m", "credalbook.book.runner", "--help"], capture_output=True, text=True)
+        proc = subprocess.run([sys.executable, "-m", "credalbook.book", "--help"], capture_output=True, text=True)
         assert proc.returncode == 0 and "--scale" in proc.stdout

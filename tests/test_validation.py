@@ -9,7 +9,16 @@ import numpy as np
 import pytest
 import torch
 
-import credalbook as cb
+from credalbook.metrics import (
+    accuracy,
+    brier_score,
+    calibration_summary,
+    ece_classwise,
+    ece_confidence,
+    nll,
+    reliability_curve,
+)
+from credalbook.stats import hosmer_lemeshow, hosmer_lemeshow_statistic, null_rejection_rate
 from credalbook._validation import (
     SIMPLEX_ATOL,
     as_numpy,
@@ -25,15 +34,15 @@ GOOD_P = [[0.2, 0.3, 0.5], [0.6, 0.3, 0.1]]
 
 # Public functions taking (probs, labels) as their first arguments.
 PUBLIC = {
-    "accuracy": cb.accuracy,
-    "brier_score": cb.brier_score,
-    "nll": cb.nll,
-    "ece_confidence": cb.ece_confidence,
-    "ece_classwise": cb.ece_classwise,
-    "reliability_curve": cb.reliability_curve,
-    "calibration_summary": cb.calibration_summary,
-    "hosmer_lemeshow_statistic": lambda p, y, **kw: cb.hosmer_lemeshow_statistic(p, y, n_bins=1, **kw),
-    "hosmer_lemeshow": lambda p, y, **kw: cb.hosmer_lemeshow(p, y, n_bins=1, n_resamples=9, **kw),
+    "accuracy": accuracy,
+    "brier_score": brier_score,
+    "nll": nll,
+    "ece_confidence": ece_confidence,
+    "ece_classwise": ece_classwise,
+    "reliability_curve": reliability_curve,
+    "calibration_summary": calibration_summary,
+    "hosmer_lemeshow_statistic": lambda p, y, **kw: hosmer_lemeshow_statistic(p, y, n_bins=1, **kw),
+    "hosmer_lemeshow": lambda p, y, **kw: hosmer_lemeshow(p, y, n_bins=1, n_resamples=9, **kw),
 }
 
 
@@ -226,32 +235,32 @@ class TestPublicErrorPaths:
         with pytest.raises(ValueError, match=pattern):
             PUBLIC[name](probs, labels)
 
-    @pytest.mark.parametrize("fn", [cb.ece_confidence, cb.ece_classwise, cb.reliability_curve,
-                                    cb.calibration_summary, cb.hosmer_lemeshow_statistic, cb.hosmer_lemeshow])
+    @pytest.mark.parametrize("fn", [ece_confidence, ece_classwise, reliability_curve,
+                                    calibration_summary, hosmer_lemeshow_statistic, hosmer_lemeshow])
     @pytest.mark.parametrize("bad", [0, -2, 2.5, True, "10"])
     def test_n_bins(self, fn, bad):
         with pytest.raises(ValueError, match="n_bins must be an integer >= 1"):
             fn(GOOD_P, [2, 0], n_bins=bad)
 
-    @pytest.mark.parametrize("fn", [cb.hosmer_lemeshow_statistic, cb.hosmer_lemeshow])
+    @pytest.mark.parametrize("fn", [hosmer_lemeshow_statistic, hosmer_lemeshow])
     def test_too_few_instances_for_hl(self, fn):
         with pytest.raises(ValueError, match=r"probs must contain at least 3 instances .*got N = 2"):
             fn(GOOD_P, [2, 0], n_bins=3)
 
     def test_unknown_options(self):
         with pytest.raises(ValueError, match=r"kind must be one of \['classwise', 'confidence'\]; got 'top'"):
-            cb.reliability_curve(GOOD_P, [2, 0], kind="top")
+            reliability_curve(GOOD_P, [2, 0], kind="top")
         with pytest.raises(ValueError, match=r"grouping must be one of \['per_class', 'single'\]"):
-            cb.hosmer_lemeshow_statistic(GOOD_P, [2, 0], n_bins=1, grouping="all")
+            hosmer_lemeshow_statistic(GOOD_P, [2, 0], n_bins=1, grouping="all")
         with pytest.raises(ValueError, match=r"reference must be one of \['chi2', 'chi2_external', 'resampling'\]"):
-            cb.hosmer_lemeshow(GOOD_P, [2, 0], n_bins=1, reference="asymptotic")
+            hosmer_lemeshow(GOOD_P, [2, 0], n_bins=1, reference="asymptotic")
         with pytest.raises(ValueError, match=r"class_index must be an integer in \[0, 3\); got 3"):
-            cb.reliability_curve(GOOD_P, [2, 0], kind="classwise", class_index=3)
+            reliability_curve(GOOD_P, [2, 0], kind="classwise", class_index=3)
 
     def test_alpha(self):
-        res = cb.hosmer_lemeshow(GOOD_P, [2, 0], n_bins=1, n_resamples=9, seed=0)
+        res = hosmer_lemeshow(GOOD_P, [2, 0], n_bins=1, n_resamples=9, seed=0)
         for bad in (0.0, 1.0, -0.5, 2.0):
             with pytest.raises(ValueError, match=r"alpha must lie in \(0, 1\)"):
                 res.decision(bad)
         with pytest.raises(ValueError, match=r"alpha must lie in \(0, 1\)"):
-            cb.null_rejection_rate(n_datasets=1, n_instances=20, n_classes=2, alpha=1.0)
+            null_rejection_rate(n_datasets=1, n_instances=20, n_classes=2, alpha=1.0)

@@ -2,9 +2,9 @@
 
 Usage (from the repository root, inside the project's virtual environment)::
 
-    python -m credalbook.book.runner build                 # execute every chapter (quick) + build HTML
-    python -m credalbook.book.runner run --scale paper -c 00_calibration_primer
-    python -m credalbook.book.runner run --scale tiny --book-root /tmp/book   # smoke run
+    python -m credalbook.book build                 # execute every chapter (quick) + build HTML
+    python -m credalbook.book run --scale paper -c 00_calibration_primer
+    python -m credalbook.book run --scale tiny --book-root /tmp/book   # smoke run
 
 Executed copies go to ``<book-root>/book/executed/<stem>.ipynb`` (the sources in ``chapters/`` are
 never overwritten), the "Paper vs. this book" rows to ``<book-root>/book/_build/results/<stem>.json``
@@ -231,7 +231,7 @@ def build_book(*, book_root: Path | None = None, extra_args=()) -> Path:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m credalbook.book.runner", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m credalbook.book", description=__doc__.split("\n\n")[0])
     parser.add_argument("command", choices=["run", "build"], help="run: execute chapters; build: execute, then build HTML")
     parser.add_argument("--scale", default="quick", choices=SCALES)
     parser.add_argument("-c", "--chapter", action="append", dest="chapters", help="chapter stem (repeatable)")

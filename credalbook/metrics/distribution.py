@@ -61,7 +61,6 @@ import numpy as np
 import torch
 
 from credalbook._validation import check_choice, check_probs_labels
-from credalbook.stats.measures import CalibrationMeasure
 from credalbook.metrics.kernel import _check_bandwidth
 
 __all__ = [
@@ -71,12 +70,12 @@ __all__ = [
     "skce_estimator",
     "mmd_calibration_error",
     "dirichlet_kde_calibration_map",
-    "estimator_measure",
+    "estimator_function",
     "ESTIMATORS",
     "ESTIMATOR_BANDWIDTHS",
 ]
 
-#: Names accepted by :func:`estimator_measure` and the weight learner.
+#: Names accepted by :func:`estimator_function` (and so by the tests' ``estimator_measure`` and the weight learner).
 ESTIMATORS = ("brier", "lp", "kl", "skce", "mmd")
 #: Default bandwidths (NOTES.md: the values of the authors' test statistics).
 ESTIMATOR_BANDWIDTHS = {"lp": 0.01, "kl": 0.01, "skce": 1e-4, "mmd": 0.1}
@@ -345,8 +344,13 @@ def mmd_calibration_error(probs, labels, *, bandwidth: float = 0.1, label_bandwi
     return _mmd(p, y, h, hy, conditioning)
 
 
-def _estimator_fn(name: str, **options):
-    """Unvalidated torch function of a named estimator with defaults filled in."""
+def estimator_function(name: str, **options):
+    """The unvalidated, batched torch function ``f(p (B, N, K), y (B, N)) -> (B,)`` of a named estimator.
+
+    ``options`` are those of the estimator's function (e.g. ``bandwidth``); defaults are filled in
+    from :data:`ESTIMATOR_BANDWIDTHS`. Used by the weight learner and by
+    :func:`credalbook.stats.estimator_measure`.
+    """
     check_choice(name, "estimator", ESTIMATORS)
     if name in ESTIMATOR_BANDWIDTHS:
         options["bandwidth"] = _check_bandwidth(options.get("bandwidth", ESTIMATOR_BANDWIDTHS[name]))
@@ -360,36 +364,3 @@ def _estimator_fn(name: str, **options):
         options["label_bandwidth"] = _check_bandwidth(options.get("label_bandwidth", 1.0), "label_bandwidth")
         check_choice(options.setdefault("conditioning", "prediction"), "conditioning", CONDITIONING)
     return functools.partial(_FUNCS[name], **options)
-
-
-_LABELS = {"brier": "Brier", "lp": "L2-CE", "kl": "KL-CE", "skce": "SKCE", "mmd": "MMD"}
-
-
-def _numpy_batched(fn, p: np.ndarray, y: np.ndarray, *, max_pairs: int = 2**24) -> np.ndarray:
-    """Evaluate a torch estimator on float64 arrays (..., N, K), chunking leading dims to bound memory."""
-    batch = p.shape[:-2]
-    n = p.shape[-2]
-    flat_p = torch.from_numpy(np.ascontiguousarray(p.reshape(-1, *p.shape[-2:])))
-    flat_y = torch.from_numpy(np.ascontiguousarray(y.reshape(-1, n)))
-    step = max(1, max_pairs // max(n * n, 1))
-    with torch.no_grad():
-        out = [fn(flat_p[i:i + step], flat_y[i:i + step]) for i in range(0, flat_p.shape[0], step)]
-    return torch.cat(out).numpy().reshape(batch)
-
-
-def estimator_measure(name: str, **options) -> CalibrationMeasure:
-    """A torch estimator as a :class:`~credalbook.stats.CalibrationMeasure` for the bootstrap tests.
-
-    The bootstrap machinery of :mod:`credalbook.stats.bootstrap` (consistency resampling,
-    Mortier et al.'s set test) works on NumPy arrays; this wraps a named estimator (``options`` as
-    in its function, e.g. ``bandwidth``) so those tests can use it, batched over replicates.
-
-    Examples
-    --------
-    >>> g = estimator_measure("lp", bandwidth=0.1)
-    >>> g.name, round(g([[0.9, 0.1], [0.9, 0.1], [0.1, 0.9], [0.1, 0.9]], [0, 0, 1, 1]), 3)
-    ('L2-CE', 0.02)
-    """
-    fn = _estimator_fn(name, **options)
-    return CalibrationMeasure(_LABELS[name], functools.partial(_numpy_batched, fn),
-                              min_instances=1 if name == "brier" else 2, smooth=True)

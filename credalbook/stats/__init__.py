@@ -28,6 +28,7 @@ from credalbook.stats.measures import (
     as_measure,
     calibration_measure,
     CalibrationMeasure,
+    estimator_measure,
     MEASURES,
 )
 from credalbook.stats.weight_learning import (
@@ -56,6 +57,7 @@ __all__ = [
     "as_measure",
     "calibration_measure",
     "CalibrationMeasure",
+    "estimator_measure",
     "MEASURES",
     "fit_weight_function",
     "LOSS_PRESETS",

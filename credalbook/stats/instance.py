@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from credalbook._validation import check_choice, check_labels, check_positive_int, check_probability
-from credalbook.metrics.distribution import estimator_measure
+from credalbook.stats.measures import estimator_measure
 from credalbook.stats.bootstrap import RESAMPLING, CalibrationTestResult, _null, _result
 from credalbook.credal.geometry import check_ens_probs
 from credalbook.stats.weight_learning import WeightFunction, fit_weight_function

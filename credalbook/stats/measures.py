@@ -26,13 +26,15 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 import numpy as np
+import torch
 
 from credalbook._validation import check_choice, check_positive_int, check_probs_labels
 from credalbook.stats.hosmer_lemeshow import _GROUPINGS, _binning, _hl
 from credalbook.metrics.classification import _ece_classwise, _ece_confidence, _scalar
+from credalbook.metrics.distribution import estimator_function
 from credalbook.metrics.kernel import DEFAULT_BANDWIDTH, _kernel_fn, _skce_ul, _skce_uq
 
-__all__ = ["CalibrationMeasure", "calibration_measure", "as_measure", "MEASURES"]
+__all__ = ["CalibrationMeasure", "calibration_measure", "as_measure", "estimator_measure", "MEASURES"]
 
 #: Names accepted by :func:`calibration_measure`.
 MEASURES = ("ece_conf", "ece_cwise", "hl", "skce_ul", "skce_uq")
@@ -143,3 +145,36 @@ def as_measure(measure, *, batched: bool = False, name: str | None = None, **kwa
     label = name or getattr(measure, "__name__", type(measure).__name__)
     func = measure if batched else functools.partial(_loop_batched, measure)
     return CalibrationMeasure(label, func)
+
+
+_LABELS = {"brier": "Brier", "lp": "L2-CE", "kl": "KL-CE", "skce": "SKCE", "mmd": "MMD"}
+
+
+def _numpy_batched(fn, p: np.ndarray, y: np.ndarray, *, max_pairs: int = 2**24) -> np.ndarray:
+    """Evaluate a torch estimator on float64 arrays (..., N, K), chunking leading dims to bound memory."""
+    batch = p.shape[:-2]
+    n = p.shape[-2]
+    flat_p = torch.from_numpy(np.ascontiguousarray(p.reshape(-1, *p.shape[-2:])))
+    flat_y = torch.from_numpy(np.ascontiguousarray(y.reshape(-1, n)))
+    step = max(1, max_pairs // max(n * n, 1))
+    with torch.no_grad():
+        out = [fn(flat_p[i:i + step], flat_y[i:i + step]) for i in range(0, flat_p.shape[0], step)]
+    return torch.cat(out).numpy().reshape(batch)
+
+
+def estimator_measure(name: str, **options) -> CalibrationMeasure:
+    """A torch estimator as a :class:`CalibrationMeasure` for the bootstrap tests.
+
+    The bootstrap machinery of :mod:`credalbook.stats.bootstrap` (consistency resampling,
+    Mortier et al.'s set test) works on NumPy arrays; this wraps a named estimator (``options`` as
+    in its function, e.g. ``bandwidth``) so those tests can use it, batched over replicates.
+
+    Examples
+    --------
+    >>> g = estimator_measure("lp", bandwidth=0.1)
+    >>> g.name, round(g([[0.9, 0.1], [0.9, 0.1], [0.1, 0.9], [0.1, 0.9]], [0, 0, 1, 1]), 3)
+    ('L2-CE', 0.02)
+    """
+    fn = estimator_function(name, **options)
+    return CalibrationMeasure(_LABELS[name], functools.partial(_numpy_batched, fn),
+                              min_instances=1 if name == "brier" else 2, smooth=True)

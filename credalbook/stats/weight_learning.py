@@ -35,7 +35,7 @@ import torch
 
 from credalbook._progress import progress_bar
 from credalbook._validation import as_numpy, check_choice, check_positive_int
-from credalbook.metrics.distribution import ESTIMATORS, _estimator_fn
+from credalbook.metrics.distribution import ESTIMATORS, estimator_function
 from credalbook.credal.geometry import check_ens_probs
 from credalbook.nn.device import resolve_device
 
@@ -251,7 +251,7 @@ def fit_weight_function(
     gamma = default_gamma if gamma is None else float(gamma)
     if not (math.isfinite(gamma) and gamma >= 0):
         raise ValueError(f"gamma must be a finite number >= 0; got {gamma!r}")
-    ce = _estimator_fn(estimator, **dict(estimator_options or {}))
+    ce = estimator_function(estimator, **dict(estimator_options or {}))
     hidden = tuple(check_positive_int(h, "hidden") for h in hidden)
     batch_size = check_positive_int(batch_size, "batch_size")
     max_epochs = check_positive_int(max_epochs, "max_epochs")

@@ -14,7 +14,8 @@ import numpy as np
 from credalbook._progress import progress_bar
 from credalbook._validation import check_choice, check_positive_int
 from credalbook.cache import cached
-from credalbook.metrics.distribution import ESTIMATORS, estimator_measure
+from credalbook.metrics.distribution import ESTIMATORS
+from credalbook.stats.measures import estimator_measure
 from credalbook.stats.bootstrap import RESAMPLING, SOLVERS, _minimise, _null, _Objective
 from credalbook.papers.mortier.error_rates import ErrorRateStudy
 from credalbook.synthetic.instance_scenarios import HYPOTHESES, INSTANCE_SETTINGS, instance_scenario

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from credalbook._validation import check_positive_int, check_probs
-from credalbook.metrics.distribution import estimator_measure
+from credalbook.stats.measures import estimator_measure
 from credalbook.credal.geometry import _dirichlet
 from credalbook.synthetic.predictions import _sample_labels
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from credalbook._validation import check_positive_int, check_probability
-from credalbook.metrics.distribution import estimator_measure
+from credalbook.stats.measures import estimator_measure
 from credalbook.stats.bootstrap import bootstrap_calibration_test
 from credalbook.stats.instance import instance_calibration_test
 from credalbook.metrics.classification import accuracy
