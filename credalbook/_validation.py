@@ -9,6 +9,7 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
+import torch
 
 #: Tolerance on ``|sum(row) - 1|`` and on the [0, 1] range for probability rows. Softmax outputs
 #: in float32 are off by ~1e-7; anything beyond 1e-4 is a real mistake.
@@ -27,11 +28,13 @@ def as_numpy(x, name: str) -> np.ndarray:
         raise ValueError(f"{name} could not be converted to an array: {err}") from None
 
 
-def _first_index(mask: np.ndarray) -> tuple[int, ...]:
+def first_index(mask: np.ndarray) -> tuple[int, ...]:
+    """Index of the first True entry of ``mask`` (for error messages)."""
     return tuple(int(i) for i in np.argwhere(mask)[0])
 
 
-def _fmt_index(idx: tuple[int, ...]) -> str:
+def fmt_index(idx: tuple[int, ...]) -> str:
+    """``7`` for a 1-d index, ``(3, 1)`` otherwise (for error messages)."""
     return str(idx[0]) if len(idx) == 1 else str(idx)
 
 
@@ -53,18 +56,18 @@ def check_probs(probs, *, name: str = "probs", atol: float = SIMPLEX_ATOL, min_n
     arr = arr.astype(np.float64, copy=False)
     bad = ~np.isfinite(arr)
     if bad.any():
-        idx = _first_index(bad)
-        raise ValueError(f"{name} must be finite; {name}[{_fmt_index(idx)}] = {arr[idx]}")
+        idx = first_index(bad)
+        raise ValueError(f"{name} must be finite; {name}[{fmt_index(idx)}] = {arr[idx]}")
     out = (arr < -atol) | (arr > 1 + atol)
     if out.any():
-        idx = _first_index(out)
-        raise ValueError(f"{name} must lie in [0, 1]; {name}[{_fmt_index(idx)}] = {arr[idx]:.6g}")
+        idx = first_index(out)
+        raise ValueError(f"{name} must lie in [0, 1]; {name}[{fmt_index(idx)}] = {arr[idx]:.6g}")
     sums = arr.sum(axis=-1)
     off = np.abs(sums - 1.0) > atol
     if off.any():
-        idx = _first_index(off)
+        idx = first_index(off)
         raise ValueError(
-            f"{name} must sum to 1 along the last axis; row {_fmt_index(idx)} sums to {sums[idx]:.6g}"
+            f"{name} must sum to 1 along the last axis; row {fmt_index(idx)} sums to {sums[idx]:.6g}"
         )
     return arr
 
@@ -79,12 +82,12 @@ def check_labels(labels, *, n_classes: int, shape: tuple[int, ...], name: str = 
     if not np.issubdtype(arr.dtype, np.integer):
         bad = ~np.isfinite(arr) | (arr != np.round(arr))
         if bad.any():
-            idx = _first_index(bad)
-            raise ValueError(f"{name} must hold integer class indices; {name}[{_fmt_index(idx)}] = {arr[idx]}")
+            idx = first_index(bad)
+            raise ValueError(f"{name} must hold integer class indices; {name}[{fmt_index(idx)}] = {arr[idx]}")
     out = (arr < 0) | (arr >= n_classes)  # before the cast, so huge floats are reported as they are
     if out.any():
-        idx = _first_index(out)
-        raise ValueError(f"{name} must lie in [0, {n_classes}); {name}[{_fmt_index(idx)}] = {arr[idx]}")
+        idx = first_index(out)
+        raise ValueError(f"{name} must lie in [0, {n_classes}); {name}[{fmt_index(idx)}] = {arr[idx]}")
     return arr.astype(np.int64)
 
 
@@ -126,3 +129,63 @@ def check_choice(value, name: str, choices) -> str:
     if value not in choices:
         raise ValueError(f"{name} must be one of {sorted(choices)}; got {value!r}")
     return value
+
+
+def check_vertices(vertices) -> np.ndarray:
+    """Vertices of a credal set: probability rows of shape (M, K)."""
+    v = check_probs(vertices, name="vertices")
+    if v.ndim != 2:
+        raise ValueError(f"vertices must have shape (M, K) (members, classes); got shape {v.shape}")
+    return v
+
+
+def check_probs_2d(probs, name: str = "probs") -> np.ndarray:
+    """Probability rows of shape exactly (N, K)."""
+    p = check_probs(probs, name=name)
+    if p.ndim != 2:
+        raise ValueError(f"{name} must have shape (N, K); got shape {p.shape}")
+    return p
+
+
+def check_alpha0(alpha0, shape, name: str = "alpha0") -> np.ndarray:
+    """alpha0 > 0 (inf allowed) broadcast to `shape`."""
+    a = as_numpy(alpha0, name)
+    if a.dtype == bool or not np.issubdtype(a.dtype, np.number):
+        raise ValueError(f"{name} must be numeric, got dtype {a.dtype}")
+    a = a.astype(np.float64)
+    bad = np.isnan(a) | (a <= 0)
+    if bad.any():
+        raise ValueError(f"{name} must be positive (inf allowed); got {a[bad].ravel()[0]}")
+    try:
+        return np.broadcast_to(a, shape)
+    except ValueError:
+        raise ValueError(f"{name} must be a scalar or broadcast to shape {shape}; got shape {a.shape}") from None
+
+
+def as_scalar(x):
+    """A 0-d result as a Python float; arrays unchanged."""
+    return float(x) if np.ndim(x) == 0 else x
+
+
+def check_logits(logits, name: str = "logits", ndim: int = 2) -> torch.Tensor:
+    """Finite real logits of shape (N, ..., K) with `ndim` dimensions -> float64 tensor (CPU)."""
+    if isinstance(logits, torch.Tensor):
+        t = logits.detach().cpu()
+        if t.is_complex() or t.dtype == torch.bool:
+            raise ValueError(f"{name} must hold real numbers; got dtype {t.dtype}")
+        t = t.to(torch.float64)
+    else:
+        arr = as_numpy(logits, name)
+        if arr.dtype.kind not in "fiu" or arr.dtype == bool:
+            raise ValueError(f"{name} must hold real numbers; got dtype {arr.dtype}")
+        t = torch.from_numpy(np.array(arr, dtype=np.float64))
+    shape = "(N, K)" if ndim == 2 else "(N, M, K)" if ndim == 3 else f"{ndim} dimensions"
+    if t.ndim != ndim:
+        raise ValueError(f"{name} must have shape {shape}; got shape {tuple(t.shape)}")
+    if t.shape[0] < 1 or t.shape[-1] < 2:
+        raise ValueError(f"{name} must have at least one instance and two classes; got shape "
+                         f"{tuple(t.shape)}")
+    if not bool(torch.isfinite(t).all()):
+        bad = tuple(int(i) for i in torch.nonzero(~torch.isfinite(t))[0])
+        raise ValueError(f"{name} must be finite; {name}{list(bad)} = {float(t[bad])}")
+    return t

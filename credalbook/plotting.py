@@ -3,7 +3,7 @@
 Compute functions never plot; plot functions take their results and an ``ax=`` argument
 (as scikit-learn's ``calibration_curve`` vs ``CalibrationDisplay``) and return the axes. The figures
 of the other chapters live in :mod:`credalbook.papers.mimori.figures`, :mod:`credalbook.papers.wu_gales.figures`
-and :mod:`credalbook.papers.eu.figures`, built on the helpers here (``_axes``, ``_panels``).
+and :mod:`credalbook.papers.eu.figures`, built on the helpers here (``axes_or_new``, ``panel_row``).
 """
 
 from __future__ import annotations
@@ -28,7 +28,8 @@ def set_theme(*, context: str = "notebook", font_scale: float = 1.0) -> None:
     mpl.rcParams.update({"figure.dpi": 110, "savefig.bbox": "tight", "axes.titleweight": "bold"})
 
 
-def _axes(ax):
+def axes_or_new(ax):
+    """``ax``, or the axes of a new 4.2 × 4.2 in figure when ``ax`` is None."""
     if ax is None:
         import matplotlib.pyplot as plt
 
@@ -36,7 +37,7 @@ def _axes(ax):
     return ax
 
 
-def _panels(axes, n: int, size=(3.6, 3.2)):
+def panel_row(axes, n: int, size=(3.6, 3.2)):
     """A row of `n` panels: new ones (``size`` each) when `axes` is None, else `axes` checked to hold n."""
     import matplotlib.pyplot as plt
 
@@ -78,7 +79,7 @@ def plot_reliability_diagram(curve: ReliabilityCurve, *, ax=None, label: str | N
     """
     if not isinstance(curve, ReliabilityCurve):
         raise ValueError(f"curve must be a ReliabilityCurve (from credalbook.metrics.reliability_curve); got {type(curve).__name__}")
-    ax = _axes(ax)
+    ax = axes_or_new(ax)
     edges = curve.bin_edges
     width = np.diff(edges)
     nonempty = curve.counts > 0
@@ -131,7 +132,7 @@ def plot_rejection_rates(rates: dict, *, alpha: float, n_datasets: int, ax=None,
 
     if not rates:
         raise ValueError("rates must contain at least one entry")
-    ax = _axes(ax)
+    ax = axes_or_new(ax)
     lo, hi = stats.binom.ppf([(1 - band) / 2, (1 + band) / 2], n_datasets, alpha) / n_datasets
     names = list(rates)
     ax.axhspan(lo, hi, color="gray", alpha=0.25, label=f"{band:.0%} binomial band, n = {n_datasets}")
@@ -181,7 +182,7 @@ def plot_credal_scenario(scenario, *, dataset: int = 0, instance: int = 0, n_com
 
     from credalbook.credal.geometry import sample_weights
 
-    ax = _axes(ax)
+    ax = axes_or_new(ax)
     members = scenario.ens_probs[dataset, instance]
     corners = simplex_coordinates(np.eye(3))
     ax.fill(*corners.T, facecolor="none", edgecolor="black", linewidth=1)
@@ -220,7 +221,7 @@ POLYTOPE_TITLES = {
 }
 
 
-def _draw_hull_outline(ax, pts: np.ndarray) -> None:
+def draw_hull_outline(ax, pts: np.ndarray) -> None:
     """Shade the convex hull of 2-D points; a segment or a point when they are degenerate."""
     from scipy.spatial import ConvexHull, QhullError
 
@@ -276,9 +277,10 @@ def plot_polytope_sampling(vertices, n_samples: int = 2000, *, methods=("weights
     import matplotlib.pyplot as plt
 
     from credalbook._validation import check_choice
-    from credalbook.credal.sampling import METHODS, _check_vertices, sample_polytope
+    from credalbook._validation import check_vertices
+    from credalbook.credal.sampling import METHODS, sample_polytope
 
-    v = _check_vertices(vertices)
+    v = check_vertices(vertices)
     if v.shape[1] != 3:
         raise ValueError(f"vertices must have K = 3 classes to be drawn on the simplex; got shape {v.shape}")
     methods = [methods] if isinstance(methods, str) else list(methods)
@@ -300,7 +302,7 @@ def plot_polytope_sampling(vertices, n_samples: int = 2000, *, methods=("weights
     for i, (panel, method) in enumerate(zip(axes, methods)):
         points = simplex_coordinates(sample_polytope(v, n_samples, method=method, seed=rng))
         panel.fill(*corners.T, facecolor="none", edgecolor="0.4", linewidth=1)
-        _draw_hull_outline(panel, members)
+        draw_hull_outline(panel, members)
         panel.scatter(*points.T, s=3, color=f"C{i}", alpha=0.5, linewidths=0, zorder=2)
         panel.scatter(*members.T, marker="*", s=90, color="black", zorder=3)
         panel.set_aspect("equal")

@@ -19,7 +19,7 @@ from credalbook.metrics import (
 )
 from credalbook.metrics.distribution import estimator_function
 from credalbook.stats.measures import estimator_measure
-from credalbook.synthetic.predictions import _sample_labels
+from credalbook._random import draw_labels
 
 
 @pytest.fixture
@@ -29,7 +29,7 @@ def rng():
 
 def _data(rng, n=60, k=3, conc=1.0):
     p = rng.dirichlet(np.full(k, conc), size=n)
-    y = _sample_labels(p, rng)
+    y = draw_labels(p, rng)
     return p, y
 
 
@@ -100,7 +100,7 @@ class TestLpKL:
 
     def test_batched_equals_loop(self, rng):
         p = rng.dirichlet(np.ones(4), size=(3, 2, 30))
-        y = _sample_labels(p, rng)
+        y = draw_labels(p, rng)
         for fn in (lp_calibration_error, kl_calibration_error, skce_estimator, mmd_calibration_error):
             batch = fn(p, y).numpy()
             assert batch.shape == (3, 2)
@@ -142,7 +142,7 @@ class TestKernelEstimators:
     def test_unbiased_under_calibration(self, rng):
         # Monte Carlo: mean over 400 calibrated datasets within 4 standard errors of zero
         p = rng.dirichlet(np.ones(3), size=(400, 100))
-        y = _sample_labels(p, rng)
+        y = draw_labels(p, rng)
         for fn, kw in ((skce_estimator, dict(bandwidth=0.5)), (skce_estimator, dict(bandwidth=0.5, estimator="quadratic")),
                        (mmd_calibration_error, dict(bandwidth=0.3))):
             vals = fn(p, y, **kw).numpy()
@@ -172,7 +172,7 @@ class TestKernelEstimators:
 class TestEstimatorMeasure:
     def test_main(self, rng):
         p = rng.dirichlet(np.ones(3), size=(5, 50))
-        y = _sample_labels(p, rng)
+        y = draw_labels(p, rng)
         for name in ("brier", "lp", "kl", "skce", "mmd"):
             g = estimator_measure(name)
             fn = estimator_function(name)
@@ -183,7 +183,7 @@ class TestEstimatorMeasure:
         from credalbook.stats.measures import _numpy_batched
 
         p = rng.dirichlet(np.ones(3), size=(7, 20))
-        y = _sample_labels(p, rng)
+        y = draw_labels(p, rng)
         fn = estimator_function("lp")
         np.testing.assert_allclose(_numpy_batched(fn, p, y, max_pairs=800), _numpy_batched(fn, p, y), rtol=1e-12)
 

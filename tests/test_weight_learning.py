@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from credalbook.stats import fit_weight_function
-from credalbook.synthetic.predictions import _sample_labels
+from credalbook._random import draw_labels
 
 
 def _two_members(rng, n, lam):
@@ -15,7 +15,7 @@ def _two_members(rng, n, lam):
     ens = np.stack([np.c_[1 - a, a], np.c_[1 - b, b]], axis=1)
     w = lam(x)
     truth = w[:, None] * ens[:, 0] + (1 - w[:, None]) * ens[:, 1]
-    return x, ens, _sample_labels(truth, rng), w
+    return x, ens, draw_labels(truth, rng), w
 
 
 class TestFitWeightFunction:

@@ -29,7 +29,7 @@ from credalbook._validation import check_positive_int, check_probs
 from credalbook.calibration.scaling import Calibrator, _as_label_hist, _check_real, fit_with_early_stopping
 from credalbook.nn.device import resolve_device
 from credalbook.calibration.dirichlet import dirichlet_multinomial_nll_torch
-from credalbook.nn.models import _as_float_tensor, _check_network, _stochastic_passes
+from credalbook.nn.models import as_float_tensor, check_feature_network, mc_dropout_predict, stochastic_predict
 
 __all__ = ["PAPER_AUGMENTATIONS", "AlphaCalibrator", "RandomAugment", "extract_features",
            "fit_alpha_calibration", "mc_dropout_samples", "tta_samples"]
@@ -219,10 +219,10 @@ def extract_features(model: nn.Module, x, *, batch_size: int = 1024,
     >>> logits.shape, feats.shape
     ((6, 3), (6, 5))
     """
-    _check_network(model)
+    check_feature_network(model)
     dev = resolve_device(device)
     batch_size = check_positive_int(batch_size, "batch_size")
-    xt = _as_float_tensor(x, "x")
+    xt = as_float_tensor(x, "x")
     modes = {m: m.training for m in model.modules()}
     model.to(dev)
     model.eval()
@@ -459,9 +459,8 @@ def mc_dropout_samples(model: nn.Module, x, *, n_samples: int = 20, batch_size: 
     >>> probs.shape, feats.shape
     ((5, 6, 3), (5, 6, 8))
     """
-    return _stochastic_passes(model, x, n_samples=n_samples, perturb=None, stochastic_dropout=True,
-                   batch_size=batch_size, device=device, seed=seed,
-                   return_features=return_features)
+    return mc_dropout_predict(model, x, n_samples=n_samples, batch_size=batch_size, device=device, seed=seed,
+                              return_features=return_features, warn=False)
 
 
 def tta_samples(model: nn.Module, x, *, augment, n_samples: int = 20, batch_size: int = 1024,
@@ -516,6 +515,5 @@ def tta_samples(model: nn.Module, x, *, augment, n_samples: int = 20, batch_size
                              f"{type(out).__name__} {tuple(getattr(out, 'shape', ()))}")
         return out
 
-    return _stochastic_passes(model, x, n_samples=n_samples, perturb=perturb, stochastic_dropout=False,
-                   batch_size=batch_size, device=device, seed=seed,
-                   return_features=return_features)
+    return stochastic_predict(model, x, n_samples=n_samples, perturb=perturb, stochastic_dropout=False,
+                              batch_size=batch_size, device=device, seed=seed, return_features=return_features)

@@ -28,7 +28,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import gammaln, logsumexp, xlogy
 
-from credalbook._validation import as_numpy, check_choice, check_probs
+from credalbook._validation import as_numpy, as_scalar, check_alpha0, check_choice, check_probs, check_probs_2d
 from credalbook.metrics.label_hist import check_label_hist
 
 __all__ = [
@@ -41,13 +41,6 @@ __all__ = [
 ]
 
 
-def _probs2d(probs, name: str = "probs") -> np.ndarray:
-    p = check_probs(probs, name=name)
-    if p.ndim != 2:
-        raise ValueError(f"{name} must have shape (N, K); got shape {p.shape}")
-    return p
-
-
 def _ens3d(ens_probs) -> np.ndarray:
     p = check_probs(ens_probs, name="ens_probs", min_ndim=3)
     if p.ndim != 3:
@@ -55,29 +48,10 @@ def _ens3d(ens_probs) -> np.ndarray:
     return p
 
 
-def _alpha0(alpha0, shape, name: str = "alpha0") -> np.ndarray:
-    """alpha0 > 0 (inf allowed) broadcast to `shape`."""
-    a = as_numpy(alpha0, name)
-    if a.dtype == bool or not np.issubdtype(a.dtype, np.number):
-        raise ValueError(f"{name} must be numeric, got dtype {a.dtype}")
-    a = a.astype(np.float64)
-    bad = np.isnan(a) | (a <= 0)
-    if bad.any():
-        raise ValueError(f"{name} must be positive (inf allowed); got {a[bad].ravel()[0]}")
-    try:
-        return np.broadcast_to(a, shape)
-    except ValueError:
-        raise ValueError(f"{name} must be a scalar or broadcast to shape {shape}; got shape {a.shape}") from None
-
-
-def _gamma(alpha0: np.ndarray) -> np.ndarray:
+def alpha0_gamma(alpha0: np.ndarray) -> np.ndarray:
     """γ = α0 / (α0 + 1), with γ = 1 at α0 = inf."""
     with np.errstate(invalid="ignore"):
         return np.where(np.isinf(alpha0), 1.0, alpha0 / (alpha0 + 1.0))
-
-
-def _scalar(x):
-    return float(x) if np.ndim(x) == 0 else x
 
 
 # ----------------------------------------------------------------------------------------------
@@ -113,9 +87,9 @@ def dirichlet_disagreement(probs, alpha0) -> np.ndarray:
     >>> dirichlet_disagreement([[0.5, 0.5], [0.9, 0.1]], [1.0, np.inf]).round(4).tolist()
     [0.25, 0.18]
     """
-    p = _probs2d(probs)
-    a = _alpha0(alpha0, (p.shape[0],))
-    return _gamma(a) * (1.0 - (p**2).sum(axis=1))
+    p = check_probs_2d(probs)
+    a = check_alpha0(alpha0, (p.shape[0],))
+    return alpha0_gamma(a) * (1.0 - (p**2).sum(axis=1))
 
 
 def ensemble_disagreement(ens_probs, *, alpha0=None) -> np.ndarray:
@@ -149,7 +123,7 @@ def ensemble_disagreement(ens_probs, *, alpha0=None) -> np.ndarray:
     ([0.25], [0.125])
     """
     p = _ens3d(ens_probs)
-    g = 1.0 if alpha0 is None else _gamma(_alpha0(alpha0, p.shape[:2]))
+    g = 1.0 if alpha0 is None else alpha0_gamma(check_alpha0(alpha0, p.shape[:2]))
     return (g * (1.0 - (p**2).sum(axis=2))).mean(axis=1)
 
 
@@ -183,11 +157,11 @@ def dirichlet_posterior_probs(probs, alpha0, label_hist) -> np.ndarray:
     >>> dirichlet_posterior_probs([[0.8, 0.2]], 2.0, [[0, 1]]).round(4).tolist()   # (1.6, 0.4 + 1) / 3
     [[0.5333, 0.4667]]
     """
-    p = _probs2d(probs)
+    p = check_probs_2d(probs)
     y = check_label_hist(label_hist, n_classes=p.shape[1], min_labels=0).astype(np.float64)
     if y.shape[0] != p.shape[0]:
         raise ValueError(f"label_hist and probs must have the same number of instances; got {y.shape[0]} and {p.shape[0]}")
-    a = _alpha0(alpha0, (p.shape[0],))[:, None]
+    a = check_alpha0(alpha0, (p.shape[0],))[:, None]
     finite = np.isfinite(a)
     a_safe = np.where(finite, a, 1.0)
     post = (a_safe * p + y) / (a_safe + y.sum(axis=1, keepdims=True))
@@ -274,7 +248,7 @@ def ensemble_posterior_probs(ens_probs, label_hist, *, weights=None, likelihood:
 # α-calibration objective (Eq. 50); its optimum (Eq. 51) is in credalbook.papers.mimori.alpha0
 # ----------------------------------------------------------------------------------------------
 def _nll_inputs(label_hist, probs, log_alpha0, reg):
-    p = _probs2d(probs)
+    p = check_probs_2d(probs)
     y = check_label_hist(label_hist, n_classes=p.shape[1], min_labels=0)
     if y.shape[0] != p.shape[0]:
         raise ValueError(f"label_hist and probs must have the same number of instances; got {y.shape[0]} and {p.shape[0]}")

@@ -76,16 +76,16 @@ import numpy as np
 import torch
 from torch import nn
 
-from credalbook._validation import as_numpy, check_choice, check_positive_int
+from credalbook._validation import as_numpy, check_choice, check_logits, check_positive_int
 from credalbook.calibration.scaling import (
     Calibrator,
     TemperatureScaling,
     _as_label_hist,
-    _as_logits,
     _check_real,
     _hist_nll,
 )
 from credalbook.credal.geometry import check_weights
+from credalbook.nn.loop import train_loop
 
 __all__ = [
     "ENSEMBLE_CALIBRATORS",
@@ -196,7 +196,7 @@ def differentiable_ece(probs, labels, *, n_bins: int = 15,
                 bool(((det.sum(dim=1) - 1).abs() > 1e-4).any()):
             raise ValueError("probs must be finite rows on the simplex (non-negative, summing to 1)")
     else:
-        p = _as_logits(probs, "probs")
+        p = check_logits(probs, "probs")
         if bool((p < -1e-4).any()) or bool(((p.sum(dim=1) - 1).abs() > 1e-4).any()):
             raise ValueError("probs must be rows on the simplex (non-negative, summing to 1)")
     hist = _as_label_hist(labels, p.shape[0], p.shape[1], name="labels").to(p.device)
@@ -284,7 +284,7 @@ class _EnsembleTemperature(Calibrator):
         if not isinstance(optimizer, str) or optimizer.lower() not in ("sgd", "adam", "lbfgs"):
             raise ValueError(f"optimizer must be one of ('sgd', 'adam', 'lbfgs'); got {optimizer!r}")
         optimizer = optimizer.lower()
-        z = _as_logits(logits, ndim=3)
+        z = check_logits(logits, ndim=3)
         hist = _as_label_hist(targets, z.shape[0], z.shape[-1])
         self._setup(z)
         self._memo = (None, None)
@@ -300,17 +300,18 @@ class _EnsembleTemperature(Calibrator):
             self.n_classes_ = z.shape[-1]
             self.to(torch.float64)
             opt = torch.optim.SGD([p for p in self.parameters() if p.requires_grad], lr=lr)
-            history = []
-            for step in range(1, n_iter + 1):
+
+            def sgd_step(epoch: int) -> dict:  # records the objective before step epoch + 1
                 opt.zero_grad(set_to_none=True)
                 loss = self.objective(z, hist)
                 if not bool(torch.isfinite(loss)):
-                    raise FloatingPointError(f"the objective became {loss.item()} at step {step}; "
+                    raise FloatingPointError(f"the objective became {loss.item()} at step {epoch + 1}; "
                                              f"lower lr (={lr})")
                 loss.backward()
                 opt.step()
-                history.append({"epoch": step - 1, "train_loss": float(loss.detach()),
-                                "cv_nll": math.nan})
+                return {"train_loss": float(loss.detach()), "cv_nll": math.nan}
+
+            history = train_loop(sgd_step, range(n_iter))
             with torch.no_grad():
                 history.append({"epoch": n_iter, "train_loss": float(self.objective(z, hist)),
                                 "cv_nll": math.nan})

@@ -37,7 +37,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from credalbook._validation import as_numpy, check_positive_int
+from credalbook._validation import as_numpy, check_logits, check_positive_int
+from credalbook.nn.loop import EarlyStopping, train_loop
 from credalbook.metrics.label_hist import check_label_hist
 
 __all__ = ["CALIBRATORS", "Calibrator", "MatrixScaling", "TemperatureScaling", "VectorScaling",
@@ -47,30 +48,6 @@ _OPTIMIZERS = ("adam", "lbfgs")
 
 
 # ------------------------------------------------------------------------------ input checks
-def _as_logits(logits, name: str = "logits", ndim: int = 2) -> torch.Tensor:
-    """Finite real logits of shape (N, ..., K) with `ndim` dimensions -> float64 tensor (CPU)."""
-    if isinstance(logits, torch.Tensor):
-        t = logits.detach().cpu()
-        if t.is_complex() or t.dtype == torch.bool:
-            raise ValueError(f"{name} must hold real numbers; got dtype {t.dtype}")
-        t = t.to(torch.float64)
-    else:
-        arr = as_numpy(logits, name)
-        if arr.dtype.kind not in "fiu" or arr.dtype == bool:
-            raise ValueError(f"{name} must hold real numbers; got dtype {arr.dtype}")
-        t = torch.from_numpy(np.array(arr, dtype=np.float64))
-    shape = "(N, K)" if ndim == 2 else "(N, M, K)" if ndim == 3 else f"{ndim} dimensions"
-    if t.ndim != ndim:
-        raise ValueError(f"{name} must have shape {shape}; got shape {tuple(t.shape)}")
-    if t.shape[0] < 1 or t.shape[-1] < 2:
-        raise ValueError(f"{name} must have at least one instance and two classes; got shape "
-                         f"{tuple(t.shape)}")
-    if not bool(torch.isfinite(t).all()):
-        bad = tuple(int(i) for i in torch.nonzero(~torch.isfinite(t))[0])
-        raise ValueError(f"{name} must be finite; {name}{list(bad)} = {float(t[bad])}")
-    return t
-
-
 def _as_label_hist(targets, n: int, k: int, name: str = "targets") -> torch.Tensor:
     """Labels (N,) or label histograms (N, K) of non-negative integer counts -> float64 (N, K)."""
     arr = as_numpy(targets, name)
@@ -139,7 +116,7 @@ def histogram_nll(logits, targets, *, from_logits: bool = True) -> float:
     ...     [[0.5, 0.5], [0.9, 0.1]], [[1, 0], [1, 0]], from_logits=False)
     True
     """
-    z = _as_logits(logits)
+    z = check_logits(logits)
     hist = _as_label_hist(targets, z.shape[0], z.shape[1])
     if from_logits:
         log_probs = torch.log_softmax(z, dim=1)
@@ -248,7 +225,7 @@ class Calibrator(nn.Module):
         -------
         self
         """
-        z = _as_logits(logits, ndim=self.logits_ndim)
+        z = check_logits(logits, ndim=self.logits_ndim)
         hist = _as_label_hist(targets, z.shape[0], z.shape[-1])
         n_classes = z.shape[-1]
         self._build(n_classes)  # fresh parameters at every fit
@@ -268,7 +245,7 @@ class Calibrator(nn.Module):
 
     def _prepared(self, logits) -> torch.Tensor:
         self._check_fitted()
-        z = _as_logits(logits, ndim=self.logits_ndim)
+        z = check_logits(logits, ndim=self.logits_ndim)
         if z.shape[-1] != self.n_classes_:
             raise ValueError(f"logits must have {self.n_classes_} classes like the fitting data; "
                              f"got {z.shape[-1]}")
@@ -385,10 +362,7 @@ def fit_with_early_stopping(module: nn.Module, inputs: tuple, targets: torch.Ten
             cv = float(cv_loss(*cv_in, cv_y)) if n_cv else math.nan
         return train, cv
 
-    history: list = []
-    best_cv = evaluate()[1]
-    best_state, best_epoch, since = copy.deepcopy(module.state_dict()), 0, 0
-    for epoch in range(1, max_epochs + 1):
+    def train_epoch(epoch: int) -> dict:
         if optimizer == "adam":
             order = torch.randperm(len(tr_y), generator=gen)
             for start in range(0, len(tr_y), batch_size):
@@ -407,15 +381,14 @@ def fit_with_early_stopping(module: nn.Module, inputs: tuple, targets: torch.Ten
         if not math.isfinite(train):
             raise FloatingPointError(f"the training loss became {train} in epoch {epoch}; "
                                      f"lower lr (={lr})")
-        history.append({"epoch": epoch, "train_loss": train, "cv_nll": cv})
-        if n_cv == 0 or cv < best_cv:
-            best_cv, best_epoch, since = cv, epoch, 0
-            best_state = copy.deepcopy(module.state_dict())
-        else:
-            since += 1
-            if patience is not None and since >= patience:
-                break
-    module.load_state_dict(best_state)
+        return {"train_loss": train, "cv_nll": cv}
+
+    stopping = EarlyStopping(patience, best=evaluate()[1], best_state=copy.deepcopy(module.state_dict()),
+                             snapshot=lambda: copy.deepcopy(module.state_dict()),
+                             better=lambda new, best: n_cv == 0 or new < best)
+    history = train_loop(train_epoch, range(1, max_epochs + 1), stopping=stopping, monitor="cv_nll")
+    stopping.restore(module.load_state_dict)
+    best_cv, best_epoch = stopping.best, stopping.best_epoch
     return history, best_epoch, float(best_cv)
 
 

@@ -27,6 +27,7 @@ import numpy as np
 from scipy import sparse
 from scipy.optimize import linprog
 
+from credalbook._random import WEIGHT_PRIORS, draw_weights
 from credalbook._validation import as_numpy, check_choice, check_positive_int, check_probs
 
 __all__ = [
@@ -41,7 +42,6 @@ __all__ = [
 
 #: Residual (L1 distance to the hull) below which a point counts as inside.
 HULL_TOL = 1e-7
-_WEIGHT_PRIORS = ("uniform", "sparse")
 _BOUNDARY_METHODS = ("lp", "bisection", "grid")
 
 
@@ -103,30 +103,6 @@ def convex_combination(ens_probs, weights) -> np.ndarray:
     return np.einsum("nmk,nm->nk", ens, w)
 
 
-def _dirichlet(alpha: np.ndarray, rng: np.random.Generator, size: tuple = ()) -> np.ndarray:
-    """Dirichlet draws of shape (*size, *alpha.shape), robust for tiny concentrations.
-
-    NumPy's sampler returns NaN rows when every gamma variate underflows (α ≲ 0.01 in many
-    dimensions). Here :math:`\\log G` with :math:`G \\sim \\Gamma(\\alpha)` is drawn as
-    :math:`\\log G' + \\log U / \\alpha` with :math:`G' \\sim \\Gamma(\\alpha + 1)` (Marsaglia & Tsang's
-    boost) and normalised in log space, so rows always sum to one.
-    """
-    alpha = np.asarray(alpha, dtype=np.float64)
-    shape = (*size, *alpha.shape)
-    log_g = np.log(rng.standard_gamma(alpha + 1.0, size=shape)) + np.log(rng.random(shape)) / alpha
-    log_g -= log_g.max(axis=-1, keepdims=True)
-    g = np.exp(log_g)
-    return g / g.sum(axis=-1, keepdims=True)
-
-
-def _draw_weights(m: int, prior: str, rng: np.random.Generator, size: tuple = ()) -> np.ndarray:
-    """Weights of shape (*size, M) from Dir(1) ("uniform") or Dir(1/M) ("sparse"); ones for M = 1
-    (without consuming randomness)."""
-    if m == 1:
-        return np.ones((*size, 1))
-    return _dirichlet(np.full(m, 1.0 if prior == "uniform" else 1.0 / m), rng, size)
-
-
 def sample_weights(n_members: int, *, size=None, prior: str = "uniform", seed=None) -> np.ndarray:
     r"""Random convex weights :math:`\boldsymbol\lambda \in \Delta_M`.
 
@@ -156,9 +132,9 @@ def sample_weights(n_members: int, *, size=None, prior: str = "uniform", seed=No
     ((3, 4), True)
     """
     m = check_positive_int(n_members, "n_members")
-    check_choice(prior, "prior", _WEIGHT_PRIORS)
+    check_choice(prior, "prior", WEIGHT_PRIORS)
     size = () if size is None else (tuple(size) if np.ndim(size) else (int(size),))
-    return _draw_weights(m, prior, np.random.default_rng(seed), size)
+    return draw_weights(m, prior, np.random.default_rng(seed), size)
 
 
 def _as_batch(ens_probs, points, points_name: str):

@@ -44,7 +44,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.spatial import ConvexHull, Delaunay, QhullError
 
-from credalbook._validation import check_choice, check_positive_int, check_probs
+from credalbook._validation import check_choice, check_positive_int, check_probs, check_vertices
 
 __all__ = ["sample_polytope", "polytope_volume"]
 
@@ -70,13 +70,6 @@ class _AffineFrame:
     @property
     def dim(self) -> int:
         return self.basis.shape[0]
-
-
-def _check_vertices(vertices) -> np.ndarray:
-    v = check_probs(vertices, name="vertices")
-    if v.ndim != 2:
-        raise ValueError(f"vertices must have shape (M, K) (members, classes); got shape {v.shape}")
-    return v
 
 
 def _to_simplex(points: np.ndarray) -> np.ndarray:
@@ -150,7 +143,7 @@ def polytope_volume(vertices) -> float:
     >>> round(polytope_volume([[1.0, 0.0], [0.0, 1.0]]), 6)  # a segment of length √2
     1.414214
     """
-    frame = _affine_frame(_check_vertices(vertices))
+    frame = _affine_frame(check_vertices(vertices))
     if frame.dim == 0:
         return 0.0
     if frame.dim == 1:
@@ -276,7 +269,7 @@ def sample_polytope(vertices, n_samples: int, *, method: str = "triangulation", 
     >>> sample_polytope([[0.2, 0.8], [0.2, 0.8]], 2, method="hit_and_run").tolist()
     [[0.2, 0.8], [0.2, 0.8]]
     """
-    v = _check_vertices(vertices)
+    v = check_vertices(vertices)
     n = check_positive_int(n_samples, "n_samples")
     check_choice(method, "method", METHODS)
     burn_in = None if burn_in is None else check_positive_int(burn_in, "burn_in", minimum=0)

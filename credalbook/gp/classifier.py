@@ -69,7 +69,6 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from credalbook._progress import progress_bar
 from credalbook._validation import as_numpy, check_choice, check_positive_int
 from credalbook.cache import (
     as_checkpoint,
@@ -80,6 +79,7 @@ from credalbook.cache import (
     save_checkpoint,
 )
 from credalbook.nn.device import resolve_device
+from credalbook.nn.loop import LambdaCallback, train_loop
 from credalbook.metrics.uncertainty import EUEstimates, eu_estimates
 
 __all__ = ["GP_LIKELIHOODS", "GPClassifierFit", "LatentPredictive", "fit_gp_classifier",
@@ -422,8 +422,8 @@ def fit_gp_classifier(
             start -= float(resumed["seconds"])
         model.train()
         lik.train()
-        bar = progress_bar(range(len(history), epochs), progress=progress, desc="GP epochs")
-        for _ in bar:
+
+        def train_epoch(epoch: int) -> dict:
             perm = torch.randperm(n, generator=shuffle).to(dev)
             total, n_batches = 0.0, 0
             for s in range(0, n, batch_size):
@@ -436,14 +436,18 @@ def fit_gp_classifier(
                     opt.step()
                 total += float(loss.detach())
                 n_batches += 1
-            history.append(-total / n_batches)
-            if hasattr(bar, "set_postfix"):
-                bar.set_postfix(elbo=f"{history[-1]:.4f}")
+            return {"elbo": -total / n_batches}
+
+        def record(epoch: int, logs: dict) -> None:
+            history.append(logs["elbo"])
             if checkpoint is not None:
                 save_checkpoint(checkpoint, dict(
                     settings=config, model=model.state_dict(), likelihood=lik.state_dict(),
                     optimizers=[opt.state_dict() for opt in optimizers], **rng_states(shuffle, fork_devices),
                     history=history, seconds=time.perf_counter() - start))
+
+        train_loop(train_epoch, range(len(history), epochs), callbacks=[LambdaCallback(on_epoch_end=record)],
+                   progress=progress, postfix=lambda logs: {"elbo": f"{logs['elbo']:.4f}"}, desc="GP epochs")
     model.eval()
     if checkpoint is not None:
         checkpoint.unlink(missing_ok=True)

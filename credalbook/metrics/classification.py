@@ -29,14 +29,30 @@ __all__ = [
     "ReliabilityCurve",
     "reliability_curve",
     "equal_width_bin_index",
+    "one_hot",
+    "as_scalar",
 ]
 
 
-def _scalar(x: np.ndarray):
+def as_scalar(x):
+    """A 0-d result as a Python ``float``; arrays with batch dimensions are returned unchanged.
+
+    Examples
+    --------
+    >>> as_scalar(np.float64(0.5)), as_scalar(np.array([0.5, 0.25])).tolist()
+    (0.5, [0.5, 0.25])
+    """
     return float(x) if np.ndim(x) == 0 else x
 
 
-def _onehot(labels: np.ndarray, n_classes: int) -> np.ndarray:
+def one_hot(labels: np.ndarray, n_classes: int) -> np.ndarray:
+    """One-hot float64 encoding ``(..., K)`` of integer ``labels`` (...); no validation.
+
+    Examples
+    --------
+    >>> one_hot(np.array([2, 0]), 3).tolist()
+    [[0.0, 0.0, 1.0], [1.0, 0.0, 0.0]]
+    """
     return (labels[..., None] == np.arange(n_classes)).astype(np.float64)
 
 
@@ -62,7 +78,7 @@ def accuracy(probs, labels):
     0.6666666666666666
     """
     p, y = check_probs_labels(probs, labels)
-    return _scalar((p.argmax(axis=-1) == y).mean(axis=-1))
+    return as_scalar((p.argmax(axis=-1) == y).mean(axis=-1))
 
 
 def brier_score(probs, labels):
@@ -78,7 +94,7 @@ def brier_score(probs, labels):
     0.45
     """
     p, y = check_probs_labels(probs, labels)
-    return _scalar(((p - _onehot(y, p.shape[-1])) ** 2).sum(axis=-1).mean(axis=-1))
+    return as_scalar(((p - one_hot(y, p.shape[-1])) ** 2).sum(axis=-1).mean(axis=-1))
 
 
 def nll(probs, labels, *, eps: float = 1e-12):
@@ -96,7 +112,7 @@ def nll(probs, labels, *, eps: float = 1e-12):
     """
     p, y = check_probs_labels(probs, labels)
     p_true = np.take_along_axis(p, y[..., None], axis=-1)[..., 0]
-    return _scalar(-np.log(np.clip(p_true, eps, None)).mean(axis=-1))
+    return as_scalar(-np.log(np.clip(p_true, eps, None)).mean(axis=-1))
 
 
 def equal_width_bin_index(values: np.ndarray, n_bins: int) -> np.ndarray:
@@ -169,7 +185,7 @@ def ece_confidence(probs, labels, *, n_bins: int = 10):
     """
     n_bins = check_positive_int(n_bins, "n_bins")
     p, y = check_probs_labels(probs, labels)
-    return _scalar(_ece_confidence(p, y, n_bins))
+    return as_scalar(_ece_confidence(p, y, n_bins))
 
 
 def _ece_confidence(p: np.ndarray, y: np.ndarray, n_bins: int) -> np.ndarray:
@@ -200,14 +216,14 @@ def ece_classwise(probs, labels, *, n_bins: int = 10):
     """
     n_bins = check_positive_int(n_bins, "n_bins")
     p, y = check_probs_labels(probs, labels)
-    return _scalar(_ece_classwise(p, y, n_bins))
+    return as_scalar(_ece_classwise(p, y, n_bins))
 
 
 def _ece_classwise(p: np.ndarray, y: np.ndarray, n_bins: int) -> np.ndarray:
     """Eq. 5 on validated arrays (..., N, K), (..., N) → (...)."""
     # Move classes in front of instances: (..., K, N), one binary problem per class.
     pk = np.moveaxis(p, -1, -2)
-    yk = np.moveaxis(_onehot(y, p.shape[-1]), -1, -2)
+    yk = np.moveaxis(one_hot(y, p.shape[-1]), -1, -2)
     return _binned_abs_gap(equal_width_bin_index(pk, n_bins), pk, yk, n_bins).mean(axis=-1)
 
 
@@ -274,7 +290,7 @@ def reliability_curve(probs, labels, *, n_bins: int = 10, kind: str = "confidenc
         pred = p.max(axis=1)
         obs = (p.argmax(axis=1) == y).astype(np.float64)
     else:
-        onehot = _onehot(y, k)
+        onehot = one_hot(y, k)
         if class_index is None:
             pred, obs = p.ravel(), onehot.ravel()
         else:
@@ -310,7 +326,7 @@ def calibration_summary(probs, labels, *, n_bins: int = 10) -> dict:
     p, y = check_probs_labels(probs, labels)
     return {
         "accuracy": accuracy(p, y),
-        "mean_confidence": _scalar(p.max(axis=-1).mean(axis=-1)),
+        "mean_confidence": as_scalar(p.max(axis=-1).mean(axis=-1)),
         "brier": brier_score(p, y),
         "nll": nll(p, y),
         "ece_conf": ece_confidence(p, y, n_bins=n_bins),

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from credalbook._validation import _first_index, _fmt_index, as_numpy, check_positive_int, check_probs
+from credalbook._validation import as_numpy, check_positive_int, check_probs, first_index, fmt_index
 from credalbook.metrics.classification import ReliabilityCurve, equal_width_bin_index
 
 __all__ = [
@@ -93,16 +93,16 @@ def check_label_hist(label_hist, n_classes: int | None = None, *, min_labels: in
     if not np.issubdtype(arr.dtype, np.integer):
         bad = ~np.isfinite(arr)
         if bad.any():
-            idx = _first_index(bad)
-            raise ValueError(f"{name} must be finite; {name}[{_fmt_index(idx)}] = {arr[idx]}")
+            idx = first_index(bad)
+            raise ValueError(f"{name} must be finite; {name}[{fmt_index(idx)}] = {arr[idx]}")
         bad = arr != np.round(arr)
         if bad.any():
-            idx = _first_index(bad)
-            raise ValueError(f"{name} must hold integer counts; {name}[{_fmt_index(idx)}] = {arr[idx]}")
+            idx = first_index(bad)
+            raise ValueError(f"{name} must hold integer counts; {name}[{fmt_index(idx)}] = {arr[idx]}")
     bad = arr < 0
     if bad.any():
-        idx = _first_index(bad)
-        raise ValueError(f"{name} must hold non-negative counts; {name}[{_fmt_index(idx)}] = {arr[idx]}")
+        idx = first_index(bad)
+        raise ValueError(f"{name} must hold non-negative counts; {name}[{fmt_index(idx)}] = {arr[idx]}")
     arr = arr.astype(np.int64)
     min_labels = check_positive_int(min_labels, "min_labels", minimum=0)
     totals = arr.sum(axis=1)

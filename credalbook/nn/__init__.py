@@ -21,8 +21,13 @@ from credalbook.nn.ensembles import (
     train_classifier_set,
 )
 from credalbook.nn.models import (
+    as_float_tensor,
+    as_label_tensor,
+    check_feature_network,
     count_parameters,
+    dropout_modules,
     mc_dropout_predict,
+    stochastic_predict,
     MLP,
     SmallCNN,
 )
@@ -57,8 +62,13 @@ __all__ = [
     "classifier_sets",
     "ClassifierSet",
     "train_classifier_set",
+    "as_float_tensor",
+    "as_label_tensor",
+    "check_feature_network",
     "count_parameters",
+    "dropout_modules",
     "mc_dropout_predict",
+    "stochastic_predict",
     "MLP",
     "SmallCNN",
     "build_model",

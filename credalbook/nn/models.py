@@ -26,7 +26,8 @@ from torch import nn
 from credalbook._validation import check_positive_int
 from credalbook.nn.device import resolve_device
 
-__all__ = ["MLP", "SmallCNN", "count_parameters", "mc_dropout_predict"]
+__all__ = ["MLP", "SmallCNN", "as_float_tensor", "as_label_tensor", "check_feature_network", "count_parameters",
+           "dropout_modules", "mc_dropout_predict", "stochastic_predict"]
 
 _ACTIVATIONS = {
     "relu": nn.ReLU,
@@ -39,7 +40,7 @@ _ACTIVATIONS = {
 
 
 # ---------------------------------------------------------------------------------------
-# input helpers shared with credalbook.nn.training
+# input checks shared by the training loop, the predictors and credalbook.calibration
 # ---------------------------------------------------------------------------------------
 def _from_numpy(arr: np.ndarray, dtype) -> torch.Tensor:
     """``torch.from_numpy`` that copies read-only arrays (the dataset loaders return those)."""
@@ -47,8 +48,16 @@ def _from_numpy(arr: np.ndarray, dtype) -> torch.Tensor:
     return torch.from_numpy(arr if arr.flags.writeable else arr.copy())
 
 
-def _as_float_tensor(x, name: str) -> torch.Tensor:
-    """Return `x` (array-like or tensor, shape (N, ...)) as a float32 tensor (no device move)."""
+def as_float_tensor(x, name: str) -> torch.Tensor:
+    """Return `x` (array-like or tensor, shape (N, ...)) as a float32 tensor (no device move).
+
+    Raises ``ValueError`` naming `name` for non-real, empty, non-finite or 1-d inputs.
+
+    Examples
+    --------
+    >>> as_float_tensor(np.zeros((2, 3), dtype=int), "x").dtype
+    torch.float32
+    """
     if isinstance(x, torch.Tensor):
         t = x.detach()
         if t.is_complex() or t.dtype == torch.bool:
@@ -70,8 +79,14 @@ def _as_float_tensor(x, name: str) -> torch.Tensor:
     return t
 
 
-def _as_label_tensor(y, name: str) -> torch.Tensor:
-    """Return integer labels (N,) as an int64 tensor; negative labels are rejected."""
+def as_label_tensor(y, name: str) -> torch.Tensor:
+    """Return integer labels (N,) as an int64 tensor; negative labels are rejected.
+
+    Examples
+    --------
+    >>> as_label_tensor([0, 2, 1], "y")
+    tensor([0, 2, 1])
+    """
     if isinstance(y, torch.Tensor):
         t = y.detach()
         if t.is_floating_point() or t.is_complex() or t.dtype == torch.bool:
@@ -318,40 +333,71 @@ def count_parameters(model: nn.Module, *, trainable_only: bool = False) -> int:
     return sum(p.numel() for p in model.parameters() if p.requires_grad or not trainable_only)
 
 
-def _dropout_modules(model: nn.Module) -> list[nn.Module]:
+def dropout_modules(model: nn.Module) -> list[nn.Module]:
+    """The dropout modules of `model` (``Dropout``, ``Dropout1d/2d/3d``, ``AlphaDropout``, ...), in order.
+
+    Examples
+    --------
+    >>> len(dropout_modules(MLP(4, 3, hidden=(5, 5), dropout=0.1)))
+    2
+    """
     # _DropoutNd is the common base of Dropout, Dropout1d/2d/3d, AlphaDropout, FeatureAlphaDropout
     return [m for m in model.modules() if isinstance(m, nn.modules.dropout._DropoutNd)]
 
 
-def _check_network(model) -> None:
+def check_feature_network(model) -> None:
+    """Raise ``ValueError`` unless `model` is a module with ``features(x)`` and ``head`` (logits = head(features(x)))."""
     if not isinstance(model, nn.Module) or not callable(getattr(model, "features", None)) \
             or not isinstance(getattr(model, "head", None), nn.Module):
         raise ValueError("model must be a torch.nn.Module with a features(x) method and a head "
                          f"module (logits = head(features(x))); got {type(model).__name__}")
 
 
-def _stochastic_passes(model, x, *, n_samples: int, perturb, stochastic_dropout: bool, batch_size: int,
-            device, seed, return_features: bool):
-    """`n_samples` passes per batch, with ``perturb`` applied to the inputs and/or dropout kept stochastic.
+def stochastic_predict(model: nn.Module, x, *, n_samples: int = 20, perturb=None,
+                       stochastic_dropout: bool = True, batch_size: int = 1024,
+                       device: str | torch.device = "auto", seed: int | None = None,
+                       return_features: bool = False):
+    """`n_samples` stochastic passes per batch: the one engine of MC dropout and test-time augmentation.
 
-    Returns probs (N, S, K) float64 and, with ``return_features``, the penultimate features (N, S, D)
-    of the same passes (the model needs ``features(x)`` and ``head``). Module modes are restored.
+    All modules are in eval mode; with `stochastic_dropout` the dropout modules stay in train mode
+    (MC dropout), and `perturb` (a callable on an input batch tensor, or None) transforms the inputs
+    of every pass (test-time augmentation). Batches are taken in order and, within a batch, the
+    `n_samples` passes one after the other, all drawing from torch's global RNG (seeded by `seed`
+    inside a forked RNG state, so the caller's state is untouched; ``None`` uses the global RNG).
+    Module modes are restored and the model is moved to `device`.
+
+    Returns
+    -------
+    probs : numpy.ndarray, shape (N, n_samples, K), float64
+    features : numpy.ndarray, shape (N, n_samples, D), float64
+        Only with `return_features` (the model then needs ``features(x)`` and ``head``).
+
+    Examples
+    --------
+    >>> _ = torch.manual_seed(0)
+    >>> net = MLP(4, 3, hidden=(8,), dropout=0.5)
+    >>> probs, feats = stochastic_predict(net, torch.rand(5, 4), n_samples=6, device="cpu", seed=0,
+    ...                                   return_features=True)
+    >>> probs.shape, feats.shape
+    ((5, 6, 3), (5, 6, 8))
     """
     n_samples = check_positive_int(n_samples, "n_samples")
     batch_size = check_positive_int(batch_size, "batch_size")
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))):
         raise ValueError(f"seed must be an integer or None; got {seed!r}")
     if return_features:
-        _check_network(model)
+        check_feature_network(model)
     elif not isinstance(model, nn.Module):
         raise ValueError(f"model must be a torch.nn.Module; got {type(model).__name__}")
     dev = resolve_device(device)
-    xt = _as_float_tensor(x, "x")
+    if perturb is not None and not callable(perturb):
+        raise ValueError(f"perturb must be a callable or None; got {perturb!r}")
+    xt = as_float_tensor(x, "x")
     modes = {m: m.training for m in model.modules()}
     model.to(dev)
     model.eval()
     if stochastic_dropout:
-        for m in _dropout_modules(model):
+        for m in dropout_modules(model):
             m.train()
     fork = [dev.index if dev.index is not None else torch.cuda.current_device()] \
         if dev.type == "cuda" else []
@@ -390,7 +436,9 @@ def mc_dropout_predict(
     batch_size: int = 1024,
     device: str | torch.device = "auto",
     seed: int | None = None,
-) -> np.ndarray:
+    return_features: bool = False,
+    warn: bool = True,
+):
     """Monte-Carlo dropout: class probabilities from `n_samples` stochastic passes.
 
     All modules are put in eval mode except the dropout modules, which stay in train mode,
@@ -420,11 +468,18 @@ def mc_dropout_predict(
     seed : int or None, default=None
         Seed for the dropout masks; the global torch RNG state is left untouched when given
         (so results are repeatable and cacheable). ``None`` uses the global RNG.
+    return_features : bool, default=False
+        Also return the penultimate features of the same passes (the model needs ``features(x)``
+        and ``head``, logits = head(features(x))), e.g. for α-calibration with MC dropout.
+    warn : bool, default=True
+        Warn when the model has no active dropout module.
 
     Returns
     -------
     ens_probs : numpy.ndarray, shape (N, n_samples, K), float64
         Rows sum to one.
+    features : numpy.ndarray, shape (N, n_samples, D), float64
+        Only with `return_features`.
 
     Warns
     -----
@@ -449,15 +504,15 @@ def mc_dropout_predict(
     """
     if not isinstance(model, nn.Module):
         raise ValueError(f"model must be a torch.nn.Module; got {type(model).__name__}")
-    if not any(getattr(m, "p", 0.0) > 0 for m in _dropout_modules(model)):
+    if warn and not any(getattr(m, "p", 0.0) > 0 for m in dropout_modules(model)):
         warnings.warn(
             "model has no dropout module with p > 0; all Monte-Carlo dropout samples "
             "will be identical",
             UserWarning,
             stacklevel=2,
         )
-    return _stochastic_passes(model, x, n_samples=n_samples, perturb=None, stochastic_dropout=True,
-                              batch_size=batch_size, device=device, seed=seed, return_features=False)
+    return stochastic_predict(model, x, n_samples=n_samples, perturb=None, stochastic_dropout=True,
+                              batch_size=batch_size, device=device, seed=seed, return_features=return_features)
 
 
 def _check_input(x: torch.Tensor, in_channels: int, size: tuple) -> None:

@@ -24,12 +24,12 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import nn
-from credalbook._progress import progress_bar
 
 from credalbook.cache import as_checkpoint, load_checkpoint, restore_rng_states, rng_states, save_checkpoint
 from credalbook.nn.device import resolve_device
 from credalbook._validation import check_positive_int
-from credalbook.nn.models import _as_float_tensor, _as_label_tensor
+from credalbook.nn.loop import Callback, EarlyStopping, train_loop
+from credalbook.nn.models import as_float_tensor, as_label_tensor
 
 __all__ = ["TrainResult", "fit", "predict_logits", "predict_proba"]
 
@@ -103,6 +103,52 @@ def _evaluate(model, x, y, batch_size) -> tuple[float, float]:
         total_loss += float(F.cross_entropy(logits.float(), yb, reduction="sum"))
         correct += int((logits.argmax(dim=1) == yb).sum())
     return total_loss / x.shape[0], correct / x.shape[0]
+
+
+def _augmented(augment, xb: torch.Tensor, size: int) -> torch.Tensor:
+    out = augment(xb)
+    if not isinstance(out, torch.Tensor) or out.shape[0] != size:
+        raise ValueError("augment must return a tensor with the batch's first dimension "
+                         f"{size}; got {type(out).__name__} {tuple(getattr(out, 'shape', ()))}")
+    return out
+
+
+def _postfix(has_val: bool):
+    def postfix(logs: dict) -> dict:
+        post = {"train_loss": f"{logs['train_loss']:.4f}"}
+        if has_val:
+            post.update(val_loss=f"{logs['val_loss']:.4f}", val_acc=f"{logs['val_accuracy']:.3f}")
+        return post
+    return postfix
+
+
+class _LRSchedule(Callback):
+    """Sets the learning rate of every epoch (warm-up, then step decay) before it starts."""
+
+    def __init__(self, opt, lr, warmup_epochs, milestones, decay) -> None:
+        self.opt, self.args = opt, (lr, warmup_epochs, milestones, decay)
+
+    def on_epoch_begin(self, epoch: int) -> None:
+        lr, warmup, milestones, decay = self.args
+        for group in self.opt.param_groups:
+            group["lr"] = _scheduled_lr(lr, epoch, warmup, milestones, decay)
+
+
+class _FitCheckpoint(Callback):
+    """Writes what :func:`fit` needs to resume after every epoch."""
+
+    def __init__(self, path, settings, model, opt, shuffle_gen, fork_devices, history, stopping, elapsed) -> None:
+        self.path, self.settings, self.model, self.opt = path, settings, model, opt
+        self.shuffle_gen, self.fork_devices, self.history = shuffle_gen, fork_devices, history
+        self.stopping, self.elapsed = stopping, elapsed
+
+    def on_epoch_end(self, epoch: int, logs: dict) -> None:
+        stop = self.stopping
+        save_checkpoint(self.path, dict(
+            settings=self.settings, model=self.model.state_dict(), optimizer=self.opt.state_dict(),
+            **rng_states(self.shuffle_gen, self.fork_devices),
+            history=self.history, best_loss=stop.best, best_epoch=stop.best_epoch, since_best=stop.since_best,
+            best_state=stop.best_state, seconds=self.elapsed()))
 
 
 def fit(
@@ -257,8 +303,8 @@ def fit(
     checkpoint = as_checkpoint(checkpoint)
     dev = resolve_device(device)
 
-    x_tr = _as_float_tensor(x_train, "x_train")
-    y_tr = _as_label_tensor(y_train, "y_train")
+    x_tr = as_float_tensor(x_train, "x_train")
+    y_tr = as_label_tensor(y_train, "y_train")
     if x_tr.shape[0] != y_tr.shape[0]:
         raise ValueError(
             f"x_train and y_train must have the same length; got {x_tr.shape[0]} and {y_tr.shape[0]}"
@@ -268,8 +314,8 @@ def fit(
         if x_val is None or y_val is None:
             missing = "x_val" if x_val is None else "y_val"
             raise ValueError(f"{missing} is None; pass both x_val and y_val or neither")
-        x_va = _as_float_tensor(x_val, "x_val")
-        y_va = _as_label_tensor(y_val, "y_val")
+        x_va = as_float_tensor(x_val, "x_val")
+        y_va = as_label_tensor(y_val, "y_val")
         if x_va.shape[0] != y_va.shape[0]:
             raise ValueError(
                 f"x_val and y_val must have the same length; got {x_va.shape[0]} and {y_va.shape[0]}"
@@ -322,7 +368,9 @@ def fit(
     )
     n = x_tr.shape[0]
     history: list[dict] = []
-    best_loss, best_epoch, best_state, since_best = math.inf, 0, None, 0
+    stopping = EarlyStopping(
+        patience, better=lambda new, best: has_val and new < best,
+        snapshot=(lambda: {k: v.detach().clone() for k, v in model.state_dict().items()}) if restore_best else None)
     settings = dict(epochs=epochs, batch_size=batch_size, optimizer=optimizer, lr=lr, momentum=momentum,
                     weight_decay=weight_decay, patience=patience, restore_best=restore_best, seed=int(seed),
                     warmup_epochs=warmup_epochs, milestones=list(milestones), lr_decay=lr_decay, n_train=int(n),
@@ -334,93 +382,60 @@ def fit(
         model.load_state_dict(resumed["model"])
         opt.load_state_dict(resumed["optimizer"])
         history = list(resumed["history"])
-        best_loss, best_epoch, since_best = resumed["best_loss"], resumed["best_epoch"], resumed["since_best"]
-        best_state = resumed["best_state"]
+        stopping.best, stopping.best_epoch = resumed["best_loss"], resumed["best_epoch"]
+        stopping.since_best, stopping.best_state = resumed["since_best"], resumed["best_state"]
         first_epoch = len(history) + 1
         elapsed_before = float(resumed["seconds"])
     start_time -= elapsed_before
-    if patience is not None and since_best >= patience:  # killed between the last save and the clean-up
+    if stopping.should_stop:  # killed between the last save and the clean-up
         first_epoch = epochs + 1
 
+    def train_epoch(epoch: int) -> dict:
+        model.train()
+        perm = torch.randperm(n, generator=shuffle_gen).to(dev)
+        loss_sum, seen = 0.0, 0
+        for start in range(0, n, batch_size):
+            idx = perm[start : start + batch_size]
+            if idx.numel() == 1 and n > 1:
+                continue
+            xb, yb = x_tr[idx], y_tr[idx]
+            if augment is not None:
+                xb = _augmented(augment, xb, idx.numel())
+            loss = F.cross_entropy(model(xb).float(), yb)
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step()
+            loss_sum += float(loss.detach()) * idx.numel()
+            seen += idx.numel()
+        train_loss = loss_sum / max(seen, 1)
+        if not math.isfinite(train_loss):
+            raise FloatingPointError(f"training loss became {train_loss} in epoch {epoch}; lower lr (={lr})")
+        return {"train_loss": train_loss}
+
+    def validate(epoch: int) -> dict:
+        model.eval()
+        val_loss, val_acc = _evaluate(model, x_va, y_va, eval_batch) if has_val else (math.nan, math.nan)
+        return {"val_loss": val_loss, "val_accuracy": val_acc, "lr": opt.param_groups[0]["lr"],
+                "seconds": time.perf_counter() - start_time}
+
+    callbacks = [_LRSchedule(opt, lr, warmup_epochs, milestones, lr_decay)]
+    if checkpoint is not None:
+        callbacks.append(_FitCheckpoint(checkpoint, settings, model, opt, shuffle_gen, fork_devices,
+                                        history, stopping, lambda: time.perf_counter() - start_time))
     with torch.random.fork_rng(devices=fork_devices):
         torch.manual_seed(int(seed))
         if resumed is not None:
             restore_rng_states(resumed, shuffle_gen, fork_devices)
-        bar = progress_bar(range(first_epoch, epochs + 1), progress=progress, desc="fit", unit="epoch", leave=False)
-        for epoch in bar:
-            model.train()
-            epoch_lr = _scheduled_lr(lr, epoch, warmup_epochs, milestones, lr_decay)
-            for group in opt.param_groups:
-                group["lr"] = epoch_lr
-            perm = torch.randperm(n, generator=shuffle_gen).to(dev)
-            loss_sum, seen = 0.0, 0
-            for start in range(0, n, batch_size):
-                idx = perm[start : start + batch_size]
-                if idx.numel() == 1 and n > 1:
-                    continue
-                xb, yb = x_tr[idx], y_tr[idx]
-                if augment is not None:
-                    xb = augment(xb)
-                    if not isinstance(xb, torch.Tensor) or xb.shape[0] != idx.numel():
-                        raise ValueError(
-                            "augment must return a tensor with the batch's first dimension "
-                            f"{idx.numel()}; got {type(xb).__name__} "
-                            f"{tuple(getattr(xb, 'shape', ()))}"
-                        )
-                logits = model(xb)
-                loss = F.cross_entropy(logits.float(), yb)
-                opt.zero_grad(set_to_none=True)
-                loss.backward()
-                opt.step()
-                loss_sum += float(loss.detach()) * idx.numel()
-                seen += idx.numel()
-            train_loss = loss_sum / max(seen, 1)
-            if not math.isfinite(train_loss):
-                raise FloatingPointError(
-                    f"training loss became {train_loss} in epoch {epoch}; lower lr (={lr})"
-                )
+        train_loop(train_epoch, range(first_epoch, epochs + 1), validate=validate, stopping=stopping,
+                   callbacks=callbacks, history=history, progress=progress, postfix=_postfix(has_val),
+                   desc="fit", unit="epoch", leave=False)
 
-            model.eval()
-            val_loss, val_acc = math.nan, math.nan
-            if has_val:
-                val_loss, val_acc = _evaluate(model, x_va, y_va, eval_batch)
-            history.append(
-                {
-                    "epoch": epoch,
-                    "train_loss": train_loss,
-                    "val_loss": val_loss,
-                    "val_accuracy": val_acc,
-                    "lr": epoch_lr,
-                    "seconds": time.perf_counter() - start_time,
-                }
-            )
-            if progress:
-                post = {"train_loss": f"{train_loss:.4f}"}
-                if has_val:
-                    post.update(val_loss=f"{val_loss:.4f}", val_acc=f"{val_acc:.3f}")
-                bar.set_postfix(post)
-
-            if has_val and val_loss < best_loss:
-                best_loss, best_epoch, since_best = val_loss, epoch, 0
-                if restore_best:
-                    best_state = {k: v.detach().clone() for k, v in model.state_dict().items()}
-            else:
-                since_best += 1
-            if checkpoint is not None:
-                save_checkpoint(checkpoint, dict(
-                    settings=settings, model=model.state_dict(), optimizer=opt.state_dict(),
-                    **rng_states(shuffle_gen, fork_devices),
-                    history=history, best_loss=best_loss, best_epoch=best_epoch, since_best=since_best,
-                    best_state=best_state, seconds=time.perf_counter() - start_time))
-            if patience is not None and since_best >= patience:
-                break
-        bar.close()
-
+    best_loss, best_epoch = stopping.best, stopping.best_epoch
     if not has_val:
         best_epoch = len(history)
         best_loss = math.nan
-    elif best_state is not None:
-        model.load_state_dict(best_state)
+    else:
+        stopping.restore(model.load_state_dict)
     model.eval()
     if checkpoint is not None:
         checkpoint.unlink(missing_ok=True)
@@ -472,7 +487,7 @@ def predict_logits(
         raise ValueError(f"model must be a torch.nn.Module; got {type(model).__name__}")
     batch_size = check_positive_int(batch_size, "batch_size")
     dev = resolve_device(device)
-    xt = _as_float_tensor(x, "x")
+    xt = as_float_tensor(x, "x")
     modes = {m: m.training for m in model.modules()}
     model.to(dev)
     model.eval()

@@ -15,13 +15,17 @@ import json
 import math
 import numbers
 from dataclasses import asdict, dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 
 from credalbook._paths import results_dir
 
-__all__ = ["Comparison", "ComparisonRow", "Table", "count_of", "glue", "load_comparison"]
+__all__ = ["Comparison", "ComparisonRow", "Table", "count_of", "glue", "load_comparison", "reported"]
+
+#: The papers whose reported numbers live in ``credalbook/papers/<paper>/reported.json``.
+PAPERS = ("mortier", "juergens", "mimori", "wu_gales", "eu")
 
 
 def _plain(value):
@@ -194,3 +198,28 @@ def load_comparison(path: str | Path) -> dict:
     if missing:
         raise ValueError(f"{path} is not a comparison file; missing keys {sorted(missing)}")
     return data
+
+
+@lru_cache(maxsize=None)
+def _reported_file(paper: str) -> str:
+    if paper not in PAPERS:
+        raise ValueError(f"paper must be one of {PAPERS}; got {paper!r}")
+    path = Path(__file__).with_name(paper) / "reported.json"
+    if not path.is_file():
+        raise FileNotFoundError(f"the reported numbers of {paper!r} are missing: {path}")
+    return path.read_text(encoding="utf-8")
+
+
+def reported(paper: str) -> dict:
+    """The numbers ``paper`` reports, read from ``credalbook/papers/<paper>/reported.json``.
+
+    Each paper's numbers are written once, in that data file, every entry with the table or figure
+    (and page) it comes from under ``"source"``; the chapters and the papers' ``compare`` functions
+    read them from here. A fresh copy is returned on every call, so a caller cannot change another's.
+
+    Examples
+    --------
+    >>> sorted(reported("eu"))[:2]
+    ['_paper', 'table1']
+    """
+    return json.loads(_reported_file(paper))

@@ -63,8 +63,8 @@ from credalbook._validation import (
     check_probability,
     check_probs,
 )
-from credalbook.credal.geometry import _draw_weights, check_ens_probs
-from credalbook.synthetic.predictions import _sample_labels
+from credalbook._random import WEIGHT_PRIORS, draw_labels, draw_weights
+from credalbook.credal.geometry import check_ens_probs
 from credalbook.stats.measures import CalibrationMeasure, as_measure
 
 __all__ = [
@@ -76,11 +76,14 @@ __all__ = [
     "minimise_calibration_measure",
     "exact_size",
     "SOLVERS",
+    "null_statistics",
+    "MeasureObjective",
+    "minimise_objective",
 ]
 
 SOLVERS = ("cobyla", "cobyla_powell", "multistart", "slsqp", "search", "grid")
 RESAMPLING = ("bootstrap", "permutation")
-WEIGHT_PRIORS = ("uniform", "sparse")
+
 
 
 @dataclass(frozen=True)
@@ -140,19 +143,26 @@ class Minimum:
 # --------------------------------------------------------------------------------------------
 
 
-def _null(ens: np.ndarray, func, n_bootstrap: int, weight_prior: str, resample: str,
+def null_statistics(ens: np.ndarray, func, n_bootstrap: int, weight_prior: str, resample: str,
           rng: np.random.Generator) -> np.ndarray:
-    """Null statistics of shape (..., D) for validated ``ens`` (..., N, M, K)."""
+    """Null statistics of shape (..., D) for validated ``ens`` (..., N, M, K): the engine of the tests.
+
+    Each of the ``n_bootstrap`` rounds draws convex weights λ from ``weight_prior``, resamples the
+    instances (``"bootstrap"``: with replacement; ``"permutation"``: the authors' code) and labels from
+    the combined prediction, and evaluates the batched measure ``func``. No validation: the error-rate
+    studies of the papers call it on thousands of checked datasets at once; users call
+    :func:`set_null_distribution`.
+    """
     *batch, n, m, _ = ens.shape
     d = n_bootstrap
-    lam = _draw_weights(m, weight_prior, rng, (*batch, d))  # (..., D, M); λ ≡ 1 for one classifier
+    lam = draw_weights(m, weight_prior, rng, (*batch, d))  # (..., D, M); λ ≡ 1 for one classifier
     combined = np.einsum("...nmk,...dm->...dnk", ens, lam)
     if resample == "bootstrap":
         idx = rng.integers(0, n, size=(*batch, d, n))
     else:  # the authors' code: a permutation, i.e. "bootstrap" without replacement
         idx = rng.permuted(np.broadcast_to(np.arange(n), (*batch, d, n)), axis=-1)
     p0 = np.take_along_axis(combined, idx[..., None], axis=-2)
-    y0 = _sample_labels(p0, rng)
+    y0 = draw_labels(p0, rng)
     return np.asarray(func(p0, y0), dtype=np.float64)
 
 
@@ -205,7 +215,7 @@ def set_null_distribution(
     if ens.shape[-3] < g.min_instances:
         raise ValueError(f"ens_probs must hold at least {g.min_instances} instances for {g.name}; got N = {ens.shape[-3]}")
     n_bootstrap = _check_test_args(n_bootstrap, weight_prior, resample)
-    return _null(ens, g.func, n_bootstrap, weight_prior, resample, np.random.default_rng(seed))
+    return null_statistics(ens, g.func, n_bootstrap, weight_prior, resample, np.random.default_rng(seed))
 
 
 # --------------------------------------------------------------------------------------------
@@ -227,8 +237,12 @@ OBJECTIVE_CAP = 1e12
 TINY_OBJECTIVE = 1e-100
 
 
-class _Objective:
-    """g(p_λ) for one dataset, counting evaluations; also evaluates batches of λ at once."""
+class MeasureObjective:
+    """g(p_λ) for one validated dataset (``ens`` (N, M, K), ``labels`` (N,)), counting evaluations.
+
+    Calling it with weights λ (M,) evaluates the measure of the combination; :meth:`batch`
+    evaluates many λ at once. The objective :func:`minimise_objective` minimises.
+    """
 
     def __init__(self, ens: np.ndarray, labels: np.ndarray, func):
         self.ens_t = np.ascontiguousarray(ens.transpose(0, 2, 1))  # (N, K, M)
@@ -319,8 +333,8 @@ def _lattice(m: int, resolution: int) -> np.ndarray:
 def _candidates(m: int, n_candidates: int, rng: np.random.Generator) -> np.ndarray:
     n_rand = max(n_candidates - m - 1, 0)
     return np.concatenate([np.full((1, m), 1.0 / m), np.eye(m),
-                           _draw_weights(m, "uniform", rng, (n_rand - n_rand // 2,)),
-                           _draw_weights(m, "sparse", rng, (n_rand // 2,))])
+                           draw_weights(m, "uniform", rng, (n_rand - n_rand // 2,)),
+                           draw_weights(m, "sparse", rng, (n_rand // 2,))])
 
 
 def _best_of(obj, weights: np.ndarray, chunk: int = 256) -> np.ndarray:
@@ -328,14 +342,15 @@ def _best_of(obj, weights: np.ndarray, chunk: int = 256) -> np.ndarray:
     return weights[int(np.argmin(values))]
 
 
-def _minimise(obj: _Objective, m: int, solver: str, options: dict, rng: np.random.Generator) -> np.ndarray:
-    """The minimising weights, normalised onto Δ_M (ones for a single member)."""
+def minimise_objective(obj: MeasureObjective, m: int, solver: str, options: dict, rng: np.random.Generator) -> np.ndarray:
+    """The weights minimising ``obj`` with ``solver`` (one of :data:`SOLVERS`), normalised onto Δ_M
+    (ones for a single member). No validation; users call :func:`minimise_calibration_measure`."""
     if m == 1:
         return np.ones(1)
     return _normalise(np.asarray(_solve(obj, m, solver, options, rng), dtype=np.float64))
 
 
-def _solve(obj: _Objective, m: int, solver: str, options: dict, rng: np.random.Generator) -> np.ndarray:
+def _solve(obj: MeasureObjective, m: int, solver: str, options: dict, rng: np.random.Generator) -> np.ndarray:
     x0 = np.full(m, 1.0 / m)
     if solver == "cobyla":
         return _cobyla_scipy(obj, x0, options)
@@ -350,7 +365,7 @@ def _solve(obj: _Objective, m: int, solver: str, options: dict, rng: np.random.G
             local = _cobyla_powell
         except ImportError:  # pragma: no cover
             local = _cobyla_scipy
-        starts = np.concatenate([x0[None], _draw_weights(m, "uniform", rng, (n_starts - 1,))])
+        starts = np.concatenate([x0[None], draw_weights(m, "uniform", rng, (n_starts - 1,))])
         results = [_normalise(local(obj, s, options)) for s in starts]
         return results[int(np.argmin([obj(x) for x in results]))]
     if solver == "search":
@@ -415,8 +430,8 @@ def minimise_calibration_measure(ens_probs, labels, *, measure="ece_conf", n_bin
     g = as_measure(measure, n_bins=n_bins)
     ens, y = _check_set(ens_probs, labels, g)
     check_choice(solver, "solver", SOLVERS)
-    obj = _Objective(ens, y, g.func)
-    w = _minimise(obj, ens.shape[1], solver, dict(solver_options or {}), np.random.default_rng(seed))
+    obj = MeasureObjective(ens, y, g.func)
+    w = minimise_objective(obj, ens.shape[1], solver, dict(solver_options or {}), np.random.default_rng(seed))
     return Minimum(obj(w), w, obj.n_evaluations, solver)
 
 
@@ -522,7 +537,7 @@ def set_calibration_test(
     n_bootstrap = _check_test_args(n_bootstrap, weight_prior, resample)
     check_choice(solver, "solver", SOLVERS)
     rng = np.random.default_rng(seed)
-    null = _null(ens, g.func, n_bootstrap, weight_prior, resample, rng)
+    null = null_statistics(ens, g.func, n_bootstrap, weight_prior, resample, rng)
     best = minimise_calibration_measure(ens, y, measure=g, solver=solver, solver_options=solver_options, seed=rng)
     return _result(best.value, null, alpha, g.name, best.weights, solver if ens.shape[1] > 1 else None,
                    best.n_evaluations)

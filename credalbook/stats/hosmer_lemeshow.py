@@ -41,8 +41,9 @@ from credalbook._validation import (
     check_probs,
     check_probs_labels,
 )
-from credalbook.metrics.classification import _onehot, _scalar
-from credalbook.synthetic.predictions import _sample_labels, calibrated_predictions, sample_labels
+from credalbook.metrics.classification import as_scalar, one_hot
+from credalbook._random import draw_labels
+from credalbook.synthetic.predictions import calibrated_predictions, sample_labels
 
 __all__ = [
     "HosmerLemeshowResult",
@@ -143,7 +144,7 @@ def hosmer_lemeshow_statistic(probs, labels, *, n_bins: int = 10, grouping: str 
     n_bins = check_positive_int(n_bins, "n_bins")
     check_choice(grouping, "grouping", _GROUPINGS)
     p, y = check_probs_labels(probs, labels, min_instances=n_bins)
-    return _scalar(_hl(p, y, _binning(p, n_bins, grouping))[0])
+    return as_scalar(_hl(p, y, _binning(p, n_bins, grouping))[0])
 
 
 def _binning(p: np.ndarray, n_bins: int, grouping: str):
@@ -157,7 +158,7 @@ def _binning(p: np.ndarray, n_bins: int, grouping: str):
 def _hl(p: np.ndarray, y: np.ndarray, binning):
     """Eq. 3 and its count form for labels ``y`` (..., N), or (R, ..., N) resampled labels."""
     order, starts, sizes, p_sums = binning
-    onehot = _onehot(y, p.shape[-1])
+    onehot = one_hot(y, p.shape[-1])
     return _statistics(p_sums, _binned_sums(onehot, np.broadcast_to(order, onehot.shape), starts), sizes)
 
 
@@ -235,7 +236,7 @@ def _resampled_statistics(p, binning, n_resamples, rng, chunk_elems: int = 2**23
     chunk = max(1, chunk_elems // p.size)
     for lo in range(0, n_resamples, chunk):
         r = min(chunk, n_resamples - lo)
-        out[lo : lo + r] = _hl(p, _sample_labels(p, rng, size=r), binning)[0]
+        out[lo : lo + r] = _hl(p, draw_labels(p, rng, size=r), binning)[0]
     return out
 
 

@@ -27,7 +27,7 @@ import numpy as np
 
 from credalbook._validation import check_choice, check_labels, check_positive_int, check_probability
 from credalbook.stats.measures import estimator_measure
-from credalbook.stats.bootstrap import RESAMPLING, CalibrationTestResult, _null, _result
+from credalbook.stats.bootstrap import RESAMPLING, CalibrationTestResult, null_statistics, _result
 from credalbook.credal.geometry import check_ens_probs
 from credalbook.stats.weight_learning import WeightFunction, fit_weight_function
 
@@ -90,7 +90,7 @@ def _check_splits(splits, n: int):
     return parts
 
 
-def _learner_options(options: dict | None) -> dict:
+def check_learner_options(options: dict | None) -> dict:
     opts = dict(options or {})
     for key in ("estimator", "estimator_options", "val_features", "val_ens_probs", "val_labels"):
         if key in opts:
@@ -179,11 +179,11 @@ def instance_calibration_test(
     rng = np.random.default_rng(seed)
     wf = fit_weight_function(x[opt], ens[opt], y[opt], estimator=estimator, estimator_options=estimator_options,
                              val_features=x[val], val_ens_probs=ens[val], val_labels=y[val],
-                             **{"seed": seed, **_learner_options(learner_options)})
+                             **{"seed": seed, **check_learner_options(learner_options)})
     lam = wf.weights(x[test])
     p = np.einsum("nmk,nm->nk", ens[test], lam)
     y_test = check_labels(y[test], n_classes=ens.shape[2], shape=(len(test),))
     t = float(g.func(p, y_test))
-    null = _null(p[:, None, :], g.func, n_bootstrap, "uniform", resample, rng)
+    null = null_statistics(p[:, None, :], g.func, n_bootstrap, "uniform", resample, rng)
     base = _result(t, null, alpha, g.name, lam, "meta-learner", 1)
     return InstanceTestResult(**vars(base), weight_function=wf, combined_probs=p, test_indices=test)

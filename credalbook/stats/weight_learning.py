@@ -33,13 +33,13 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
-from credalbook._progress import progress_bar
 from credalbook._validation import as_numpy, check_choice, check_positive_int
 from credalbook.metrics.distribution import ESTIMATORS, estimator_function
 from credalbook.credal.geometry import check_ens_probs
 from credalbook.nn.device import resolve_device
+from credalbook.nn.loop import Callback, EarlyStopping, train_loop
 
-__all__ = ["WeightFunction", "fit_weight_function", "LOSS_PRESETS", "PROPER_SCORES"]
+__all__ = ["WeightFunction", "WeightLearningConfig", "fit_weight_function", "LOSS_PRESETS", "PROPER_SCORES"]
 
 PROPER_SCORES = ("brier", "log")
 #: (proper score, γ) per estimator: the arXiv-v1 values of the authors (NOTES.md).
@@ -164,6 +164,56 @@ def _split_validation(n: int, fraction: float, rng: np.random.Generator):
     return np.sort(perm[n_val:]), np.sort(perm[:n_val])
 
 
+@dataclass(frozen=True)
+class WeightLearningConfig:
+    """The validated settings of :func:`fit_weight_function` (loss, network and optimisation).
+
+    Build it with :meth:`from_options`, which applies the defaults of :data:`LOSS_PRESETS`.
+
+    Examples
+    --------
+    >>> cfg = WeightLearningConfig.from_options(estimator="skce")
+    >>> cfg.score, cfg.gamma, cfg.hidden
+    ('brier', 1.0, (32, 32, 32))
+    """
+
+    estimator: str = "lp"
+    estimator_options: dict = field(default_factory=dict)
+    score: str = "brier"
+    gamma: float = 0.5
+    val_fraction: float = 0.25
+    hidden: tuple = (32, 32, 32)
+    lr: float = 1e-3
+    batch_size: int = 512
+    max_epochs: int = 300
+    patience: int = 100
+
+    @classmethod
+    def from_options(cls, *, estimator: str = "lp", estimator_options: dict | None = None, score: str | None = None,
+                     gamma: float | None = None, val_fraction: float = 0.25, hidden=(32, 32, 32), lr: float = 1e-3,
+                     batch_size: int = 512, max_epochs: int = 300, patience: int = 100) -> WeightLearningConfig:
+        """Check the options (``ValueError`` naming the argument) and fill `score`/`gamma` from the presets."""
+        check_choice(estimator, "estimator", ESTIMATORS)
+        default_score, default_gamma = LOSS_PRESETS[estimator]
+        score = default_score if score is None else check_choice(score, "score", PROPER_SCORES)
+        gamma = default_gamma if gamma is None else float(gamma)
+        if not (math.isfinite(gamma) and gamma >= 0):
+            raise ValueError(f"gamma must be a finite number >= 0; got {gamma!r}")
+        options = dict(estimator_options or {})
+        estimator_function(estimator, **options)  # unknown options fail here, before any work
+        return cls(estimator=estimator, estimator_options=options, score=score, gamma=gamma,
+                   val_fraction=val_fraction, hidden=tuple(check_positive_int(h, "hidden") for h in hidden), lr=lr,
+                   batch_size=check_positive_int(batch_size, "batch_size"),
+                   max_epochs=check_positive_int(max_epochs, "max_epochs"),
+                   patience=check_positive_int(patience, "patience"))
+
+    def record(self, **extra) -> dict:
+        """The configuration stored with a :class:`WeightFunction` (plus `extra`, e.g. the device and sizes)."""
+        return dict(estimator=self.estimator, estimator_options=dict(self.estimator_options), score=self.score,
+                    gamma=self.gamma, hidden=self.hidden, lr=self.lr, batch_size=self.batch_size,
+                    max_epochs=self.max_epochs, patience=self.patience, **extra)
+
+
 def fit_weight_function(
     features,
     ens_probs,
@@ -234,6 +284,26 @@ def fit_weight_function(
     >>> bool(abs(fw.weights(x)[:, 0].mean() - 0.3) < 0.15)
     True
     """
+    cfg = WeightLearningConfig.from_options(
+        estimator=estimator, estimator_options=estimator_options, score=score, gamma=gamma,
+        val_fraction=val_fraction, hidden=hidden, lr=lr, batch_size=batch_size, max_epochs=max_epochs,
+        patience=patience)
+    batched, x, ens, y = _problems(features, ens_probs, labels)
+    dev = resolve_device(device)
+    rng = np.random.default_rng(seed)
+    (x, ens, y), (xv, ev, yv) = _optimisation_and_validation(
+        (x, ens, y), (val_features, val_ens_probs, val_labels), batched, cfg.val_fraction, rng)
+    mean, scale = _standardisation(x)
+    start = time.perf_counter()
+    trainer = _BatchedTrainer(cfg, [((x - mean) / scale, ens, y), ((xv - mean) / scale, ev, yv)], dev, dtype, rng)
+    history = trainer.run(progress)
+    config = cfg.record(device=str(dev), n_train=y.shape[1], n_val=yv.shape[1])
+    return WeightFunction(trainer.best_weights(), mean, scale, trainer.stopping.best_epoch,
+                          trainer.stopping.best.numpy(), history, config, time.perf_counter() - start, batched)
+
+
+def _problems(features, ens_probs, labels):
+    """(batched, features (R, N, d), ens_probs (R, N, M, K), labels (R, N)), checked to agree."""
     batched = np.ndim(as_numpy(labels, "labels")) == 2
     x = _features(features, "features", batched)
     ens = check_ens_probs(ens_probs)
@@ -245,107 +315,141 @@ def fit_weight_function(
                          f"{np.shape(features)}, {np.shape(ens_probs)}, {np.shape(labels)}")
     if not np.issubdtype(y.dtype, np.integer) or (y < 0).any() or (y >= ens.shape[-1]).any():
         raise ValueError(f"labels must be integers in [0, {ens.shape[-1]})")
-    check_choice(estimator, "estimator", ESTIMATORS)
-    default_score, default_gamma = LOSS_PRESETS[estimator]
-    score = default_score if score is None else check_choice(score, "score", PROPER_SCORES)
-    gamma = default_gamma if gamma is None else float(gamma)
-    if not (math.isfinite(gamma) and gamma >= 0):
-        raise ValueError(f"gamma must be a finite number >= 0; got {gamma!r}")
-    ce = estimator_function(estimator, **dict(estimator_options or {}))
-    hidden = tuple(check_positive_int(h, "hidden") for h in hidden)
-    batch_size = check_positive_int(batch_size, "batch_size")
-    max_epochs = check_positive_int(max_epochs, "max_epochs")
-    patience = check_positive_int(patience, "patience")
-    dev = resolve_device(device)
-    rng = np.random.default_rng(seed)
+    return batched, x, ens, y
 
+
+def _optimisation_and_validation(data, val_data, batched: bool, val_fraction: float, rng):
+    """The optimisation part and the early-stopping part: given, or ``val_fraction`` held out (draws from `rng`)."""
+    x, ens, y = data
+    val_features, val_ens_probs, val_labels = val_data
     if val_features is None:
         tr, va = _split_validation(x.shape[1], val_fraction, rng)
-        xv, ev, yv = x[:, va], ens[:, va], y[:, va]
-        x, ens, y = x[:, tr], ens[:, tr], y[:, tr]
-    else:
-        xv = _features(val_features, "val_features", batched)
-        ev = check_ens_probs(val_ens_probs, "val_ens_probs")
-        yv = as_numpy(val_labels, "val_labels")
-        ev, yv = (ev, yv) if batched else (ev[None], yv[None])
-        if ev.shape[:2] != xv.shape[:2] or yv.shape != xv.shape[:2] or ev.shape[2:] != ens.shape[2:]:
-            raise ValueError("val_features, val_ens_probs and val_labels must match the optimisation data's layout")
+        return (x[:, tr], ens[:, tr], y[:, tr]), (x[:, va], ens[:, va], y[:, va])
+    xv = _features(val_features, "val_features", batched)
+    ev = check_ens_probs(val_ens_probs, "val_ens_probs")
+    yv = as_numpy(val_labels, "val_labels")
+    ev, yv = (ev, yv) if batched else (ev[None], yv[None])
+    if ev.shape[:2] != xv.shape[:2] or yv.shape != xv.shape[:2] or ev.shape[2:] != ens.shape[2:]:
+        raise ValueError("val_features, val_ens_probs and val_labels must match the optimisation data's layout")
+    return (x, ens, y), (xv, ev, yv)
 
+
+def _standardisation(x: np.ndarray):
+    """Per-problem mean and scale (R, 1, d) of the features; constant features keep scale 1."""
     mean = x.mean(axis=1, keepdims=True)
     scale = x.std(axis=1, keepdims=True)
-    scale = np.where(scale > 0, scale, 1.0)
+    return mean, np.where(scale > 0, scale, 1.0)
 
-    def to(a, kind=dtype):
-        return torch.as_tensor(a, dtype=kind, device=dev)
 
-    xt, et, yt = to((x - mean) / scale), to(ens), to(y, torch.long)
-    xvt, evt, yvt = to((xv - mean) / scale), to(ev), to(yv, torch.long)
-    r, n = y.shape
-    gen = torch.Generator().manual_seed(int(rng.integers(2**31)))
-    net = _BatchedMLP(r, x.shape[-1], hidden, ens.shape[2], gen, dtype).to(dev)
-    opt = torch.optim.Adam(net.parameters(), lr=lr)
+class _BatchedStopping(EarlyStopping):
+    """Early stopping of R problems at once: per-problem best loss, epoch, weights and patience.
 
-    def loss_fn(xb, eb, yb, rows):
-        lam = net(xb, rows)
+    Only the problems in ``active`` are trained; a problem whose patience has run out leaves
+    ``active`` (its best weights are kept), and the loop stops when none is left.
+    """
+
+    def __init__(self, net, r: int, patience: int, dev) -> None:
+        super().__init__(patience, best=torch.full((r,), float("inf"), dtype=torch.float64),
+                         best_state={k: v.detach().clone() for k, v in net.state_dict().items()})
+        self.net, self.dev = net, dev
+        self.best_epoch = np.zeros(r, dtype=np.int64)
+        self.waited = np.zeros(r, dtype=np.int64)
+        self.active = np.arange(r)
+        self.still = np.ones(r, dtype=bool)
+
+    def update(self, epoch: int, value) -> bool:
+        act_t = torch.from_numpy(self.active)
+        improved = (value < self.best[act_t]).numpy()
+        if improved.any():
+            mask = torch.zeros(len(self.best), dtype=torch.bool)
+            mask[self.active[improved]] = True
+            mask = mask.to(self.dev)
+            for k, v in self.net.state_dict().items():
+                self.best_state[k] = torch.where(mask.view(-1, *([1] * (v.dim() - 1))), v.detach(), self.best_state[k])
+            self.best[act_t[torch.from_numpy(improved)]] = value[torch.from_numpy(improved)]
+            self.best_epoch[self.active[improved]] = epoch
+        self.waited[self.active] = np.where(improved, 0, self.waited[self.active] + 1)
+        self.still = self.waited[self.active] < self.patience
+        return bool(improved.any())
+
+    @property
+    def should_stop(self) -> bool:
+        return not self.still.any()
+
+
+class _BatchedTrainer(Callback):
+    """Adam on R stacked networks in shuffled minibatches; drops the problems that stopped (a callback)."""
+
+    def __init__(self, cfg: WeightLearningConfig, data, dev, dtype, rng: np.random.Generator) -> None:
+        (x, ens, y), (xv, ev, yv) = data
+
+        def to(a, kind=dtype):
+            return torch.as_tensor(a, dtype=kind, device=dev)
+
+        self.cfg, self.dev = cfg, dev
+        self.full = (to(x), to(ens), to(y, torch.long), to(xv), to(ev), to(yv, torch.long))
+        self.r, self.n = y.shape
+        gen = torch.Generator().manual_seed(int(rng.integers(2**31)))
+        self.net = _BatchedMLP(self.r, x.shape[-1], cfg.hidden, ens.shape[2], gen, dtype).to(dev)
+        self.opt = torch.optim.Adam(self.net.parameters(), lr=cfg.lr)
+        self.ce = estimator_function(cfg.estimator, **dict(cfg.estimator_options))
+        self.stopping = _BatchedStopping(self.net, self.r, cfg.patience, dev)
+        self.perm_gen = torch.Generator().manual_seed(int(rng.integers(2**31)))
+        self.data = (*self.full, None)
+
+    def loss(self, xb, eb, yb, rows):
+        """Eq. (16) per problem: proper score + γ · calibration estimate (squared where it can be negative)."""
+        cfg = self.cfg
+        lam = self.net(xb, rows)
         p = torch.einsum("rnmk,rnm->rnk", eb, lam).clamp_min(0)
-        loss = _score(p, yb, score)
-        if gamma > 0:
-            c = ce(p, yb)
-            loss = loss + gamma * (c * c if estimator in _SQUARED else c)
+        loss = _score(p, yb, cfg.score)
+        if cfg.gamma > 0:
+            c = self.ce(p, yb)
+            loss = loss + cfg.gamma * (c * c if cfg.estimator in _SQUARED else c)
         return loss
 
-    best = {k: v.detach().clone() for k, v in net.state_dict().items()}
-    best_loss = torch.full((r,), float("inf"), dtype=torch.float64)
-    best_epoch = np.zeros(r, dtype=np.int64)
-    waited = np.zeros(r, dtype=np.int64)
-    history = []
-    start = time.perf_counter()
-    perm_gen = torch.Generator().manual_seed(int(rng.integers(2**31)))
-    active = np.arange(r)
-    data = (xt, et, yt, xvt, evt, yvt, None)
-    for epoch in progress_bar(range(max_epochs), desc="λ(x)", progress=progress):
-        xa, ea, ya, xva, eva, yva, rows = data
-        perm = torch.randperm(n, generator=perm_gen).to(dev)
-        total = torch.zeros(len(active), dtype=torch.float64)
+    def train_epoch(self, epoch: int) -> dict:
+        xa, ea, ya, _, _, _, rows = self.data
+        n, batch_size = self.n, self.cfg.batch_size
+        perm = torch.randperm(n, generator=self.perm_gen).to(self.dev)
+        total = torch.zeros(len(self.stopping.active), dtype=torch.float64)
         for lo in range(0, n, batch_size):
             idx = perm[lo:lo + batch_size]
             if len(idx) < 2:
                 continue
-            losses = loss_fn(xa[:, idx], ea[:, idx], ya[:, idx], rows)
-            opt.zero_grad(set_to_none=True)
+            losses = self.loss(xa[:, idx], ea[:, idx], ya[:, idx], rows)
+            self.opt.zero_grad(set_to_none=True)
             losses.sum().backward()
-            opt.step()
+            self.opt.step()
             total += losses.detach().double().cpu() * len(idx) / n
+        return {"train_loss": total}
+
+    def validate(self, epoch: int) -> dict:
+        _, _, _, xva, eva, yva, rows = self.data
         with torch.no_grad():
-            val = loss_fn(xva, eva, yva, rows).double().cpu()
-        row = np.full((r, 2), np.nan)
-        row[active] = torch.stack([total, val], -1).numpy()
-        history.append(row)
-        act_t = torch.from_numpy(active)
-        improved = (val < best_loss[act_t]).numpy()
-        if improved.any():
-            mask = torch.zeros(r, dtype=torch.bool)
-            mask[active[improved]] = True
-            mask = mask.to(dev)
-            for k, v in net.state_dict().items():
-                best[k] = torch.where(mask.view(-1, *([1] * (v.dim() - 1))), v.detach(), best[k])
-            best_loss[act_t[torch.from_numpy(improved)]] = val[torch.from_numpy(improved)]
-            best_epoch[active[improved]] = epoch
-        waited[active] = np.where(improved, 0, waited[active] + 1)
-        still = waited[active] < patience
-        if not still.any():
-            break
-        if not still.all():  # drop the problems that stopped: later epochs cost only what still trains
-            active = active[still]
-            keep = torch.as_tensor(active, device=dev)
-            data = (xt[keep], et[keep], yt[keep], xvt[keep], evt[keep], yvt[keep], keep)
-    n_layers = len(hidden) + 1
-    state = {}
-    for i in range(n_layers):
-        state[f"w{i}"] = best[f"weights.{i}"].detach().double().cpu()
-        state[f"b{i}"] = best[f"biases.{i}"].detach().double().cpu()
-    config = dict(estimator=estimator, estimator_options=dict(estimator_options or {}), score=score, gamma=gamma,
-                  hidden=hidden, lr=lr, batch_size=batch_size, max_epochs=max_epochs, patience=patience,
-                  device=str(dev), n_train=n, n_val=yv.shape[1])
-    return WeightFunction(state, mean, scale, best_epoch, best_loss.numpy(), np.stack(history, axis=1), config,
-                          time.perf_counter() - start, batched)
+            return {"val_loss": self.loss(xva, eva, yva, rows).double().cpu()}
+
+    def on_epoch_end(self, epoch: int, logs: dict) -> None:
+        row = np.full((self.r, 2), np.nan)
+        row[self.stopping.active] = torch.stack([logs["train_loss"], logs["val_loss"]], -1).numpy()
+        logs["row"] = row
+        still = self.stopping.still
+        if still.any() and not still.all():  # later epochs cost only what still trains
+            self.stopping.active = active = self.stopping.active[still]
+            keep = torch.as_tensor(active, device=self.dev)
+            self.data = (*(t[keep] for t in self.full), keep)
+
+    def run(self, progress: bool) -> np.ndarray:
+        """Train until every problem stopped or `max_epochs`; the history (R, epochs run, 2)."""
+        history = train_loop(self.train_epoch, range(self.cfg.max_epochs), validate=self.validate,
+                             stopping=self.stopping, callbacks=[self], progress=progress, desc="λ(x)")
+        return np.stack([logs["row"] for logs in history], axis=1)
+
+    def best_weights(self) -> dict:
+        """The kept parameters ``w0, b0, w1, b1, …`` on the CPU in float64."""
+        best = self.stopping.best_state
+        state = {}
+        for i in range(len(self.cfg.hidden) + 1):
+            state[f"w{i}"] = best[f"weights.{i}"].detach().double().cpu()
+            state[f"b{i}"] = best[f"biases.{i}"].detach().double().cpu()
+        return state

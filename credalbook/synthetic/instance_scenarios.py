@@ -45,8 +45,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from credalbook._validation import check_choice, check_positive_int
-from credalbook.credal.geometry import _dirichlet, boundary_point
-from credalbook.synthetic.predictions import _sample_labels
+from credalbook._random import dirichlet, draw_labels
+from credalbook.credal.geometry import boundary_point
 
 __all__ = ["InstanceScenario", "instance_scenario", "INSTANCE_SETTINGS", "HYPOTHESES"]
 
@@ -153,11 +153,11 @@ def _binary(rng, x, hypothesis, cfg, grid):
 def _multiclass(rng, x, hypothesis, cfg):
     r, n = x.shape
     m, k, u = cfg["n_members"], cfg["n_classes"], cfg["u"]
-    a0 = _dirichlet(np.ones(k), rng, (r, n))
-    ens = _dirichlet(np.broadcast_to(a0[:, :, None, :] * k / u, (r, n, m, k)), rng)
+    a0 = dirichlet(np.ones(k), rng, (r, n))
+    ens = dirichlet(np.broadcast_to(a0[:, :, None, :] * k / u, (r, n, m, k)), rng)
     weights = None
     if hypothesis == "H0-const":
-        weights = np.broadcast_to(_dirichlet(np.ones(m), rng, (r, 1)), (r, n, m)).copy()
+        weights = np.broadcast_to(dirichlet(np.ones(m), rng, (r, 1)), (r, n, m)).copy()
     elif hypothesis == "H0-inst":
         logits = cfg["poly_scale"] * _poly(rng, x, (m,))  # (R, M, N)
         logits = logits.transpose(0, 2, 1)
@@ -214,7 +214,7 @@ def instance_scenario(setting: str, hypothesis: str, *, n_datasets: int = 100, n
         ens, truth, weights = _binary(rng, x, hypothesis, cfg, grid)
     else:
         ens, truth, weights = _multiclass(rng, x, hypothesis, cfg)
-    labels = _sample_labels(truth, rng)
+    labels = draw_labels(truth, rng)
     config = dict(setting=setting, hypothesis=hypothesis, n_datasets=r, n_instances=n, gp_grid=grid,
                   **{k: v for k, v in cfg.items()})
     return InstanceScenario(x[..., None], ens, labels, truth, weights, setting, hypothesis, config)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from credalbook._random import draw_labels
 from credalbook._validation import check_positive_int, check_probs
 
 __all__ = ["calibrated_predictions", "scramble_non_top", "sample_labels"]
@@ -82,13 +83,6 @@ def sample_labels(probs: np.ndarray, rng: np.random.Generator, size: int | None 
     >>> sample_labels(np.array([[0.0, 1.0], [1.0, 0.0]]), rng, size=3).tolist()
     [[1, 0], [1, 0], [1, 0]]
     """
-    return _sample_labels(check_probs(probs, min_ndim=1), rng, size)
+    return draw_labels(check_probs(probs, min_ndim=1), rng, size)
 
 
-def _sample_labels(p: np.ndarray, rng: np.random.Generator, size: int | None = None) -> np.ndarray:
-    """:func:`sample_labels` without validation."""
-    cdf = np.cumsum(p, axis=-1)
-    cdf[..., -1] = np.inf  # guards against rounding in the last cumulative sum
-    shape = p.shape[:-1] if size is None else (size, *p.shape[:-1])
-    u = rng.random(shape)
-    return (u[..., None] >= cdf).sum(axis=-1)

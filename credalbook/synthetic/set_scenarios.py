@@ -33,8 +33,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from credalbook._validation import check_choice, check_positive_int
-from credalbook.credal.geometry import _WEIGHT_PRIORS, _dirichlet, _draw_weights, boundary_point
-from credalbook.synthetic.predictions import _sample_labels
+from credalbook._random import WEIGHT_PRIORS, dirichlet, draw_labels, draw_weights
+from credalbook.credal.geometry import boundary_point
 
 __all__ = ["CredalScenario", "credal_scenario", "SCENARIOS"]
 
@@ -140,18 +140,18 @@ def credal_scenario(
     m = check_positive_int(n_members, "n_members")
     k = check_positive_int(n_classes, "n_classes", minimum=2)
     u = _check_u(u)
-    check_choice(weight_prior, "weight_prior", _WEIGHT_PRIORS)
+    check_choice(weight_prior, "weight_prior", WEIGHT_PRIORS)
     check_choice(segment_start, "segment_start", _STARTS)
     rng = np.random.default_rng(seed)
-    centre = _dirichlet(np.full(k, 1.0 / k), rng, (r, n))
+    centre = dirichlet(np.full(k, 1.0 / k), rng, (r, n))
     alpha = np.maximum(k * centre / u, 1e-300)[:, :, None, :]
-    ens = _dirichlet(np.broadcast_to(alpha, (r, n, m, k)), rng)
+    ens = dirichlet(np.broadcast_to(alpha, (r, n, m, k)), rng)
     config = dict(n_datasets=r, n_instances=n, n_members=m, n_classes=k, u=u, weight_prior=weight_prior,
                   segment_start=segment_start, boundary_method=boundary_method)
     if scenario == "S1":
-        weights = _draw_weights(m, weight_prior, rng, (r,))
+        weights = draw_weights(m, weight_prior, rng, (r,))
         truth = np.einsum("rnmk,rm->rnk", ens, weights)
-        labels = _sample_labels(truth, rng)
+        labels = draw_labels(truth, rng)
         return CredalScenario(scenario, ens, labels, truth, centre, weights=weights, config=config)
     start = ens.mean(axis=2) if segment_start == "mean" else centre
     corner = start.argmax(axis=-1) if scenario == "S2" else rng.integers(0, k, size=(r, n))
@@ -160,5 +160,5 @@ def credal_scenario(
     step = rng.random((r, n, 1))
     truth = step * target + (1 - step) * boundary
     truth /= truth.sum(axis=-1, keepdims=True)
-    labels = _sample_labels(truth, rng)
+    labels = draw_labels(truth, rng)
     return CredalScenario(scenario, ens, labels, truth, centre, boundary=boundary, corner=corner, config=config)

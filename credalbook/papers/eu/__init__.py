@@ -11,6 +11,7 @@ from credalbook.papers.eu.carving import (
     grid_centres,
     neighbour_radius,
 )
+from credalbook.papers.eu.compare import compare
 from credalbook.papers.eu.experiments import (
     EU_ESTIMATORS,
     EU_METRICS,
@@ -19,6 +20,7 @@ from credalbook.papers.eu.experiments import (
     EUIntervalCurves,
     EURun,
     EUStudy,
+    compare_summary,
     run_eu_experiment,
     toy_eu_experiment,
     toy_eu_splits,
@@ -64,6 +66,8 @@ __all__ = [
     "EUIntervalCurves",
     "EURun",
     "EUStudy",
+    "compare",
+    "compare_summary",
     "run_eu_experiment",
     "toy_eu_experiment",
     "toy_eu_splits",

@@ -54,10 +54,10 @@ from credalbook.metrics.epistemic import (
 )
 from credalbook.papers.eu.toy_data import TOY_GRID, EUToyData, eu_toy_data, toy_disc_layout
 from credalbook.gp.classifier import fit_gp_classifier, fit_gp_classifier_cached
-from credalbook.papers.report import Table, count_of
+from credalbook.papers.report import Table, count_of, reported
 
 __all__ = ["EU_ESTIMATORS", "EU_METRICS", "EU_PAPER_TABLE1", "EU_PAPER_TABLE2", "TOY_NOISE_SD", "EUIntervalCurves",
-           "EURun", "EUStudy", "ToySplits", "run_eu_experiment", "toy_eu_experiment", "toy_eu_splits",
+           "EURun", "EUStudy", "ToySplits", "compare_summary", "run_eu_experiment", "toy_eu_experiment", "toy_eu_splits",
            "toy_eu_study", "toy_noise_summary"]
 
 #: The two EU estimators: ``"M"`` mutual information, ``"E"`` entropy (EU paper, Sec. 3.1).
@@ -66,18 +66,17 @@ EU_ESTIMATORS = ("M", "E")
 EU_METRICS = ("rho_epi", "eece", "calibrated_eece")
 _METRIC_NAMES = {"rho_epi": "ρ_epi", "eece": "EECE", "calibrated_eece": "Calib. EECE"}
 
-#: Table 1 of the EU paper (toy data, 6 seeds): estimator -> metric -> (mean, sd).
-EU_PAPER_TABLE1 = {
-    "M": {"rho_epi": (0.108, 0.023), "eece": (0.0249, 0.002), "calibrated_eece": (0.0182, 0.005)},
-    "E": {"rho_epi": (0.121, 0.028), "eece": (0.393, 0.014), "calibrated_eece": (0.0152, 0.002)},
-}
-#: Table 2 of the EU paper: dataset -> estimator -> metric -> (mean, sd).
-EU_PAPER_TABLE2 = {
-    "EMNIST": {"M": {"rho_epi": (0.088, 0.02), "eece": (0.0151, 0.003), "calibrated_eece": (0.0122, 0.0027)},
-               "E": {"rho_epi": (0.108, 0.016), "eece": (0.41, 0.03), "calibrated_eece": (0.0096, 0.005)}},
-    "K-49": {"M": {"rho_epi": (0.065, 0.015), "eece": (0.0063, 0.001), "calibrated_eece": (0.0060, 0.0004)},
-             "E": {"rho_epi": (0.101, 0.014), "eece": (0.33, 0.019), "calibrated_eece": (0.0043, 0.001)}},
-}
+
+def _paper_table(rows: dict) -> dict:
+    """A table of ``reported.json`` (nested dicts ending in ``[mean, sd]``) with (mean, sd) tuples."""
+    return {k: _paper_table(v) if isinstance(v, dict) else tuple(v) for k, v in rows.items()}
+
+
+#: Table 1 of the EU paper (toy data, 6 seeds): estimator -> metric -> (mean, sd); read from
+#: ``reported.json`` (:func:`credalbook.papers.report.reported`).
+EU_PAPER_TABLE1 = _paper_table(reported("eu")["table1"]["rows"])
+#: Table 2 of the EU paper: dataset -> estimator -> metric -> (mean, sd); read from ``reported.json``.
+EU_PAPER_TABLE2 = _paper_table(reported("eu")["table2"]["rows"])
 #: Standard deviation of the toy Gaussians used by the book. The paper prints I_2 (s = 1), which
 #: cannot give its Table 1 (see :func:`toy_noise_summary` and the chapter); s = 0.3 can.
 TOY_NOISE_SD = 0.3
@@ -353,15 +352,31 @@ class EUStudy:
         A value agrees when :math:`|\bar m - m_{paper}| \le k\sqrt{sd_{paper}^2 + sd^2}` (our sd
         counted as 0 with one seed). Returns estimator -> metric -> (paper str, book str, agrees).
         """
-        s = self.summary()
-        out = {}
-        for est in EU_ESTIMATORS:
-            for m in EU_METRICS:
-                (pm, psd), (bm, bsd) = paper[est][m], s[est][m]
-                tol = k * math.hypot(psd, bsd if math.isfinite(bsd) else 0.0)
-                out.setdefault(est, {})[m] = (_fmt_mean_sd(pm, psd), _fmt_mean_sd(bm, bsd),
-                                              bool(abs(bm - pm) <= tol))
-        return out
+        return compare_summary(self.summary(), paper, k=k)
+
+
+def compare_summary(summary: dict, paper: dict, *, k: float = 2.0) -> dict:
+    r"""Agreement of a study's :meth:`EUStudy.summary` with a paper table (estimator -> metric -> (mean, sd)).
+
+    A value agrees when :math:`|\bar m - m_{paper}| \le k\sqrt{sd_{paper}^2 + sd^2}` (our sd counted
+    as 0 when it is NaN, with one seed). Returns estimator -> metric -> (paper str, book str, agrees).
+
+    Examples
+    --------
+    >>> s = {"M": {m: (0.1, 0.01) for m in EU_METRICS}, "E": {m: (0.5, float("nan")) for m in EU_METRICS}}
+    >>> p = {"M": {m: (0.1, 0.02) for m in EU_METRICS}, "E": {m: (0.1, 0.02) for m in EU_METRICS}}
+    >>> out = compare_summary(s, p)
+    >>> out["M"]["eece"], out["E"]["eece"]
+    (('0.1 ± 0.02', '0.1 ± 0.01', True), ('0.1 ± 0.02', '0.5', False))
+    """
+    out = {}
+    for est in EU_ESTIMATORS:
+        for m in EU_METRICS:
+            (pm, psd), (bm, bsd) = paper[est][m], summary[est][m]
+            tol = k * math.hypot(psd, bsd if math.isfinite(bsd) else 0.0)
+            out.setdefault(est, {})[m] = (_fmt_mean_sd(pm, psd), _fmt_mean_sd(bm, bsd),
+                                          bool(abs(bm - pm) <= tol))
+    return out
 
 
 def _study(name: str, func, seeds, config: dict, progress: bool) -> EUStudy:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from credalbook.plotting import _axes
+from credalbook.plotting import axes_or_new
 from credalbook.papers.report import count_of
 
 __all__ = ["EU_CURVE_STYLE", "plot_carved_discs", "plot_eu_intervals", "plot_eu_interval_figure"]
@@ -48,7 +48,7 @@ def plot_carved_discs(x, y, split, *, centres=None, radius=None, ax=None, max_po
     pts, labels = np.asarray(x, dtype=np.float64), np.asarray(y)
     if pts.ndim != 2 or pts.shape[1] != 2 or labels.shape != (pts.shape[0],):
         raise ValueError(f"x must have shape (N, 2) and y shape (N,); got {pts.shape} and {labels.shape}")
-    ax = _axes(ax)
+    ax = axes_or_new(ax)
     rng = np.random.default_rng(seed)
 
     def thin(idx):
@@ -87,7 +87,7 @@ def plot_eu_intervals(curves, *, ax=None, show_raw: bool = True, title: str | No
 
     if not isinstance(curves, EUIntervalCurves):
         raise ValueError(f"curves must be an EUIntervalCurves (from EUStudy.curves); got {type(curves).__name__}")
-    ax = _axes(ax)
+    ax = axes_or_new(ax)
     xs = np.arange(1, curves.gain.shape[1] + 1)
     for which in ("raw", "calibrated", "gain") if show_raw else ("calibrated", "gain"):
         colour, label = EU_CURVE_STYLE[which]

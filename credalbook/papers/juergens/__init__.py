@@ -2,6 +2,10 @@
 representations*: the instance-dependent test's error rates, estimator analyses, real sets, figures.
 """
 
+from credalbook.papers.juergens.compare import (
+    compare,
+    paper_table1,
+)
 from credalbook.papers.juergens.error_rates import (
     instance_test_error_rates,
     JUERGENS_ESTIMATORS,
@@ -23,6 +27,8 @@ from credalbook.papers.juergens.real_sets import (
 )
 
 __all__ = [
+    "compare",
+    "paper_table1",
     "instance_test_error_rates",
     "JUERGENS_ESTIMATORS",
     "JUERGENS_H1_ALPHAS",

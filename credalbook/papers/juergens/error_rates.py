@@ -16,12 +16,12 @@ from credalbook._validation import check_choice, check_positive_int
 from credalbook.cache import cached
 from credalbook.metrics.distribution import ESTIMATORS
 from credalbook.stats.measures import estimator_measure
-from credalbook.stats.bootstrap import RESAMPLING, SOLVERS, _minimise, _null, _Objective
+from credalbook.stats.bootstrap import RESAMPLING, SOLVERS, minimise_objective, null_statistics, MeasureObjective
 from credalbook.papers.mortier.error_rates import ErrorRateStudy
 from credalbook.synthetic.instance_scenarios import HYPOTHESES, INSTANCE_SETTINGS, instance_scenario
 from credalbook.stats.weight_learning import fit_weight_function
 
-from credalbook.stats.instance import _learner_options, split_indices
+from credalbook.stats.instance import check_learner_options, split_indices
 
 __all__ = ["instance_test_error_rates", "JUERGENS_ESTIMATORS", "JUERGENS_H1_ALPHAS"]
 
@@ -127,18 +127,18 @@ def instance_test_error_rates(
         g = estimator_measure(name, **opts)
         wf = fit_weight_function(x[:, opt], ens[:, opt], y[:, opt], estimator=name, estimator_options=opts,
                                  val_features=x[:, val], val_ens_probs=ens[:, val], val_labels=y[:, val],
-                                 device=device, seed=int(rng.integers(2**31)), **_learner_options(learner_options))
+                                 device=device, seed=int(rng.integers(2**31)), **check_learner_options(learner_options))
         p = wf.combine(x[:, test], ens[:, test])
         stats[2 * t] = g.func(p, y[:, test])
-        nulls[2 * t] = _null(p[:, :, None, :], g.func, n_bootstrap, "uniform", resample, rng)
+        nulls[2 * t] = null_statistics(p[:, :, None, :], g.func, n_bootstrap, "uniform", resample, rng)
         nfev[2 * t] = wf.best_epoch
         steps.update(1)
         if not mortier:
             continue
-        nulls[2 * t + 1] = _null(ens[:, test], g.func, n_bootstrap, "uniform", mortier_resample, rng)
+        nulls[2 * t + 1] = null_statistics(ens[:, test], g.func, n_bootstrap, "uniform", mortier_resample, rng)
         for i in range(r):
-            obj = _Objective(ens[i, test], y[i, test], g.func)
-            stats[2 * t + 1, i] = obj(_minimise(obj, m, mortier_solver, {}, rng))
+            obj = MeasureObjective(ens[i, test], y[i, test], g.func)
+            stats[2 * t + 1, i] = obj(minimise_objective(obj, m, mortier_solver, {}, rng))
             nfev[2 * t + 1, i] = obj.n_evaluations
             steps.update(1)
     steps.close()

@@ -19,8 +19,7 @@ import numpy as np
 
 from credalbook._validation import check_positive_int, check_probs
 from credalbook.stats.measures import estimator_measure
-from credalbook.credal.geometry import _dirichlet
-from credalbook.synthetic.predictions import _sample_labels
+from credalbook._random import dirichlet, draw_labels
 
 __all__ = ["Landscape", "estimator_landscape", "weight_landscape", "calibrated_combinations_example",
            "simplex_grid"]
@@ -98,8 +97,8 @@ def estimator_landscape(estimator: str = "lp", *, truth=(0.5, 0.3, 0.2), concent
     Landscape
     """
     p0, n, reps, rng = _setup(truth, "truth", n_instances, n_repeats, seed)
-    true = _dirichlet(concentration * p0, rng, (reps, n))  # (R, N, 3)
-    labels = _sample_labels(true, rng)
+    true = dirichlet(concentration * p0, rng, (reps, n))  # (R, N, 3)
+    labels = draw_labels(true, rng)
     grid = simplex_grid(resolution)
     shifted = np.clip(true[None] + (grid - p0)[:, None, None, :], 1e-6, None)
     probs = shifted / shifted.sum(-1, keepdims=True)
@@ -118,9 +117,9 @@ def weight_landscape(estimator: str = "lp", *, weights=(0.2, 0.5, 0.3), n_instan
     point :math:`\boldsymbol\lambda`.
     """
     lam0, n, reps, rng = _setup(weights, "weights", n_instances, n_repeats, seed)
-    centre = _dirichlet(np.ones(3), rng, (reps, n))
-    members = _dirichlet(np.broadcast_to(3 * spread * centre[:, :, None, :], (reps, n, 3, 3)), rng)
-    labels = _sample_labels(np.einsum("rnmk,m->rnk", members, lam0), rng)
+    centre = dirichlet(np.ones(3), rng, (reps, n))
+    members = dirichlet(np.broadcast_to(3 * spread * centre[:, :, None, :], (reps, n, 3, 3)), rng)
+    labels = draw_labels(np.einsum("rnmk,m->rnk", members, lam0), rng)
     grid = simplex_grid(resolution)
     probs = np.einsum("rnmk,gm->grnk", members, grid)
     g = estimator_measure(estimator, **estimator_options)

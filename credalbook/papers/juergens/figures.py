@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 
-from credalbook.plotting import _axes, _draw_hull_outline, simplex_coordinates
+from credalbook.plotting import axes_or_new, draw_hull_outline, simplex_coordinates
 
 __all__ = ["plot_instance_error_rates", "plot_landscape"]
 
@@ -63,11 +63,11 @@ def plot_landscape(landscape, *, ax=None, cmap: str = "viridis", xlabel: str | N
 
     The data-generating point is a red dot, the grid minimum a white cross.
     """
-    ax = _axes(ax)
+    ax = axes_or_new(ax)
     xy = simplex_coordinates(landscape.grid)
     tc = ax.tricontourf(xy[:, 0], xy[:, 1], landscape.values, levels=20, cmap=cmap)
     ax.figure.colorbar(tc, ax=ax, shrink=0.8)
-    _draw_hull_outline(ax, simplex_coordinates(np.eye(3)))
+    draw_hull_outline(ax, simplex_coordinates(np.eye(3)))
     t = simplex_coordinates(landscape.truth[None])[0]
     m = simplex_coordinates(landscape.argmin[None])[0]
     ax.plot(*t, "o", color="red", markersize=7, label="truth")

@@ -1,5 +1,5 @@
 """Mimori et al. (2022), *Diagnostic Uncertainty Calibration*: simulations, Mix-data networks,
-optimal α0, the reported numbers and the chapter's figures.
+optimal α0, the reported numbers (``reported.json``), the chapter's figures and its comparison rows.
 """
 
 from credalbook.papers.mimori.alpha0 import (
@@ -10,6 +10,7 @@ from credalbook.papers.mimori.alpha0 import (
     posterior_alpha0_interval,
     posterior_conditional_epistemic_loss,
 )
+from credalbook.papers.mimori.compare import compare, POST_ROWS
 from credalbook.papers.mimori.experiments import (
     AlphaOptimumGrid,
     build_mix_network,
@@ -52,6 +53,8 @@ __all__ = [
     "optimal_log_alpha0",
     "posterior_alpha0_interval",
     "posterior_conditional_epistemic_loss",
+    "compare",
+    "POST_ROWS",
     "AlphaOptimumGrid",
     "build_mix_network",
     "debiasing_study",

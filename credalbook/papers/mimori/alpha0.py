@@ -21,8 +21,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from credalbook._validation import as_numpy, check_positive_int
-from credalbook.calibration.dirichlet import _alpha0, _gamma, _probs2d, _scalar
+from credalbook._validation import as_numpy, as_scalar, check_alpha0, check_positive_int, check_probs_2d
+from credalbook.calibration.dirichlet import alpha0_gamma
 from credalbook.metrics.label_hist import check_label_hist
 
 __all__ = [
@@ -106,7 +106,7 @@ def optimal_log_alpha0(label_hist, probs, *, reg=0.005, tol: float = 1e-10, max_
     >>> bool(t[0] < 0 < t[1])
     True
     """
-    p = _probs2d(probs)
+    p = check_probs_2d(probs)
     y = check_label_hist(label_hist, n_classes=p.shape[1], min_labels=0)
     if y.shape[0] != p.shape[0]:
         raise ValueError(f"label_hist and probs must have the same number of instances; got {y.shape[0]} and {p.shape[0]}")
@@ -213,7 +213,7 @@ def dpe_alpha0_interval(u_q, s_z) -> Alpha0Interval:
     with np.errstate(divide="ignore", invalid="ignore"):
         lower = np.where(feasible, np.maximum((1 - 2 * u + s) / (2 * (u - s)), 0.0), np.inf)
         opt = np.where(feasible, (1 - u) / (u - s), np.inf)
-    return Alpha0Interval(_scalar(lower), _scalar(opt))
+    return Alpha0Interval(as_scalar(lower), as_scalar(opt))
 
 
 def posterior_alpha0_interval(u_q, el_g) -> Alpha0Interval:
@@ -246,7 +246,7 @@ def posterior_alpha0_interval(u_q, el_g) -> Alpha0Interval:
     with np.errstate(divide="ignore", invalid="ignore"):
         lower = np.where(pos, np.maximum((1 - u - e) / (2 * e), 0.0), np.inf)
         opt = np.where(pos, (1 - u) / e, np.inf)
-    return Alpha0Interval(_scalar(lower), _scalar(opt))
+    return Alpha0Interval(as_scalar(lower), as_scalar(opt))
 
 
 def dpe_conditional_loss(alpha0, *, u_q, s_z):
@@ -264,9 +264,9 @@ def dpe_conditional_loss(alpha0, *, u_q, s_z):
     >>> round(float(dpe_conditional_loss(4.0, u_q=0.6, s_z=0.5)), 6)   # (0.4 - 0.8 * 0.5)^2 + 0.24
     0.24
     """
-    g = _gamma(_alpha0(alpha0, np.shape(alpha0)))
+    g = alpha0_gamma(check_alpha0(alpha0, np.shape(alpha0)))
     ub, sb = 1.0 - _unit(u_q, "u_q"), 1.0 - _unit(s_z, "s_z")
-    return _scalar((ub - g * sb) ** 2 + ub * (1.0 - ub))
+    return as_scalar((ub - g * sb) ** 2 + ub * (1.0 - ub))
 
 
 def posterior_conditional_epistemic_loss(alpha0, *, u_q, el_g):
@@ -283,6 +283,6 @@ def posterior_conditional_epistemic_loss(alpha0, *, u_q, el_g):
     >>> round(float(posterior_conditional_epistemic_loss(4.0, u_q=0.6, el_g=0.1)), 6)   # 0.1 - 0.04 + 0.02
     0.08
     """
-    g = _gamma(_alpha0(alpha0, np.shape(alpha0)))
+    g = alpha0_gamma(check_alpha0(alpha0, np.shape(alpha0)))
     ub, e = 1.0 - _unit(u_q, "u_q"), _nonneg(el_g, "el_g")
-    return _scalar(e - 2 * (1 - g) * e + (1 - g) ** 2 * (e + ub))
+    return as_scalar(e - 2 * (1 - g) * e + (1 - g) ** 2 * (e + ub))

@@ -68,7 +68,7 @@ from credalbook.metrics.label_hist import cpe_loss_decomposition, expected_squar
 from credalbook.metrics.label_stats import statistic_calibration, statistic_squared_loss
 from credalbook.data.mix import make_mix_dataset, sample_label_hist, variable_label_counts
 from credalbook.nn.vgg import ThreeConvNet, VGGNet
-from credalbook.nn.models import _dropout_modules
+from credalbook.nn.models import dropout_modules
 from credalbook.nn.training import fit
 
 __all__ = ["MIX_AUGMENTATIONS", "PAPER_Z1_GRID", "DebiasingStudy", "debiasing_study", "AlphaOptimumGrid",
@@ -80,7 +80,7 @@ __all__ = ["MIX_AUGMENTATIONS", "PAPER_Z1_GRID", "DebiasingStudy", "debiasing_st
 #: as Table 4); Fashion-MNIST gets mild flips, shifts and rotations (our choice) so that TTA exists.
 MIX_AUGMENTATIONS = {"mnist": None, "digits": None, "fashion_mnist": {"rotation": 10.0, "shift": 2.0, "hflip": True},
                      "cifar10": PAPER_AUGMENTATIONS["mix_cifar10"]}
-#: First-class CPEs of Fig. 3.
+#: First-class CPEs of Fig. 3 (a setting of the paper: Fig. 3's caption, App. D.2).
 PAPER_Z1_GRID = (0.001, 0.01, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.99, 0.999)
 
 
@@ -393,7 +393,7 @@ class _Top(nn.Module):
 def _split_at_first_dropout(model: nn.Module) -> tuple[nn.Module, _Top]:
     """(trunk, top): the trunk has no dropout, so MC-dropout passes of ``top`` on the trunk's output are exact."""
     layers = list(model.body) if isinstance(model, ThreeConvNet) else [*model.conv, *model.dense]
-    drop = set(_dropout_modules(model))
+    drop = set(dropout_modules(model))
     i = next(j for j, layer in enumerate(layers) if layer in drop)
     return nn.Sequential(*layers[:i]), _Top(nn.Sequential(*layers[i:]), model.head)
 
@@ -433,6 +433,9 @@ def _fit_calibrator(method, logits, hist, options, seed):
     return select_calibrator(logits, hist, method=method, seed=seed, **options).calibrator
 
 
+# Settings of the paper among the defaults below (not results; those are in reported.json):
+# variable_labels = MDS's mean labels per validation and test image (App. E.1), lambda_alpha (Eq. 50,
+# App. D.2), n_samples = 20 MC-dropout / TTA samples (as in the authors' code).
 @cached(ignore=["device", "progress"])
 def mimori_predictions(dataset: str = "fashion_mnist", *, sizes=None, mix_fraction: float = 1 / 3, arch: str = "auto",
                        arch_options=None, epochs: int | None = None, augment="auto", n_labels_val=(2, 5),

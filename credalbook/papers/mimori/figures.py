@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from credalbook.plotting import _axes, _panels
+from credalbook.plotting import axes_or_new, panel_row
 
 __all__ = ["plot_debiasing_study", "plot_optimal_log_alpha0", "plot_theorem1_check", "plot_dpe_reliability",
            "plot_calibration_dispersion_map", "plot_ts_shifts"]
@@ -30,7 +30,7 @@ def plot_debiasing_study(study, *, axes=None, level: float = 0.9):
     >>> len(fig.axes)
     2
     """
-    fig, axes = _panels(axes, 2)
+    fig, axes = panel_row(axes, 2)
     summary = study.summary(level)
     for ax, quantity in zip(axes, ("EL", "CL")):
         for i, n in enumerate(study.n_labels):
@@ -61,7 +61,7 @@ def plot_optimal_log_alpha0(grid, *, axes=None):
     >>> len(fig.axes), len(fig.axes[0].lines)   # y1 = 0, 1, 2 and the zero line
     (2, 4)
     """
-    fig, axes = _panels(axes, len(grid.reg), size=(3.2, 3.0))
+    fig, axes = panel_row(axes, len(grid.reg), size=(3.2, 3.0))
     x = np.arange(len(grid.z1))
     for ax, j in zip(axes, range(len(grid.reg))):
         for i, (n, values) in enumerate(grid.log_alpha0.items()):
@@ -91,7 +91,7 @@ def plot_theorem1_check(check, *, axes=None):
     >>> len(plot_theorem1_check(theorem1_check(n_draws=2000)).axes)
     2
     """
-    fig, axes = _panels(axes, 2)
+    fig, axes = panel_row(axes, 2)
     finite = np.isfinite(check.alpha0)
     a = check.alpha0[finite]
     for i, (name, s) in enumerate(check.scenarios.items()):
@@ -132,7 +132,7 @@ def plot_dpe_reliability(calibrations: dict, *, ax=None):
     >>> len(plot_dpe_reliability({"Raw": c, "Raw+α": c}).lines)
     3
     """
-    ax = _axes(ax)
+    ax = axes_or_new(ax)
     bases = list(dict.fromkeys(_base_name(n) for n in calibrations))
     for name, c in calibrations.items():
         keep = c.counts > 0
@@ -165,7 +165,7 @@ def plot_calibration_dispersion_map(metrics: dict, *, ax=None):
     >>> len(ax.texts)
     2
     """
-    ax = _axes(ax)
+    ax = axes_or_new(ax)
     cl = np.array([m["CL"] for m in metrics.values()])
     dl = np.array([m["DL"] for m in metrics.values()])
     families = list(dict.fromkeys(n.split("+")[0] for n in metrics))
@@ -202,7 +202,7 @@ def plot_ts_shifts(shift: dict, *, axes=None):
     >>> len(plot_ts_shifts(s).axes)
     2
     """
-    fig, axes = _panels(axes, 2, size=(3.4, 3.4))
+    fig, axes = panel_row(axes, 2, size=(3.4, 3.4))
     dpe_title = rf"DPE (mean $\Delta^D$ = {shift['mean_delta']:.3f})"
     for ax, (x, y, title) in zip(axes, ((shift["max_cpe"], shift["max_cpe_ts"], "max CPE"),
                                         (shift["dpe"], shift["dpe_ts"], dpe_title))):

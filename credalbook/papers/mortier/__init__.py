@@ -2,6 +2,10 @@
 studies of the set calibration test, real classifier sets, and the chapter's figures.
 """
 
+from credalbook.papers.mortier.compare import (
+    compare,
+    paper_table1,
+)
 from credalbook.papers.mortier.error_rates import (
     ErrorRateStudy,
     PAPER_ALPHAS,
@@ -19,6 +23,8 @@ from credalbook.papers.mortier.real_sets import (
 )
 
 __all__ = [
+    "compare",
+    "paper_table1",
     "ErrorRateStudy",
     "PAPER_ALPHAS",
     "PAPER_MEASURES",

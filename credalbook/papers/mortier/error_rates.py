@@ -23,7 +23,7 @@ from scipy import stats
 from credalbook._progress import progress_bar
 from credalbook._validation import check_choice, check_positive_int, check_probability
 from credalbook.cache import cached
-from credalbook.stats.bootstrap import RESAMPLING, SOLVERS, WEIGHT_PRIORS, _minimise, _null, _Objective, exact_size
+from credalbook.stats.bootstrap import RESAMPLING, SOLVERS, WEIGHT_PRIORS, minimise_objective, null_statistics, MeasureObjective, exact_size
 from credalbook.synthetic.set_scenarios import SCENARIOS, credal_scenario
 from credalbook.stats.measures import calibration_measure
 
@@ -135,10 +135,10 @@ def _run_chunk(scenario, n_datasets, setting, specs, n_bootstrap, solver, solver
     m = sc.ens_probs.shape[2]
     for t, (g, seq) in enumerate(zip(_measures(specs), test_seqs)):
         rng = np.random.default_rng(seq)
-        nulls[t] = _null(sc.ens_probs, g.func, n_bootstrap, weight_prior, resample, rng)
+        nulls[t] = null_statistics(sc.ens_probs, g.func, n_bootstrap, weight_prior, resample, rng)
         for r in range(n_datasets):
-            obj = _Objective(sc.ens_probs[r], sc.labels[r], g.func)
-            w = _minimise(obj, m, solver, solver_options, rng)
+            obj = MeasureObjective(sc.ens_probs[r], sc.labels[r], g.func)
+            w = minimise_objective(obj, m, solver, solver_options, rng)
             stats[t, r] = obj(w)
             nfev[t, r] = obj.n_evaluations
     return stats, nulls, nfev

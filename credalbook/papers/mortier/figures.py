@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 
-from credalbook.plotting import _axes
+from credalbook.plotting import axes_or_new
 
 __all__ = ["plot_error_rates", "plot_error_rate_figure"]
 
@@ -32,7 +32,7 @@ def plot_error_rates(study, *, alphas=None, ax=None, legend: bool = True):
     """
     from credalbook.papers.mortier.error_rates import PAPER_ALPHAS
 
-    ax = _axes(ax)
+    ax = axes_or_new(ax)
     alphas = np.asarray(PAPER_ALPHAS if alphas is None else alphas, dtype=np.float64)
     errors = study.error_rates(alphas)
     for i, name in enumerate(study.measures):

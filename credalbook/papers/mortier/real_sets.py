@@ -17,7 +17,7 @@ import time
 import numpy as np
 
 from credalbook._validation import check_probability
-from credalbook.stats.bootstrap import _minimise, _null, _Objective, set_calibration_test
+from credalbook.stats.bootstrap import minimise_objective, null_statistics, MeasureObjective, set_calibration_test
 from credalbook.stats.measures import as_measure
 from credalbook.metrics.classification import accuracy, ece_classwise, ece_confidence
 
@@ -111,14 +111,14 @@ def compare_solvers(ens_probs, labels, *, solvers=("cobyla", "cobyla_powell", "m
     if ens.ndim != 4 or y.shape != ens.shape[:2]:
         raise ValueError(f"ens_probs must have shape (R, N, M, K) and labels (R, N); got {ens.shape} and {y.shape}")
     rng = np.random.default_rng(seed)
-    threshold = np.quantile(_null(ens, g.func, n_bootstrap, "uniform", "bootstrap", rng), 1 - alpha, axis=-1)
+    threshold = np.quantile(null_statistics(ens, g.func, n_bootstrap, "uniform", "bootstrap", rng), 1 - alpha, axis=-1)
     out = {}
     for solver in solvers:
         stats, nfev = np.empty(len(ens)), np.empty(len(ens), dtype=np.int64)
         start = time.perf_counter()
         for r in range(len(ens)):
-            obj = _Objective(ens[r], y[r], g.func)
-            w = _minimise(obj, ens.shape[2], solver, dict((solver_options or {}).get(solver, {})),
+            obj = MeasureObjective(ens[r], y[r], g.func)
+            w = minimise_objective(obj, ens.shape[2], solver, dict((solver_options or {}).get(solver, {})),
                           np.random.default_rng([seed, r]))
             stats[r], nfev[r] = obj(w), obj.n_evaluations
         out[solver] = {"statistic": stats, "rejected": stats > threshold, "n_evaluations": nfev,

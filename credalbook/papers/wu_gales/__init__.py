@@ -1,7 +1,9 @@
 """Wu & Gales (2021), *Should Ensemble Members Be Calibrated?*: topologies, temperature studies,
-combinations, appendix toys, the reported numbers and the chapter's figures.
+combinations, appendix toys, the reported numbers (``reported.json``), the chapter's figures and its
+"Paper vs. this book" rows (:func:`compare`).
 """
 
+from credalbook.papers.wu_gales.compare import compare
 from credalbook.papers.wu_gales.experiments import (
     appendix_toys,
     calibration_study,
@@ -60,6 +62,7 @@ from credalbook.papers.wu_gales.toys import (
 )
 
 __all__ = [
+    "compare",
     "appendix_toys",
     "calibration_study",
     "calibration_table",

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from credalbook.metrics.classification import ReliabilityCurve
-from credalbook.plotting import _axes, _panels
+from credalbook.plotting import axes_or_new, panel_row
 
 __all__ = ["plot_temperature_study", "plot_region_study", "plot_combination_reliability", "plot_epsilon_curves"]
 
@@ -62,7 +62,7 @@ def plot_temperature_study(study, *, axes=None, legend: bool = True):
 
     if not isinstance(study, TemperatureStudy):
         raise ValueError(f"study must be a TemperatureStudy (from temperature_study); got {type(study).__name__}")
-    fig, (ax_acc, ax_ece, ax_rel) = _panels(axes, 3, size=(3.4, 3.0))
+    fig, (ax_acc, ax_ece, ax_rel) = panel_row(axes, 3, size=(3.4, 3.0))
     s, t = study.sweep, study.sweep.temperatures
     for m in range(s.member_ece.shape[1]):
         grey = dict(color="0.6", linewidth=1, label="members" if m == 0 else None)
@@ -115,7 +115,7 @@ def plot_region_study(studies, *, metric: str = "ece", ax=None):
     studies = list(studies)
     if not studies or not all(isinstance(s, CalibrationStudy) for s in studies):
         raise ValueError("studies must be a non-empty sequence of CalibrationStudy (from region_study)")
-    ax = _axes(ax)
+    ax = axes_or_new(ax)
     for st in studies:
         if metric not in st.metrics:
             raise ValueError(f"metric must be one of {st.metrics}; got {metric!r}")
@@ -154,7 +154,7 @@ def plot_combination_reliability(combos, *, labels=None, ax=None):
         raise ValueError("combos must be a non-empty sequence of TopologyCombination (from topology_combinations)")
     if labels is not None and len(labels) != len(combos):
         raise ValueError(f"labels must have one entry per combination ({len(combos)}); got {len(labels)}")
-    ax = _axes(ax)
+    ax = axes_or_new(ax)
     for i, c in enumerate(combos):
         label = labels[i] if labels is not None else \
             f"struct {c.structure or '-'}, ens {c.ensemble or '-'} (ECE {c.summary['ece']:.3f})"
@@ -185,7 +185,7 @@ def plot_epsilon_curves(toy, *, axes=None):
 
     if not isinstance(toy, ToyStudy):
         raise ValueError(f"toy must be a ToyStudy (from appendix_toys); got {type(toy).__name__}")
-    fig, axes = _panels(axes, 2, size=(3.6, 3.0))
+    fig, axes = panel_row(axes, 2, size=(3.6, 3.0))
     for ax, (name, ens, mem) in zip(axes, (("(a) ACE", toy.ensemble_ace, toy.member_ace),
                                           ("(b) ECE", toy.ensemble_ece, toy.member_ece))):
         ax.plot(toy.epsilons, ens, marker="o", color="C0", label="ensemble")

@@ -18,9 +18,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.special import log_softmax, softmax
 
-from credalbook._validation import as_numpy, check_labels
+from credalbook._validation import as_numpy, check_labels, check_logits
 from credalbook.metrics.ensemble import DEFAULT_EPSILON, _check_epsilon, ece
-from credalbook.calibration.scaling import _as_logits
 from credalbook.credal.geometry import check_weights
 
 __all__ = ["TemperatureSweep", "temperature_sweep"]
@@ -109,7 +108,7 @@ def temperature_sweep(logits, labels, *, temperatures=None, weights=None,
     >>> sweep.member_ece.shape, sweep.ensemble_ece.shape
     ((3, 4), (3,))
     """
-    z = _as_logits(logits, ndim=3).numpy()
+    z = check_logits(logits, ndim=3).numpy()
     n, m, k = z.shape
     y = check_labels(labels, n_classes=k, shape=(n,))
     eps = _check_epsilon(epsilon)

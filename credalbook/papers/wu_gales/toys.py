@@ -30,7 +30,7 @@ import numpy as np
 from scipy.stats import binom
 
 from credalbook._validation import check_positive_int
-from credalbook.synthetic.predictions import _sample_labels
+from credalbook._random import draw_labels
 
 __all__ = [
     "ToySample",
@@ -178,7 +178,7 @@ def calibrated_members_ensemble(n_samples: int = 100_000, *, n_classes: int = 4,
         if j and not shared_regions:
             order = rng.permutation(n)
         ens[:, j, :] = _group_means(true, order, b)
-    return ToySample(probs=ens.mean(axis=1), true_probs=true, labels=_sample_labels(true, rng), ens_probs=ens)
+    return ToySample(probs=ens.mean(axis=1), true_probs=true, labels=draw_labels(true, rng), ens_probs=ens)
 
 
 def paired_label_predictions(n_samples: int = 100_000, *, n_classes: int = 4, bin_size: int = 2, seed=None) -> ToySample:
