@@ -189,3 +189,29 @@ def check_logits(logits, name: str = "logits", ndim: int = 2) -> torch.Tensor:
         bad = tuple(int(i) for i in torch.nonzero(~torch.isfinite(t))[0])
         raise ValueError(f"{name} must be finite; {name}{list(bad)} = {float(t[bad])}")
     return t
+
+
+def check_ens_probs(ens_probs, name: str = "ens_probs", *, exact_ndim: bool = False) -> np.ndarray:
+    """Validate ``ens_probs`` of shape (..., N, M, K) with M >= 1 (exactly (N, M, K) if ``exact_ndim``)."""
+    arr = as_numpy(ens_probs, name)
+    if arr.ndim < 3 or (exact_ndim and arr.ndim != 3):
+        raise ValueError(f"{name} must have shape (N, M, K) (instances, members, classes); got shape {arr.shape}")
+    if arr.shape[-2] < 1:
+        raise ValueError(f"{name} must hold at least one member (M >= 1); got shape {arr.shape}")
+    return check_probs(arr, name=name, min_ndim=3)
+
+
+def check_weights(weights, n_members: int, *, name: str = "weights", atol: float = 1e-6) -> np.ndarray:
+    """Validate convex weights (..., M): finite, non-negative, summing to one; return float64."""
+    w = as_numpy(weights, name).astype(np.float64, copy=False)
+    if w.ndim < 1 or w.shape[-1] != n_members:
+        raise ValueError(f"{name} must have last dimension M = {n_members}; got shape {w.shape}")
+    if not np.isfinite(w).all():
+        raise ValueError(f"{name} must be finite; got {w[~np.isfinite(w)][0]}")
+    if (w < -atol).any():
+        raise ValueError(f"{name} must be non-negative (a point of the simplex Δ_M); found {w.min():.6g}")
+    sums = w.sum(axis=-1)
+    if (np.abs(sums - 1) > atol).any():
+        bad = np.abs(sums - 1).argmax()
+        raise ValueError(f"{name} must sum to 1 (a point of the simplex Δ_M); a row sums to {np.ravel(sums)[bad]:.6g}")
+    return w

@@ -22,8 +22,12 @@ PALETTE = "colorblind"
 def set_theme(*, context: str = "notebook", font_scale: float = 1.0) -> None:
     """Apply the book's seaborn theme (white grid, colour-blind palette, 110 dpi figures)."""
     import matplotlib as mpl
-    import seaborn as sns
 
+    try:
+        import seaborn as sns
+    except ImportError:
+        raise ImportError("set_theme needs seaborn, which comes with the book's extra: "
+                          "pip install 'credalbook[book]'") from None
     sns.set_theme(context=context, style="whitegrid", palette=PALETTE, font_scale=font_scale)
     mpl.rcParams.update({"figure.dpi": 110, "savefig.bbox": "tight", "axes.titleweight": "bold"})
 

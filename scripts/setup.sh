@@ -32,7 +32,7 @@ stamp="$VENV/.credalbook-deps"
 want=$(cat pyproject.toml | sha256sum | cut -c1-64)
 if [ "$(cat "$stamp" 2>/dev/null || true)" != "$want" ]; then
   log "installing credalbook (editable) with its dependencies"
-  "${PIP[@]}" install -q -e ".[test]"
+  "${PIP[@]}" install -q -e ".[all,test]"
   echo "$want" > "$stamp"
 fi
 

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 import torch
 
-import credalbook.metrics.ensemble as cc
+import credalbook.metrics.kernel as kernel_module
 from credalbook.metrics import (
     DEFAULT_EPSILON,
     ace,
@@ -308,7 +308,7 @@ class TestSkceLaplacian:
     def test_blocks(self, monkeypatch):
         p, y = _random_case(n=101, k=4, seed=3)
         full = skce_laplacian(p, y, bandwidth=0.7)
-        monkeypatch.setattr(cc, "_SKCE_BLOCK", 7 * 101)  # blocks of 7 rows, the last one shorter
+        monkeypatch.setattr(kernel_module, "_PAIRS_PER_BLOCK", 7 * 101)  # blocks of 7 rows, the last one shorter
         assert skce_laplacian(p, y, bandwidth=0.7) == pytest.approx(full, abs=1e-14)
 
     def test_unbiased_zero_for_calibrated_model(self):

@@ -1,6 +1,5 @@
 """Tests for credalbook.gp.classifier (sparse variational GP classification, EU paper Secs. 3.1, 5.1)."""
 
-import time
 
 import gpytorch
 import numpy as np
@@ -42,11 +41,8 @@ class TestFitGPClassifier:
     @pytest.mark.parametrize("device", DEVICES)
     def test_main(self, blobs, device):
         x, y, x_te, y_te = blobs
-        start = time.perf_counter()
-        fit = fit_gp_classifier(x, y, device=device, **FAST)
-        elapsed = time.perf_counter() - start
+        fit = fit_gp_classifier(x, y, device=device, **FAST)  # its speed: scripts/benchmark.py --only-gp
         assert isinstance(fit, GPClassifierFit)
-        assert elapsed < 30  # a few seconds on a quiet 2-core CPU
         acc = float((fit.predict(x_te, device=device) == y_te).mean())
         assert acc >= 0.97
         assert len(fit.history) == 25 and fit.history[-1] > fit.history[0]

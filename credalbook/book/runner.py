@@ -19,6 +19,7 @@ import contextlib
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -30,11 +31,15 @@ from credalbook import __version__
 from credalbook._paths import repo_root
 from credalbook.papers.presets import SCALES
 
-__all__ = ["ChapterFailure", "chapter_paths", "run_chapters", "build_book", "stage_book", "main"]
+__all__ = ["ChapterFailure", "chapter_paths", "run_chapters", "build_book", "build_problems", "stage_book", "main"]
 
 STATE_FILE = ".runner-state.json"
 #: Per-cell timeout (seconds) for papermill; None means no limit (paper scale).
 CELL_TIMEOUT = {"tiny": 600, "quick": 3600, "paper": None}
+#: Sphinx warnings that fail the build: a cross-reference that does not resolve (``nitpicky`` is on
+#: in ``_config.yml``, so every ``:func:`...``` in a docstring must name a documented object) and an
+#: object of the API reference that cannot be imported. Other warnings (e.g. of the chapters) do not.
+BUILD_ERRORS = re.compile(r"WARNING: .*(reference target not found|failed to import)")
 
 
 @dataclass(frozen=True)
@@ -215,8 +220,34 @@ def stage_book(dest: Path, *, source_root: Path | None = None) -> Path:
     return dest
 
 
+def build_problems(log_lines) -> list[str]:
+    """The lines of a Sphinx log that fail the build: broken cross-references, objects not importable.
+
+    Examples
+    --------
+    >>> build_problems(["reading sources... [ 50%] book/api/metrics",
+    ...                 "a.py:3: WARNING: py:func reference target not found: ece2 [ref.func]"])
+    ['a.py:3: WARNING: py:func reference target not found: ece2 [ref.func]']
+    """
+    return [line.rstrip() for line in log_lines if BUILD_ERRORS.search(line)]
+
+
 def build_book(*, book_root: Path | None = None, extra_args=()) -> Path:
-    """Run ``jupyter-book build`` on the executed chapters; return the HTML folder."""
+    """Run ``jupyter-book build`` on the executed chapters; return the HTML folder.
+
+    The build log is streamed to the terminal and scanned: a broken cross-reference or an API
+    object that cannot be imported fails the build (:func:`build_problems`).
+
+    Raises
+    ------
+    FileNotFoundError
+        When the vendored MathJax is missing.
+    subprocess.CalledProcessError
+        When ``jupyter-book`` exits with an error.
+    RuntimeError
+        When the log reports broken cross-references; the message lists them. Sphinx's cached
+        environment is removed, so that the next build reads every page again and reports them again.
+    """
     book_root = Path(book_root or _source_root()).resolve()
     vendor = book_root / "book" / "_vendor" / "mathjax" / "tex-mml-chtml.js"
     if not vendor.exists():
@@ -226,7 +257,20 @@ def build_book(*, book_root: Path | None = None, extra_args=()) -> Path:
     cmd = [str(exe) if exe.exists() else "jupyter-book", "build", str(book_root),
            "--path-output", str(book_root / "book"), *extra_args]
     print("[credalbook] " + " ".join(cmd), flush=True)
-    subprocess.run(cmd, check=True)
+    log = []
+    with subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace") as proc:
+        for line in proc.stdout:
+            sys.stdout.write(line)
+            log.append(line)
+    if proc.returncode:
+        raise subprocess.CalledProcessError(proc.returncode, cmd)
+    problems = build_problems(log)
+    if problems:
+        # Unchanged pages are not read again by an incremental build: without its cache, the next
+        # build reports these problems again instead of passing.
+        shutil.rmtree(book_root / "book" / "_build" / ".doctrees", ignore_errors=True)
+        raise RuntimeError(f"the book has {len(problems)} broken cross-reference(s) or API object(s) that "
+                           "cannot be imported:\n" + "\n".join(problems))
     return book_root / "book" / "_build" / "html"
 
 
@@ -256,7 +300,11 @@ def main(argv=None) -> int:
         print(f"[credalbook] {len(failures)} chapter(s) failed; the book was not built", file=sys.stderr)
         return 1
     if args.command == "build":
-        html = build_book(book_root=args.book_root)
+        try:
+            html = build_book(book_root=args.book_root)
+        except RuntimeError as err:
+            print(f"[credalbook] {err}", file=sys.stderr)
+            return 1
         print(f"[credalbook] book built: {html / 'index.html'} ({time.perf_counter() - start:.0f} s)")
     return 0
 

@@ -46,9 +46,9 @@ from scipy.optimize import minimize
 from scipy.special import softmax
 from scipy.stats import rankdata
 
-from credalbook._validation import check_choice, check_labels, check_positive_int
+from credalbook._validation import check_choice, check_ens_probs, check_labels, check_positive_int, check_weights
 from credalbook.metrics.ensemble import DEFAULT_EPSILON, _check_epsilon, _check_probs_targets, _region_ids
-from credalbook.credal.geometry import check_ens_probs, check_weights, convex_combination
+from credalbook.credal.geometry import convex_combination
 
 __all__ = [
     "average_members",
@@ -66,13 +66,6 @@ __all__ = [
 _AUC_KINDS = ("ovr", "confidence")
 
 
-def _check_ens(ens_probs) -> np.ndarray:
-    ens = check_ens_probs(ens_probs)
-    if ens.ndim != 3:
-        raise ValueError(f"ens_probs must have shape (N, M, K); got {ens.shape}")
-    return ens
-
-
 def _weights(weights, m: int) -> np.ndarray:
     if weights is None:
         return np.full(m, 1.0 / m)
@@ -84,7 +77,7 @@ def _weights(weights, m: int) -> np.ndarray:
 
 def _ens_targets(ens_probs, labels) -> tuple[np.ndarray, np.ndarray]:
     """Validate ens_probs (N, M, K) and labels (N,) or target rows (N, K); return ens, targets (N, K)."""
-    ens = _check_ens(ens_probs)
+    ens = check_ens_probs(ens_probs, exact_ndim=True)
     _, t, _ = _check_probs_targets(ens[:, 0, :], labels)
     return ens, t
 
@@ -109,7 +102,7 @@ def average_members(ens_probs, *, weights=None) -> np.ndarray:
     >>> average_members(ens).tolist(), average_members(ens, weights=[0.5, 0.5]).tolist()
     ([[0.7, 0.3]], [[0.7, 0.3]])
     """
-    ens = _check_ens(ens_probs)
+    ens = check_ens_probs(ens_probs, exact_ndim=True)
     if weights is None:
         return ens.mean(axis=1)
     return convex_combination(ens, weights)
@@ -164,7 +157,7 @@ def ml_weights(ens_probs, labels, *, max_iter: int = 1000, tol: float = 1e-10, f
     >>> ml_weights(ens, [0, 1]).round(6).tolist()
     [0.0, 1.0]
     """
-    ens = _check_ens(ens_probs)
+    ens = check_ens_probs(ens_probs, exact_ndim=True)
     n, m, k = ens.shape
     y = check_labels(labels, n_classes=k, shape=(n,))
     max_iter = check_positive_int(max_iter, "max_iter")
@@ -260,7 +253,7 @@ def auc_weights(ens_probs, labels, *, kind: str = "ovr", chance_corrected: bool 
     >>> auc_weights(ens, [0, 1, 1]).round(4).tolist()          # AUCs 1.0 and 0.5
     [0.6667, 0.3333]
     """
-    ens = _check_ens(ens_probs)
+    ens = check_ens_probs(ens_probs, exact_ndim=True)
     check_choice(kind, "kind", _AUC_KINDS)
     aucs = np.array([multiclass_auc(ens[:, m, :], labels, kind=kind) for m in range(ens.shape[1])])
     score = np.clip(aucs - 0.5, 0.0, None) if chance_corrected else aucs
@@ -307,7 +300,7 @@ def ensemble_confidence_gap(ens_probs, *, weights=None) -> np.ndarray:
     >>> ensemble_confidence_gap([[[0.9, 0.1], [0.3, 0.7]]]).round(6).tolist()   # 0.8 - 0.6
     [0.2]
     """
-    ens = _check_ens(ens_probs)
+    ens = check_ens_probs(ens_probs, exact_ndim=True)
     _, _, conf_e, conf_m, _, _ = _member_terms(ens, _weights(weights, ens.shape[1]))
     return conf_m - conf_e
 
@@ -366,7 +359,7 @@ def regional_confidence(ens_probs, labels=None, *, weights=None, epsilon: float 
     """
     eps = _check_epsilon(epsilon)
     if labels is None:
-        ens, t = _check_ens(ens_probs), None
+        ens, t = check_ens_probs(ens_probs, exact_ndim=True), None
     else:
         ens, t = _ens_targets(ens_probs, labels)
     _, _, conf_e, conf_m, acc_e, acc_m = _member_terms(ens, _weights(weights, ens.shape[1]), t)
@@ -513,7 +506,7 @@ def perturb_non_top_label(ens_probs, *, instance: int, member: int, tau: float, 
     >>> perturb_non_top_label(ens, instance=0, member=0, tau=0.2)[0, 0].round(6).tolist()
     [0.5, 0.3, 0.2]
     """
-    ens = _check_ens(ens_probs).copy()
+    ens = check_ens_probs(ens_probs, exact_ndim=True).copy()
     n, m, k = ens.shape
     if k <= 2:
         raise ValueError(f"ens_probs must have K > 2 classes for Proposition 4; got K = {k}")

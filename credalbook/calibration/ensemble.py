@@ -76,7 +76,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from credalbook._validation import as_numpy, check_choice, check_logits, check_positive_int
+from credalbook._validation import as_numpy, check_choice, check_logits, check_positive_int, check_weights
 from credalbook.calibration.scaling import (
     Calibrator,
     TemperatureScaling,
@@ -84,7 +84,6 @@ from credalbook.calibration.scaling import (
     _check_real,
     _hist_nll,
 )
-from credalbook.credal.geometry import check_weights
 from credalbook.nn.loop import train_loop
 
 __all__ = [

@@ -28,7 +28,7 @@ from scipy import sparse
 from scipy.optimize import linprog
 
 from credalbook._random import WEIGHT_PRIORS, draw_weights
-from credalbook._validation import as_numpy, check_choice, check_positive_int, check_probs
+from credalbook._validation import as_numpy, check_choice, check_ens_probs, check_positive_int, check_probs, check_weights
 
 __all__ = [
     "convex_combination",
@@ -43,32 +43,6 @@ __all__ = [
 #: Residual (L1 distance to the hull) below which a point counts as inside.
 HULL_TOL = 1e-7
 _BOUNDARY_METHODS = ("lp", "bisection", "grid")
-
-
-def check_ens_probs(ens_probs, name: str = "ens_probs") -> np.ndarray:
-    """Validate ``ens_probs`` of shape (..., N, M, K) with M >= 1."""
-    arr = as_numpy(ens_probs, name)
-    if arr.ndim < 3:
-        raise ValueError(f"{name} must have shape (N, M, K) (instances, members, classes); got shape {arr.shape}")
-    if arr.shape[-2] < 1:
-        raise ValueError(f"{name} must hold at least one member (M >= 1); got shape {arr.shape}")
-    return check_probs(arr, name=name, min_ndim=3)
-
-
-def check_weights(weights, n_members: int, *, name: str = "weights", atol: float = 1e-6) -> np.ndarray:
-    """Validate convex weights (..., M): finite, non-negative, summing to one; return float64."""
-    w = as_numpy(weights, name).astype(np.float64, copy=False)
-    if w.ndim < 1 or w.shape[-1] != n_members:
-        raise ValueError(f"{name} must have last dimension M = {n_members}; got shape {w.shape}")
-    if not np.isfinite(w).all():
-        raise ValueError(f"{name} must be finite; got {w[~np.isfinite(w)][0]}")
-    if (w < -atol).any():
-        raise ValueError(f"{name} must be non-negative (a point of the simplex Δ_M); found {w.min():.6g}")
-    sums = w.sum(axis=-1)
-    if (np.abs(sums - 1) > atol).any():
-        bad = np.abs(sums - 1).argmax()
-        raise ValueError(f"{name} must sum to 1 (a point of the simplex Δ_M); a row sums to {np.ravel(sums)[bad]:.6g}")
-    return w
 
 
 def convex_combination(ens_probs, weights) -> np.ndarray:
@@ -91,9 +65,7 @@ def convex_combination(ens_probs, weights) -> np.ndarray:
     >>> convex_combination(ens, [0.25, 0.75]).tolist()
     [[0.25, 0.75]]
     """
-    ens = check_ens_probs(ens_probs)
-    if ens.ndim != 3:
-        raise ValueError(f"ens_probs must have shape (N, M, K); got {ens.shape}")
+    ens = check_ens_probs(ens_probs, exact_ndim=True)
     n, m, _ = ens.shape
     w = check_weights(weights, m)
     if w.ndim == 1:

@@ -26,6 +26,8 @@ __all__ = [
     "nll",
     "ece_confidence",
     "ece_classwise",
+    "ece_confidence_batched",
+    "ece_classwise_batched",
     "ReliabilityCurve",
     "reliability_curve",
     "equal_width_bin_index",
@@ -185,11 +187,14 @@ def ece_confidence(probs, labels, *, n_bins: int = 10):
     """
     n_bins = check_positive_int(n_bins, "n_bins")
     p, y = check_probs_labels(probs, labels)
-    return as_scalar(_ece_confidence(p, y, n_bins))
+    return as_scalar(ece_confidence_batched(p, y, n_bins))
 
 
-def _ece_confidence(p: np.ndarray, y: np.ndarray, n_bins: int) -> np.ndarray:
-    """Eq. 6 on validated arrays (..., N, K), (..., N) → (...)."""
+def ece_confidence_batched(p: np.ndarray, y: np.ndarray, n_bins: int) -> np.ndarray:
+    """:func:`ece_confidence` without validation: float64 ``p`` (..., N, K), int ``y`` (..., N) → (...).
+
+    For inner loops over checked inputs (bootstrap replicates); always returns an array.
+    """
     conf = p.max(axis=-1)
     correct = (p.argmax(axis=-1) == y).astype(np.float64)
     return _binned_abs_gap(equal_width_bin_index(conf, n_bins), conf, correct, n_bins)
@@ -216,11 +221,14 @@ def ece_classwise(probs, labels, *, n_bins: int = 10):
     """
     n_bins = check_positive_int(n_bins, "n_bins")
     p, y = check_probs_labels(probs, labels)
-    return as_scalar(_ece_classwise(p, y, n_bins))
+    return as_scalar(ece_classwise_batched(p, y, n_bins))
 
 
-def _ece_classwise(p: np.ndarray, y: np.ndarray, n_bins: int) -> np.ndarray:
-    """Eq. 5 on validated arrays (..., N, K), (..., N) → (...)."""
+def ece_classwise_batched(p: np.ndarray, y: np.ndarray, n_bins: int) -> np.ndarray:
+    """:func:`ece_classwise` without validation: float64 ``p`` (..., N, K), int ``y`` (..., N) → (...).
+
+    For inner loops over checked inputs (bootstrap replicates); always returns an array.
+    """
     # Move classes in front of instances: (..., K, N), one binary problem per class.
     pk = np.moveaxis(p, -1, -2)
     yk = np.moveaxis(one_hot(y, p.shape[-1]), -1, -2)

@@ -60,8 +60,15 @@ import math
 import numpy as np
 import torch
 
-from credalbook._validation import check_choice, check_probs_labels
-from credalbook.metrics.kernel import _check_bandwidth
+from credalbook._validation import check_choice
+from credalbook.metrics.kernel import (
+    SKCE_ESTIMATORS,
+    GaussianKernel,
+    TVKernel,
+    _check_bandwidth,
+    _skce_torch,
+    _tensors,
+)
 
 __all__ = [
     "brier_estimator",
@@ -80,22 +87,7 @@ ESTIMATORS = ("brier", "lp", "kl", "skce", "mmd")
 #: Default bandwidths (NOTES.md: the values of the authors' test statistics).
 ESTIMATOR_BANDWIDTHS = {"lp": 0.01, "kl": 0.01, "skce": 1e-4, "mmd": 0.1}
 _LOG_EPS = 1e-10  # floor of log(p) for predictions on the simplex boundary
-SKCE_ESTIMATORS = ("linear", "quadratic")
 CONDITIONING = ("prediction", "none")
-
-
-def _tensors(probs, labels, *, min_instances: int = 1):
-    """Validate and return (probs float tensor, labels long tensor), keeping gradients and device."""
-    if isinstance(probs, torch.Tensor):
-        with torch.no_grad():
-            check_probs_labels(probs.detach().double().cpu().numpy(),
-                               labels.detach().cpu().numpy() if isinstance(labels, torch.Tensor) else labels,
-                               min_instances=min_instances)
-        p = probs if probs.is_floating_point() else probs.double()
-        y = torch.as_tensor(labels, device=p.device).long()
-        return p, y
-    p, y = check_probs_labels(probs, labels, min_instances=min_instances)
-    return torch.from_numpy(p), torch.from_numpy(y)
 
 
 def _onehot(y: torch.Tensor, k: int, dtype) -> torch.Tensor:
@@ -137,62 +129,19 @@ def _kl(p, y, bandwidth: float) -> torch.Tensor:
     return (ratio * (torch.log(ratio.clamp_min(1e-30)) - logp)).sum(-1).mean(-1)
 
 
-def _distance(pa: torch.Tensor, pb: torch.Tensor, metric: str, gram: bool) -> torch.Tensor:
-    r"""Squared TV or Euclidean distance between paired rows, or between all rows (``gram``, 3-d inputs).
-
-    The squared Euclidean Gram matrix is :math:`\lVert a\rVert^2 + \lVert b\rVert^2 - 2ab^\top`
-    (one fused batched product, cheaper to differentiate than ``cdist``, and no square root whose
-    gradient is infinite at zero distance); the TV one is a batched ``cdist`` with p = 1.
-    """
-    if metric == "tv":
-        d = torch.cdist(pa, pb, p=1.0) if gram else (pa - pb).abs().sum(-1)
-        return 0.25 * d * d
-    if not gram:
-        return ((pa - pb) ** 2).sum(-1)
-    sq_a, sq_b = (pa * pa).sum(-1), (pb * pb).sum(-1)
-    return (torch.baddbmm(sq_b[:, None, :], pa, pb.transpose(-1, -2), alpha=-2) + sq_a[..., None]).clamp_min(0)
-
-
-def _kernel_ce(p, y, kernel, label_kernel: torch.Tensor | None, estimator: str) -> torch.Tensor:
-    r"""Mean of :math:`k_p(p_i, p_j)\,(e_{y_i} - p_i)^\top K_y (e_{y_j} - p_j)` over the estimator's pairs.
-
-    ``kernel`` is ``(metric, scale)`` for :math:`k_p = \exp(-d^2/\mathrm{scale})` with the TV or
-    Euclidean distance, or None for :math:`k_p \equiv 1`. ``"linear"``: consecutive pairs (2i, 2i+1);
-    ``"quadratic"``: all i ≠ j, as :math:`\sum_i r_i^\top (\mathbf K_p\, r K_y)_i` minus the diagonal,
-    so the only (N, N) tensor is the kernel matrix (never the residual Gram matrix).
-    """
-    r = _onehot(y, p.shape[-1], p.dtype) - p
-    rk = r @ label_kernel if label_kernel is not None else r
-    n, k = p.shape[-2:]
-    if estimator == "linear":
-        half = n // 2
-        a, b = slice(0, 2 * half, 2), slice(1, 2 * half, 2)
-        terms = (r[..., a, :] * rk[..., b, :]).sum(-1)
-        if kernel is not None:
-            terms = terms * torch.exp(-_distance(p[..., a, :], p[..., b, :], kernel[0], False) / kernel[1])
-        return terms.mean(-1)
-    diagonal = (r * rk).sum(-1)  # k_p(p_i, p_i) = 1
-    if kernel is None:
-        total = (r.sum(-2) * rk.sum(-2)).sum(-1)
-    else:
-        p3 = p.reshape(-1, n, k)
-        gram = torch.exp(-_distance(p3, p3, kernel[0], True) / kernel[1])
-        total = ((gram @ rk.reshape(-1, n, k)) * r.reshape(-1, n, k)).sum((-1, -2)).reshape(p.shape[:-2])
-    return (total - diagonal.sum(-1)) / (n * (n - 1))
-
-
 def _label_kernel(k: int, label_bandwidth: float, dtype, device) -> torch.Tensor:
     off = math.exp(-1.0 / label_bandwidth**2)
     return torch.full((k, k), off, dtype=dtype, device=device) + (1 - off) * torch.eye(k, dtype=dtype, device=device)
 
 
 def _skce(p, y, bandwidth: float, estimator: str = "linear") -> torch.Tensor:
-    return _kernel_ce(p, y, ("tv", bandwidth), None, estimator)
+    return _skce_torch(p, y, TVKernel(bandwidth), estimator)
 
 
 def _mmd(p, y, bandwidth: float, label_bandwidth: float = 1.0, conditioning: str = "prediction") -> torch.Tensor:
-    kernel = ("euclidean", 2 * bandwidth**2) if conditioning == "prediction" else None
-    return _kernel_ce(p, y, kernel, _label_kernel(p.shape[-1], label_bandwidth, p.dtype, p.device), "quadratic")
+    # a kernel calibration error with the matrix kernel k_p(p, p') K_y (module docstring)
+    kernel = GaussianKernel(bandwidth) if conditioning == "prediction" else None
+    return _skce_torch(p, y, kernel, "quadratic", _label_kernel(p.shape[-1], label_bandwidth, p.dtype, p.device))
 
 
 #: name -> unvalidated batched function(p, y, **options)

@@ -80,13 +80,14 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.spatial.distance import cdist, pdist
+from scipy.spatial.distance import pdist
 
 from credalbook._validation import as_numpy, check_choice, check_labels, check_positive_int, check_probs
 from credalbook.synthetic.predictions import sample_labels
 from credalbook.metrics.classification import accuracy as _accuracy
 from credalbook.metrics.classification import equal_width_bin_index
 from credalbook.metrics.classification import nll as _nll
+from credalbook.metrics.kernel import LaplacianKernel, skce_batched
 
 __all__ = [
     "DEFAULT_EPSILON",
@@ -105,9 +106,6 @@ __all__ = [
 
 #: Region half-width of the paper's tables: 15 equal-width bins (App. A.4, following Guo et al.).
 DEFAULT_EPSILON = 1.0 / 30.0
-
-#: Pairs per block of the O(N²) SKCE sum (bounds memory to a few tens of MB).
-_SKCE_BLOCK = 1 << 21
 
 
 # ----------------------------------------------------------------------------------------------
@@ -394,18 +392,6 @@ def median_heuristic(probs, *, max_instances: int = 2000, seed=0) -> float:
     return float(np.median(pos)) if pos.size else 1.0
 
 
-def _skce_laplacian(p: np.ndarray, r: np.ndarray, bandwidth: float) -> float:
-    """Σ_{i≠j} exp(-‖p_i - p_j‖/ν) r_i·r_j / (N(N-1)), in row blocks (O(N²) time, O(N) memory per row)."""
-    n = len(p)
-    block = max(1, _SKCE_BLOCK // n)
-    total = 0.0
-    for s in range(0, n, block):
-        kern = np.exp(-cdist(p[s:s + block], p) / bandwidth)
-        total += float(np.einsum("ij,ij->", kern, r[s:s + block] @ r.T))
-    total -= float((r * r).sum())  # the diagonal terms i = j, where the kernel is 1
-    return total / (n * (n - 1))
-
-
 def skce_laplacian(probs, labels, *, bandwidth: float | None = None, max_instances: int = 2000, seed=0) -> float:
     r"""Unbiased quadratic SKCE with a Laplacian kernel, as in Wu & Gales' Tables 1 and 5.
 
@@ -416,8 +402,8 @@ def skce_laplacian(probs, labels, *, bandwidth: float | None = None, max_instanc
 
     i.e. the matrix-valued kernel :math:`\Gamma = e^{-\lVert\mathbf p - \mathbf p'\rVert/\nu}\,
     \mathbf I_K` with bandwidth :math:`\nu` from :func:`median_heuristic` (Widmann et al. 2019,
-    Sec. 6). This is :func:`credalbook.metrics.skce_uq` with that kernel, computed in row blocks so
-    that memory stays O(N) per row instead of O(N²K); it is an unbiased estimate (it can be
+    Sec. 6). This is :func:`credalbook.metrics.skce` with :class:`~credalbook.metrics.LaplacianKernel`
+    (quadratic estimator, computed in row blocks); it is an unbiased estimate (it can be
     negative) and zero in expectation for a calibrated model.
 
     Parameters
@@ -452,7 +438,7 @@ def skce_laplacian(probs, labels, *, bandwidth: float | None = None, max_instanc
             raise ValueError(f"bandwidth must be a positive number or None; got {bandwidth!r}") from None
         if not (math.isfinite(nu) and nu > 0):
             raise ValueError(f"bandwidth must be a positive number or None; got {bandwidth!r}")
-    return _skce_laplacian(p, p - t, nu)
+    return float(skce_batched(p, t, LaplacianKernel(nu), estimator="quadratic"))
 
 
 # ----------------------------------------------------------------------------------------------

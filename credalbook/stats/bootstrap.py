@@ -64,7 +64,7 @@ from credalbook._validation import (
     check_probs,
 )
 from credalbook._random import WEIGHT_PRIORS, draw_labels, draw_weights
-from credalbook.credal.geometry import check_ens_probs
+from credalbook._validation import check_ens_probs
 from credalbook.stats.measures import CalibrationMeasure, as_measure
 
 __all__ = [

@@ -28,7 +28,7 @@ import numpy as np
 from credalbook._validation import check_choice, check_labels, check_positive_int, check_probability
 from credalbook.stats.measures import estimator_measure
 from credalbook.stats.bootstrap import RESAMPLING, CalibrationTestResult, null_statistics, _result
-from credalbook.credal.geometry import check_ens_probs
+from credalbook._validation import check_ens_probs
 from credalbook.stats.weight_learning import WeightFunction, fit_weight_function
 
 __all__ = ["InstanceTestResult", "instance_calibration_test", "split_indices"]

@@ -30,9 +30,9 @@ import torch
 
 from credalbook._validation import check_choice, check_positive_int, check_probs_labels
 from credalbook.stats.hosmer_lemeshow import _GROUPINGS, _binning, _hl
-from credalbook.metrics.classification import _ece_classwise, _ece_confidence, _scalar
+from credalbook.metrics.classification import as_scalar, ece_classwise_batched, ece_confidence_batched
 from credalbook.metrics.distribution import estimator_function
-from credalbook.metrics.kernel import DEFAULT_BANDWIDTH, _kernel_fn, _skce_ul, _skce_uq
+from credalbook.metrics.kernel import DEFAULT_BANDWIDTH, as_kernel, skce_batched
 
 __all__ = ["CalibrationMeasure", "calibration_measure", "as_measure", "estimator_measure", "MEASURES"]
 
@@ -65,7 +65,7 @@ class CalibrationMeasure:
     def __call__(self, probs, labels):
         """Validate ``probs`` (..., N, K) and ``labels`` (..., N), then evaluate the measure."""
         p, y = check_probs_labels(probs, labels, min_instances=self.min_instances)
-        return _scalar(np.asarray(self.func(p, y), dtype=np.float64))
+        return as_scalar(np.asarray(self.func(p, y), dtype=np.float64))
 
 
 def _hl_func(p, y, *, n_bins, grouping):
@@ -102,17 +102,18 @@ def calibration_measure(
     if name in ("ece_conf", "ece_cwise", "hl"):
         n_bins = check_positive_int(n_bins, "n_bins")
         if name == "ece_conf":
-            return CalibrationMeasure(f"ECE_conf (B={n_bins})", functools.partial(_ece_confidence, n_bins=n_bins))
+            return CalibrationMeasure(f"ECE_conf (B={n_bins})", functools.partial(ece_confidence_batched, n_bins=n_bins))
         if name == "ece_cwise":
-            return CalibrationMeasure(f"ECE_cwise (B={n_bins})", functools.partial(_ece_classwise, n_bins=n_bins))
+            return CalibrationMeasure(f"ECE_cwise (B={n_bins})", functools.partial(ece_classwise_batched, n_bins=n_bins))
         check_choice(grouping, "grouping", _GROUPINGS)
         suffix = "" if grouping == "per_class" else ", single grouping"
         return CalibrationMeasure(f"HL (B={n_bins}{suffix})",
                                   functools.partial(_hl_func, n_bins=n_bins, grouping=grouping), min_instances=n_bins)
-    kern = _kernel_fn(kernel, bandwidth)
+    kern = as_kernel(kernel, bandwidth)
     label = "SKCE_ul" if name == "skce_ul" else "SKCE_uq"
-    func = _skce_ul if name == "skce_ul" else _skce_uq
-    return CalibrationMeasure(label, functools.partial(func, kernel=kern), min_instances=2, smooth=True)
+    estimator = "linear" if name == "skce_ul" else "quadratic"
+    return CalibrationMeasure(label, functools.partial(skce_batched, kernel=kern, estimator=estimator),
+                              min_instances=2, smooth=True)
 
 
 def _loop_batched(g: Callable, p: np.ndarray, y: np.ndarray) -> np.ndarray:

@@ -35,7 +35,7 @@ import torch
 
 from credalbook._validation import as_numpy, check_choice, check_positive_int
 from credalbook.metrics.distribution import ESTIMATORS, estimator_function
-from credalbook.credal.geometry import check_ens_probs
+from credalbook._validation import check_ens_probs
 from credalbook.nn.device import resolve_device
 from credalbook.nn.loop import Callback, EarlyStopping, train_loop
 

@@ -12,6 +12,8 @@ Predictions in Medical Domain. arXiv:2007.01659 (2022).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 
 from credalbook.papers.mimori.reported import PAPER_DELTA_D, paper_values
@@ -23,6 +25,7 @@ __all__ = ["POST_ROWS", "compare"]
 POST_ROWS = ("Raw+α", "Raw+ts+α", "MCDO", "MCDO+ts", "TTA", "TTA+ts")
 
 _CHAPTER = "03_mimori_label_histograms"
+_KEYS = ("dataset", "data_name", "metrics", "temperatures", "mean_delta", "fig2", "fig3", "theorem1")
 
 
 def _dot(value: float) -> str:
@@ -57,6 +60,13 @@ def compare(results: dict, *, chapter: str = _CHAPTER) -> Comparison:
     Comparison
         Rows for Figs. 2-3, Theorem 1, Prop. 2, Tables 1, 2, 4-6, App. F.2 and the data.
 
+    Raises
+    ------
+    TypeError
+        If `results` is not a dict.
+    ValueError
+        If `results` lacks one of the keys above.
+
     Examples
     --------
     The paper's side of each row comes from ``reported.json``; ``results`` holds only our numbers:
@@ -65,6 +75,11 @@ def compare(results: dict, *, chapter: str = _CHAPTER) -> Comparison:
     >>> reported("mimori")["table4"]["values"]["Mix-MNIST(2)"]["Raw+ts"]["EL"]
     0.0379
     """
+    if not isinstance(results, Mapping):
+        raise TypeError(f"results must be a dict; got {type(results).__name__}")
+    missing = [k for k in _KEYS if k not in results]
+    if missing:
+        raise ValueError(f"results is missing {missing}; it needs {list(_KEYS)}")
     claims = reported("mimori")["claims"]
     cmp = Comparison(chapter)
     dataset, data_name = results["dataset"], results["data_name"]

@@ -34,7 +34,8 @@ PAPER_MEASURES = (("skce_ul", None), ("hl", 5), ("hl", 10), ("ece_conf", 5), ("e
                   ("ece_cwise", 5), ("ece_cwise", 10))
 #: Significance levels of the figures (authors' code).
 PAPER_ALPHAS = (0.05, 0.13, 0.21, 0.30, 0.38, 0.46, 0.54, 0.62, 0.70, 0.79, 0.87, 0.95)
-#: (N, M, K, u) of Fig. 1 and App. Figs. 2, 3, 4.
+#: (N, M, K, u) of Fig. 1 and App. Figs. 2, 3, 4 (settings, not results: the figures' captions; the results are
+#: in reported.json).
 PAPER_SETTINGS = {
     "Fig. 1": dict(n_instances=100, n_members=10, n_classes=10, u=0.01),
     "Fig. 2": dict(n_instances=100, n_members=10, n_classes=10, u=0.1),

@@ -18,9 +18,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.special import log_softmax, softmax
 
-from credalbook._validation import as_numpy, check_labels, check_logits
+from credalbook._validation import as_numpy, check_labels, check_logits, check_weights
 from credalbook.metrics.ensemble import DEFAULT_EPSILON, _check_epsilon, ece
-from credalbook.credal.geometry import check_weights
 
 __all__ = ["TemperatureSweep", "temperature_sweep"]
 
