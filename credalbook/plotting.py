@@ -254,7 +254,7 @@ def plot_polytope_sampling(vertices, n_samples: int = 2000, *, methods=("weights
     n_samples : int
         Points per panel.
     methods : sequence of {"weights", "triangulation", "hit_and_run"}
-        One panel each, in this order; titles from :data:`POLYTOPE_TITLES`.
+        One panel each, in this order; titles from ``POLYTOPE_TITLES``.
     seed : int, numpy Generator or None
         One generator, drawn from by the methods in turn.
     ax : matplotlib Axes or sequence of Axes, optional

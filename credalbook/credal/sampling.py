@@ -24,7 +24,7 @@ in its middle (Jürgens et al., Fig. 8). This module samples :math:`P` exactly u
 
 All computations take place in orthonormal coordinates of the affine hull of the members: its
 dimension :math:`d = \operatorname{rank}(\mathbf p^{(m)} - \mathbf p^{(1)})_m \le \min(M, K) - 1`
-is found by an SVD, singular values up to :data:`AFFINE_TOL` counting as zero.
+is found by an SVD, singular values up to ``AFFINE_TOL`` counting as zero.
 
 References
 ----------
@@ -199,7 +199,7 @@ def sample_polytope(vertices, n_samples: int, *, method: str = "triangulation", 
     The target density is :math:`1 / \mathrm{vol}_d(P)` on
     :math:`P = \operatorname{conv}\{\mathbf p^{(1)}, \dots, \mathbf p^{(M)}\}`, where d is the
     affine dimension of the members (rank of :math:`\mathbf p^{(m)} - \mathbf p^{(1)}`, from an
-    SVD with tolerance :data:`AFFINE_TOL`). The members are projected onto orthonormal coordinates
+    SVD with tolerance ``AFFINE_TOL``). The members are projected onto orthonormal coordinates
     of their affine hull, sampled there and mapped back. For d = 0 every sample is the single
     point; for d = 1 the samples are uniform on the segment between the two extreme members
     (both exact methods then coincide).

@@ -3,6 +3,15 @@ calibration errors (SKCE, Lp/KL/MMD), ensemble calibration criteria, label-histo
 the evaluation of epistemic-uncertainty estimates.
 """
 
+from credalbook.metrics.binning import (
+    BIN_STRATEGIES,
+    bin_ids,
+    bin_index,
+    bin_sums,
+    equal_mass_cuts,
+    equal_width_bin_index,
+    uniform_edges,
+)
 from credalbook.metrics.classification import (
     accuracy,
     brier_score,
@@ -12,7 +21,6 @@ from credalbook.metrics.classification import (
     ece_classwise_batched,
     ece_confidence,
     ece_confidence_batched,
-    equal_width_bin_index,
     nll,
     one_hot,
     reliability_curve,
@@ -101,6 +109,13 @@ from credalbook.metrics.uncertainty import (
 )
 
 __all__ = [
+    "BIN_STRATEGIES",
+    "bin_ids",
+    "bin_index",
+    "bin_sums",
+    "equal_mass_cuts",
+    "equal_width_bin_index",
+    "uniform_edges",
     "accuracy",
     "brier_score",
     "calibration_summary",
@@ -109,7 +124,6 @@ __all__ = [
     "ece_classwise_batched",
     "ece_confidence",
     "ece_confidence_batched",
-    "equal_width_bin_index",
     "nll",
     "one_hot",
     "reliability_curve",

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from credalbook._validation import check_choice, check_positive_int, check_probs_labels
+from credalbook.metrics.binning import bin_sums, equal_width_bin_index, uniform_edges
 
 __all__ = [
     "accuracy",
@@ -30,7 +31,6 @@ __all__ = [
     "ece_classwise_batched",
     "ReliabilityCurve",
     "reliability_curve",
-    "equal_width_bin_index",
     "one_hot",
     "as_scalar",
 ]
@@ -117,37 +117,14 @@ def nll(probs, labels, *, eps: float = 1e-12):
     return as_scalar(-np.log(np.clip(p_true, eps, None)).mean(axis=-1))
 
 
-def equal_width_bin_index(values: np.ndarray, n_bins: int) -> np.ndarray:
-    r"""Index of the equal-width bin of [0, 1] containing each value.
-
-    Bin :math:`j` (0-based) is :math:`[j/B, (j+1)/B)`; the last bin is right-closed, so 1.0 falls
-    in bin :math:`B-1` (Mortier et al., footnote 1). Edges are computed as ``j / B`` exactly, so a
-    value such as 0.3 lands in bin 3 of 10 (``numpy.linspace`` would give 0.30000000000000004).
-
-    Examples
-    --------
-    >>> equal_width_bin_index(np.array([0.0, 0.1, 0.3, 0.99, 1.0]), 10)
-    array([0, 1, 3, 9, 9])
-    """
-    edges = np.arange(n_bins + 1) / n_bins
-    idx = np.searchsorted(edges, values, side="right") - 1
-    return np.clip(idx, 0, n_bins - 1)
-
-
 def _binned_abs_gap(bin_idx: np.ndarray, predicted: np.ndarray, observed: np.ndarray, n_bins: int) -> np.ndarray:
     """Σ_j |B_j|/N · |mean(observed) − mean(predicted)| over bins, along the last axis.
 
-    All inputs have shape (..., N); returns shape (...). Vectorised over leading axes with one
-    ``bincount`` on offset bin indices.
+    All inputs have shape (..., N); returns shape (...), vectorised over leading axes.
     """
-    batch_shape = bin_idx.shape[:-1]
-    n = bin_idx.shape[-1]
-    n_batch = int(np.prod(batch_shape, dtype=np.int64))
-    flat = (bin_idx.reshape(n_batch, n) + n_bins * np.arange(n_batch)[:, None]).ravel()
-    size = n_batch * n_bins
     # |Σ_{i∈B} (observed − predicted)| / N  ==  |B|/N · |o(B) − p(B)|
-    gap = np.bincount(flat, weights=(observed - predicted).reshape(-1), minlength=size)
-    return (np.abs(gap).reshape(n_batch, n_bins).sum(axis=1) / n).reshape(batch_shape)
+    gap = bin_sums(bin_idx, observed - predicted, n_bins)
+    return np.abs(gap).sum(axis=-1) / bin_idx.shape[-1]
 
 
 def ece_confidence(probs, labels, *, n_bins: int = 10):
@@ -306,12 +283,12 @@ def reliability_curve(probs, labels, *, n_bins: int = 10, kind: str = "confidenc
                 raise ValueError(f"class_index must be an integer in [0, {k}); got {class_index!r}")
             pred, obs = p[:, class_index], onehot[:, class_index]
     idx = equal_width_bin_index(pred, n_bins)
-    counts = np.bincount(idx, minlength=n_bins)
+    counts = bin_sums(idx, None, n_bins)
     with np.errstate(invalid="ignore", divide="ignore"):
-        mean_pred = np.bincount(idx, weights=pred, minlength=n_bins) / counts
-        observed = np.bincount(idx, weights=obs, minlength=n_bins) / counts
+        mean_pred = bin_sums(idx, pred, n_bins) / counts
+        observed = bin_sums(idx, obs, n_bins) / counts
     return ReliabilityCurve(
-        bin_edges=np.arange(n_bins + 1) / n_bins,
+        bin_edges=uniform_edges(n_bins),
         counts=counts,
         mean_predicted=mean_pred,
         observed=observed,

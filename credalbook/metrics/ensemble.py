@@ -85,7 +85,7 @@ from scipy.spatial.distance import pdist
 from credalbook._validation import as_numpy, check_choice, check_labels, check_positive_int, check_probs
 from credalbook.synthetic.predictions import sample_labels
 from credalbook.metrics.classification import accuracy as _accuracy
-from credalbook.metrics.classification import equal_width_bin_index
+from credalbook.metrics.binning import bin_index, bin_sums, equal_width_bin_index
 from credalbook.metrics.classification import nll as _nll
 from credalbook.metrics.kernel import LaplacianKernel, skce_batched
 
@@ -161,14 +161,12 @@ def _region_ids(values: np.ndarray, epsilon: float) -> tuple[np.ndarray, int]:
     if abs(x - b) <= 1e-9 * max(1.0, x):
         return equal_width_bin_index(values, b), b
     n = math.ceil(x)
-    edges = 2.0 * epsilon * np.arange(n)
-    return np.clip(np.searchsorted(edges, values, side="right") - 1, 0, n - 1), n
+    return bin_index(values, 2.0 * epsilon * np.arange(n + 1)), n
 
 
 def _abs_region_sums(ids: np.ndarray, residuals: np.ndarray, n_regions: int) -> float:
     """Σ over regions of |Σ residuals in the region|."""
-    sums = np.bincount(ids.ravel(), weights=residuals.ravel(), minlength=n_regions)
-    return float(np.abs(sums).sum())
+    return float(np.abs(bin_sums(ids.ravel(), residuals.ravel(), n_regions)).sum())
 
 
 def _top_label(p: np.ndarray, t: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -15,9 +15,11 @@ residuals :math:`\mathbf r_i = \hat{\mathbf p}_i - \mathbf y_i` (prediction minu
 Both are unbiased estimators of the squared kernel calibration error, which is zero exactly when
 the model is calibrated in the strong sense (Def. 3) for a characteristic kernel; individual
 estimates can therefore be negative. The default kernel is the one of the authors' code
-(``NOTES.md``): :math:`\Gamma(\mathbf p, \mathbf p') = \exp(-d_{TV}(\mathbf p, \mathbf p')^2 / h)\,
+(tfmortie/calibration@686d453, ``calibration/src/main/py/caltest.py``, l. 20-21 and 28-29, with
+:math:`h = 2` set in ``calibration/src/test/final_experiments_alpha_fast.py``, l. 163-164):
+:math:`\Gamma(\mathbf p, \mathbf p') = \exp(-d_{TV}(\mathbf p, \mathbf p')^2 / h)\,
 \mathbf I_K` with :math:`d_{TV} = \tfrac12\lVert\mathbf p - \mathbf p'\rVert_1` and :math:`h = 2`
-(the paper prints :math:`\exp(-\lVert \mathbf p - \mathbf p'\rVert / 2)`).
+(the paper, Sec. 4.1, prints :math:`\exp(-\lVert \mathbf p - \mathbf p'\rVert / 2)`).
 
 This module is the one SKCE of the package. Kernels are small objects, :math:`\Gamma = k\,\mathbf I_K`
 with a scalar kernel :math:`k(\mathbf p, \mathbf p) = 1`:

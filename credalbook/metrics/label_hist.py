@@ -33,7 +33,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from credalbook._validation import as_numpy, check_positive_int, check_probs, first_index, fmt_index
-from credalbook.metrics.classification import ReliabilityCurve, equal_width_bin_index
+from credalbook.metrics.binning import bin_index, bin_sums, equal_width_bin_index, uniform_edges
+from credalbook.metrics.classification import ReliabilityCurve
 
 __all__ = [
     "check_label_hist",
@@ -130,12 +131,11 @@ def _bin_index(values: np.ndarray, n_bins: int, bin_edges) -> tuple[np.ndarray, 
     """Bin index of each value in [0, 1] and the edges; the last bin is right-closed."""
     if bin_edges is None:
         n_bins = check_positive_int(n_bins, "n_bins")
-        return equal_width_bin_index(values, n_bins), np.arange(n_bins + 1) / n_bins
+        return equal_width_bin_index(values, n_bins), uniform_edges(n_bins)
     edges = np.asarray(bin_edges, dtype=np.float64)
     if edges.ndim != 1 or edges.size < 2 or not np.all(np.diff(edges) > 0) or edges[0] != 0.0 or edges[-1] != 1.0:
         raise ValueError(f"bin_edges must be a strictly increasing 1-D array from 0 to 1; got {bin_edges!r}")
-    idx = np.clip(np.searchsorted(edges, values, side="right") - 1, 0, edges.size - 2)
-    return idx, edges
+    return bin_index(values, edges), edges
 
 
 def _binned(obs: np.ndarray, pred: np.ndarray, idx: np.ndarray, n_bins: int, n_total: int,
@@ -147,13 +147,11 @@ def _binned(obs: np.ndarray, pred: np.ndarray, idx: np.ndarray, n_bins: int, n_t
     and the bin sums of `extra` divided by `n_total`.
     """
     c = obs.shape[0]
-    flat = (idx + n_bins * np.arange(c)[:, None]).ravel()
-    size = c * n_bins
 
     def bsum(w):
-        return np.bincount(flat, weights=w.ravel(), minlength=size).reshape(c, n_bins)
+        return bin_sums(idx, w, n_bins)
 
-    counts = np.bincount(flat, minlength=size).reshape(c, n_bins)
+    counts = bin_sums(idx, None, n_bins)
     with np.errstate(invalid="ignore", divide="ignore"):
         mean_obs = bsum(obs) / counts
         mean_pred = bsum(pred) / counts

@@ -73,8 +73,9 @@ class ThreeConvNet(nn.Module):
     ``Conv(32, 5×5) → ReLU → MaxPool(2×2, same) → Conv(64, 7×7) → ReLU → MaxPool(4×4, same)
     → Conv(128, 11×11) → ReLU → GlobalAvgPool → Dropout(0.5)`` (the features, 128-d) and a
     ``Linear(K)`` head; convolutions use "same" padding (with "valid" padding the 11×11
-    convolution would not fit a 28×28 input). The authors' code adds a small dropout after the
-    convolutions and a dense ReLU layer of 128 units before the output (NOTES); set
+    convolution would not fit a 28×28 input). The authors' code adds a dropout of rate 0.05 after
+    each convolution block and a dense ReLU layer of 128 units before the output
+    (m1m0r1/lh_calib@7a40ddf, ``lh_calib/networks.py``, l. 6-37, ``build_simple_cnn``); set
     `conv_dropout` (after each convolution block) and `hidden=128` for that variant, which
     then ends ``… → GlobalAvgPool → Dropout(0.5) → Linear(128) → ReLU → Dropout(0.5)``.
     Weights start Glorot-uniform with zero biases (Keras defaults). About 1.09 M parameters.

@@ -171,7 +171,7 @@ class Comparison:
         }
 
     def save(self, parameters: dict | None = None, *, directory: str | Path | None = None) -> Path:
-        """Write ``<directory>/<chapter>.json`` (default :func:`credalbook._paths.results_dir`)."""
+        """Write ``<directory>/<chapter>.json`` (default ``credalbook._paths.results_dir()``)."""
         if not self.rows:
             raise ValueError(f"Comparison {self.chapter!r} has no rows to save")
         out = Path(directory) if directory is not None else results_dir()

@@ -12,8 +12,12 @@ split with the combined loss of Eq. (16),
 with a proper score S (Brier or log loss) and a differentiable calibration estimator
 (:mod:`credalbook.metrics.distribution`); estimators that can be negative (SKCE, MMD) enter
 squared (App. A). Training uses Adam with minibatches, early stopping on a held-out validation part
-and restores the best weights (NOTES.md: 3 LeakyReLU hidden layers of width 16-32, Adam, batch 512,
-up to 250-300 epochs, patience 100).
+and restores the best weights, as the authors' code does (mkjuergens/EnsembleCalibration@8dff2b5:
+``src/meta_model/primary_model.py``, l. 44-64, a linear input layer, LeakyReLU hidden layers and a
+softmax over the members; ``src/meta_model/train.py``, l. 1060-1134, Adam with early stopping on
+the validation loss, and l. 53-61, the best model kept; ``src/run_t1t2_analysis.py``, l. 324-334,
+3 hidden layers of width 16, batch 512, 250 epochs, patience 100; ``src/main_t1t2_synthetic.py``,
+l. 193-197, width 32, 300 epochs, patience 100).
 
 **Many problems at once.** The error-rate experiments learn one :math:`\boldsymbol\lambda(\mathbf x)`
 per synthetic dataset. :func:`fit_weight_function` stacks the R networks' parameters along a leading
@@ -42,7 +46,8 @@ from credalbook.nn.loop import Callback, EarlyStopping, train_loop
 __all__ = ["WeightFunction", "WeightLearningConfig", "fit_weight_function", "LOSS_PRESETS", "PROPER_SCORES"]
 
 PROPER_SCORES = ("brier", "log")
-#: (proper score, γ) per estimator: the arXiv-v1 values of the authors (NOTES.md).
+#: (proper score, γ) per estimator: the values of the authors' ``create_config_proper_losses``
+#: (mkjuergens/EnsembleCalibration@8dff2b5, ``src/config/config_cal_test.py``, l. 88, 115, 141, 167).
 LOSS_PRESETS = {"lp": ("brier", 0.5), "kl": ("log", 0.0), "mmd": ("brier", 0.1), "skce": ("brier", 1.0),
                 "brier": ("brier", 0.0)}
 _SQUARED = ("skce", "mmd")  # estimators that can be negative

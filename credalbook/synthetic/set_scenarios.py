@@ -15,12 +15,16 @@ spread u controls the size of the credal set (Sec. 4.1). Labels come from a grou
 * **S3** (:math:`H_1`): as S2 with a corner chosen uniformly at random ("somewhat easier to
   reject", Sec. 4.1).
 
-Choices where the paper is silent or ambiguous (``NOTES.md``): the segment starts at the members'
+Choices where the paper is ambiguous (Sec. 4.1 and App. A.1 start the segment at
+:math:`\mathbf p_e`, "the mean", without saying of what): the segment starts at the members'
 mean (``segment_start="mean"``), which always lies in the hull, so Alg. 2 has a valid start. The
-authors' code starts at the centre :math:`\mathbf p_e` (``segment_start="centre"``), which for M ≤ K
-lies outside the hull of the members almost surely (Wendel's theorem: probability ≈ 1 − 2^{-(M-1)}
-for M = K), in which case Alg. 2 returns :math:`\mathbf p_e` itself. Every instance gets its own
-:math:`l` (the released H1 code reuses one vector across instances by mistake; not reproduced).
+authors' code starts at the centre :math:`\mathbf p_e` (``segment_start="centre"``;
+tfmortie/calibration@686d453, ``calibration/src/test/final_experiments_alpha_fast.py``, l. 101 and
+116), which for M ≤ K lies outside the hull of the members almost surely (Wendel's theorem:
+probability ≈ 1 − 2^{-(M-1)} for M = K), in which case Alg. 2 returns :math:`\mathbf p_e` itself.
+Every instance gets its own :math:`l` (in the released H1 code, l. 118-120 of the same file, the
+first instance overwrites ``l`` with a probability vector that all later instances reuse; not
+reproduced).
 
 All draws are batched over datasets and instances; Dirichlet draws with tiny concentrations
 (:math:`1/K` for K = 100) are made in log space so that no row degenerates.

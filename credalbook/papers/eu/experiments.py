@@ -411,7 +411,7 @@ def toy_eu_splits(*, seed: int = 0, noise_sd: float = TOY_NOISE_SD, window=None,
                   evaluation: dict | None = None, calibration: dict | None = None) -> ToySplits:
     r"""Toy data of Sec. 5.3 carved into evaluation and calibration datasets (Fig. 2).
 
-    The data are :func:`credalbook.papers.eu.toy_data` with ``seed``, ``noise_sd`` and ``subsample``. With
+    The data are :func:`~credalbook.papers.eu.eu_toy_data` with ``seed``, ``noise_sd`` and ``subsample``. With
     ``window=(G1, G2)`` only the points with :math:`x_1 < G_1 + 1/2` and :math:`x_2 < G_2 + 1/2`
     are kept (the lower-left :math:`G_1 \times G_2` clusters; the Bayes probabilities of the full
     mixture stay exact there) and the discs are laid out on that window. ``evaluation`` and

@@ -58,7 +58,7 @@ def compare(results: Mapping, *, chapter: str = "02_juergens_instance_calibratio
     Parameters
     ----------
     results : mapping
-        The chapter's numbers (plain floats, strings, lists and dicts; see :data:`RESULT_KEYS`):
+        The chapter's numbers (plain floats, strings, lists and dicts; see ``RESULT_KEYS``):
 
         * ``gap``: setting ("binary", "multiclass") → {"new": …, "Mortier": …}, the mean
           :math:`|\text{rate} - \alpha|` over the H0 panels (L2, KL, MMD);

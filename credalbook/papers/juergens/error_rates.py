@@ -25,10 +25,12 @@ from credalbook.stats.instance import check_learner_options, split_indices
 
 __all__ = ["instance_test_error_rates", "JUERGENS_ESTIMATORS", "JUERGENS_H1_ALPHAS"]
 
-#: Estimators of Figs. 3-4 with the bandwidths of the authors' statistics (NOTES.md).
+#: Estimators of Figs. 3-4 with the bandwidths of the authors' statistics (mkjuergens/EnsembleCalibration@8dff2b5,
+#: ``src/config/config_cal_test.py``, l. 87, 114, 166; MMD from ``src/config/config_synthetic.py``, l. 149).
 JUERGENS_ESTIMATORS = (("lp", {"bandwidth": 0.01}), ("kl", {"bandwidth": 0.01}), ("mmd", {"bandwidth": 0.1}),
                        ("skce", {"bandwidth": 1e-4}))
-#: Significance levels of the H1 panels (NOTES.md); the H0 panels use Mortier et al.'s levels.
+#: Significance levels of the H1 panels (mkjuergens/EnsembleCalibration@8dff2b5, ``src/run_t1t2_analysis.py``,
+#: l. 253; ``src/main_t1t2_synthetic.py``, l. 133); the H0 panels use Mortier et al.'s levels.
 JUERGENS_H1_ALPHAS = (0.005, 0.01, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3)
 
 
@@ -76,7 +78,7 @@ def instance_test_error_rates(
     estimators : sequence of (name, options)
         Default :data:`JUERGENS_ESTIMATORS` (L_p, KL, MMD, SKCE with the authors' bandwidths).
     fractions, n_bootstrap, resample
-        As in :func:`instance_calibration_test` (the null replicates of the new test).
+        As in :func:`~credalbook.stats.instance_calibration_test` (the null replicates of the new test).
     mortier : bool, default True
         Also run Mortier et al.'s test.
     mortier_solver : str, default "cobyla_powell"

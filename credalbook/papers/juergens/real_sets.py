@@ -21,7 +21,7 @@ def evaluate_instance_test(classifier_set, features_cal, features_test, *, estim
     r"""Rows of Jürgens et al.'s Table 1 for one classifier set: mean predictor vs learned :math:`\boldsymbol\lambda(\mathbf x)`.
 
     For each estimator: the consistency-resampling test of the plain average of the members on the
-    test split, and the instance-dependent test (:func:`~credalbook.stats.instance`)
+    test split, and the instance-dependent test (:func:`~credalbook.stats.instance_calibration_test`)
     whose :math:`\boldsymbol\lambda(\mathbf x)` is learned from ``features_cal`` on the calibration
     split (``val_fraction`` of it for early stopping) and tested on the test split (Sec. 4.3).
 

@@ -80,7 +80,7 @@ def compare(results: dict, *, chapter: str = _CHAPTER) -> Comparison:
     missing = [k for k in _KEYS if k not in results]
     if missing:
         raise ValueError(f"results is missing {missing}; it needs {list(_KEYS)}")
-    claims = reported("mimori")["claims"]
+    claims = reported("mimori")["claims"]["values"]
     cmp = Comparison(chapter)
     dataset, data_name = results["dataset"], results["data_name"]
     metrics, temperatures, mean_delta = results["metrics"], results["temperatures"], results["mean_delta"]

@@ -53,7 +53,7 @@ def compare(results: Mapping, *, chapter: str = "01_mortier_set_calibration") ->
     Parameters
     ----------
     results : mapping
-        The chapter's numbers (plain floats, strings and dicts; see :data:`RESULT_KEYS`):
+        The chapter's numbers (plain floats, strings and dicts; see ``RESULT_KEYS``):
 
         * ``skce_excess``, ``skce_excess_code``, ``binned_excess``: the largest excess of the S1
           rejection rate over the upper 95% binomial band, Fig. 1 setting (SKCE_ul as in the

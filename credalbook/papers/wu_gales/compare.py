@@ -34,7 +34,7 @@ def compare(results: Mapping, *, chapter: str = _CHAPTER) -> Comparison:
     Parameters
     ----------
     results : mapping
-        What the chapter measured, with the keys of :data:`RESULT_KEYS`:
+        What the chapter measured, with the keys of ``RESULT_KEYS``:
 
         * ``dataset`` (str), ``networks`` (str): where the numbers come from (for the notes);
         * ``example1``: ``tau``, ``ace`` and ``ece`` of Example 1 at ε = 0;

@@ -350,7 +350,7 @@ def topology_ensemble_logits(
     topologies of the same dataset, sizes and `split_seed`; the test set is the dataset's own
     (subsampled to `n_test`). Images are normalised per channel by the training part's mean and
     standard deviation and, with `augment`, randomly cropped after padding (4 pixels at 32×32,
-    2 at 28×28) and flipped left-right (:class:`PadCropFlip`). Member m is the network of
+    2 at 28×28) and flipped left-right (:class:`~credalbook.nn.PadCropFlip`). Member m is the network of
     :data:`PAPER_TOPOLOGIES` / :data:`QUICK_TOPOLOGIES` (by `scale`, updated by `model`),
     initialised with ``torch.manual_seed(seeds[m])`` and trained by
     :func:`credalbook.nn.fit` with seed ``seeds[m]`` and the scale's recipe (updated by
