@@ -20,6 +20,8 @@ from credalbook.metrics import (
     ece_classwise,
     ece_confidence,
     equal_width_bin_index,
+    one_hot,
+    as_scalar,
     nll,
     reliability_curve,
 )
@@ -162,6 +164,15 @@ class TestNLL:
             nll([[np.nan, 1.0]], [0])
         with pytest.raises(ValueError, match="labels"):
             nll([[0.5, 0.5]], [[0]])
+
+
+class TestHelpers:
+    def test_main(self):
+        np.testing.assert_array_equal(one_hot(np.array([[1, 0], [2, 2]]), 3),
+                                      [[[0, 1, 0], [1, 0, 0]], [[0, 0, 1], [0, 0, 1]]])
+        assert one_hot(np.array([1]), 3).dtype == np.float64
+        assert as_scalar(np.array(0.25)) == 0.25 and type(as_scalar(np.float64(1.0))) is float
+        np.testing.assert_array_equal(as_scalar(np.array([1.0, 2.0])), [1.0, 2.0])
 
 
 class TestEqualWidthBinIndex:

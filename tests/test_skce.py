@@ -248,6 +248,17 @@ class TestSkce:
             torch.autograd.gradcheck(lambda q: skce(q, y, kernel=kern, estimator=estimator),
                                      torch.from_numpy(p).requires_grad_())
 
+    @pytest.mark.parametrize("device", ["cpu", pytest.param("cuda", marks=pytest.mark.skipif(
+        not torch.cuda.is_available(), reason="no CUDA"))])
+    def test_device(self, device):
+        p, y = _case(9, n=40, k=3)
+        for kern, _, _ in KERNELS:
+            for estimator in ("quadratic", "linear"):
+                t = torch.tensor(p, device=device)
+                value = skce(t, torch.tensor(y, device=device), kernel=kern, estimator=estimator)
+                assert value.device.type == device
+                assert float(value) == pytest.approx(skce(p, y, kernel=kern, estimator=estimator), rel=1e-10)
+
     def test_wrappers_are_the_one_implementation(self):
         p, y = _case(7, n=30, k=3)
         assert skce(p, y) == skce_uq(p, y)

@@ -63,7 +63,7 @@ def _restore(app, what, name, obj, options, lines):
     kept = app.env.temp_data.get("credalbook_api_plain", {}).pop(name, None)
     if kept is not None:
         lines[:] = kept
-    if what == "data" and getattr(obj, "__doc__", None) is getattr(type(obj), "__doc__", None):
+    if what == "data" and getattr(obj, "__doc__", None) == getattr(type(obj), "__doc__", None):
         modname, _, attr = name.rpartition(".")
         lines[:] = doc_comment(modname, attr)
 

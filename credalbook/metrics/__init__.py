@@ -41,6 +41,8 @@ from credalbook.metrics.ensemble import (
     acce,
     ace,
     calibrated_sampling_floor,
+    check_epsilon,
+    check_probs_targets,
     criteria_summary,
     DEFAULT_EPSILON,
     ecce,
@@ -49,6 +51,7 @@ from credalbook.metrics.ensemble import (
     global_calibration_gap,
     global_top_label_gap,
     median_heuristic,
+    region_ids,
     skce_laplacian,
 )
 from credalbook.metrics.epistemic import (
@@ -140,6 +143,8 @@ __all__ = [
     "acce",
     "ace",
     "calibrated_sampling_floor",
+    "check_epsilon",
+    "check_probs_targets",
     "criteria_summary",
     "DEFAULT_EPSILON",
     "ecce",
@@ -148,6 +153,7 @@ __all__ = [
     "global_calibration_gap",
     "global_top_label_gap",
     "median_heuristic",
+    "region_ids",
     "skce_laplacian",
     "accuracy_gain",
     "eece",

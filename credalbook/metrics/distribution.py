@@ -255,6 +255,8 @@ def skce_estimator(probs, labels, *, bandwidth: float = 1e-4, estimator: str = "
     ``estimator="linear"`` averages :math:`h_{2i-1,2i}` over consecutive pairs (the authors'
     statistic, as :func:`~credalbook.metrics.skce_ul`), ``"quadratic"`` over all pairs :math:`i<j` (as
     :func:`~credalbook.metrics.skce_uq`). Can be negative; the weight learner squares it (App. A).
+    This is :func:`credalbook.metrics.skce` on tensors with ``kernel=TVKernel(bandwidth)``: the one
+    SKCE of :mod:`credalbook.metrics.kernel`, run in torch.
 
     Examples
     --------

@@ -87,11 +87,15 @@ from credalbook.synthetic.predictions import sample_labels
 from credalbook.metrics.classification import accuracy as _accuracy
 from credalbook.metrics.binning import bin_index, bin_sums, equal_width_bin_index
 from credalbook.metrics.classification import nll as _nll
+from credalbook.metrics.classification import one_hot
 from credalbook.metrics.kernel import LaplacianKernel, skce_batched
 
 __all__ = [
     "DEFAULT_EPSILON",
     "epsilon_from_bins",
+    "check_epsilon",
+    "check_probs_targets",
+    "region_ids",
     "ace",
     "acce",
     "ece",
@@ -111,8 +115,17 @@ DEFAULT_EPSILON = 1.0 / 30.0
 # ----------------------------------------------------------------------------------------------
 # Inputs and regions
 # ----------------------------------------------------------------------------------------------
-def _check_probs_targets(probs, labels) -> tuple[np.ndarray, np.ndarray, bool]:
-    """Validate (N, K) probabilities and labels (N,) or target rows (N, K); return p, targets, is_onehot."""
+def check_probs_targets(probs, labels) -> tuple[np.ndarray, np.ndarray, bool]:
+    """Validate (N, K) probabilities and labels (N,) or target rows (N, K); return p, targets, is_onehot.
+
+    Integer labels become one-hot float64 rows; target rows must lie on the simplex.
+
+    Examples
+    --------
+    >>> p, t, onehot = check_probs_targets([[0.7, 0.3]], [1])
+    >>> t.tolist(), onehot
+    ([[0.0, 1.0]], True)
+    """
     p = check_probs(probs)
     if p.ndim != 2:
         raise ValueError(f"probs must have shape (N, K); got {p.shape}")
@@ -123,10 +136,17 @@ def _check_probs_targets(probs, labels) -> tuple[np.ndarray, np.ndarray, bool]:
             raise ValueError(f"labels given as class probabilities must have shape {p.shape} like probs; got {raw.shape}")
         return p, check_probs(raw, name="labels"), False
     y = check_labels(raw, n_classes=k, shape=(n,))
-    return p, (y[:, None] == np.arange(k)).astype(np.float64), True
+    return p, one_hot(y, k), True
 
 
-def _check_epsilon(epsilon) -> float:
+def check_epsilon(epsilon) -> float:
+    """Validate a region half-width ε in [0, 1] and return it as a float.
+
+    Examples
+    --------
+    >>> check_epsilon(1 / 30) == DEFAULT_EPSILON
+    True
+    """
     try:
         eps = float(epsilon)
     except (TypeError, ValueError):
@@ -134,6 +154,11 @@ def _check_epsilon(epsilon) -> float:
     if not (math.isfinite(eps) and 0.0 <= eps <= 1.0):
         raise ValueError(f"epsilon must lie in [0, 1]; got {epsilon!r}")
     return eps
+
+
+# Old private names, still imported by credalbook.calibration.combination and
+# credalbook.papers.wu_gales.temperature; use the public ones.
+_check_probs_targets, _check_epsilon = check_probs_targets, check_epsilon
 
 
 def epsilon_from_bins(n_bins: int) -> float:
@@ -147,11 +172,18 @@ def epsilon_from_bins(n_bins: int) -> float:
     return 1.0 / (2 * check_positive_int(n_bins, "n_bins"))
 
 
-def _region_ids(values: np.ndarray, epsilon: float) -> tuple[np.ndarray, int]:
-    """Region index of each value (any shape) and the number of regions.
+def region_ids(values: np.ndarray, epsilon: float) -> tuple[np.ndarray, int]:
+    """Region index of each value (any shape) and the number of regions; no validation.
 
     ε = 0: one region per distinct value. ε > 0: cells [2(z-1)ε, 2zε), the last truncated at 1 and
-    right-closed; when 1/(2ε) is an integer B, exactly :func:`equal_width_bin_index` with B bins.
+    right-closed; when 1/(2ε) is an integer B, exactly
+    :func:`~credalbook.metrics.equal_width_bin_index` with B bins.
+
+    Examples
+    --------
+    >>> ids, n = region_ids(np.array([0.0, 0.1, 0.5, 1.0]), 0.25)   # two regions, [0, 0.5) and [0.5, 1]
+    >>> ids.tolist(), n
+    ([0, 0, 1, 1], 2)
     """
     if epsilon == 0.0:
         uniq, inv = np.unique(values.ravel(), return_inverse=True)
@@ -162,6 +194,9 @@ def _region_ids(values: np.ndarray, epsilon: float) -> tuple[np.ndarray, int]:
         return equal_width_bin_index(values, b), b
     n = math.ceil(x)
     return bin_index(values, 2.0 * epsilon * np.arange(n + 1)), n
+
+
+_region_ids = region_ids
 
 
 def _abs_region_sums(ids: np.ndarray, residuals: np.ndarray, n_regions: int) -> float:
@@ -217,9 +252,9 @@ def ace(probs, labels, *, epsilon: float = DEFAULT_EPSILON) -> float:
     >>> ace([[0.9, 0.1], [0.9, 0.1]], [0, 1], epsilon=1.0)             # one region: always 0
     0.0
     """
-    eps = _check_epsilon(epsilon)
-    p, t = _check_probs_targets(probs, labels)[:2]
-    ids, n_regions = _region_ids(p, eps)
+    eps = check_epsilon(epsilon)
+    p, t = check_probs_targets(probs, labels)[:2]
+    ids, n_regions = region_ids(p, eps)
     return _abs_region_sums(ids, p - t, n_regions) / p.size
 
 
@@ -246,9 +281,9 @@ def acce(probs, labels, *, epsilon: float = DEFAULT_EPSILON) -> float:
     >>> round(acce(p, [0, 0, 0, 1], epsilon=0.05), 6)   # = ece_classwise(p, y, n_bins=10)
     0.45
     """
-    eps = _check_epsilon(epsilon)
-    p, t = _check_probs_targets(probs, labels)[:2]
-    ids, n_regions = _region_ids(p, eps)
+    eps = check_epsilon(epsilon)
+    p, t = check_probs_targets(probs, labels)[:2]
+    ids, n_regions = region_ids(p, eps)
     ids = ids + n_regions * np.arange(p.shape[1])  # one set of regions per class
     return _abs_region_sums(ids, p - t, n_regions * p.shape[1]) / p.size
 
@@ -278,10 +313,10 @@ def ece(probs, labels, *, epsilon: float = DEFAULT_EPSILON) -> float:
     >>> round(ece(p, [0, 0, 0, 1], epsilon=0.05), 6)   # (2/4)|0.5-0.9| + (2/4)|1-0.6|
     0.4
     """
-    eps = _check_epsilon(epsilon)
-    p, t = _check_probs_targets(probs, labels)[:2]
+    eps = check_epsilon(epsilon)
+    p, t = check_probs_targets(probs, labels)[:2]
     _, conf, t_top = _top_label(p, t)
-    ids, n_regions = _region_ids(conf, eps)
+    ids, n_regions = region_ids(conf, eps)
     return _abs_region_sums(ids, conf - t_top, n_regions) / len(p)
 
 
@@ -311,10 +346,10 @@ def ecce(probs, labels, *, epsilon: float = DEFAULT_EPSILON) -> float:
     >>> round(ece(p, y, epsilon=0.05), 6), round(ecce(p, y, epsilon=0.05), 6)
     (0.3, 0.5)
     """
-    eps = _check_epsilon(epsilon)
-    p, t = _check_probs_targets(probs, labels)[:2]
+    eps = check_epsilon(epsilon)
+    p, t = check_probs_targets(probs, labels)[:2]
     yhat, conf, t_top = _top_label(p, t)
-    ids, n_regions = _region_ids(conf, eps)
+    ids, n_regions = region_ids(conf, eps)
     return _abs_region_sums(ids + n_regions * yhat, conf - t_top, n_regions * p.shape[1]) / len(p)
 
 
@@ -337,7 +372,7 @@ def global_calibration_gap(probs, labels) -> np.ndarray:
     >>> global_calibration_gap([[0.7, 0.3], [0.5, 0.5]], [0, 1]).round(6).tolist()
     [0.1, -0.1]
     """
-    p, t = _check_probs_targets(probs, labels)[:2]
+    p, t = check_probs_targets(probs, labels)[:2]
     return (p - t).mean(axis=0)
 
 
@@ -353,7 +388,7 @@ def global_top_label_gap(probs, labels) -> float:
     >>> round(global_top_label_gap([[0.7, 0.3], [0.4, 0.6]], [0, 0]), 6)   # 0.65 - 0.5
     0.15
     """
-    p, t = _check_probs_targets(probs, labels)[:2]
+    p, t = check_probs_targets(probs, labels)[:2]
     _, conf, t_top = _top_label(p, t)
     return float((conf - t_top).mean())
 
@@ -424,7 +459,7 @@ def skce_laplacian(probs, labels, *, bandwidth: float | None = None, max_instanc
     >>> round(skce_laplacian([[0.8, 0.2], [0.4, 0.6]], [0, 1], bandwidth=1.0), 6)   # -0.16 exp(-0.4√2)
     -0.090875
     """
-    p, t = _check_probs_targets(probs, labels)[:2]
+    p, t = check_probs_targets(probs, labels)[:2]
     if len(p) < 2:
         raise ValueError(f"probs must contain at least 2 instances for the SKCE; got N = {len(p)}")
     if bandwidth is None:
@@ -459,8 +494,8 @@ def criteria_summary(probs, labels, *, epsilon: float = DEFAULT_EPSILON, skce: b
     >>> list(s), round(s["accuracy"], 4)
     (['accuracy', 'nll', 'acce', 'ace', 'ecce', 'ece'], 0.6667)
     """
-    eps = _check_epsilon(epsilon)
-    p, t, onehot = _check_probs_targets(probs, labels)
+    eps = check_epsilon(epsilon)
+    p, t, onehot = check_probs_targets(probs, labels)
     if onehot:
         y = t.argmax(axis=1)
         acc, loss = _accuracy(p, y), _nll(p, y)
@@ -520,7 +555,7 @@ def calibrated_sampling_floor(probs, criterion: str = "ece", *, epsilon: float =
     criteria = {"ece": ece, "ecce": ecce, "ace": ace, "acce": acce}
     check_choice(criterion, "criterion", tuple(criteria))
     n_draws = check_positive_int(n_draws, "n_draws")
-    eps = _check_epsilon(epsilon)
+    eps = check_epsilon(epsilon)
     p = check_probs(probs)
     if p.ndim != 2:
         raise ValueError(f"probs must have shape (N, K); got shape {p.shape}")

@@ -259,6 +259,7 @@ class MeasureObjective:
         return value if value < OBJECTIVE_CAP else OBJECTIVE_CAP  # also maps NaN to the cap
 
     def batch(self, weights: np.ndarray) -> np.ndarray:
+        """The measure at C weight vectors ``weights`` (C, M) (normalised to sum to 1): shape (C,)."""
         self.n_evaluations += len(weights)
         p = np.einsum("nkm,cm->cnk", self.ens_t, _normalise(weights))
         values = np.asarray(self.func(p, np.broadcast_to(self.labels, p.shape[:-1])), dtype=np.float64)
