@@ -163,7 +163,13 @@ def check_alpha0(alpha0, shape, name: str = "alpha0") -> np.ndarray:
 
 
 def as_scalar(x):
-    """A 0-d result as a Python float; arrays unchanged."""
+    """A 0-d result as a Python ``float``; arrays with batch dimensions are returned unchanged.
+
+    Examples
+    --------
+    >>> as_scalar(np.float64(0.5)), as_scalar(np.array([0.5, 0.25])).tolist()
+    (0.5, [0.5, 0.25])
+    """
     return float(x) if np.ndim(x) == 0 else x
 
 

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from credalbook.book import runner
+from credalbook.book import api_pages, runner
 
 pytestmark = pytest.mark.slow
 
@@ -164,6 +164,50 @@ class TestSite:
         assert dom.count("mjx-container") > 20, "math was not typeset"
         assert "Paper vs. this book" in dom
         assert dom.count("<img") >= 2  # reliability diagrams and the Type I error figure
+
+
+def _object_html(page_html: str, object_id: str) -> str:
+    """The HTML of one documented object's description, up to the next object's."""
+    start = page_html.index(f'id="{object_id}"')
+    end = page_html.find('<dl class="py ', start)
+    return page_html[start:end if end > 0 else None]
+
+
+class TestApiReference:
+    """The API reference part (book/api/): autodoc pages, rendered docstrings and math."""
+
+    def test_pages_exist(self, tiny_book):
+        api = tiny_book["html"] / "book" / "api"
+        for stem in ["index", *api_pages.PAGES]:
+            assert (api / f"{stem}.html").exists(), f"book/api/{stem}.html was not built"
+        index = (api / "index.html").read_text()
+        assert 'href="metrics.html' in index and 'href="papers.html' in index  # {py:mod} links resolve
+
+    def test_docstrings_and_math_render(self, tiny_book, tmp_path):
+        api = tiny_book["html"] / "book" / "api"
+        ece = _object_html((api / "metrics.html").read_text(), "credalbook.metrics.ece_confidence")
+        assert "Confidence expected calibration error with equal-width bins" in ece
+        assert r"\mathrm{ECE}_{conf}" in ece and 'class="math' in ece  # the .. math:: block
+        assert "Parameters" in ece and "n_bins" in ece and "Examples" in ece
+        test = _object_html((api / "stats.html").read_text(), "credalbook.stats.set_calibration_test")
+        assert "Test whether a set of classifiers contains a calibrated convex combination" in test
+        assert r"\exists \boldsymbol\lambda" in test
+        assert 'href="#credalbook.stats.as_measure"' in test  # :func:`~credalbook.stats.as_measure`
+        dom = _browse(api / "metrics.html", tmp_path)
+        assert dom.count("mjx-container") > 20, "MathJax did not typeset the API page"
+
+    def test_every_public_name_is_on_its_page(self, tiny_book):
+        api = tiny_book["html"] / "book" / "api"
+        import importlib
+        import types
+
+        for stem, modules in api_pages.PAGES.items():
+            page = (api / f"{stem}.html").read_text()
+            for modname in modules:
+                module = importlib.import_module(modname)
+                missing = [n for n in module.__all__ if not isinstance(getattr(module, n), types.ModuleType)
+                           and f'id="{modname}.{n}"' not in page]
+                assert not missing, f"{stem}.html does not document {modname}: {missing}"
 
 
 def test_eu_chapter_n_seeds(tmp_path, monkeypatch):

@@ -12,6 +12,7 @@ import pytest
 import torch
 
 from credalbook.synthetic import calibrated_predictions, sample_labels
+from credalbook._validation import as_scalar
 from credalbook.metrics import (
     ReliabilityCurve,
     accuracy,
@@ -21,7 +22,6 @@ from credalbook.metrics import (
     ece_confidence,
     equal_width_bin_index,
     one_hot,
-    as_scalar,
     nll,
     reliability_curve,
 )

@@ -40,6 +40,7 @@ CELL_TIMEOUT = {"tiny": 600, "quick": 3600, "paper": None}
 #: in ``_config.yml``, so every ``:func:`...``` in a docstring must name a documented object) and an
 #: object of the API reference that cannot be imported. Other warnings (e.g. of the chapters) do not.
 BUILD_ERRORS = re.compile(r"WARNING: .*(reference target not found|failed to import)")
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")  # Sphinx colours its warnings
 
 
 @dataclass(frozen=True)
@@ -208,7 +209,9 @@ def _execute_all(notebooks, parameters, executed, results, *, force, progress, s
 def stage_book(dest: Path, *, source_root: Path | None = None) -> Path:
     """Copy the book's configuration and pages (not the sources of chapters) to ``dest``.
 
-    Used by the tests to build a book at ``tiny`` scale without touching the real build.
+    Used by the tests and by ``build --book-root`` to build a book (e.g. at ``tiny`` scale) without
+    touching the real build. ``book/`` is copied whole but for its build output and executed
+    chapters: the API reference pages (``book/api/``) and the Sphinx extension (``book/_ext/``) go along.
     """
     source = source_root or _source_root()
     dest = Path(dest)
@@ -229,7 +232,7 @@ def build_problems(log_lines) -> list[str]:
     ...                 "a.py:3: WARNING: py:func reference target not found: ece2 [ref.func]"])
     ['a.py:3: WARNING: py:func reference target not found: ece2 [ref.func]']
     """
-    return [line.rstrip() for line in log_lines if BUILD_ERRORS.search(line)]
+    return [_ANSI.sub("", line).rstrip() for line in log_lines if BUILD_ERRORS.search(line)]
 
 
 def build_book(*, book_root: Path | None = None, extra_args=()) -> Path:
@@ -300,6 +303,8 @@ def main(argv=None) -> int:
         print(f"[credalbook] {len(failures)} chapter(s) failed; the book was not built", file=sys.stderr)
         return 1
     if args.command == "build":
+        if args.book_root is not None and args.book_root.resolve() != _source_root().resolve():
+            stage_book(args.book_root)  # this checkout's configuration and pages (book/api/ included)
         try:
             html = build_book(book_root=args.book_root)
         except RuntimeError as err:

@@ -47,7 +47,7 @@ from scipy.special import softmax
 from scipy.stats import rankdata
 
 from credalbook._validation import check_choice, check_ens_probs, check_labels, check_positive_int, check_weights
-from credalbook.metrics.ensemble import DEFAULT_EPSILON, _check_epsilon, _check_probs_targets, _region_ids
+from credalbook.metrics.ensemble import DEFAULT_EPSILON, check_epsilon, check_probs_targets, region_ids
 from credalbook.credal.geometry import convex_combination
 
 __all__ = [
@@ -78,7 +78,7 @@ def _weights(weights, m: int) -> np.ndarray:
 def _ens_targets(ens_probs, labels) -> tuple[np.ndarray, np.ndarray]:
     """Validate ens_probs (N, M, K) and labels (N,) or target rows (N, K); return ens, targets (N, K)."""
     ens = check_ens_probs(ens_probs, exact_ndim=True)
-    _, t, _ = _check_probs_targets(ens[:, 0, :], labels)
+    _, t, _ = check_probs_targets(ens[:, 0, :], labels)
     return ens, t
 
 
@@ -201,7 +201,7 @@ def multiclass_auc(probs, labels, *, kind: str = "ovr") -> float:
     1.0
     """
     check_choice(kind, "kind", _AUC_KINDS)
-    p, t, onehot = _check_probs_targets(probs, labels)
+    p, t, onehot = check_probs_targets(probs, labels)
     if not onehot:
         raise ValueError("labels must be integer classes (N,) for an AUC")
     if kind == "confidence":
@@ -357,13 +357,13 @@ def regional_confidence(ens_probs, labels=None, *, weights=None, epsilon: float 
     >>> r.counts.tolist(), r.ensemble_confidence.round(4).tolist(), r.member_confidence.round(4).tolist()
     ([2], [0.65], [0.75])
     """
-    eps = _check_epsilon(epsilon)
+    eps = check_epsilon(epsilon)
     if labels is None:
         ens, t = check_ens_probs(ens_probs, exact_ndim=True), None
     else:
         ens, t = _ens_targets(ens_probs, labels)
     _, _, conf_e, conf_m, acc_e, acc_m = _member_terms(ens, _weights(weights, ens.shape[1]), t)
-    ids, n_regions = _region_ids(conf_e, eps)
+    ids, n_regions = region_ids(conf_e, eps)
     counts = np.bincount(ids, minlength=n_regions)
     keep = counts > 0
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from credalbook._validation import check_choice, check_positive_int, check_probs_labels
+from credalbook._validation import as_scalar, check_choice, check_positive_int, check_probs_labels
 from credalbook.metrics.binning import bin_sums, equal_width_bin_index, uniform_edges
 
 __all__ = [
@@ -32,19 +32,7 @@ __all__ = [
     "ReliabilityCurve",
     "reliability_curve",
     "one_hot",
-    "as_scalar",
 ]
-
-
-def as_scalar(x):
-    """A 0-d result as a Python ``float``; arrays with batch dimensions are returned unchanged.
-
-    Examples
-    --------
-    >>> as_scalar(np.float64(0.5)), as_scalar(np.array([0.5, 0.25])).tolist()
-    (0.5, [0.5, 0.25])
-    """
-    return float(x) if np.ndim(x) == 0 else x
 
 
 def one_hot(labels: np.ndarray, n_classes: int) -> np.ndarray:

@@ -156,11 +156,6 @@ def check_epsilon(epsilon) -> float:
     return eps
 
 
-# Old private names, still imported by credalbook.calibration.combination and
-# credalbook.papers.wu_gales.temperature; use the public ones.
-_check_probs_targets, _check_epsilon = check_probs_targets, check_epsilon
-
-
 def epsilon_from_bins(n_bins: int) -> float:
     r"""Region half-width :math:`\epsilon = 1 / (2B)` that reproduces B equal-width bins.
 
@@ -196,7 +191,6 @@ def region_ids(values: np.ndarray, epsilon: float) -> tuple[np.ndarray, int]:
     return bin_index(values, 2.0 * epsilon * np.arange(n + 1)), n
 
 
-_region_ids = region_ids
 
 
 def _abs_region_sums(ids: np.ndarray, residuals: np.ndarray, n_regions: int) -> float:

@@ -24,13 +24,13 @@ estimates can therefore be negative. The default kernel is the one of the author
 This module is the one SKCE of the package. Kernels are small objects, :math:`\Gamma = k\,\mathbf I_K`
 with a scalar kernel :math:`k(\mathbf p, \mathbf p) = 1`:
 
-=====================  ===============================================================  ===================
-kernel                 :math:`k(\mathbf p, \mathbf q)`                                   used by
-=====================  ===============================================================  ===================
-:class:`TVKernel`      :math:`\exp(-d_{TV}(\mathbf p, \mathbf q)^2 / h)`                   Mortier, Jürgens
-:class:`LaplacianKernel`  :math:`\exp(-\lVert\mathbf p - \mathbf q\rVert_2 / \nu)`        Wu & Gales (Widmann)
+========================  ==================================================================  ==============================
+kernel                    :math:`k(\mathbf p, \mathbf q)`                                     used by
+========================  ==================================================================  ==============================
+:class:`TVKernel`         :math:`\exp(-d_{TV}(\mathbf p, \mathbf q)^2 / h)`                   Mortier et al., Jürgens et al.
+:class:`LaplacianKernel`  :math:`\exp(-\lVert\mathbf p - \mathbf q\rVert_2 / \nu)`            Wu & Gales (Widmann et al.)
 :class:`GaussianKernel`   :math:`\exp(-\lVert\mathbf p - \mathbf q\rVert_2^2 / (2\sigma^2))`  MMD of Marx et al.
-=====================  ===============================================================  ===================
+========================  ==================================================================  ==============================
 
 A user kernel is any callable ``kernel(p, q)`` on arrays ``(..., K)`` that returns either a scalar
 per pair, shape ``(...)``, meaning :math:`\Gamma = k(\mathbf p, \mathbf q)\,\mathbf I_K`, or a full
@@ -60,8 +60,8 @@ import numpy as np
 import torch
 from scipy.spatial.distance import cdist
 
-from credalbook._validation import check_choice, check_probs_labels
-from credalbook.metrics.classification import as_scalar, one_hot
+from credalbook._validation import as_scalar, check_choice, check_probs_labels
+from credalbook.metrics.classification import one_hot
 
 __all__ = [
     "DEFAULT_BANDWIDTH",

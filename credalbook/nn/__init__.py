@@ -20,6 +20,12 @@ from credalbook.nn.ensembles import (
     ClassifierSet,
     train_classifier_set,
 )
+from credalbook.nn.loop import (
+    Callback,
+    EarlyStopping,
+    LambdaCallback,
+    train_loop,
+)
 from credalbook.nn.models import (
     as_float_tensor,
     as_label_tensor,
@@ -65,6 +71,10 @@ __all__ = [
     "as_float_tensor",
     "as_label_tensor",
     "check_feature_network",
+    "Callback",
+    "EarlyStopping",
+    "LambdaCallback",
+    "train_loop",
     "count_parameters",
     "dropout_modules",
     "mc_dropout_predict",

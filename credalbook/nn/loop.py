@@ -112,7 +112,7 @@ class EarlyStopping:
     --------
     >>> stop = EarlyStopping(patience=2)
     >>> for epoch, value in enumerate([3.0, 2.0, 2.5, 2.1, 1.0], start=1):
-    ...     stop.update(epoch, value)
+    ...     improved = stop.update(epoch, value)
     ...     if stop.should_stop:
     ...         break
     >>> epoch, stop.best, stop.best_epoch

@@ -39,6 +39,7 @@ from credalbook.stats.weight_learning import (
     LOSS_PRESETS,
     PROPER_SCORES,
     WeightFunction,
+    WeightLearningConfig,
 )
 
 __all__ = [
@@ -69,4 +70,5 @@ __all__ = [
     "LOSS_PRESETS",
     "PROPER_SCORES",
     "WeightFunction",
+    "WeightLearningConfig",
 ]

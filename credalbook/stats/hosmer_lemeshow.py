@@ -35,13 +35,14 @@ import numpy as np
 from scipy import stats
 
 from credalbook._validation import (
+    as_scalar,
     check_choice,
     check_positive_int,
     check_probability,
     check_probs,
     check_probs_labels,
 )
-from credalbook.metrics.classification import as_scalar, one_hot
+from credalbook.metrics.classification import one_hot
 from credalbook._random import draw_labels
 from credalbook.synthetic.predictions import calibrated_predictions, sample_labels
 

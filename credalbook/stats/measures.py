@@ -28,9 +28,9 @@ from typing import Callable
 import numpy as np
 import torch
 
-from credalbook._validation import check_choice, check_positive_int, check_probs_labels
+from credalbook._validation import as_scalar, check_choice, check_positive_int, check_probs_labels
 from credalbook.stats.hosmer_lemeshow import _GROUPINGS, _binning, _hl
-from credalbook.metrics.classification import as_scalar, ece_classwise_batched, ece_confidence_batched
+from credalbook.metrics.classification import ece_classwise_batched, ece_confidence_batched
 from credalbook.metrics.distribution import estimator_function
 from credalbook.metrics.kernel import DEFAULT_BANDWIDTH, as_kernel, skce_batched
 

@@ -192,7 +192,7 @@ def run_eu_experiment(x, y, evaluation: BallSplit, calibration: BallSplit, *, gp
     n_bins : int, default=20
         :math:`M` (Sec. 5.2: twenty).
     eu_method, n_samples
-        See :func:`credalbook.metrics.eu_estimates` (Monte Carlo with 1000 draws, as the paper).
+        See :func:`credalbook.metrics.eu_estimates` (Monte-Carlo integration as in the paper; 1000 draws is our choice, the paper gives no number).
     test_keep : array-like of bool, shape (len(evaluation.test),), optional
         Evaluate only these test points (the second mismatch variant of Sec. 5.3.2).
     seed : int, default=0

@@ -19,7 +19,7 @@ import numpy as np
 from scipy.special import log_softmax, softmax
 
 from credalbook._validation import as_numpy, check_labels, check_logits, check_weights
-from credalbook.metrics.ensemble import DEFAULT_EPSILON, _check_epsilon, ece
+from credalbook.metrics.ensemble import DEFAULT_EPSILON, check_epsilon, ece
 
 __all__ = ["TemperatureSweep", "temperature_sweep"]
 
@@ -110,7 +110,7 @@ def temperature_sweep(logits, labels, *, temperatures=None, weights=None,
     z = check_logits(logits, ndim=3).numpy()
     n, m, k = z.shape
     y = check_labels(labels, n_classes=k, shape=(n,))
-    eps = _check_epsilon(epsilon)
+    eps = check_epsilon(epsilon)
     if temperatures is None:
         temps = 2.0 ** np.linspace(-2.0, 2.0, 41)
     else:
