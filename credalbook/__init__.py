@@ -13,20 +13,20 @@ The library is a set of subpackages by concept; import what you need from them, 
 ``import credalbook`` itself loads nothing heavy: a subpackage is imported on first access.
 """
 
-import importlib
+import importlib as _importlib
 
 __version__ = "0.1.0"
 
-SUBPACKAGES = ("metrics", "stats", "credal", "calibration", "gp", "nn", "data", "synthetic", "plotting", "cache",
+_SUBPACKAGES = ("metrics", "stats", "credal", "calibration", "gp", "nn", "data", "synthetic", "plotting", "cache",
                "papers", "book")
-__all__ = ["__version__", *SUBPACKAGES]
+__all__ = ["__version__", *_SUBPACKAGES]
 
 
 def __getattr__(name):
-    if name in SUBPACKAGES:
-        return importlib.import_module(f"credalbook.{name}")
+    if name in _SUBPACKAGES:
+        return _importlib.import_module(f"credalbook.{name}")
     raise AttributeError(f"module 'credalbook' has no attribute {name!r}")
 
 
 def __dir__():
-    return sorted(set(globals()) | set(SUBPACKAGES))
+    return sorted(__all__)

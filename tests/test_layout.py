@@ -67,6 +67,15 @@ class TestFace:
     def test_init_is_small(self):
         assert len((PACKAGE / "__init__.py").read_text().splitlines()) <= 40
 
+    def test_top_level_names(self):
+        import credalbook
+
+        assert sorted(credalbook.__all__) == sorted(["__version__", *SUBPACKAGES, "plotting", "cache", "papers", "book"])
+        assert dir(credalbook) == sorted(credalbook.__all__)
+        assert credalbook.metrics.__name__ == "credalbook.metrics"   # loaded on first access
+        with pytest.raises(AttributeError, match="ece_confidence"):
+            credalbook.ece_confidence  # noqa: B018 - methods live in the subpackages
+
     @pytest.mark.parametrize("sub", [*SUBPACKAGES, "papers", "book"])
     def test_subpackages_list_public_names(self, sub):
         mod = importlib.import_module(f"credalbook.{sub}")

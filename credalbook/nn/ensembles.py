@@ -197,17 +197,10 @@ def backbone_features(
 
     Examples
     --------
-    >>> import os, tempfile
-    >>> from credalbook.cache import clear_cache
-    >>> old = os.environ.get("CREDALBOOK_CACHE_DIR")
-    >>> os.environ["CREDALBOOK_CACHE_DIR"] = tempfile.mkdtemp()
     >>> bb = backbone_features("digits", n_train=400, epochs=2, channels=(8, 16), hidden=32,
     ...                        device="cpu", progress=False)
     >>> bb.features_train.shape, bb.features_test.shape, bb.feature_dim
     ((400, 32), (539, 32), 32)
-    >>> clear_cache()
-    >>> _ = os.environ.pop("CREDALBOOK_CACHE_DIR") if old is None else os.environ.update(
-    ...     CREDALBOOK_CACHE_DIR=old)
     """
     seed = check_positive_int(seed, "seed", minimum=0)
     hidden = check_positive_int(hidden, "hidden")
@@ -458,10 +451,6 @@ def train_classifier_set(
 
     Examples
     --------
-    >>> import os, tempfile
-    >>> from credalbook.cache import clear_cache
-    >>> old = os.environ.get("CREDALBOOK_CACHE_DIR")
-    >>> os.environ["CREDALBOOK_CACHE_DIR"] = tempfile.mkdtemp()
     >>> small = dict(n_train=400, epochs=2, channels=(8, 16), hidden=32)
     >>> de = train_classifier_set("digits", kind="ensemble", n_members=3, head_hidden=32, epochs=2,
     ...                           backbone=small, device="cpu", progress=False)
@@ -469,9 +458,6 @@ def train_classifier_set(
     ClassifierSet(name='DE', kind='ensemble', n_members=3, n_cal=270, n_test=269, n_classes=10)
     >>> bool(np.allclose(de.ens_probs_test.sum(axis=2), 1.0))
     True
-    >>> clear_cache()
-    >>> _ = os.environ.pop("CREDALBOOK_CACHE_DIR") if old is None else os.environ.update(
-    ...     CREDALBOOK_CACHE_DIR=old)
     """
     start = time.perf_counter()
     check_choice(kind, "kind", KINDS)
@@ -559,18 +545,11 @@ def classifier_sets(dataset: str = "fashion_mnist", *, kinds=("S", "DN(0.1)", "D
 
     Examples
     --------
-    >>> import os, tempfile
-    >>> from credalbook.cache import clear_cache
-    >>> old = os.environ.get("CREDALBOOK_CACHE_DIR")
-    >>> os.environ["CREDALBOOK_CACHE_DIR"] = tempfile.mkdtemp()
     >>> sets = classifier_sets("digits", kinds=("S", "DN(0.6)"), n_members=4, head_hidden=32, epochs=2,
     ...                        backbone=dict(n_train=400, epochs=2, channels=(8, 16), hidden=32),
     ...                        device="cpu", progress=False)
     >>> {name: (s.kind, s.n_members) for name, s in sets.items()}
     {'S': ('single', 1), 'DN(0.6)': ('dropout', 4)}
-    >>> clear_cache()
-    >>> _ = os.environ.pop("CREDALBOOK_CACHE_DIR") if old is None else os.environ.update(
-    ...     CREDALBOOK_CACHE_DIR=old)
     """
     if isinstance(kinds, str):
         kinds = (kinds,)

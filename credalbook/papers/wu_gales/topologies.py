@@ -281,17 +281,10 @@ def topology_member_logits(
 
     Examples
     --------
-    >>> import os, tempfile
-    >>> from credalbook.cache import clear_cache
-    >>> old = os.environ.get("CREDALBOOK_CACHE_DIR")
-    >>> os.environ["CREDALBOOK_CACHE_DIR"] = tempfile.mkdtemp()
     >>> out = topology_member_logits("fashion_mnist", "RSN", seed=3, n_train=200, n_test=50,
     ...                              train=dict(epochs=1), device="cpu", progress=False)
     >>> out["logits_val"].shape, out["logits_test"].shape, out["n_parameters"]
     ((20, 10), (50, 10), 77562)
-    >>> clear_cache()
-    >>> _ = os.environ.pop("CREDALBOOK_CACHE_DIR") if old is None else os.environ.update(
-    ...     CREDALBOOK_CACHE_DIR=old)
     """
     ckpt = checkpoint_path("topology_member", {k: v for k, v in locals().items() if k not in ("device", "progress")})
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
@@ -401,17 +394,10 @@ def topology_ensemble_logits(
 
     Examples
     --------
-    >>> import os, tempfile
-    >>> from credalbook.cache import clear_cache
-    >>> old = os.environ.get("CREDALBOOK_CACHE_DIR")
-    >>> os.environ["CREDALBOOK_CACHE_DIR"] = tempfile.mkdtemp()
     >>> ens = topology_ensemble_logits("fashion_mnist", "LEN", n_members=2, epochs=1,
     ...                                n_train=300, n_test=100, device="cpu", progress=False)
     >>> ens
     TopologyEnsemble(topology='LEN', n_members=2, n_val=30, n_test=100, n_classes=10)
-    >>> clear_cache()
-    >>> _ = os.environ.pop("CREDALBOOK_CACHE_DIR") if old is None else os.environ.update(
-    ...     CREDALBOOK_CACHE_DIR=old)
     """
     if seeds is None:
         m = 10 if n_members is None else check_positive_int(n_members, "n_members")
