@@ -111,6 +111,26 @@ def check_positive_int(value, name: str, *, minimum: int = 1) -> int:
     return int(value)
 
 
+def check_positive_float(value, name: str) -> float:
+    """Validate a finite number ``> 0`` (e.g. a kernel ``bandwidth``); returns it as a float."""
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a positive number; got {value!r}") from None
+    if not (np.isfinite(v) and v > 0):
+        raise ValueError(f"{name} must be a positive number; got {value!r}")
+    return v
+
+
+def check_unit_values(arr: np.ndarray, name: str) -> np.ndarray:
+    """Raise unless every entry of the 1-D float array ``arr`` is finite and in [0, 1]; returns ``arr``."""
+    bad = ~np.isfinite(arr) | (arr < 0) | (arr > 1)
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise ValueError(f"{name} must lie in [0, 1]; {name}[{i}] = {float(arr[i])!r}")
+    return arr
+
+
 def check_probability(value, name: str, *, open_interval: bool = True) -> float:
     """Validate a number in (0, 1) (or [0, 1] with ``open_interval=False``), e.g. ``alpha``."""
     try:

@@ -485,9 +485,8 @@ def tta_samples(model: nn.Module, x, *, augment, n_samples: int = 20, batch_size
 
     Returns
     -------
-    probs : numpy.ndarray, shape (N, S, K), float64
-    features : numpy.ndarray, shape (N, S, D), float64
-        Only with `return_features`.
+    probs, features : numpy.ndarray
+        As in :func:`mc_dropout_samples`: (N, S, K) and, with `return_features`, (N, S, D).
 
     References
     ----------

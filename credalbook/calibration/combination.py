@@ -47,6 +47,7 @@ from scipy.special import softmax
 from scipy.stats import rankdata
 
 from credalbook._validation import check_choice, check_ens_probs, check_labels, check_positive_int, check_weights
+from credalbook.metrics.binning import bin_sums
 from credalbook.metrics.ensemble import DEFAULT_EPSILON, check_epsilon, check_probs_targets, region_ids
 from credalbook.credal.geometry import convex_combination
 
@@ -364,11 +365,11 @@ def regional_confidence(ens_probs, labels=None, *, weights=None, epsilon: float 
         ens, t = _ens_targets(ens_probs, labels)
     _, _, conf_e, conf_m, acc_e, acc_m = _member_terms(ens, _weights(weights, ens.shape[1]), t)
     ids, n_regions = region_ids(conf_e, eps)
-    counts = np.bincount(ids, minlength=n_regions)
+    counts = bin_sums(ids, None, n_regions)
     keep = counts > 0
 
     def mean(values):
-        return np.bincount(ids, weights=values, minlength=n_regions)[keep] / counts[keep]
+        return bin_sums(ids, values, n_regions)[keep] / counts[keep]
 
     return RegionalConfidence(
         counts=counts[keep],

@@ -328,7 +328,24 @@ class _EnsembleTemperature(Calibrator):
 
 
 # ------------------------------------------------------------------------------ calibrators
-class PreCombinationScaling(_EnsembleTemperature):
+class _TemperatureVector:
+    """A vector of log-temperatures: one per member (pre-combination) or per region (dynamic)."""
+
+    def _n_temperatures(self) -> int:
+        raise NotImplementedError
+
+    def _build(self, n_classes: int) -> None:
+        self.log_t = nn.Parameter(torch.zeros(self._n_temperatures(), dtype=torch.float64))
+
+    @property
+    def temperatures(self) -> np.ndarray:
+        """The fitted temperatures: one per member :math:`t_m`, shape (M,), or per region
+        :math:`t_1, \\dots, t_R`, shape (R,)."""
+        self._check_fitted()
+        return torch.exp(self.log_t.detach()).numpy().copy()
+
+
+class PreCombinationScaling(_TemperatureVector, _EnsembleTemperature):
     r"""Pre-combination temperature scaling: one temperature per member (Eq. 27, "pre").
 
     .. math::
@@ -376,14 +393,8 @@ class PreCombinationScaling(_EnsembleTemperature):
                          weights=weights)
         self.target = check_choice(target, "target", _TARGETS)
 
-    def _build(self, n_classes: int) -> None:
-        self.log_t = nn.Parameter(torch.zeros(self.n_members_, dtype=torch.float64))
-
-    @property
-    def temperatures(self) -> np.ndarray:
-        """The fitted member temperatures :math:`t_m`, shape (M,)."""
-        self._check_fitted()
-        return torch.exp(self.log_t.detach()).numpy().copy()
+    def _n_temperatures(self) -> int:
+        return self.n_members_
 
     def transform(self, logits: torch.Tensor) -> torch.Tensor:
         """Calibrated member logits :math:`z^{(m)} / t_m`, shape (N, M, K)."""
@@ -442,7 +453,7 @@ class PostCombinationScaling(_EnsembleTemperature, TemperatureScaling):
         return self._uncalibrated(logits) * torch.exp(-self.log_t)
 
 
-class DynamicTemperatureScaling(_EnsembleTemperature):
+class DynamicTemperatureScaling(_TemperatureVector, _EnsembleTemperature):
     r"""Dynamic (region-specific) post-combination temperature scaling (Eq. 29, "dyn.").
 
     .. math::
@@ -528,14 +539,8 @@ class DynamicTemperatureScaling(_EnsembleTemperature):
         self.register_buffer("inner_edges", torch.from_numpy(np.array(inner, dtype=np.float64)))
         self.region_edges_ = np.concatenate([[0.0], inner, [1.0]])
 
-    def _build(self, n_classes: int) -> None:
-        self.log_t = nn.Parameter(torch.zeros(self.n_regions, dtype=torch.float64))
-
-    @property
-    def temperatures(self) -> np.ndarray:
-        """The fitted region temperatures :math:`t_1, \\dots, t_R`, shape (R,)."""
-        self._check_fitted()
-        return torch.exp(self.log_t.detach()).numpy().copy()
+    def _n_temperatures(self) -> int:
+        return self.n_regions
 
     def _region_ids(self, logits: torch.Tensor) -> torch.Tensor:
         conf = self._confidence(logits)

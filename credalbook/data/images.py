@@ -230,23 +230,31 @@ def _frozen(*arrays):
     return arrays
 
 
+def _checked_images_labels(x: np.ndarray, y: np.ndarray, img_path, lab_path, n_classes: int,
+                           label_offset: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Check one split read from disk: uint8 (N, 28, 28) images, N integer labels in
+    [label_offset, n_classes + label_offset); returns the images and the labels shifted to int64 [0, n_classes)."""
+    if x.dtype != np.uint8 or x.ndim != 3 or x.shape[1:] != (28, 28):
+        raise ValueError(f"{img_path} must hold uint8 images of shape (N, 28, 28); got "
+                         f"dtype {x.dtype} and shape {x.shape}")
+    if y.shape != (len(x),) or y.dtype.kind not in "iu":
+        raise ValueError(f"{lab_path} must hold {len(x)} integer labels; got dtype {y.dtype} "
+                         f"and shape {y.shape}")
+    y = y.astype(np.int64) - label_offset
+    if y.size and (y.min() < 0 or y.max() >= n_classes):
+        raise ValueError(f"{lab_path} holds labels from {y.min() + label_offset} to "
+                         f"{y.max() + label_offset}; expected [{label_offset}, "
+                         f"{n_classes + label_offset})")
+    return x, y
+
+
 @functools.lru_cache(maxsize=4)
 def _idx_dataset(signatures: tuple, name: str, classes: tuple, transpose: bool,
                  label_offset: int) -> Dataset:
     arrays = []
     for img_sig, lab_sig in (signatures[:2], signatures[2:]):
-        x, y = read_idx(img_sig[0]), read_idx(lab_sig[0])
-        if x.dtype != np.uint8 or x.ndim != 3 or x.shape[1:] != (28, 28):
-            raise ValueError(f"{img_sig[0]} must hold uint8 images of shape (N, 28, 28); got "
-                             f"dtype {x.dtype} and shape {x.shape}")
-        if y.ndim != 1 or len(y) != len(x) or not np.issubdtype(y.dtype, np.integer):
-            raise ValueError(f"{lab_sig[0]} must hold {len(x)} integer labels; got dtype {y.dtype} "
-                             f"and shape {y.shape}")
-        y = y.astype(np.int64) - label_offset
-        if y.size and (y.min() < 0 or y.max() >= len(classes)):
-            raise ValueError(f"{lab_sig[0]} holds labels from {y.min() + label_offset} to "
-                             f"{y.max() + label_offset}; expected [{label_offset}, "
-                             f"{len(classes) + label_offset})")
+        x, y = _checked_images_labels(read_idx(img_sig[0]), read_idx(lab_sig[0]), img_sig[0], lab_sig[0],
+                                      len(classes), label_offset)
         if transpose:
             x = np.ascontiguousarray(x.transpose(0, 2, 1))
         arrays += _frozen(_to_unit(x[:, None]), y)
@@ -378,15 +386,9 @@ def _npz_array(path: str) -> np.ndarray:
 def _k49_dataset(signatures: tuple) -> Dataset:
     arrays = []
     for img_sig, lab_sig in (signatures[:2], signatures[2:]):
-        x, y = _npz_array(img_sig[0]), _npz_array(lab_sig[0])
-        if x.dtype != np.uint8 or x.ndim != 3 or x.shape[1:] != (28, 28):
-            raise ValueError(f"{img_sig[0]} must hold uint8 images of shape (N, 28, 28); got dtype {x.dtype} and "
-                             f"shape {x.shape}")
-        if y.shape != (len(x),) or y.dtype.kind not in "iu":
-            raise ValueError(f"{lab_sig[0]} must hold {len(x)} integer labels; got dtype {y.dtype} and shape {y.shape}")
-        if y.size and (y.min() < 0 or y.max() >= len(_K49_CLASSES)):
-            raise ValueError(f"{lab_sig[0]} holds labels from {y.min()} to {y.max()}; expected [0, {len(_K49_CLASSES)})")
-        arrays += _frozen(_to_unit(x[:, None]), y.astype(np.int64))
+        x, y = _checked_images_labels(_npz_array(img_sig[0]), _npz_array(lab_sig[0]), img_sig[0], lab_sig[0],
+                                      len(_K49_CLASSES))
+        arrays += _frozen(_to_unit(x[:, None]), y)
     return Dataset(*arrays, classes=_K49_CLASSES, name="kuzushiji49")
 
 

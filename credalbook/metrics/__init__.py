@@ -3,11 +3,13 @@ calibration errors (SKCE, Lp/KL/MMD), ensemble calibration criteria, label-histo
 the evaluation of epistemic-uncertainty estimates.
 """
 
+from credalbook.metrics import binning
 from credalbook.metrics.binning import (
     BIN_STRATEGIES,
     bin_ids,
     bin_index,
     bin_sums,
+    cut_index,
     equal_mass_cuts,
     equal_width_bin_index,
     uniform_edges,
@@ -111,13 +113,7 @@ from credalbook.metrics.uncertainty import (
 )
 
 __all__ = [
-    "BIN_STRATEGIES",
-    "bin_ids",
-    "bin_index",
-    "bin_sums",
-    "equal_mass_cuts",
-    "equal_width_bin_index",
-    "uniform_edges",
+    *binning.__all__,
     "accuracy",
     "brier_score",
     "calibration_summary",

@@ -7,7 +7,8 @@ does both, once:
 - :func:`bin_ids` — ``strategy="uniform"``: B equal-width bins of [0, 1],
   :math:`[j/B, (j+1)/B)` with the last one right-closed (:func:`equal_width_bin_index`);
   ``strategy="quantile"``: B bins holding equal numbers of the values (:func:`equal_mass_cuts`);
-- :func:`bin_index` — bins given by explicit edges (same half-open rule);
+- :func:`bin_index` — bins given by explicit edges (same half-open rule); :func:`cut_index` —
+  bins given by interior cuts, the outer two unbounded;
 - :func:`bin_sums` — per-bin sums (or counts) along the last axis, batched over leading axes with
   one ``numpy.bincount``.
 
@@ -41,6 +42,7 @@ __all__ = [
     "bin_ids",
     "bin_index",
     "bin_sums",
+    "cut_index",
     "equal_mass_cuts",
     "equal_width_bin_index",
     "uniform_edges",
@@ -73,6 +75,20 @@ def bin_index(values: np.ndarray, edges: np.ndarray) -> np.ndarray:
     array([0, 0, 1, 2, 2])
     """
     return np.clip(np.searchsorted(edges, values, side="right") - 1, 0, edges.size - 2)
+
+
+def cut_index(values: np.ndarray, cuts: np.ndarray) -> np.ndarray:
+    r"""0-based bin of each value for interior ``cuts`` (B − 1,), non-decreasing; no validation.
+
+    Bin :math:`m` is :math:`[c_m, c_{m+1})` with :math:`c_0 = -\infty` and :math:`c_B = \infty`
+    (ties at a cut go to the upper bin), e.g. for the cuts of :func:`equal_mass_cuts`.
+
+    Examples
+    --------
+    >>> cut_index(np.array([0.0, 0.25, 0.3, 0.9]), np.array([0.25, 0.45]))
+    array([0, 1, 1, 2])
+    """
+    return np.searchsorted(cuts, values, side="right")
 
 
 def equal_width_bin_index(values: np.ndarray, n_bins: int) -> np.ndarray:
@@ -142,7 +158,7 @@ def bin_ids(values, n_bins: int = 10, *, strategy: str = "uniform") -> np.ndarra
     if x.ndim != 1 or x.shape[0] < n_bins:
         raise ValueError(f"values must be a 1-D array of at least n_bins = {n_bins} values for "
                          f"strategy='quantile'; got shape {x.shape}")
-    return np.searchsorted(equal_mass_cuts(x, n_bins), x, side="right").astype(np.int64)
+    return cut_index(x, equal_mass_cuts(x, n_bins)).astype(np.int64)
 
 
 def bin_sums(ids: np.ndarray, weights: np.ndarray | None, n_bins: int) -> np.ndarray:

@@ -82,7 +82,7 @@ import math
 import numpy as np
 from scipy.spatial.distance import pdist
 
-from credalbook._validation import as_numpy, check_choice, check_labels, check_positive_int, check_probs
+from credalbook._validation import as_numpy, check_choice, check_labels, check_positive_float, check_positive_int, check_probs
 from credalbook.synthetic.predictions import sample_labels
 from credalbook.metrics.classification import accuracy as _accuracy
 from credalbook.metrics.binning import bin_index, bin_sums, equal_width_bin_index
@@ -459,12 +459,7 @@ def skce_laplacian(probs, labels, *, bandwidth: float | None = None, max_instanc
     if bandwidth is None:
         nu = median_heuristic(p, max_instances=max_instances, seed=seed)
     else:
-        try:
-            nu = float(bandwidth)
-        except (TypeError, ValueError):
-            raise ValueError(f"bandwidth must be a positive number or None; got {bandwidth!r}") from None
-        if not (math.isfinite(nu) and nu > 0):
-            raise ValueError(f"bandwidth must be a positive number or None; got {bandwidth!r}")
+        nu = check_positive_float(bandwidth, "bandwidth")
     return float(skce_batched(p, t, LaplacianKernel(nu), estimator="quadratic"))
 
 

@@ -21,6 +21,7 @@ import numpy as np
 from scipy import stats
 
 from credalbook._validation import as_numpy, check_positive_int
+from credalbook.metrics.binning import bin_sums, cut_index, equal_mass_cuts
 from credalbook.metrics.uncertainty import _binary, _vector
 
 __all__ = [
@@ -123,9 +124,7 @@ def equal_mass_edges(eu, *, n_bins: int = 20) -> np.ndarray:
     n_bins = check_positive_int(n_bins, "n_bins")
     if values.shape[0] < n_bins:
         raise ValueError(f"eu must contain at least n_bins = {n_bins} values; got {values.shape[0]}")
-    s = np.sort(values)
-    k = np.rint(np.arange(1, n_bins) * s.shape[0] / n_bins).astype(np.int64)
-    return 0.5 * (s[k - 1] + s[k])
+    return equal_mass_cuts(values, n_bins)
 
 
 def interval_index(eu, edges) -> np.ndarray:
@@ -139,7 +138,14 @@ def interval_index(eu, edges) -> np.ndarray:
     array([0, 1, 1, 2])
     """
     values = _vector(eu, "eu")
-    return np.searchsorted(_edges(edges), values, side="right").astype(np.int64)
+    return cut_index(values, _edges(edges)).astype(np.int64)
+
+
+def _interval_means(idx: np.ndarray, n_intervals: int, *values: np.ndarray) -> list[np.ndarray]:
+    """Counts per interval, then the mean of each of ``values`` per interval (NaN where empty)."""
+    counts = bin_sums(idx, None, n_intervals)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return [counts, *[bin_sums(idx, v, n_intervals) / counts for v in values]]
 
 
 @dataclass(frozen=True)
@@ -214,12 +220,7 @@ def eu_reliability(eu, gain, *, edges=None, n_bins: int = 20, bin_by=None) -> EU
     g = _vector(gain, "gain", n=e.shape[0])
     b = e if bin_by is None else _vector(bin_by, "bin_by", n=e.shape[0])
     cuts = equal_mass_edges(b, n_bins=n_bins) if edges is None else _edges(edges)
-    idx = np.searchsorted(cuts, b, side="right")
-    m = cuts.shape[0] + 1
-    counts = np.bincount(idx, minlength=m)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        mean_eu = np.bincount(idx, weights=e, minlength=m) / counts
-        mean_gain = np.bincount(idx, weights=g, minlength=m) / counts
+    counts, mean_eu, mean_gain = _interval_means(cut_index(b, cuts), cuts.shape[0] + 1, e, g)
     return EUReliability(edges=cuts, counts=counts, mean_eu=mean_eu, mean_gain=mean_gain)
 
 
@@ -364,11 +365,8 @@ def fit_eu_calibration(eu, gain, *, edges, clip: bool = True) -> EUCalibrationMa
     e = _vector(eu, "eu")
     g = _vector(gain, "gain", n=e.shape[0])
     cuts = _edges(edges)
-    idx = np.searchsorted(cuts, e, side="right")
-    m = cuts.shape[0] + 1
-    counts = np.bincount(idx, minlength=m)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        bin_gain = np.bincount(idx, weights=g, minlength=m) / counts
+    idx = cut_index(e, cuts)
+    counts, bin_gain = _interval_means(idx, cuts.shape[0] + 1, g)
     gamma_hat = bin_gain[idx]
     bounds = dict(y_min=0.0, y_max=1.0) if clip else {}
     iso = IsotonicRegression(increasing=True, out_of_bounds="clip", **bounds).fit(e, gamma_hat)

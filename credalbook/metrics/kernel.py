@@ -60,7 +60,7 @@ import numpy as np
 import torch
 from scipy.spatial.distance import cdist
 
-from credalbook._validation import as_scalar, check_choice, check_probs_labels
+from credalbook._validation import as_scalar, check_choice, check_positive_float, check_probs_labels
 from credalbook.metrics.classification import one_hot
 
 __all__ = [
@@ -89,13 +89,7 @@ _PAIRS_PER_BLOCK = 1 << 21
 
 
 def _check_bandwidth(bandwidth, name: str = "bandwidth") -> float:
-    try:
-        h = float(bandwidth)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a positive number; got {bandwidth!r}") from None
-    if not np.isfinite(h) or h <= 0:
-        raise ValueError(f"{name} must be a positive number; got {bandwidth!r}")
-    return h
+    return check_positive_float(bandwidth, name)
 
 
 # --------------------------------------------------------------------------------------------

@@ -23,7 +23,7 @@ from typing import Callable
 import numpy as np
 from scipy.special import comb
 
-from credalbook._validation import as_numpy, check_positive_int
+from credalbook._validation import as_numpy, check_positive_int, check_unit_values
 from credalbook.metrics.label_hist import _bin_index, _binned, check_label_hist
 from credalbook.metrics.classification import ReliabilityCurve
 
@@ -175,11 +175,7 @@ def _check_phi_probs(phi_probs, n: int) -> np.ndarray:
     v = v.astype(np.float64)
     if v.shape != (n,):
         raise ValueError(f"phi_probs must have shape ({n},) to match label_hist; got {v.shape}")
-    bad = ~np.isfinite(v) | (v < 0) | (v > 1)
-    if bad.any():
-        i = int(np.argmax(bad))
-        raise ValueError(f"phi_probs must lie in [0, 1]; phi_probs[{i}] = {v[i]}")
-    return v
+    return check_unit_values(v, "phi_probs")
 
 
 def _statistic_inputs(label_hist, phi_probs, phi, order):

@@ -18,6 +18,7 @@ from credalbook.nn.ensembles import (
     BackboneFeatures,
     classifier_sets,
     ClassifierSet,
+    MemberPredictions,
     train_classifier_set,
 )
 from credalbook.nn.loop import (
@@ -67,6 +68,7 @@ __all__ = [
     "BackboneFeatures",
     "classifier_sets",
     "ClassifierSet",
+    "MemberPredictions",
     "train_classifier_set",
     "as_float_tensor",
     "as_label_tensor",

@@ -36,14 +36,7 @@ import torch
 from torch import nn
 
 from credalbook._progress import progress_bar
-from credalbook._validation import (
-    as_numpy,
-    check_choice,
-    check_labels,
-    check_positive_int,
-    check_probability,
-    check_probs,
-)
+from credalbook._validation import as_numpy, check_choice, check_labels, check_positive_int, check_probability, check_probs
 from credalbook.cache import cached
 from credalbook.data.images import load_dataset
 from credalbook.data.splits import train_val_test_split
@@ -51,8 +44,8 @@ from credalbook.nn.models import MLP, _check_dropout, mc_dropout_predict
 from credalbook.nn.predictions import build_model
 from credalbook.nn.training import fit, predict_logits, predict_proba
 
-__all__ = ["BackboneFeatures", "ClassifierSet", "backbone_features", "train_classifier_set",
-           "classifier_sets"]
+__all__ = ["BackboneFeatures", "ClassifierSet", "MemberPredictions", "backbone_features",
+           "train_classifier_set", "classifier_sets"]
 
 KINDS = ("single", "dropout", "ensemble")
 _NAME_RE = re.compile(r"^DN\((\d*\.?\d+)\)$")
@@ -232,8 +225,53 @@ _BACKBONE_KEYS = tuple(name for name, p in inspect.signature(backbone_features).
                        if p.kind is inspect.Parameter.KEYWORD_ONLY and name not in ("device", "progress"))
 
 
-@dataclass(frozen=True, eq=False)
-class ClassifierSet:
+class MemberPredictions:
+    """What stored predictions of M members on several splits share: M, K and the uniform average.
+
+    A mixin for the frozen dataclasses that hold them (:class:`ClassifierSet`, the topology
+    ensembles of :mod:`credalbook.papers.wu_gales`; declare those with ``repr=False`` to keep the
+    short repr here): the class attribute ``MEMBERS`` names an attribute of shape (N, M, K)
+    (probabilities or logits) that gives :attr:`n_members` and :attr:`n_classes`, :meth:`average`
+    is the uniform ensemble average of the member probabilities ``ens_probs_<split>``, and the repr
+    shows the attributes named in ``REPR_FIELDS``, M, the size of every split in ``SPLITS`` (from
+    ``y_<split>``) and K.
+
+    Examples
+    --------
+    >>> class Two(MemberPredictions):
+    ...     MEMBERS, SPLITS, REPR_FIELDS = "ens_probs_val", ("val",), ()
+    ...     ens_probs_val, y_val = np.array([[[0.2, 0.8], [0.6, 0.4]]]), np.array([1])
+    >>> Two(), Two().average("val")
+    (Two(n_members=2, n_val=1, n_classes=2), array([[0.4, 0.6]]))
+    """
+
+    MEMBERS = "ens_probs_cal"
+    SPLITS = ("cal", "test")
+    REPR_FIELDS = ("name", "kind")
+
+    @property
+    def n_members(self) -> int:
+        """Number of members M."""
+        return int(getattr(self, self.MEMBERS).shape[1])
+
+    @property
+    def n_classes(self) -> int:
+        """Number of classes K."""
+        return int(getattr(self, self.MEMBERS).shape[2])
+
+    def average(self, split: str) -> np.ndarray:
+        """Uniform ensemble average of ``ens_probs_<split>`` (mean over the members), shape (N, K)."""
+        return getattr(self, "ens_probs_" + split).mean(axis=1)
+
+    def __repr__(self) -> str:
+        parts = [f"{name}={getattr(self, name)!r}" for name in self.REPR_FIELDS]
+        parts += [f"n_members={self.n_members}"]
+        parts += [f"n_{split}={len(getattr(self, 'y_' + split))}" for split in self.SPLITS]
+        return f"{type(self).__name__}({', '.join(parts)}, n_classes={self.n_classes})"
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class ClassifierSet(MemberPredictions):
     """Predictions of a set of M classifiers on a calibration and a test split.
 
     Attributes
@@ -292,29 +330,10 @@ class ClassifierSet:
             raise ValueError(f"ens_probs_cal and ens_probs_test must have the same (M, K); got {shapes[0]} "
                              f"and {shapes[1]}")
 
-    @property
-    def n_members(self) -> int:
-        """Number of classifiers M in the set."""
-        return int(self.ens_probs_cal.shape[1])
-
-    @property
-    def n_classes(self) -> int:
-        """Number of classes K."""
-        return int(self.ens_probs_cal.shape[2])
-
-    @property
-    def probs_cal(self) -> np.ndarray:
-        """Ensemble average (uniform weights) on the calibration split, shape (N_cal, K)."""
-        return self.ens_probs_cal.mean(axis=1)
-
-    @property
-    def probs_test(self) -> np.ndarray:
-        """Ensemble average (uniform weights) on the test split, shape (N_test, K)."""
-        return self.ens_probs_test.mean(axis=1)
-
-    def __repr__(self) -> str:
-        return (f"ClassifierSet(name={self.name!r}, kind={self.kind!r}, n_members={self.n_members}, "
-                f"n_cal={len(self.y_cal)}, n_test={len(self.y_test)}, n_classes={self.n_classes})")
+    probs_cal = property(lambda self: self.average("cal"),
+                         doc="Ensemble average (uniform weights) on the calibration split, shape (N_cal, K).")
+    probs_test = property(lambda self: self.average("test"),
+                          doc="Ensemble average (uniform weights) on the test split, shape (N_test, K).")
 
 
 def _set_name(kind: str, dropout: float) -> str:

@@ -48,6 +48,20 @@ def _from_numpy(arr: np.ndarray, dtype) -> torch.Tensor:
     return torch.from_numpy(arr if arr.flags.writeable else arr.copy())
 
 
+def _converted(x, name: str, what: str, kinds: str, dtype) -> torch.Tensor:
+    """`x` as a tensor of `dtype` if its dtype kind is one of `kinds` (numpy's letters), else ValueError."""
+    if isinstance(x, torch.Tensor):
+        t = x.detach()
+        kind = "b" if t.dtype == torch.bool else "c" if t.is_complex() else "f" if t.is_floating_point() else "i"
+        if kind not in kinds:
+            raise ValueError(f"{name} must hold {what}; got dtype {t.dtype}")
+        return t.to(torch.float32 if dtype == np.float32 else torch.int64)
+    arr = np.asarray(x)
+    if arr.dtype.kind not in kinds:
+        raise ValueError(f"{name} must hold {what}; got dtype {arr.dtype}")
+    return _from_numpy(arr, dtype)
+
+
 def as_float_tensor(x, name: str) -> torch.Tensor:
     """Return `x` (array-like or tensor, shape (N, ...)) as a float32 tensor (no device move).
 
@@ -58,16 +72,7 @@ def as_float_tensor(x, name: str) -> torch.Tensor:
     >>> as_float_tensor(np.zeros((2, 3), dtype=int), "x").dtype
     torch.float32
     """
-    if isinstance(x, torch.Tensor):
-        t = x.detach()
-        if t.is_complex() or t.dtype == torch.bool:
-            raise ValueError(f"{name} must hold real numbers; got dtype {t.dtype}")
-        t = t.to(torch.float32)
-    else:
-        arr = np.asarray(x)
-        if arr.dtype.kind not in "fiu":
-            raise ValueError(f"{name} must hold real numbers; got dtype {arr.dtype}")
-        t = _from_numpy(arr, np.float32)
+    t = _converted(x, name, "real numbers", "fiu", np.float32)
     if t.ndim < 2:
         raise ValueError(
             f"{name} must have shape (N, ...) with at least 2 dimensions; got shape {tuple(t.shape)}"
@@ -87,16 +92,7 @@ def as_label_tensor(y, name: str) -> torch.Tensor:
     >>> as_label_tensor([0, 2, 1], "y")
     tensor([0, 2, 1])
     """
-    if isinstance(y, torch.Tensor):
-        t = y.detach()
-        if t.is_floating_point() or t.is_complex() or t.dtype == torch.bool:
-            raise ValueError(f"{name} must hold integer class labels; got dtype {t.dtype}")
-        t = t.to(torch.int64)
-    else:
-        arr = np.asarray(y)
-        if arr.dtype.kind not in "iu":
-            raise ValueError(f"{name} must hold integer class labels; got dtype {arr.dtype}")
-        t = _from_numpy(arr, np.int64)
+    t = _converted(y, name, "integer class labels", "iu", np.int64)
     if t.ndim != 1:
         raise ValueError(f"{name} must have shape (N,); got shape {tuple(t.shape)}")
     if t.numel() and int(t.min()) < 0:

@@ -276,6 +276,15 @@ def fit_weight_function(
     -------
     WeightFunction
 
+    Notes
+    -----
+    The steps: the options become a :class:`WeightLearningConfig` (checked once); the problems
+    are checked to agree; the early-stopping part is split off (or taken from the ``val_*``
+    arguments); the features are standardised on the optimisation part; the R stacked networks
+    are trained by :func:`credalbook.nn.train_loop` with per-problem early stopping. The random
+    stream is, in this order: the validation split, the network initialisation and the minibatch
+    order, all from ``numpy.random.default_rng(seed)``.
+
     Examples
     --------
     Two members; the labels come from :math:`0.3\,\hat{\mathbf p}^{(1)} + 0.7\,\hat{\mathbf p}^{(2)}`:

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from credalbook._validation import check_choice, check_positive_int
+from credalbook._validation import check_choice, check_positive_float, check_positive_int
 from credalbook._random import WEIGHT_PRIORS, dirichlet, draw_labels, draw_weights
 from credalbook.credal.geometry import boundary_point
 
@@ -87,16 +87,6 @@ class CredalScenario:
         return self.scenario == "S1"
 
 
-def _check_u(u) -> float:
-    try:
-        value = float(u)
-    except (TypeError, ValueError):
-        raise ValueError(f"u must be a positive number; got {u!r}") from None
-    if not np.isfinite(value) or value <= 0:
-        raise ValueError(f"u must be a positive number; got {u!r}")
-    return value
-
-
 def credal_scenario(
     scenario: str,
     *,
@@ -143,7 +133,7 @@ def credal_scenario(
     n = check_positive_int(n_instances, "n_instances")
     m = check_positive_int(n_members, "n_members")
     k = check_positive_int(n_classes, "n_classes", minimum=2)
-    u = _check_u(u)
+    u = check_positive_float(u, "u")
     check_choice(weight_prior, "weight_prior", WEIGHT_PRIORS)
     check_choice(segment_start, "segment_start", _STARTS)
     rng = np.random.default_rng(seed)

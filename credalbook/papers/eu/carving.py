@@ -41,7 +41,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from credalbook._validation import as_numpy, check_positive_int
+from credalbook._validation import as_numpy, check_positive_int, check_unit_values
 
 __all__ = ["BallLayout", "BallSplit", "DenseCentres", "carve_balls", "dense_centres", "grid_centres",
            "neighbour_radius"]
@@ -77,11 +77,7 @@ def _fractions(value, name: str, n: int) -> np.ndarray:
         arr = np.full(n, float(arr))
     if arr.shape != (n,):
         raise ValueError(f"{name} must be a number or have shape ({n},), one value per centre; got {arr.shape}")
-    bad = ~np.isfinite(arr) | (arr < 0) | (arr > 1)
-    if bad.any():
-        i = int(np.argmax(bad))
-        raise ValueError(f"{name} must lie in [0, 1]; {name}[{i}] = {arr[i]!r}")
-    return arr
+    return check_unit_values(arr, name)
 
 
 def _subset(subset, n: int) -> np.ndarray:

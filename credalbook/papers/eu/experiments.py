@@ -44,6 +44,7 @@ from credalbook._progress import progress_bar
 from credalbook._validation import check_positive_int
 from credalbook.papers.eu.carving import BallSplit
 from credalbook.cache import checkpoint_path
+from credalbook.metrics.binning import bin_sums, cut_index
 from credalbook.metrics.uncertainty import binary_entropy
 from credalbook.metrics.epistemic import (
     accuracy_gain,
@@ -144,10 +145,9 @@ class EURun:
         expected even when :math:`\hat{\mathcal E}` equals :math:`\mathcal E` in every interval.
         """
         edges = self.evaluations[estimator].reliability.edges
-        idx = np.searchsorted(edges, self.eu[estimator], side="right")
-        n = np.bincount(idx, minlength=len(edges) + 1)
+        idx, m = cut_index(self.eu[estimator], edges), len(edges) + 1
         g = self.gain.astype(np.float64)
-        s1, s2 = np.bincount(idx, weights=g, minlength=len(n)), np.bincount(idx, weights=g * g, minlength=len(n))
+        n, s1, s2 = bin_sums(idx, None, m), bin_sums(idx, g, m), bin_sums(idx, g * g, m)
         ok = n > 1
         var = (s2[ok] - s1[ok] ** 2 / n[ok]) / (n[ok] - 1)
         return float(np.sum(n[ok] / n.sum() * np.sqrt(2.0 * var / (math.pi * n[ok]))))

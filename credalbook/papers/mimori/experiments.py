@@ -52,18 +52,9 @@ from credalbook.cache import cached, checkpoint_path
 from credalbook.calibration.selection import select_calibrator
 from credalbook.calibration.scaling import CALIBRATORS
 from credalbook.nn.device import resolve_device
-from credalbook.papers.mimori.alpha0 import (
-    dpe_alpha0_interval,
-    dpe_conditional_loss,
-    optimal_log_alpha0,
-    posterior_alpha0_interval,
-    posterior_conditional_epistemic_loss,
-)
-from credalbook.calibration.dirichlet import (
-    dirichlet_posterior_probs,
-    ensemble_disagreement,
-    ensemble_posterior_probs,
-)
+from credalbook.papers.mimori.alpha0 import (dpe_alpha0_interval, dpe_conditional_loss, optimal_log_alpha0,
+                                             posterior_alpha0_interval, posterior_conditional_epistemic_loss)
+from credalbook.calibration.dirichlet import dirichlet_posterior_probs, ensemble_disagreement, ensemble_posterior_probs
 from credalbook.metrics.label_hist import cpe_loss_decomposition, expected_squared_loss
 from credalbook.metrics.label_stats import statistic_calibration, statistic_squared_loss
 from credalbook.data.mix import make_mix_dataset, sample_label_hist, variable_label_counts

@@ -49,6 +49,7 @@ from credalbook.cache import cache_dir, cached, checkpoint_path
 from credalbook.nn.device import resolve_device
 from credalbook.data.images import load_dataset
 from credalbook.data.splits import train_val_test_split
+from credalbook.nn.ensembles import MemberPredictions
 from credalbook.nn.models import count_parameters
 from credalbook.nn.architectures import PadCropFlip, build_topology
 from credalbook.nn.training import fit, predict_logits
@@ -160,8 +161,12 @@ def _member_one_thread(dataset: str, topology: str, seed: int, kw: dict, cache_r
     return topology_member_logits(dataset, topology, seed=seed, progress=False, **kw)
 
 
-@dataclass(frozen=True, eq=False)
-class TopologyEnsemble:
+def _member_probs(logits: np.ndarray) -> np.ndarray:
+    return softmax(logits.astype(np.float64), axis=2)
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class TopologyEnsemble(MemberPredictions):
     """Logits of M members of one topology on a validation and a test set.
 
     Attributes
@@ -204,37 +209,15 @@ class TopologyEnsemble:
     n_parameters: int
     config: dict = field(repr=False)
 
-    @property
-    def n_members(self) -> int:
-        return int(self.logits_val.shape[1])
-
-    @property
-    def n_classes(self) -> int:
-        return int(self.logits_val.shape[2])
-
-    @property
-    def ens_probs_val(self) -> np.ndarray:
-        """Member probabilities on the validation set, (N_val, M, K), float64."""
-        return softmax(self.logits_val.astype(np.float64), axis=2)
-
-    @property
-    def ens_probs_test(self) -> np.ndarray:
-        """Member probabilities on the test set, (N_test, M, K), float64."""
-        return softmax(self.logits_test.astype(np.float64), axis=2)
-
-    @property
-    def probs_val(self) -> np.ndarray:
-        """Uniform ensemble average on the validation set (Eq. 17), (N_val, K)."""
-        return self.ens_probs_val.mean(axis=1)
-
-    @property
-    def probs_test(self) -> np.ndarray:
-        """Uniform ensemble average on the test set (Eq. 17), (N_test, K)."""
-        return self.ens_probs_test.mean(axis=1)
-
-    def __repr__(self) -> str:
-        return (f"TopologyEnsemble(topology={self.topology!r}, n_members={self.n_members}, "
-                f"n_val={len(self.y_val)}, n_test={len(self.y_test)}, n_classes={self.n_classes})")
+    MEMBERS, SPLITS, REPR_FIELDS = "logits_val", ("val", "test"), ("topology",)
+    ens_probs_val = property(lambda self: _member_probs(self.logits_val),
+                             doc="Member probabilities on the validation set, (N_val, M, K), float64.")
+    ens_probs_test = property(lambda self: _member_probs(self.logits_test),
+                              doc="Member probabilities on the test set, (N_test, M, K), float64.")
+    probs_val = property(lambda self: self.average("val"),
+                         doc="Uniform ensemble average on the validation set (Eq. 17), (N_val, K).")
+    probs_test = property(lambda self: self.average("test"),
+                          doc="Uniform ensemble average on the test set (Eq. 17), (N_test, K).")
 
 
 def _prepared_data(dataset: str, n_train, n_test, val_fraction: float, split_seed: int):

@@ -23,13 +23,12 @@ Eqs. 41-50, Fig. 4.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
 from scipy.stats import binom
 
-from credalbook._validation import check_positive_int
+from credalbook._validation import check_positive_float, check_positive_int
 from credalbook._random import draw_labels
 
 __all__ = [
@@ -164,12 +163,7 @@ def calibrated_members_ensemble(n_samples: int = 100_000, *, n_classes: int = 4,
     k = check_positive_int(n_classes, "n_classes", minimum=2)
     m = check_positive_int(n_members, "n_members")
     b = check_positive_int(bin_size, "bin_size")
-    try:
-        alpha = float(concentration)
-    except (TypeError, ValueError):
-        raise ValueError(f"concentration must be a positive number; got {concentration!r}") from None
-    if not (math.isfinite(alpha) and alpha > 0):
-        raise ValueError(f"concentration must be a positive number; got {concentration!r}")
+    alpha = check_positive_float(concentration, "concentration")
     rng = np.random.default_rng(seed)
     true = rng.dirichlet(np.full(k, alpha), size=n)
     ens = np.empty((n, m, k))
