@@ -125,7 +125,7 @@ class TestCompare:
         assert json.loads(json.dumps(cmp.to_dict()))["rows"][0]["book"] == "0.108 ± 0.023"
 
     def test_errors(self):
-        with pytest.raises(TypeError, match="results must be a dict"):
+        with pytest.raises(TypeError, match="results must be a mapping"):
             compare([1, 2])
         res = _results()
         del res["toy_floor"]

@@ -165,5 +165,5 @@ class TestCompare:
             compare([1, 2])
         results = _results()
         del results["fig3"]
-        with pytest.raises(ValueError, match=re.escape("results is missing ['fig3']")):
+        with pytest.raises(ValueError, match=re.escape("results is missing the keys ['fig3']")):
             compare(results)

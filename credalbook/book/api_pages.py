@@ -71,7 +71,7 @@ def documented_names(text: str) -> dict[str, set[str]]:
         if kind in ("currentmodule", "automodule"):
             current = target
             found.setdefault(current, set())
-        elif kind != "module" and kind != "autosummary" and current is not None:
+        elif kind.startswith("auto") and current is not None:
             found[current].add(target)
     return found
 

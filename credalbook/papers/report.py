@@ -14,6 +14,7 @@ import html
 import json
 import math
 import numbers
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -22,7 +23,7 @@ import numpy as np
 
 from credalbook._paths import results_dir
 
-__all__ = ["Comparison", "ComparisonRow", "Table", "count_of", "glue", "load_comparison", "reported"]
+__all__ = ["Comparison", "ComparisonRow", "Table", "check_results", "count_of", "glue", "load_comparison", "reported"]
 
 #: The papers whose reported numbers live in ``credalbook/papers/<paper>/reported.json``.
 PAPERS = ("mortier", "juergens", "mimori", "wu_gales", "eu")
@@ -223,3 +224,21 @@ def reported(paper: str) -> dict:
     ['_paper', 'table1']
     """
     return json.loads(_reported_file(paper))
+
+
+def check_results(results, keys) -> Mapping:
+    """Check the results mapping a paper's ``compare`` receives: a mapping holding every name in ``keys``.
+
+    Examples
+    --------
+    >>> check_results({"a": 1}, ("a", "b"))
+    Traceback (most recent call last):
+    ...
+    ValueError: results is missing the keys ['b'] (it needs ['a', 'b'])
+    """
+    if not isinstance(results, Mapping):
+        raise TypeError(f"results must be a mapping of the chapter's numbers; got {type(results).__name__}")
+    missing = [k for k in keys if k not in results]
+    if missing:
+        raise ValueError(f"results is missing the keys {missing} (it needs {list(keys)})")
+    return results

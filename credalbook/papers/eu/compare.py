@@ -18,7 +18,7 @@ import math
 import numpy as np
 
 from credalbook.papers.eu.experiments import EU_ESTIMATORS, EU_METRICS, EU_PAPER_TABLE1, EU_PAPER_TABLE2, compare_summary
-from credalbook.papers.report import Comparison, count_of, reported
+from credalbook.papers.report import check_results, Comparison, count_of, reported
 
 __all__ = ["compare"]
 
@@ -150,11 +150,7 @@ def compare(results: dict, *, chapter: str = CHAPTER) -> Comparison:
     >>> len(cmp.rows), cmp.rows[0].paper, cmp.rows[0].agrees
     (33, '0.108 ± 0.023', True)
     """
-    if not isinstance(results, dict):
-        raise TypeError(f"results must be a dict; got {type(results).__name__}")
-    missing = [k for k in _KEYS if k not in results]
-    if missing:
-        raise ValueError(f"results is missing the keys {missing}")
+    check_results(results, _KEYS)
     if len(results["mismatch"]) != 3:
         raise ValueError(f"results['mismatch'] must hold three summaries (layout, variant 1, variant 2); "
                          f"got {len(results['mismatch'])}")

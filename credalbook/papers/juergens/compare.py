@@ -10,7 +10,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from credalbook.papers.report import Comparison, reported
+from credalbook.papers.report import check_results, Comparison, reported
 
 __all__ = ["compare", "paper_table1", "RESULT_KEYS"]
 
@@ -98,11 +98,7 @@ def compare(results: Mapping, *, chapter: str = "02_juergens_instance_calibratio
     >>> len(c.rows), c.n_agree
     (14, 14)
     """
-    if not isinstance(results, Mapping):
-        raise TypeError(f"results must be a mapping of the chapter's numbers; got {type(results).__name__}")
-    missing = [k for k in RESULT_KEYS if k not in results]
-    if missing:
-        raise ValueError(f"results lacks the keys {missing}")
+    check_results(results, RESULT_KEYS)
     claim = {k: v["paper"] for k, v in reported("juergens")["claims"].items()}
     r = results
     gap, below, power, skce_power = r["gap"], r["below"], r["power"], r["skce_power"]

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from credalbook.papers.mimori.reported import PAPER_DELTA_D, paper_values
-from credalbook.papers.report import Comparison, reported
+from credalbook.papers.report import check_results, Comparison, reported
 
 __all__ = ["POST_ROWS", "compare"]
 
@@ -75,11 +75,7 @@ def compare(results: dict, *, chapter: str = _CHAPTER) -> Comparison:
     >>> reported("mimori")["table4"]["values"]["Mix-MNIST(2)"]["Raw+ts"]["EL"]
     0.0379
     """
-    if not isinstance(results, Mapping):
-        raise TypeError(f"results must be a dict; got {type(results).__name__}")
-    missing = [k for k in _KEYS if k not in results]
-    if missing:
-        raise ValueError(f"results is missing {missing}; it needs {list(_KEYS)}")
+    check_results(results, _KEYS)
     claims = reported("mimori")["claims"]["values"]
     cmp = Comparison(chapter)
     dataset, data_name = results["dataset"], results["data_name"]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from credalbook.papers.report import Comparison, reported
+from credalbook.papers.report import check_results, Comparison, reported
 
 __all__ = ["compare", "paper_table1", "RESULT_KEYS"]
 
@@ -84,11 +84,7 @@ def compare(results: Mapping, *, chapter: str = "01_mortier_set_calibration") ->
     >>> len(c.rows), c.rows[-1].paper
     (13, '0.1680 → 0.0150 (CIFAR-10, MOB)')
     """
-    if not isinstance(results, Mapping):
-        raise TypeError(f"results must be a mapping of the chapter's numbers; got {type(results).__name__}")
-    missing = [k for k in RESULT_KEYS if k not in results]
-    if missing:
-        raise ValueError(f"results lacks the keys {missing}")
+    check_results(results, RESULT_KEYS)
     paper = reported("mortier")
     claim = {k: v["paper"] for k, v in paper["claims"].items()}
     r = results

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from credalbook.papers.report import Comparison, reported
+from credalbook.papers.report import check_results, Comparison, reported
 from credalbook.papers.wu_gales.reported import wg_paper_reference, WG_PAPER_COMBINATION
 
 __all__ = ["compare", "RESULT_KEYS"]
@@ -69,11 +69,9 @@ def compare(results: Mapping, *, chapter: str = _CHAPTER) -> Comparison:
     >>> compare({"dataset": "cifar100", "networks": "paper"})  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    ValueError: results is missing the keys ['example1', 'toys', ...]
+    ValueError: results is missing the keys ['example1', 'toys', ...] (it needs [...])
     """
-    missing = [k for k in RESULT_KEYS if k not in results]
-    if missing:
-        raise ValueError(f"results is missing the keys {missing}")
+    check_results(results, RESULT_KEYS)
     paper = reported("wu_gales")
     claims, findings = paper["claims"], paper["findings"]
     ref = wg_paper_reference(results["dataset"])
