@@ -105,6 +105,42 @@ def _evaluate(model, x, y, batch_size) -> tuple[float, float]:
     return total_loss / x.shape[0], correct / x.shape[0]
 
 
+def _checked_data(x_train, y_train, x_val, y_val):
+    """Float inputs and int64 labels of matching lengths; ``x_va, y_va`` are None without validation data."""
+    x_tr = as_float_tensor(x_train, "x_train")
+    y_tr = as_label_tensor(y_train, "y_train")
+    if x_tr.shape[0] != y_tr.shape[0]:
+        raise ValueError(f"x_train and y_train must have the same length; got {x_tr.shape[0]} and {y_tr.shape[0]}")
+    if x_val is None and y_val is None:
+        return x_tr, y_tr, None, None
+    if x_val is None or y_val is None:
+        missing = "x_val" if x_val is None else "y_val"
+        raise ValueError(f"{missing} is None; pass both x_val and y_val or neither")
+    x_va = as_float_tensor(x_val, "x_val")
+    y_va = as_label_tensor(y_val, "y_val")
+    if x_va.shape[0] != y_va.shape[0]:
+        raise ValueError(f"x_val and y_val must have the same length; got {x_va.shape[0]} and {y_va.shape[0]}")
+    if tuple(x_va.shape[1:]) != tuple(x_tr.shape[1:]):
+        raise ValueError(f"x_val must have instances of shape {tuple(x_tr.shape[1:])} like x_train; "
+                         f"got {tuple(x_va.shape[1:])}")
+    return x_tr, y_tr, x_va, y_va
+
+
+@torch.no_grad()
+def _check_labels_fit(model, x_tr, labels, batch_size: int) -> None:
+    """Probe the first batch in eval mode (no RNG, no batch-norm update) to learn K; labels must be < K."""
+    model.eval()
+    size = min(batch_size, x_tr.shape[0])
+    probe = model(x_tr[:size])
+    if probe.ndim != 2 or probe.shape[0] != size:
+        raise ValueError(f"model must return logits of shape (batch, K); got shape {tuple(probe.shape)}")
+    n_classes = probe.shape[1]
+    for name, y in labels:
+        if y is not None and y.numel() and int(y.max()) >= n_classes:
+            raise ValueError(f"{name} contains label {int(y.max())} but the model outputs {n_classes} "
+                             f"classes (labels must be in [0, {n_classes}))")
+
+
 def _augmented(augment, xb: torch.Tensor, size: int) -> torch.Tensor:
     out = augment(xb)
     if not isinstance(out, torch.Tensor) or out.shape[0] != size:
@@ -303,29 +339,9 @@ def fit(
     checkpoint = as_checkpoint(checkpoint)
     dev = resolve_device(device)
 
-    x_tr = as_float_tensor(x_train, "x_train")
-    y_tr = as_label_tensor(y_train, "y_train")
-    if x_tr.shape[0] != y_tr.shape[0]:
-        raise ValueError(
-            f"x_train and y_train must have the same length; got {x_tr.shape[0]} and {y_tr.shape[0]}"
-        )
-    has_val = x_val is not None or y_val is not None
-    if has_val:
-        if x_val is None or y_val is None:
-            missing = "x_val" if x_val is None else "y_val"
-            raise ValueError(f"{missing} is None; pass both x_val and y_val or neither")
-        x_va = as_float_tensor(x_val, "x_val")
-        y_va = as_label_tensor(y_val, "y_val")
-        if x_va.shape[0] != y_va.shape[0]:
-            raise ValueError(
-                f"x_val and y_val must have the same length; got {x_va.shape[0]} and {y_va.shape[0]}"
-            )
-        if tuple(x_va.shape[1:]) != tuple(x_tr.shape[1:]):
-            raise ValueError(
-                f"x_val must have instances of shape {tuple(x_tr.shape[1:])} like x_train; "
-                f"got {tuple(x_va.shape[1:])}"
-            )
-    elif patience is not None:
+    x_tr, y_tr, x_va, y_va = _checked_data(x_train, y_train, x_val, y_val)
+    has_val = x_va is not None
+    if not has_val and patience is not None:
         raise ValueError(f"patience={patience} needs validation data; pass x_val and y_val")
     if restore_best is None:
         restore_best = patience is not None
@@ -338,21 +354,7 @@ def fit(
         x_va, y_va = x_va.to(dev), y_va.to(dev)
     eval_batch = max(batch_size, 512)
 
-    # probe the first batch in eval mode (no RNG, no batch-norm update) to learn K
-    model.eval()
-    with torch.no_grad():
-        probe = model(x_tr[: min(batch_size, x_tr.shape[0])])
-    if probe.ndim != 2 or probe.shape[0] != min(batch_size, x_tr.shape[0]):
-        raise ValueError(
-            f"model must return logits of shape (batch, K); got shape {tuple(probe.shape)}"
-        )
-    n_classes = probe.shape[1]
-    for name, y in (("y_train", y_tr), ("y_val", y_va if has_val else None)):
-        if y is not None and y.numel() and int(y.max()) >= n_classes:
-            raise ValueError(
-                f"{name} contains label {int(y.max())} but the model outputs {n_classes} "
-                f"classes (labels must be in [0, {n_classes}))"
-            )
+    _check_labels_fit(model, x_tr, (("y_train", y_tr), ("y_val", y_va)), batch_size)
 
     params = [p for p in model.parameters() if p.requires_grad]
     if optimizer == "adam":
