@@ -23,7 +23,7 @@ import numpy as np
 
 from credalbook._paths import results_dir
 
-__all__ = ["Comparison", "ComparisonRow", "Table", "check_results", "count_of", "glue", "load_comparison", "reported"]
+__all__ = ["Comparison", "ComparisonRow", "Table", "check_results", "count_of", "reported_table_rows", "glue", "load_comparison", "reported"]
 
 #: The papers whose reported numbers live in ``credalbook/papers/<paper>/reported.json``.
 PAPERS = ("mortier", "juergens", "mimori", "wu_gales", "eu")
@@ -242,3 +242,24 @@ def check_results(results, keys) -> Mapping:
     if missing:
         raise ValueError(f"results is missing the keys {missing} (it needs {list(keys)})")
     return results
+
+
+def reported_table_rows(paper: str, table: str, **keys) -> dict:
+    """One block of a reported table, ``reported(paper)[table]["rows"][k1][k2]...`` for ``keys`` in order,
+    with a ValueError naming the key whose value the table lacks.
+
+    Examples
+    --------
+    >>> reported_table_rows("mortier", "table1", dataset="CIFAR-10", arch="MOB")["DE"]["avg_ece_conf"]
+    0.168
+    >>> reported_table_rows("mortier", "table1", dataset="MNIST", arch="MOB")
+    Traceback (most recent call last):
+    ...
+    ValueError: dataset must be one of ['BACTERIA', 'CALTECH-101', 'CALTECH-256', 'CIFAR-10', 'PLANTCLEF2015', 'PROTEINS']; got 'MNIST'
+    """
+    rows = reported(paper)[table]["rows"]
+    for name, value in keys.items():
+        if value not in rows:
+            raise ValueError(f"{name} must be one of {sorted(rows)}; got {value!r}")
+        rows = rows[value]
+    return rows

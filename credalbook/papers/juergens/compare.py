@@ -10,7 +10,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from credalbook.papers.report import check_results, Comparison, reported
+from credalbook.papers.report import check_results, Comparison, reported, reported_table_rows
 
 __all__ = ["compare", "paper_table1", "RESULT_KEYS"]
 
@@ -44,12 +44,7 @@ def paper_table1(dataset: str = "CIFAR-10", arch: str = "ResNet-18") -> dict:
     >>> paper_table1()["DE"]["row 1"]["lambda_acc"]
     0.873
     """
-    rows = reported("juergens")["table1"]["rows"]
-    if dataset not in rows:
-        raise ValueError(f"dataset must be one of {sorted(rows)}; got {dataset!r}")
-    if arch not in rows[dataset]:
-        raise ValueError(f"arch must be one of {sorted(rows[dataset])}; got {arch!r}")
-    return rows[dataset][arch]
+    return reported_table_rows("juergens", "table1", dataset=dataset, arch=arch)
 
 
 def compare(results: Mapping, *, chapter: str = "02_juergens_instance_calibration") -> Comparison:

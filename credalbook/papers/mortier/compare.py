@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from credalbook.papers.report import check_results, Comparison, reported
+from credalbook.papers.report import check_results, Comparison, reported, reported_table_rows
 
 __all__ = ["compare", "paper_table1", "RESULT_KEYS"]
 
@@ -39,12 +39,7 @@ def paper_table1(dataset: str = "CIFAR-10", arch: str = "VGG") -> dict:
     >>> paper_table1("CIFAR-10", "MOB")["DE"]["avg_ece_conf"]
     0.168
     """
-    rows = reported("mortier")["table1"]["rows"]
-    if dataset not in rows:
-        raise ValueError(f"dataset must be one of {sorted(rows)}; got {dataset!r}")
-    if arch not in rows[dataset]:
-        raise ValueError(f"arch must be one of {sorted(rows[dataset])} for {dataset}; got {arch!r}")
-    return rows[dataset][arch]
+    return reported_table_rows("mortier", "table1", dataset=dataset, arch=arch)
 
 
 def compare(results: Mapping, *, chapter: str = "01_mortier_set_calibration") -> Comparison:
