@@ -97,3 +97,32 @@ class TestFitWeightFunction:
         fw = fit_weight_function(x, ens, y, max_epochs=1, seed=0)
         with pytest.raises(ValueError, match="features"):
             fw.weights(np.zeros((5, 3)))
+
+
+class TestWeightLearningConfig:
+    def test_main(self):
+        from credalbook.stats import LOSS_PRESETS, WeightLearningConfig
+        for estimator, (score, gamma) in LOSS_PRESETS.items():
+            cfg = WeightLearningConfig.from_options(estimator=estimator)
+            assert (cfg.score, cfg.gamma) == (score, gamma)
+        cfg = WeightLearningConfig.from_options(estimator="kl", score="brier", gamma=0.2, hidden=[4, 4], patience=3)
+        assert (cfg.score, cfg.gamma, cfg.hidden, cfg.patience) == ("brier", 0.2, (4, 4), 3)
+        rec = cfg.record(device="cpu", n_train=10, n_val=5)
+        assert rec["estimator"] == "kl" and rec["n_val"] == 5 and "val_fraction" not in rec
+
+    def test_config_recorded_by_fit(self):
+        from credalbook.stats import WeightLearningConfig
+        rng = np.random.default_rng(7)
+        x, ens, y, _ = _two_members(rng, 120, lambda x: np.full_like(x, 0.5))
+        fw = fit_weight_function(x, ens, y, estimator="brier", max_epochs=2, hidden=(4,), seed=0)
+        expected = WeightLearningConfig.from_options(estimator="brier", max_epochs=2, hidden=(4,))
+        assert fw.config == expected.record(device="cpu", n_train=90, n_val=30)
+
+    def test_errors(self):
+        from credalbook.stats import WeightLearningConfig
+        with pytest.raises(ValueError, match="hidden"):
+            WeightLearningConfig.from_options(hidden=(0,))
+        with pytest.raises(ValueError, match="patience"):
+            WeightLearningConfig.from_options(patience=0)
+        with pytest.raises(ValueError, match="bandwidth"):
+            WeightLearningConfig.from_options(estimator="lp", estimator_options={"bandwidth": -1.0})

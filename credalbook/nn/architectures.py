@@ -48,6 +48,16 @@ def _check_image(in_channels, image_size) -> tuple[int, int]:
     return in_channels, int(image_size)
 
 
+def _pooled_head(net: nn.Module, layers: list, width: int) -> None:
+    """Finish a pre-activation network: BN-ReLU-global average pooling after `layers` (the
+    ``width``-dimensional features, ``net.body``), a ``Linear(K)`` head, then :func:`_he_init`."""
+    layers += [nn.BatchNorm2d(width), nn.ReLU(inplace=True), nn.AdaptiveAvgPool2d(1), nn.Flatten()]
+    net.body = nn.Sequential(*layers)
+    net.head = nn.Linear(width, net.n_classes)
+    net.feature_dim = width
+    _he_init(net)
+
+
 def _he_init(module: nn.Module) -> None:
     """He-normal convolutions (fan-out), unit batch-norm scales, zero biases (both papers' code)."""
     for m in module.modules():
@@ -231,12 +241,7 @@ class DenseNet(_Network):
                 layers += [nn.BatchNorm2d(c), nn.ReLU(inplace=True),
                            nn.Conv2d(c, c_out, 1, bias=False), nn.AvgPool2d(2)]
                 c = c_out
-        layers += [nn.BatchNorm2d(c), nn.ReLU(inplace=True), nn.AdaptiveAvgPool2d(1),
-                   nn.Flatten()]
-        self.body = nn.Sequential(*layers)
-        self.head = nn.Linear(c, self.n_classes)
-        self.feature_dim = c
-        _he_init(self)
+        _pooled_head(self, layers, c)
 
 
 # ------------------------------------------------------------------------------ Wide ResNet
@@ -313,13 +318,8 @@ class WideResNet(_Network):
             for b in range(n):
                 layers.append(_WideBlock(c, width, 2 if g > 0 and b == 0 else 1, drop_rate))
                 c = width
-        layers += [nn.BatchNorm2d(c), nn.ReLU(inplace=True), nn.AdaptiveAvgPool2d(1),
-                   nn.Flatten()]
         self.depth, self.widen_factor = depth, widen_factor
-        self.body = nn.Sequential(*layers)
-        self.head = nn.Linear(c, self.n_classes)
-        self.feature_dim = c
-        _he_init(self)
+        _pooled_head(self, layers, c)
 
 
 #: Network families by name (the ``family`` of a topology specification).

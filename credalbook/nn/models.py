@@ -107,6 +107,13 @@ def _check_n_classes(n_classes) -> int:
     return n_classes
 
 
+def _check_widths(widths, name: str) -> tuple:
+    """Layer widths: an int or a sequence of positive ints -> tuple of int."""
+    if isinstance(widths, (int, np.integer)):
+        widths = (int(widths),)
+    return tuple(check_positive_int(w, name) for w in widths)
+
+
 def _check_dropout(dropout) -> float:
     if not isinstance(dropout, (int, float, np.floating)) or not 0.0 <= float(dropout) < 1.0:
         raise ValueError(f"dropout must be a probability in [0, 1); got {dropout!r}")
@@ -161,9 +168,7 @@ class MLP(nn.Module):
         super().__init__()
         in_features = check_positive_int(in_features, "in_features")
         n_classes = _check_n_classes(n_classes)
-        if isinstance(hidden, (int, np.integer)):
-            hidden = (int(hidden),)
-        hidden = tuple(check_positive_int(h, "hidden") for h in hidden)
+        hidden = _check_widths(hidden, "hidden")
         dropout = _check_dropout(dropout)
         if activation not in _ACTIVATIONS:
             raise ValueError(
@@ -247,9 +252,7 @@ class SmallCNN(nn.Module):
         super().__init__()
         in_channels = check_positive_int(in_channels, "in_channels")
         n_classes = _check_n_classes(n_classes)
-        if isinstance(channels, (int, np.integer)):
-            channels = (int(channels),)
-        channels = tuple(check_positive_int(c, "channels") for c in channels)
+        channels = _check_widths(channels, "channels")
         if not channels:
             raise ValueError("channels must name at least one convolution block; got ()")
         hidden = check_positive_int(hidden, "hidden")

@@ -205,7 +205,7 @@ class WeightLearningConfig:
         if not (math.isfinite(gamma) and gamma >= 0):
             raise ValueError(f"gamma must be a finite number >= 0; got {gamma!r}")
         options = dict(estimator_options or {})
-        estimator_function(estimator, **options)  # unknown options fail here, before any work
+        estimator_function(estimator, **options)  # bandwidths are checked here, before any work
         return cls(estimator=estimator, estimator_options=options, score=score, gamma=gamma,
                    val_fraction=val_fraction, hidden=tuple(check_positive_int(h, "hidden") for h in hidden), lr=lr,
                    batch_size=check_positive_int(batch_size, "batch_size"),
