@@ -210,6 +210,18 @@ class TestApiReference:
                 assert not missing, f"{stem}.html does not document {modname}: {missing}"
 
 
+def test_broken_reference_fails_the_build(tmp_path):
+    """A docstring reference to a name that does not exist fails ``build_book`` (and the next build)."""
+    runner.stage_book(tmp_path)
+    (tmp_path / "_toc.yml").write_text("format: jb-book\nroot: book/api/broken\n")
+    (tmp_path / "book" / "api" / "broken.md").write_text(
+        "# Broken\n\n```{eval-rst}\n.. currentmodule:: credalbook.metrics\n\n.. autofunction:: ece_confidence\n\n"
+        "See :func:`credalbook.metrics.no_such_function`.\n```\n")
+    for _ in range(2):  # the failure removes Sphinx's cache, so the unchanged page is read again
+        with pytest.raises(RuntimeError, match="reference target not found: credalbook.metrics.no_such_function"):
+            runner.build_book(book_root=tmp_path)
+
+
 def test_eu_chapter_n_seeds(tmp_path, monkeypatch):
     """The EU chapter's `n_seeds` parameter overrides the scale's seed count and is validated."""
     monkeypatch.setenv("CREDALBOOK_CACHE_DIR", str(tmp_path / "cache"))

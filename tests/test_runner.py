@@ -68,3 +68,19 @@ class TestCli:
     def test_help(self):
         proc = subprocess.run([sys.executable, "-m", "credalbook.book", "--help"], capture_output=True, text=True)
         assert proc.returncode == 0 and "--scale" in proc.stdout
+
+
+def test_fingerprint_covers_the_whole_package(tmp_path, monkeypatch):
+    """A change anywhere in credalbook/ (not only in credalbook/book/) re-executes the chapters."""
+    import shutil
+
+    from credalbook.book import runner as runner_module
+
+    pkg = Path(runner_module.__file__).resolve().parents[1]
+    copy = tmp_path / "credalbook"
+    shutil.copytree(pkg, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(runner_module, "__file__", str(copy / "book" / "runner.py"))
+    before = runner_module.package_fingerprint()
+    (copy / "metrics" / "classification.py").write_text((copy / "metrics" / "classification.py").read_text() + "\n# edit\n")
+    assert runner_module.package_fingerprint() != before
+

@@ -1,7 +1,8 @@
-"""Executing the chapters with papermill and building the site with Jupyter Book.
+"""Executing the chapters with papermill, building the site with Jupyter Book, and its API pages.
 
-Run as ``python -m credalbook.book.runner build`` (see README.md). Nothing else in the package
-imports this subpackage.
+Run as ``python -m credalbook.book build`` (see README.md); :mod:`credalbook.book.api_pages` writes
+the API reference pages from the subpackages' ``__all__``. Nothing else in the package imports this
+subpackage.
 """
 
-__all__ = ["runner"]
+__all__ = ["api_pages", "runner"]

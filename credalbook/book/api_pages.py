@@ -40,7 +40,7 @@ PAGES = {
     "cache": ("credalbook.cache",),
     "papers": tuple(f"credalbook.papers.{p}" for p in ("mortier", "juergens", "mimori", "wu_gales", "eu",
                                                         "presets", "report")),
-    "book": ("credalbook.book.runner",),
+    "book": ("credalbook.book.runner", "credalbook.book.api_pages"),
 }
 #: The package a page's title names, when it is not the page's only module.
 TITLES = {"papers": "credalbook.papers", "book": "credalbook.book"}

@@ -82,7 +82,7 @@ def chapter_paths(names=None, *, chapters_dir: Path | None = None) -> list[Path]
 def package_fingerprint() -> str:
     """Hash of the package's source files and version: a code change re-executes the chapters."""
     h = hashlib.sha256(__version__.encode())
-    pkg = Path(__file__).resolve().parent
+    pkg = Path(__file__).resolve().parents[1]  # credalbook/, not only credalbook/book/
     for f in sorted(pkg.rglob("*.py")):
         h.update(f.relative_to(pkg).as_posix().encode())
         h.update(f.read_bytes())
