@@ -1,4 +1,4 @@
-"""Synthetic data shared by several test modules (imported as ``helpers``: pytest puts tests/ on sys.path)."""
+"""Synthetic data shared by several test modules (imported as ``tests.helpers``)."""
 
 import math
 

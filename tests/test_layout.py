@@ -153,3 +153,20 @@ class TestDependencies:
 def test_no_module_looks_like_a_test():
     bad = [p.name for p in PACKAGE.rglob("*.py") if p.name.endswith("_test.py") or p.name.startswith("test_")]
     assert not bad
+
+
+def test_tests_mirror_the_package():
+    """tests/<sub>/test_<module>[_<topic>].py sits beside a module credalbook/<sub>/<module>.py."""
+    tests = PACKAGE.parent / "tests"
+    stray = []
+    for path in tests.rglob("test_*.py"):
+        rel = path.relative_to(tests)
+        if len(rel.parts) == 1:
+            continue  # whole-package checks (layout, packaging, validation, plotting, cache, ...)
+        folder = PACKAGE.joinpath(*rel.parts[:-1])
+        stem = rel.stem[len("test_"):]
+        modules = {p.stem for p in folder.glob("*.py")} if folder.is_dir() else set()
+        if not any(stem == m or stem.startswith(m + "_") for m in modules):
+            stray.append(str(rel))
+    assert not stray, f"test files with no module of that name beside them in credalbook/: {stray}"
+

@@ -6,7 +6,7 @@ from scipy.special import softmax
 
 from credalbook.metrics import ece
 from credalbook.papers.wu_gales import TemperatureSweep, temperature_sweep
-from helpers import overconfident_members, tempered_members
+from tests.helpers import overconfident_members, tempered_members
 
 
 class TestTemperatureSweep:

@@ -6,7 +6,7 @@ import pytest
 
 from credalbook.calibration import VectorScaling
 from credalbook.calibration import PAPER_CALIBRATOR_GRIDS, CalibratorSelection, select_calibrator
-from helpers import synthetic_logits
+from tests.helpers import synthetic_logits
 
 
 class TestSelectCalibrator:

@@ -22,7 +22,7 @@ from credalbook.metrics import (
     expected_squared_loss,
 )
 from credalbook.metrics import ReliabilityCurve, brier_score
-from helpers import bin_index, draw_label_hists, label_case, within_se_detail
+from tests.helpers import bin_index, draw_label_hists, label_case, within_se_detail
 
 
 # ----------------------------------------------------------------------------------------------

@@ -15,7 +15,7 @@ from credalbook.papers.wu_gales import (
     topology_member_logits,
 )
 from credalbook.nn import build_topology
-from helpers import check_shapes
+from tests.helpers import check_shapes
 
 CUDA = pytest.mark.skipif(not torch.cuda.is_available(), reason="CUDA is not available")
 DEVICES = ["cpu", pytest.param("cuda", marks=CUDA)]

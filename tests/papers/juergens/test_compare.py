@@ -9,7 +9,7 @@ import pytest
 from credalbook.papers.juergens import compare, paper_table1
 from credalbook.papers.report import Comparison, reported
 
-CHAPTER = Path(__file__).resolve().parents[1] / "chapters" / "02_juergens_instance_calibration.ipynb"
+CHAPTER = Path(__file__).resolve().parents[3] / "chapters" / "02_juergens_instance_calibration.ipynb"
 COLUMNS = ("mean_acc", "mean_h0", "mean_p", "mean_ce", "lambda_acc", "lambda_h0", "lambda_p", "lambda_ce")
 SETTINGS = ("binary", "multiclass")
 

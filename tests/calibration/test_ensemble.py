@@ -17,7 +17,7 @@ from credalbook.calibration import (
     PreCombinationScaling,
     differentiable_ece,
 )
-from helpers import labels_from, overconfident_members, tempered_members
+from tests.helpers import labels_from, overconfident_members, tempered_members
 
 
 def _ens_ece(probs, y):

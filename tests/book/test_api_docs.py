@@ -9,7 +9,7 @@ import yaml
 
 from credalbook.book import api_pages, runner
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 API = ROOT / "book" / "api"
 
 

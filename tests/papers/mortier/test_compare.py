@@ -9,7 +9,7 @@ import pytest
 from credalbook.papers.mortier import compare, paper_table1
 from credalbook.papers.report import Comparison, reported
 
-CHAPTER = Path(__file__).resolve().parents[1] / "chapters" / "01_mortier_set_calibration.ipynb"
+CHAPTER = Path(__file__).resolve().parents[3] / "chapters" / "01_mortier_set_calibration.ipynb"
 COLUMNS = ("avg_acc", "avg_ece_conf", "avg_ece_cwise", "h0_conf", "acc_conf", "ece_conf", "h0_cwise", "acc_cwise",
            "ece_cwise")
 

@@ -20,7 +20,7 @@ from credalbook.calibration import (
     ensemble_disagreement,
     ensemble_posterior_probs,
 )
-from helpers import within_se
+from tests.helpers import within_se
 
 DEVICES = ["cpu", pytest.param("cuda", marks=pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA"))]
 

@@ -20,7 +20,7 @@ from credalbook.calibration import (
     dirichlet_multinomial_nll_torch,
     dirichlet_posterior_probs,
 )
-from helpers import dirichlet_moments, within_se
+from tests.helpers import dirichlet_moments, within_se
 
 DEVICES = ["cpu", pytest.param("cuda", marks=pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA"))]
 

@@ -8,7 +8,7 @@ import pytest
 from credalbook.papers.eu import EU_ESTIMATORS, EU_METRICS, EU_PAPER_TABLE1, EU_PAPER_TABLE2, compare, compare_summary
 from credalbook.papers.report import Comparison, reported
 
-CHAPTER = Path(__file__).resolve().parents[1] / "chapters" / "05_epistemic_uncertainty_gp.ipynb"
+CHAPTER = Path(__file__).resolve().parents[3] / "chapters" / "05_epistemic_uncertainty_gp.ipynb"
 NAN = float("nan")
 
 

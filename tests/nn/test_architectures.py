@@ -5,7 +5,7 @@ import torch
 
 from credalbook.nn import count_parameters
 from credalbook.nn import FAMILIES, DenseNet, LeNet5, PadCropFlip, WideResNet, build_topology
-from helpers import check_shapes
+from tests.helpers import check_shapes
 
 IMAGES = ((1, 28), (3, 32))  # (channels, size): Fashion-MNIST and CIFAR
 CUDA = pytest.mark.skipif(not torch.cuda.is_available(), reason="CUDA is not available")

@@ -17,7 +17,7 @@ from credalbook.calibration import (
     fit_with_early_stopping,
     histogram_nll,
 )
-from helpers import draw_hist, synthetic_logits
+from tests.helpers import draw_hist, synthetic_logits
 
 
 class TestHistogramNll:

@@ -9,7 +9,7 @@ import pytest
 from credalbook.papers.report import Comparison, reported
 from credalbook.papers.wu_gales import compare, WG_PAPER_COMBINATION, WG_PAPER_TABLE1, WG_PAPER_TOYS
 
-CHAPTER = Path(__file__).resolve().parents[1] / "chapters" / "04_wu_gales_ensemble_calibration.ipynb"
+CHAPTER = Path(__file__).resolve().parents[3] / "chapters" / "04_wu_gales_ensemble_calibration.ipynb"
 TOPOS = ("LEN", "DSN100", "DSN121", "RSN")
 
 

@@ -11,7 +11,7 @@ import pytest
 from credalbook.papers.mimori import PAPER_DELTA_D, PAPER_VALUES, POST_ROWS, compare
 from credalbook.papers.report import Comparison, reported
 
-CHAPTER = Path(__file__).resolve().parents[1] / "chapters" / "03_mimori_label_histograms.ipynb"
+CHAPTER = Path(__file__).resolve().parents[3] / "chapters" / "03_mimori_label_histograms.ipynb"
 TABLES = ("table1", "table2", "table4", "table5", "table6", "appF2_delta_d", "mds_data", "claims")
 
 

@@ -16,7 +16,7 @@ from credalbook.metrics import (
     statistic_squared_loss,
 )
 from credalbook.metrics import ReliabilityCurve
-from helpers import bin_index, draw_label_hists, label_case, within_se_detail
+from tests.helpers import bin_index, draw_label_hists, label_case, within_se_detail
 
 
 # ----------------------------------------------------------------------------------------------

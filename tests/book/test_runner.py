@@ -10,7 +10,7 @@ import pytest
 from credalbook.book import runner
 from credalbook.papers.presets import PRESETS, SCALES
 
-DUMMIES = Path(__file__).parent / "_dummies"
+DUMMIES = Path(__file__).resolve().parents[1] / "_dummies"
 
 
 class TestChapterPaths:
