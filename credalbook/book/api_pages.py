@@ -3,7 +3,7 @@
 Each page documents one public subpackage: its docstring, then one section per module that
 implements its names, with a summary table and every name's rendered docstring (Sphinx autodoc
 through the ``{eval-rst}`` blocks; ``_config.yml`` configures autodoc and napoleon). The pages are
-kept in the repository and may be edited by hand; ``tests/test_api_docs.py`` checks that every
+kept in the repository and may be edited by hand; ``tests/book/test_api_pages.py`` checks that every
 name in every public ``__all__`` is on its page. After adding public names, either add them to
 the page or rewrite the pages (``book/api/index.md`` is written by hand and kept)::
 
