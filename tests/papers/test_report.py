@@ -2,6 +2,7 @@
 
 import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -180,3 +181,15 @@ class TestCountOf:
         from credalbook.papers.report import count_of
 
         assert [count_of(n, "seed") for n in (0, 1, 2, 6)] == ["0 seeds", "1 seed", "2 seeds", "6 seeds"]
+
+
+@pytest.mark.parametrize("chapter", sorted((Path(__file__).resolve().parents[2] / "chapters").glob("0*.ipynb")),
+                         ids=lambda p: p.stem)
+def test_every_chapter_has_its_comparison_section(chapter):
+    """Each chapter has a "Paper vs. this book" heading, and the paper chapters build their rows with compare()."""
+    nb = json.loads(chapter.read_text(encoding="utf-8"))
+    markdown = "".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
+    code = "".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code")
+    assert "## Paper vs. this book" in markdown
+    if not chapter.stem.startswith("00_"):
+        assert "compare(results" in code
