@@ -1,13 +1,17 @@
 """Random draws shared across the package: robust Dirichlet, convex weights, labels.
 
-Unvalidated helpers on NumPy arrays and a ``numpy.random.Generator``: the public functions that use
-them (:func:`credalbook.credal.sample_weights`, :func:`credalbook.synthetic.sample_labels`, the
-bootstrap tests, the scenario generators) check their inputs first.
+Helpers on NumPy arrays and a ``numpy.random.Generator``: the public functions that use them
+(:func:`credalbook.credal.sample_weights`, :func:`credalbook.synthetic.sample_labels`, the
+bootstrap tests, the scenario generators) check their inputs first. The generator argument ``rng``
+goes through :func:`credalbook._validation.as_rng` (a Generator passes unchanged, at no cost), so a
+seed given by mistake is named in the error instead of failing inside NumPy.
 """
 
 from __future__ import annotations
 
 import numpy as np
+
+from credalbook._validation import as_rng
 
 #: Priors of the convex weights: Dir(1, ..., 1) ("uniform") or Dir(1/M, ..., 1/M) ("sparse").
 WEIGHT_PRIORS = ("uniform", "sparse")
@@ -22,6 +26,7 @@ def dirichlet(alpha: np.ndarray, rng: np.random.Generator, size: tuple = ()) -> 
     boost) and normalised in log space, so rows always sum to one.
     """
     alpha = np.asarray(alpha, dtype=np.float64)
+    rng = as_rng(rng, "rng")
     shape = (*size, *alpha.shape)
     log_g = np.log(rng.standard_gamma(alpha + 1.0, size=shape)) + np.log(rng.random(shape)) / alpha
     log_g -= log_g.max(axis=-1, keepdims=True)
@@ -32,6 +37,7 @@ def dirichlet(alpha: np.ndarray, rng: np.random.Generator, size: tuple = ()) -> 
 def draw_weights(m: int, prior: str, rng: np.random.Generator, size: tuple = ()) -> np.ndarray:
     """Weights of shape (*size, M) from Dir(1) ("uniform") or Dir(1/M) ("sparse"); ones for M = 1
     (without consuming randomness)."""
+    rng = as_rng(rng, "rng")
     if m == 1:
         return np.ones((*size, 1))
     return dirichlet(np.full(m, 1.0 if prior == "uniform" else 1.0 / m), rng, size)
@@ -39,6 +45,7 @@ def draw_weights(m: int, prior: str, rng: np.random.Generator, size: tuple = ())
 
 def draw_labels(p: np.ndarray, rng: np.random.Generator, size: int | None = None) -> np.ndarray:
     """One label per row of ``p`` (..., K), or ``size`` draws per row: :func:`credalbook.synthetic.sample_labels` without validation."""
+    rng = as_rng(rng, "rng")
     cdf = np.cumsum(p, axis=-1)
     cdf[..., -1] = np.inf  # guards against rounding in the last cumulative sum
     shape = p.shape[:-1] if size is None else (size, *p.shape[:-1])

@@ -1,7 +1,9 @@
 """Input validation shared by every public function.
 
 Each checker converts its input to a NumPy array and raises a :class:`ValueError` that names the
-argument and the offending value (conventions: never ``assert``).
+argument and the offending value (conventions: never ``assert``). The checks on large arrays make
+a few cheap reductions (minimum, maximum, row sums) and look for the offending entry only when one
+fails, so validating N = 10⁶ rows of K = 10 probabilities costs a few milliseconds.
 """
 
 from __future__ import annotations
@@ -11,21 +13,78 @@ import numbers
 import numpy as np
 import torch
 
-#: Tolerance on ``|sum(row) - 1|`` and on the [0, 1] range for probability rows. Softmax outputs
-#: in float32 are off by ~1e-7; anything beyond 1e-4 is a real mistake.
+#: Smallest tolerance on ``|sum(row) - 1|`` and on the [0, 1] range for probability rows. Softmax
+#: outputs in float32 are off by ~1e-7; anything beyond 1e-4 is a real mistake. Low-precision
+#: inputs get a wider tolerance, see :func:`simplex_atol`.
 SIMPLEX_ATOL = 1e-4
+
+#: Largest number of bins a binned estimator accepts (:func:`check_n_bins`). Estimators hold a few
+#: arrays of n_bins × K floats; beyond 10⁶ bins (widths below 1e-6) every bin holds at most one of
+#: the 10⁶ predictions of the largest evaluation sets the library targets, so larger values are
+#: mistakes (and 10⁹ bins would need tens of GiB).
+MAX_BINS = 10**6
+
+# dtype kinds accepted as real numbers: bool, signed and unsigned integers, floats
+_REAL_KINDS = "biuf"
+
+
+def _is_tensor(x) -> bool:
+    return hasattr(x, "detach") and hasattr(x, "cpu")  # torch.Tensor without an isinstance check
 
 
 def as_numpy(x, name: str) -> np.ndarray:
-    """Return ``x`` as a NumPy array; torch tensors are detached and moved to the CPU."""
+    """Return ``x`` as a NumPy array; torch tensors are detached and moved to the CPU.
+
+    bfloat16 tensors, which NumPy cannot hold, become float32.
+    """
     if x is None:
         raise ValueError(f"{name} must be an array, got None")
-    if hasattr(x, "detach") and hasattr(x, "cpu"):  # torch.Tensor without importing torch
-        x = x.detach().cpu().numpy()
+    if _is_tensor(x):
+        x = x.detach().cpu()
+        if x.dtype == torch.bfloat16:
+            x = x.float()
+        x = x.numpy()
     try:
         return np.asarray(x)
     except (TypeError, ValueError) as err:  # ragged lists and the like
         raise ValueError(f"{name} could not be converted to an array: {err}") from None
+
+
+def check_real_dtype(arr: np.ndarray, name: str, *, allow_bool: bool = True,
+                     what: str = "be numeric (real numbers)") -> np.ndarray:
+    """Raise unless ``arr`` holds real numbers (bools only with ``allow_bool``): no complex, object or string dtypes.
+
+    The message reads ``f"{name} must {what}, got dtype {dtype}"``.
+    """
+    kinds = _REAL_KINDS if allow_bool else _REAL_KINDS[1:]
+    if arr.dtype.kind not in kinds:
+        raise ValueError(f"{name} must {what}, got dtype {arr.dtype}")
+    return arr
+
+
+def simplex_atol(dtype, n_classes: int) -> float:
+    r"""Tolerance on the row sums and the [0, 1] range of probabilities stored in ``dtype``.
+
+    .. math::
+
+        \mathrm{atol} = \max(10^{-4},\ K\,\varepsilon_{\mathrm{dtype}}),
+
+    the worst-case rounding of K entries each rounded to the dtype's precision (relative error
+    :math:`\varepsilon/2`) and summed in it. It is :data:`SIMPLEX_ATOL` for float64 and float32
+    (up to K = 838) and widens for float16 (:math:`\varepsilon \approx 9.8\cdot10^{-4}`) and
+    bfloat16 (:math:`\varepsilon \approx 7.8\cdot10^{-3}`).
+
+    Examples
+    --------
+    >>> simplex_atol(np.float64, 10), round(simplex_atol(np.float16, 10), 6)
+    (0.0001, 0.009766)
+    """
+    dtype = dtype if isinstance(dtype, torch.dtype) else np.dtype(dtype)
+    if isinstance(dtype, torch.dtype):
+        eps = torch.finfo(dtype).eps if dtype.is_floating_point else 0.0
+    else:
+        eps = float(np.finfo(dtype).eps) if dtype.kind == "f" else 0.0
+    return max(SIMPLEX_ATOL, n_classes * eps)
 
 
 def first_index(mask: np.ndarray) -> tuple[int, ...]:
@@ -38,34 +97,40 @@ def fmt_index(idx: tuple[int, ...]) -> str:
     return str(idx[0]) if len(idx) == 1 else str(idx)
 
 
-def check_probs(probs, *, name: str = "probs", atol: float = SIMPLEX_ATOL, min_ndim: int = 2) -> np.ndarray:
+def check_probs(probs, *, name: str = "probs", atol: float | None = None, min_ndim: int = 2) -> np.ndarray:
     """Validate probability vectors along the last axis; return them as float64.
 
-    Shape ``(..., N, K)`` with ``K >= 2``; finite; entries in [0, 1]; rows summing to one, each
-    within ``atol``.
+    Shape ``(..., N, K)`` with ``K >= 2``; real (bool, integer or float: no complex, object or
+    string dtypes); finite; entries in [0, 1]; rows summing to one, each within ``atol`` (default:
+    :func:`simplex_atol` of the input's dtype, so float16 and bfloat16 softmax outputs pass).
+    float64 input is returned without a copy.
     """
     arr = as_numpy(probs, name)
-    if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
-        raise ValueError(f"{name} must be numeric, got dtype {arr.dtype}")
+    check_real_dtype(arr, name)
     if arr.ndim < min_ndim:
         raise ValueError(f"{name} must have at least {min_ndim} dimensions (..., N, K); got shape {arr.shape}")
     if arr.shape[-1] < 2:
         raise ValueError(f"{name} must have at least 2 classes along the last axis; got shape {arr.shape}")
     if arr.ndim >= 2 and arr.shape[-2] < 1:
         raise ValueError(f"{name} must contain at least one instance; got shape {arr.shape}")
+    if atol is None:
+        atol = simplex_atol(probs.dtype if _is_tensor(probs) else arr.dtype, arr.shape[-1])
     arr = arr.astype(np.float64, copy=False)
-    bad = ~np.isfinite(arr)
-    if bad.any():
-        idx = first_index(bad)
-        raise ValueError(f"{name} must be finite; {name}[{fmt_index(idx)}] = {arr[idx]}")
-    out = (arr < -atol) | (arr > 1 + atol)
-    if out.any():
-        idx = first_index(out)
+    if arr.size == 0:  # an empty batch dimension
+        return arr
+    # Fast path: NaN propagates through min/max and ±inf falls outside the range, so two reductions
+    # check finiteness and range; the row sums are one more pass. The slow path finds the culprit.
+    lo, hi = arr.min(), arr.max()
+    if not (lo >= -atol and hi <= 1 + atol):
+        bad = ~np.isfinite(arr)
+        if bad.any():
+            idx = first_index(bad)
+            raise ValueError(f"{name} must be finite; {name}[{fmt_index(idx)}] = {arr[idx]}")
+        idx = first_index((arr < -atol) | (arr > 1 + atol))
         raise ValueError(f"{name} must lie in [0, 1]; {name}[{fmt_index(idx)}] = {arr[idx]:.6g}")
-    sums = arr.sum(axis=-1)
-    off = np.abs(sums - 1.0) > atol
-    if off.any():
-        idx = first_index(off)
+    sums = np.einsum("...k->...", arr)
+    if not (sums.min() >= 1.0 - atol and sums.max() <= 1.0 + atol):  # no temporaries of size N
+        idx = first_index(np.abs(sums - 1.0) > atol)
         raise ValueError(
             f"{name} must sum to 1 along the last axis; row {fmt_index(idx)} sums to {sums[idx]:.6g}"
         )
@@ -73,22 +138,26 @@ def check_probs(probs, *, name: str = "probs", atol: float = SIMPLEX_ATOL, min_n
 
 
 def check_labels(labels, *, n_classes: int, shape: tuple[int, ...], name: str = "labels") -> np.ndarray:
-    """Validate integer class labels of the given shape with values in ``[0, n_classes)``."""
+    """Validate integer class labels of the given shape with values in ``[0, n_classes)``.
+
+    Integer dtypes, or floats holding whole numbers (no bool, complex, object or string dtypes);
+    int64 input is returned without a copy.
+    """
     arr = as_numpy(labels, name)
     if arr.shape != tuple(shape):
         raise ValueError(f"{name} must have shape {tuple(shape)} to match the predictions; got {arr.shape}")
-    if arr.dtype == bool or not np.issubdtype(arr.dtype, np.number):
-        raise ValueError(f"{name} must hold integer class indices, got dtype {arr.dtype}")
-    if not np.issubdtype(arr.dtype, np.integer):
+    check_real_dtype(arr, name, allow_bool=False, what="hold integer class indices")
+    if arr.size == 0:
+        return arr.astype(np.int64)
+    if arr.dtype.kind == "f":
         bad = ~np.isfinite(arr) | (arr != np.round(arr))
         if bad.any():
             idx = first_index(bad)
             raise ValueError(f"{name} must hold integer class indices; {name}[{fmt_index(idx)}] = {arr[idx]}")
-    out = (arr < 0) | (arr >= n_classes)  # before the cast, so huge floats are reported as they are
-    if out.any():
-        idx = first_index(out)
+    if arr.min() < 0 or arr.max() >= n_classes:  # before the cast, so huge floats are reported as they are
+        idx = first_index((arr < 0) | (arr >= n_classes))
         raise ValueError(f"{name} must lie in [0, {n_classes}); {name}[{fmt_index(idx)}] = {arr[idx]}")
-    return arr.astype(np.int64)
+    return arr.astype(np.int64, copy=False)
 
 
 def check_probs_labels(probs, labels, *, min_instances: int = 1) -> tuple[np.ndarray, np.ndarray]:
@@ -102,23 +171,51 @@ def check_probs_labels(probs, labels, *, min_instances: int = 1) -> tuple[np.nda
     return p, y
 
 
-def check_positive_int(value, name: str, *, minimum: int = 1) -> int:
-    """Validate an integer argument ``>= minimum`` (e.g. ``n_bins``)."""
+def check_positive_int(value, name: str, *, minimum: int = 1, maximum: int | None = None) -> int:
+    """Validate an integer argument in ``[minimum, maximum]`` (Python or NumPy integers; not bools)."""
+    bounds = f">= {minimum}" if maximum is None else f">= {minimum} and <= {maximum}"
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise ValueError(f"{name} must be an integer >= {minimum}; got {value!r}")
-    if value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}; got {value!r}")
+        raise ValueError(f"{name} must be an integer {bounds}; got {value!r}")
+    if value < minimum or (maximum is not None and value > maximum):
+        raise ValueError(f"{name} must be an integer {bounds}; got {value!r}")
     return int(value)
 
 
-def check_positive_float(value, name: str) -> float:
-    """Validate a finite number ``> 0`` (e.g. a kernel ``bandwidth``); returns it as a float."""
+def check_n_bins(n_bins, name: str = "n_bins") -> int:
+    """Validate a number of bins: an integer in ``[1, MAX_BINS]`` (see :data:`MAX_BINS`).
+
+    Examples
+    --------
+    >>> check_n_bins(15)
+    15
+    """
+    return check_positive_int(n_bins, name, minimum=1, maximum=MAX_BINS)
+
+
+def _real_scalar(value, name: str, expected: str) -> float:
+    """``value`` as a float: real numbers (Python, NumPy, 0-d arrays or tensors); no bools, strings or complex."""
+    if isinstance(value, (bool, np.bool_, str, bytes, complex, np.complexfloating)) or value is None:
+        raise ValueError(f"{name} must be {expected}; got {value!r}")
+    if isinstance(value, np.ndarray) or _is_tensor(value):
+        arr = as_numpy(value, name)
+        if arr.ndim != 0 and arr.size != 1 or arr.dtype.kind not in "iuf":
+            raise ValueError(f"{name} must be {expected}; got {value!r}")
     try:
-        v = float(value)
+        return float(value)
     except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a positive number; got {value!r}") from None
-    if not (np.isfinite(v) and v > 0):
-        raise ValueError(f"{name} must be a positive number; got {value!r}")
+        raise ValueError(f"{name} must be {expected}; got {value!r}") from None
+
+
+def check_positive_float(value, name: str, *, allow_zero: bool = False) -> float:
+    """Validate a finite number ``> 0`` (``>= 0`` with ``allow_zero``), e.g. a kernel ``bandwidth``; return it as a float.
+
+    Python and NumPy numbers and 0-d arrays or tensors are accepted; bools, strings and complex
+    numbers are rejected.
+    """
+    what = "a non-negative number" if allow_zero else "a positive number"
+    v = _real_scalar(value, name, what)
+    if not (np.isfinite(v) and (v > 0 or (allow_zero and v == 0))):
+        raise ValueError(f"{name} must be {what}; got {value!r}")
     return v
 
 
@@ -132,23 +229,72 @@ def check_unit_values(arr: np.ndarray, name: str) -> np.ndarray:
 
 
 def check_probability(value, name: str, *, open_interval: bool = True) -> float:
-    """Validate a number in (0, 1) (or [0, 1] with ``open_interval=False``), e.g. ``alpha``."""
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a number in (0, 1); got {value!r}") from None
+    """Validate a number in (0, 1) (or [0, 1] with ``open_interval=False``), e.g. ``alpha``. Bools and strings are rejected."""
+    interval = "(0, 1)" if open_interval else "[0, 1]"
+    v = _real_scalar(value, name, f"a number in {interval}")
     ok = 0.0 < v < 1.0 if open_interval else 0.0 <= v <= 1.0
     if not ok:
-        interval = "(0, 1)" if open_interval else "[0, 1]"
         raise ValueError(f"{name} must lie in {interval}; got {value!r}")
     return v
 
 
 def check_choice(value, name: str, choices) -> str:
     """Validate a string option against the allowed ``choices``."""
-    if value not in choices:
-        raise ValueError(f"{name} must be one of {sorted(choices)}; got {value!r}")
+    try:
+        ok = isinstance(value, str) and value in choices
+    except TypeError:
+        ok = False
+    if not ok:
+        raise ValueError(f"{name} must be one of {sorted(choices, key=str)}; got {value!r}")
     return value
+
+
+def check_seed(seed, name: str = "seed", *, generator: bool = True):
+    """Validate a random seed before it reaches NumPy; return it (integers as Python ``int``).
+
+    Accepted: None, a non-negative integer (Python or NumPy; not a bool), a non-empty sequence of
+    them, a :class:`numpy.random.SeedSequence`, and, when ``generator`` is true, a
+    :class:`numpy.random.Generator` or ``BitGenerator`` (used as they are, so draws continue its
+    stream). Anything else (negative or non-integer numbers, strings, bools) raises a ValueError
+    that names the argument; NumPy's own errors do not.
+
+    Examples
+    --------
+    >>> check_seed(3), check_seed(None)
+    (3, None)
+    >>> check_seed(-1)
+    Traceback (most recent call last):
+    ...
+    ValueError: seed must be None, a non-negative integer, a numpy SeedSequence or a numpy Generator; got -1
+    """
+    what = "None, a non-negative integer, a numpy SeedSequence" + (" or a numpy Generator" if generator else "")
+    if seed is None or isinstance(seed, np.random.SeedSequence):
+        return seed
+    if isinstance(seed, (np.random.Generator, np.random.BitGenerator)):
+        if generator:
+            return seed
+        raise ValueError(f"{name} must be {what} (not a Generator here); got {seed!r}")
+
+    def is_int(v):
+        return not isinstance(v, (bool, np.bool_)) and isinstance(v, numbers.Integral) and v >= 0
+
+    if is_int(seed):
+        return int(seed)
+    if isinstance(seed, (list, tuple)) and seed and all(is_int(v) for v in seed):
+        return [int(v) for v in seed]
+    raise ValueError(f"{name} must be {what}; got {seed!r}")
+
+
+def as_rng(seed, name: str = "seed") -> np.random.Generator:
+    """``numpy.random.default_rng(seed)`` after :func:`check_seed` (a Generator is returned as it is).
+
+    Examples
+    --------
+    >>> g = np.random.default_rng(0)
+    >>> as_rng(g) is g, type(as_rng(5)).__name__
+    (True, 'Generator')
+    """
+    return np.random.default_rng(check_seed(seed, name))
 
 
 def check_vertices(vertices) -> np.ndarray:
@@ -170,8 +316,7 @@ def check_probs_2d(probs, name: str = "probs") -> np.ndarray:
 def check_alpha0(alpha0, shape, name: str = "alpha0") -> np.ndarray:
     """alpha0 > 0 (inf allowed) broadcast to `shape`."""
     a = as_numpy(alpha0, name)
-    if a.dtype == bool or not np.issubdtype(a.dtype, np.number):
-        raise ValueError(f"{name} must be numeric, got dtype {a.dtype}")
+    check_real_dtype(a, name, allow_bool=False)
     a = a.astype(np.float64)
     bad = np.isnan(a) | (a <= 0)
     if bad.any():
@@ -224,12 +369,20 @@ def check_ens_probs(ens_probs, name: str = "ens_probs", *, exact_ndim: bool = Fa
         raise ValueError(f"{name} must have shape (N, M, K) (instances, members, classes); got shape {arr.shape}")
     if arr.shape[-2] < 1:
         raise ValueError(f"{name} must hold at least one member (M >= 1); got shape {arr.shape}")
-    return check_probs(arr, name=name, min_ndim=3)
+    atol = simplex_atol(ens_probs.dtype if _is_tensor(ens_probs) else arr.dtype, arr.shape[-1])
+    return check_probs(arr, name=name, min_ndim=3, atol=atol)
 
 
-def check_weights(weights, n_members: int, *, name: str = "weights", atol: float = 1e-6) -> np.ndarray:
-    """Validate convex weights (..., M): finite, non-negative, summing to one; return float64."""
-    w = as_numpy(weights, name).astype(np.float64, copy=False)
+def check_weights(weights, n_members: int, *, name: str = "weights", atol: float | None = None) -> np.ndarray:
+    """Validate convex weights (..., M): real, finite, non-negative, summing to one; return float64.
+
+    ``atol`` defaults to ``max(1e-6, M·eps)`` of the input's dtype (1e-6 for float64).
+    """
+    w = check_real_dtype(as_numpy(weights, name), name, allow_bool=False)
+    if atol is None:
+        eps = float(np.finfo(w.dtype).eps) if w.dtype.kind == "f" else 0.0
+        atol = max(1e-6, n_members * eps)
+    w = w.astype(np.float64, copy=False)
     if w.ndim < 1 or w.shape[-1] != n_members:
         raise ValueError(f"{name} must have last dimension M = {n_members}; got shape {w.shape}")
     if not np.isfinite(w).all():

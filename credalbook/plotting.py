@@ -280,8 +280,7 @@ def plot_polytope_sampling(vertices, n_samples: int = 2000, *, methods=("weights
     """
     import matplotlib.pyplot as plt
 
-    from credalbook._validation import check_choice
-    from credalbook._validation import check_vertices
+    from credalbook._validation import as_rng, check_choice, check_positive_int, check_vertices
     from credalbook.credal.sampling import METHODS, sample_polytope
 
     v = check_vertices(vertices)
@@ -292,6 +291,8 @@ def plot_polytope_sampling(vertices, n_samples: int = 2000, *, methods=("weights
         raise ValueError("methods must name at least one sampling method")
     for method in methods:
         check_choice(method, "methods", METHODS)
+    n_samples = check_positive_int(n_samples, "n_samples")
+    rng = as_rng(seed)
     if ax is None:
         fig, axes = plt.subplots(1, len(methods), figsize=(3.8 * len(methods), 3.8), squeeze=False)
         axes = list(axes[0])
@@ -300,7 +301,6 @@ def plot_polytope_sampling(vertices, n_samples: int = 2000, *, methods=("weights
         if len(axes) != len(methods):
             raise ValueError(f"ax must hold one Axes per method ({len(methods)}); got {len(axes)}")
         fig = axes[0].figure
-    rng = np.random.default_rng(seed)
     corners = simplex_coordinates(np.eye(3))
     members = simplex_coordinates(v)
     for i, (panel, method) in enumerate(zip(axes, methods)):

@@ -14,15 +14,24 @@ Prints wall-clock times (best of a few repeats) for
   * ``--only-gp``: seconds per minibatch step of the GP classifier (natural gradients, batch 1 024) for
     several numbers of inducing points, and the EU chapter's paper scale extrapolated from it
     (``--gp-linalg-dtype float32``: GPyTorch's factorisations in single instead of double precision).
+  * ``--only-scale [--before REF]``: issue #27's table at N = 10^6, K = 10 (binned metrics, SKCE, the
+    HL test, the set test, temperature scaling), each case in a fresh process (scripts/scale_cases.py)
+    under the code of git revision REF (a worktree under .cache/) and under this checkout, side by side;
 Timing belongs here, not in the tests. Examples:
   .venv/bin/python scripts/benchmark.py --skip-training
   .venv/bin/python scripts/benchmark.py --only-set-test --fig1-datasets 1000
+  .venv/bin/python scripts/benchmark.py --only-scale --before 11fc112
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -213,6 +222,60 @@ def bench_gp(inducing, device: str, linalg_dtype: str = "float64") -> None:
         print(f"EU chapter at paper scale: toy {hours:.1f} h + Fashion-MNIST {hours_real:.1f} h of GP training on {device}")
 
 
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _tree(ref: str) -> Path:
+    """A detached git worktree of `ref` under .cache/bench-trees/ (created once)."""
+    sha = subprocess.run(["git", "rev-parse", "--short", ref], cwd=ROOT, check=True, capture_output=True,
+                         text=True).stdout.strip()
+    path = ROOT / ".cache" / "bench-trees" / sha
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        subprocess.run(["git", "worktree", "add", "--detach", "-f", str(path), sha], cwd=ROOT, check=True,
+                       capture_output=True)
+    return path
+
+
+def _run_case(tree: Path, case: str, timeout: float) -> dict:
+    env = dict(os.environ, PYTHONPATH=str(tree))
+    try:
+        out = subprocess.run([sys.executable, str(ROOT / "scripts" / "scale_cases.py"), case], env=env,
+                             capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return dict(case=case, seconds=None, peak_mib=None, value=None, note=f"> {timeout:.0f} s (stopped)")
+    if out.returncode:
+        last = (out.stderr.strip().splitlines() or ["?"])[-1]
+        return dict(case=case, seconds=None, peak_mib=None, value=None, note=f"failed: {last[:120]}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def bench_scale(before: str | None, cases, timeout: float) -> None:
+    """Issue #27's targets at N = 10^6, K = 10: each case under REF's code and this checkout's, alternately."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    from scale_cases import CASES
+
+    trees = {"after": ROOT}
+    if before:
+        trees = {"before": _tree(before), "after": ROOT}
+    print(f"| case | {' | '.join(f'{t} s | {t} MiB | {t} value' for t in trees)} |" + (" ratio |" if before else ""))
+    print("|---" * (1 + 3 * len(trees) + bool(before)) + "|")
+    for case in cases or CASES:
+        rows = {label: _run_case(tree, case, timeout) for label, tree in trees.items()}
+
+        def cell(r):
+            sec = "–" if r["seconds"] is None else f"{r['seconds']:.3f}"
+            mib = "–" if r["peak_mib"] is None else f"{r['peak_mib']:.0f}"
+            val = r["note"] if r["seconds"] is None else ("" if r["value"] is None else f"{r['value']:.6g}")
+            return f"{sec} | {mib} | {val}"
+
+        ratio = ""
+        if before:
+            b, a = rows["before"]["seconds"], rows["after"]["seconds"]
+            ratio = f" {b / a:.1f}× |" if a and b else " – |"
+        print(f"| {CASES[case][2]} | " + " | ".join(cell(r) for r in rows.values()) + " |" + ratio, flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--device", default="auto")
@@ -233,7 +296,14 @@ def main() -> None:
     parser.add_argument("--only-gp", action="store_true", help="only the EU chapter's GP classifier")
     parser.add_argument("--gp-inducing", default="256,512,1024,2048")
     parser.add_argument("--gp-linalg-dtype", default="float64", choices=("float64", "float32"))
+    parser.add_argument("--only-scale", action="store_true", help="only issue #27's N = 10^6 table")
+    parser.add_argument("--before", default=None, help="git revision to time side by side (with --only-scale)")
+    parser.add_argument("--cases", default="", help="comma-separated cases of scripts/scale_cases.py")
+    parser.add_argument("--case-timeout", type=float, default=900.0)
     args = parser.parse_args()
+    if args.only_scale:
+        bench_scale(args.before, [c for c in args.cases.split(",") if c], args.case_timeout)
+        return
     device = str(resolve_device(args.device))
     if args.only_topologies:
         if args.parallel_members:

@@ -20,14 +20,25 @@ from credalbook.metrics import (
 )
 from credalbook.stats import hosmer_lemeshow, hosmer_lemeshow_statistic, null_rejection_rate
 from credalbook._validation import (
+    MAX_BINS,
     SIMPLEX_ATOL,
     as_numpy,
+    as_rng,
+    check_alpha0,
     check_choice,
+    check_ens_probs,
     check_labels,
+    check_logits,
+    check_n_bins,
+    check_positive_float,
     check_positive_int,
     check_probability,
     check_probs,
     check_probs_labels,
+    check_real_dtype,
+    check_seed,
+    check_weights,
+    simplex_atol,
 )
 
 GOOD_P = [[0.2, 0.3, 0.5], [0.6, 0.3, 0.1]]
@@ -180,7 +191,6 @@ class TestCheckPositiveInt:
 class TestCheckProbability:
     def test_main(self):
         assert check_probability(0.05, "alpha") == 0.05
-        assert check_probability("0.1", "alpha") == 0.1
         assert check_probability(np.float32(0.5), "alpha") == 0.5
         assert check_probability(0.0, "q", open_interval=False) == 0.0
         assert check_probability(1, "q", open_interval=False) == 1.0
@@ -189,9 +199,11 @@ class TestCheckProbability:
         for bad in (0, 1, 0.0, 1.0, -0.1, 1.5, float("nan"), float("inf")):
             with pytest.raises(ValueError, match=r"alpha must lie in \(0, 1\); got"):
                 check_probability(bad, "alpha")
-        for bad in (None, "abc", [0.1]):
+        for bad in (None, "abc", "0.1", [0.1], True, np.True_, 0.5j):
             with pytest.raises(ValueError, match=r"alpha must be a number in \(0, 1\); got"):
                 check_probability(bad, "alpha")
+        with pytest.raises(ValueError, match=r"q must be a number in \[0, 1\]; got True"):
+            check_probability(True, "q", open_interval=False)  # not silently 1.0
         with pytest.raises(ValueError, match=r"q must lie in \[0, 1\]; got 1\.5"):
             check_probability(1.5, "q", open_interval=False)
 
@@ -203,8 +215,151 @@ class TestCheckChoice:
     def test_errors(self):
         with pytest.raises(ValueError, match=r"kind must be one of \['a', 'b'\]; got 'c'"):
             check_choice("c", "kind", {"b", "a"})
-        with pytest.raises(ValueError, match="kind must be one of"):
-            check_choice(None, "kind", {"a"})
+        for bad in (None, ["a"], np.array(["a", "b"]), 1, {"a": 1}):  # unhashable or array values too
+            with pytest.raises(ValueError, match="kind must be one of"):
+                check_choice(bad, "kind", {"a"})
+
+
+class TestSimplexAtol:
+    def test_main(self):
+        assert simplex_atol(np.float64, 10) == SIMPLEX_ATOL == simplex_atol(np.int64, 10) == simplex_atol(bool, 3)
+        assert simplex_atol(np.float32, 10) == SIMPLEX_ATOL          # 10 · 1.19e-7 < 1e-4
+        assert simplex_atol(np.float32, 1000) == 1000 * np.finfo(np.float32).eps
+        assert simplex_atol(np.float16, 10) == 10 * 2.0**-10            # K · eps(float16)
+        assert simplex_atol(torch.float16, 10) == simplex_atol(np.float16, 10)
+        assert simplex_atol(torch.bfloat16, 4) == 4 * 2.0**-7
+
+
+class TestCheckRealDtype:
+    def test_main(self):
+        for arr in (np.zeros(2), np.zeros(2, np.int8), np.zeros(2, np.uint64), np.zeros(2, bool), np.zeros(2, np.float16)):
+            assert check_real_dtype(arr, "x") is arr
+
+    def test_errors(self):
+        for arr in (np.zeros(2, complex), np.array([1, "a"], dtype=object), np.array(["a"]), np.array([b"a"]),
+                    np.array(["2020-01-01"], dtype="datetime64[D]")):
+            with pytest.raises(ValueError, match=r"x must be numeric \(real numbers\), got dtype"):
+                check_real_dtype(arr, "x")
+        with pytest.raises(ValueError, match="y must hold integer class indices, got dtype bool"):
+            check_real_dtype(np.zeros(2, bool), "y", allow_bool=False, what="hold integer class indices")
+
+
+class TestCheckProbsDtypes:
+    """Low-precision rows pass (with a dtype-aware tolerance) and come back as float64; complex never."""
+
+    def test_low_precision(self):
+        logits = torch.randn(500, 10, generator=torch.Generator().manual_seed(0)) * 3
+        for dtype in (torch.float16, torch.bfloat16, torch.float32, torch.float64):
+            p = torch.softmax(logits.to(dtype), dim=1)
+            out = check_probs(p)
+            assert out.dtype == np.float64 and out.shape == (500, 10)
+            np.testing.assert_allclose(out, p.double().numpy())     # the values themselves, not renormalised
+        p16 = torch.softmax(logits, dim=1).numpy().astype(np.float16)
+        assert check_probs(p16).dtype == np.float64
+        assert check_ens_probs(torch.softmax(torch.randn(4, 3, 10), -1).half()).shape == (4, 3, 10)
+        # float16 rows that really are off the simplex are still rejected
+        with pytest.raises(ValueError, match=r"row 0 sums to 1\.1"):
+            check_probs(np.array([[0.6, 0.5]], dtype=np.float16))
+        # an explicit atol wins over the dtype's
+        with pytest.raises(ValueError, match="must sum to 1"):
+            check_probs(np.array([[0.5, 0.5005]], dtype=np.float16), atol=1e-4)
+
+    def test_no_copy(self):
+        p = np.full((4, 2), 0.5)
+        assert check_probs(p) is p                    # float64: validated in place, not copied
+        y = np.array([0, 1, 1, 0])
+        assert check_labels(y, n_classes=2, shape=(4,)) is y
+        assert check_probs(np.empty((0, 3, 2))).shape == (0, 3, 2)   # an empty batch is not an error
+
+    def test_fast_path_agrees_with_elementwise_checks(self):
+        """The min/max/row-sum checks reject exactly what the element-wise checks reject."""
+        rng = np.random.default_rng(0)
+        for trial in range(300):
+            p = rng.dirichlet(np.ones(3), size=5)
+            i, j = rng.integers(5), rng.integers(3)
+            p[i, j] += rng.choice([0.0, 1e-5, 2e-4, -2e-4, 0.5, -1.5, np.nan, np.inf, -np.inf])
+            elementwise_ok = bool(np.isfinite(p).all() and (p >= -1e-4).all() and (p <= 1 + 1e-4).all()
+                                  and (np.abs(p.sum(1) - 1) <= 1e-4).all())
+            try:
+                check_probs(p)
+                ok = True
+            except ValueError:
+                ok = False
+            assert ok == elementwise_ok, p
+
+    def test_errors(self):
+        for bad in (np.full((2, 2), 0.5 + 0j), np.array([[0.5, 0.5]], dtype=object), torch.full((2, 2), 0.5 + 0j)):
+            with pytest.raises(ValueError, match="probs must be numeric"):
+                check_probs(bad)
+        with pytest.raises(ValueError, match="labels must hold integer class indices, got dtype complex"):
+            check_labels(np.array([0j, 1]), n_classes=2, shape=(2,))
+        with pytest.raises(ValueError, match="alpha0 must be numeric"):
+            check_alpha0(np.array([1 + 1j]), (2,))
+        with pytest.raises(ValueError, match="logits must hold real numbers"):
+            check_logits(np.zeros((2, 2), complex))
+
+
+class TestCheckWeights:
+    def test_main(self):
+        np.testing.assert_array_equal(check_weights([0.25, 0.75], 2), [0.25, 0.75])
+        w = np.random.default_rng(0).dirichlet(np.ones(1000)).astype(np.float32)
+        assert check_weights(w, 1000).dtype == np.float64      # float32 rounding of 1000 weights passes
+
+    def test_errors(self):
+        for bad in ([0.5 + 0j, 0.5], ["a", "b"], [True, False]):
+            with pytest.raises(ValueError, match="weights must be numeric"):
+                check_weights(bad, 2)
+        with pytest.raises(ValueError, match="weights must sum to 1"):
+            check_weights([0.5, 0.6], 2)
+
+
+class TestCheckNBins:
+    def test_main(self):
+        assert check_n_bins(1) == 1 and check_n_bins(np.int32(15)) == 15 and check_n_bins(MAX_BINS) == MAX_BINS
+
+    def test_errors(self):
+        for bad in (0, -1, True, 2.0, "10", None, MAX_BINS + 1, 10**9):
+            with pytest.raises(ValueError, match=r"n_bins must be an integer >= 1 and <= 1000000; got"):
+                check_n_bins(bad)
+        with pytest.raises(ValueError, match=r"bins must be an integer >= 1 and <= 1000000; got 0"):
+            check_n_bins(0, "bins")
+
+
+class TestCheckPositiveFloat:
+    def test_main(self):
+        assert check_positive_float(2, "bandwidth") == 2.0
+        for good in (np.float32(0.5), np.int64(3), np.array(0.5), torch.tensor(0.5), 1e-300):
+            assert check_positive_float(good, "bandwidth") > 0
+        assert check_positive_float(0, "tol", allow_zero=True) == 0.0
+
+    def test_errors(self):
+        for bad in (0, -1.0, np.nan, np.inf, True, False, np.True_, "2.0", None, 1j, [1.0], np.ones(2)):
+            with pytest.raises(ValueError, match="bandwidth must be a positive number; got"):
+                check_positive_float(bad, "bandwidth")
+        with pytest.raises(ValueError, match="tol must be a non-negative number; got -1"):
+            check_positive_float(-1, "tol", allow_zero=True)
+
+
+class TestCheckSeed:
+    def test_main(self):
+        assert check_seed(None) is None and check_seed(0) == 0 and type(check_seed(np.uint32(7))) is int
+        assert check_seed([1, 2]) == [1, 2] and check_seed((np.int64(3),)) == [3]
+        ss = np.random.SeedSequence(1)
+        assert check_seed(ss) is ss
+        g = np.random.default_rng(0)
+        assert check_seed(g) is g and as_rng(g) is g          # a Generator is used as it is
+        assert as_rng(5).random() == np.random.default_rng(5).random()
+        bits = np.random.PCG64(4)
+        assert as_rng(bits).random() == np.random.default_rng(4).random()   # a BitGenerator too
+
+    def test_errors(self):
+        for bad in (-1, 1.5, "a", True, False, np.True_, 2.0, [], [1, -2], [1.5], ["a"], np.array(3), object()):
+            with pytest.raises(ValueError, match="seed must be None, a non-negative integer"):
+                check_seed(bad)
+        with pytest.raises(ValueError, match="rng must be None, a non-negative integer.*; got -1"):
+            as_rng(-1, "rng")
+        with pytest.raises(ValueError, match=r"seed must be None, a non-negative integer, a numpy SeedSequence \(not a Generator here\)"):
+            check_seed(np.random.default_rng(0), generator=False)
 
 
 class TestPublicErrorPaths:

@@ -1,6 +1,6 @@
 """Post-hoc calibrators on stored logits: temperature/vector/matrix scaling, ensemble
 temperatures (pre, post, dynamic), α-calibration, Dirichlet predictive closed forms, member
-combination weights and hyper-parameter selection.
+combination weights, hyper-parameter selection, and the loops that fit them.
 """
 
 from credalbook.calibration.alpha import (
@@ -41,10 +41,10 @@ from credalbook.calibration.ensemble import (
     PostCombinationScaling,
     PreCombinationScaling,
 )
+from credalbook.calibration.fitting import fit_with_early_stopping
 from credalbook.calibration.scaling import (
     Calibrator,
     CALIBRATORS,
-    fit_with_early_stopping,
     histogram_nll,
     MatrixScaling,
     TemperatureScaling,
@@ -87,9 +87,9 @@ __all__ = [
     "PAPER_N_REGIONS",
     "PostCombinationScaling",
     "PreCombinationScaling",
+    "fit_with_early_stopping",
     "Calibrator",
     "CALIBRATORS",
-    "fit_with_early_stopping",
     "histogram_nll",
     "MatrixScaling",
     "TemperatureScaling",

@@ -26,7 +26,15 @@ from scipy.special import softmax
 from torch import nn
 
 from credalbook._validation import check_positive_int, check_probs
-from credalbook.calibration.scaling import Calibrator, _as_label_hist, _check_real, fit_with_early_stopping
+from credalbook.calibration.fitting import (
+    _EPOCH_DEFAULTS,
+    _check_optimizer,
+    _check_real,
+    _fit_to_optimum,
+    _reject,
+    fit_with_early_stopping,
+)
+from credalbook.calibration.scaling import Calibrator, _as_label_hist
 from credalbook.nn.device import resolve_device
 from credalbook.calibration.dirichlet import dirichlet_multinomial_nll_torch
 from credalbook.nn.models import as_float_tensor, check_feature_network, mc_dropout_predict, stochastic_predict
@@ -72,10 +80,12 @@ class AlphaCalibrator(nn.Module):
         \\alpha_0(x_i) f(x_i)\\big)
         + \\frac{\\lambda_\\alpha}{N} \\sum_i \\big(\\log \\alpha_0(x_i)\\big)^2,
 
-    with w = 0 and c = log 1 = 0 at the start (the authors' initialisation) and the training
-    scheme of App. E.4 (:func:`credalbook.calibration.fit_with_early_stopping`: Adam with
-    learning rate 1e-3, batch 128, at most 50 epochs, early stopping with patience 10 on a
-    held-out 20 % of the instances, judged by Eq. 50).
+    with w = 0 and c = log 1 = 0 at the start (the authors' initialisation). By default the
+    parameters minimise Eq. 50 on all the instances to convergence (full-batch L-BFGS);
+    ``optimizer="adam"`` is the training scheme of App. E.4
+    (:func:`credalbook.calibration.fit_with_early_stopping`: Adam with learning rate 1e-3,
+    batch 128, at most 50 epochs, early stopping with patience 10 on a held-out 20 % of the
+    instances, judged by Eq. 50).
 
     Parameters
     ----------
@@ -86,7 +96,8 @@ class AlphaCalibrator(nn.Module):
     ----------
     feature_dim_ : int
     history_, best_epoch_, cv_loss_
-        As returned by :func:`credalbook.calibration.fit_with_early_stopping`.
+        As returned by :func:`credalbook.calibration.fit_with_early_stopping` (for
+        ``optimizer="auto"``: the start and the end, and the number of L-BFGS iterations).
 
     References
     ----------
@@ -98,7 +109,7 @@ class AlphaCalibrator(nn.Module):
     >>> rng = np.random.default_rng(0)
     >>> features = rng.normal(size=(400, 3)); probs = np.full((400, 2), 0.5)
     >>> hist = np.where(features[:, :1] > 0, [[2, 0]], [[1, 1]])  # unanimous iff feature 0 > 0
-    >>> head = AlphaCalibrator().fit(features, probs, hist, optimizer="lbfgs")
+    >>> head = AlphaCalibrator().fit(features, probs, hist)
     >>> a0 = head.predict_alpha0(features)
     >>> bool(a0[features[:, 0] > 1].mean() < 1 < a0[features[:, 0] < -1].mean())
     True
@@ -141,10 +152,11 @@ class AlphaCalibrator(nn.Module):
                              f"data; got {feats.shape[-1]}")
         return feats, p
 
-    def fit(self, features, probs, label_hist, *, optimizer: str = "adam",
-            lr: float | None = None, max_epochs: int = 50, batch_size: int = 128,
-            patience: int | None = 10, cv_fraction: float = 0.2, seed: int = 0
-            ) -> AlphaCalibrator:
+    def fit(self, features, probs, label_hist, *, optimizer: str = "auto",
+            max_iter: int | None = None, tol: float | None = None,
+            cv_fraction: float | None = None, seed: int = 0, lr: float | None = None,
+            max_epochs: int | None = None, batch_size: int | None = None,
+            patience: int | None = 10) -> AlphaCalibrator:
         """Fit the head on stored features, CPEs and label histograms; returns ``self``.
 
         Parameters
@@ -155,19 +167,41 @@ class AlphaCalibrator(nn.Module):
             The CPEs f(x) that α scales: raw softmax outputs, or temperature-scaled ones.
         label_hist : array-like, shape (N, K) or (N,)
             Label histograms (or single labels).
-        optimizer, lr, max_epochs, batch_size, patience, cv_fraction, seed
-            As in :meth:`credalbook.calibration.Calibrator.fit` (defaults: App. E.4).
+        optimizer : {"auto", "adam", "lbfgs"}, default="auto"
+            ``"auto"``: full-batch L-BFGS on Eq. 50 to a gradient tolerance; ``"adam"``: the
+            scheme of App. E.4; ``"lbfgs"``: torch's L-BFGS in epochs with early stopping.
+        max_iter, tol, cv_fraction, seed, lr, max_epochs, batch_size, patience
+            As in :meth:`credalbook.calibration.Calibrator.fit` (``cv_fraction`` None gives 0
+            for ``"auto"`` and 0.2, App. E.4, otherwise).
+
+        Warns
+        -----
+        sklearn.exceptions.ConvergenceWarning
+            ``"auto"`` stopped at `max_iter` before convergence.
         """
+        optimizer = _check_optimizer(optimizer)
         feats, p = self._inputs(features, probs, fitted=False)
         if feats.ndim != 2:
             raise ValueError(f"features must have shape (N, D) for fitting; got "
                              f"{tuple(feats.shape)}")
         hist = _as_label_hist(label_hist, p.shape[0], p.shape[1], name="label_hist")
         self._build(feats.shape[1])
-        self.history_, self.best_epoch_, self.cv_loss_ = fit_with_early_stopping(
-            self, (feats, p), hist, loss=self.objective, cv_loss=self.objective,
-            optimizer=optimizer, lr=lr, max_epochs=max_epochs, batch_size=batch_size,
-            patience=patience, cv_fraction=cv_fraction, seed=seed)
+        epoch_options = {"lr": lr, "max_epochs": max_epochs, "batch_size": batch_size}
+        if optimizer == "auto":
+            _reject(epoch_options, "optimizer='adam' or 'lbfgs'",
+                    "the default optimizer='auto' runs to convergence (see max_iter and tol)")
+            result = _fit_to_optimum(
+                self, (feats, p), hist, loss=self.objective, cv_loss=self.objective,
+                method="lbfgs", max_iter=max_iter, tol=tol,
+                cv_fraction=0.0 if cv_fraction is None else cv_fraction, seed=seed)
+        else:
+            _reject({"max_iter": max_iter, "tol": tol}, "optimizer='auto'")
+            options = {k: _EPOCH_DEFAULTS[k] if v is None else v for k, v in epoch_options.items()}
+            result = fit_with_early_stopping(
+                self, (feats, p), hist, loss=self.objective, cv_loss=self.objective,
+                optimizer=optimizer, patience=patience,
+                cv_fraction=0.2 if cv_fraction is None else cv_fraction, seed=seed, **options)
+        self.history_, self.best_epoch_, self.cv_loss_ = result
         return self
 
     def _check_fitted(self) -> None:
@@ -278,7 +312,7 @@ def fit_alpha_calibration(model: nn.Module, x, label_hist, *,
     >>> _ = torch.manual_seed(0)
     >>> net, x = MLP(4, 3, hidden=(5,)), torch.rand(40, 4)
     >>> hist = np.tile([[1, 1, 0]], (40, 1))  # two labels that always disagree
-    >>> head = fit_alpha_calibration(net, x, hist, device="cpu", optimizer="lbfgs")
+    >>> head = fit_alpha_calibration(net, x, hist, device="cpu")
     >>> alpha0 = head.predict_alpha0(extract_features(net, x, device="cpu")[1])
     >>> alpha0.shape, bool((alpha0 > 1).all())  # disagreement: concentration grows above 1
     ((40,), True)

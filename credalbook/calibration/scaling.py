@@ -11,11 +11,20 @@ Temperature, vector and matrix scaling transform the logits u of a trained netwo
 fitted by the multinomial negative log-likelihood of Eq. 84 (:func:`histogram_nll`), which is the
 usual cross-entropy when every instance has one label (Sec. 5.1).
 
+Fitting. By default (``optimizer="auto"``) :meth:`Calibrator.fit` minimises the objective on all
+the given instances to convergence, as Guo et al. (2017), netcal and scikit-learn do: a bracketing
+scalar search (a grid on the log-temperature, then bounded Brent) when the only parameter is a
+temperature, full-batch L-BFGS (scipy's L-BFGS-B, strong-Wolfe line search) to a gradient tolerance
+otherwise. A :class:`sklearn.exceptions.ConvergenceWarning` says when an iteration limit stopped it
+first. The stochastic scheme of Mimori et al. (2022), App. E.4 (Adam in minibatches, early stopping
+on a held-out 20 %), is ``optimizer="adam"``; ``optimizer="lbfgs"`` runs torch's L-BFGS in epochs
+with the same early stopping.
+
 Design. :class:`Calibrator` is a :class:`torch.nn.Module` that owns everything except the map:
-input checks, the 80 / 20 calibration / early-stopping split, the optimiser (Adam in minibatches
-as in App. E.4, or full-batch L-BFGS) and prediction. A subclass adds parameters in
-``_build(n_classes)`` and the differentiable map in ``transform(logits)``, optionally a
-``penalty()``. The fitting loop only ever calls ``objective(logits, label_hist)``, which is
+input checks, the optional calibration / held-out split, the optimisers (from
+:mod:`credalbook.calibration.fitting`) and prediction. A subclass adds parameters in ``_build(n_classes)`` and the differentiable map in
+``transform(logits)``, optionally a ``penalty()``. The fitting loop only ever calls
+``objective(logits, label_hist)``, which is
 ``nll(logits, label_hist) + penalty()`` with ``nll`` evaluating :func:`histogram_nll` on
 ``log_predict(logits)`` (by default ``log_softmax(transform(logits))``). Ensemble calibrators
 (Wu & Gales 2021) therefore only override these hooks: set ``logits_ndim = 3`` to take member
@@ -28,24 +37,26 @@ their selection by held-out NLL are in :mod:`credalbook.calibration.selection`.
 
 from __future__ import annotations
 
-import copy
 import math
-import numbers
 
 import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import nn
 
-from credalbook._validation import as_numpy, check_logits, check_positive_int
-from credalbook.nn.loop import EarlyStopping, train_loop
+from credalbook._validation import as_numpy, check_logits
+from credalbook.calibration.fitting import (
+    _EPOCH_DEFAULTS,
+    _check_optimizer,
+    _check_real,
+    _fit_to_optimum,
+    _reject,
+    fit_with_early_stopping,
+)
 from credalbook.metrics.label_hist import check_label_hist
 
 __all__ = ["CALIBRATORS", "Calibrator", "MatrixScaling", "TemperatureScaling", "VectorScaling",
-           "fit_with_early_stopping", "histogram_nll"]
-
-_OPTIMIZERS = ("adam", "lbfgs")
-
+           "histogram_nll"]
 
 # ------------------------------------------------------------------------------ input checks
 def _as_label_hist(targets, n: int, k: int, name: str = "targets") -> torch.Tensor:
@@ -137,7 +148,13 @@ class Calibrator(nn.Module):
     ``penalty()`` and, for ensembles, set ``logits_ndim`` and override ``log_predict``.
     :meth:`fit` minimises :meth:`objective` and sets ``history_`` (a list of dicts with
     ``epoch``, ``train_loss`` and ``cv_nll``), ``best_epoch_``, ``cv_nll_`` (the Eq. 84 NLL of
-    the held-out part at the kept parameters; NaN with ``cv_fraction=0``) and ``n_classes_``.
+    the held-out part at the kept parameters; NaN with ``cv_fraction=0``), ``n_iter_`` and
+    ``n_classes_``.
+
+    A subclass whose parameters are all log-scale (log-temperatures) sets
+    ``_log_scale_parameters = True``: ``optimizer="auto"`` then fits a single parameter by a
+    bracketing scalar search, and a non-smooth objective (``_smooth_objective`` False, e.g. the
+    hard-binned ECE) by cyclic scalar searches over the coordinates.
 
     Examples
     --------
@@ -146,13 +163,17 @@ class Calibrator(nn.Module):
     >>> logits = 3 * rng.normal(size=(500, 3))
     >>> labels = np.array([rng.choice(3, p=p) for p in np.exp(logits / 3) /
     ...                    np.exp(logits / 3).sum(1, keepdims=True)])
-    >>> ts = TemperatureScaling().fit(logits, labels, optimizer="lbfgs")
+    >>> ts = TemperatureScaling().fit(logits, labels)
     >>> histogram_nll(ts.predict_logits(logits), labels) < histogram_nll(logits, labels)
     True
     """
 
     #: Dimensions of the logits this calibrator takes: 2 for (N, K), 3 for members (N, M, K).
     logits_ndim = 2
+    #: Whether every trainable parameter is a log-scale quantity such as log T (see above).
+    _log_scale_parameters = False
+    #: Whether :meth:`objective` is smooth, so that a gradient method suits it.
+    _smooth_objective = True
 
     def __init__(self) -> None:
         super().__init__()
@@ -160,6 +181,7 @@ class Calibrator(nn.Module):
         self.history_: list = []
         self.best_epoch_: int = 0
         self.cv_nll_: float = math.nan
+        self.n_iter_: int = 0
 
     # ---- hooks ---------------------------------------------------------------------------
     def _build(self, n_classes: int) -> None:
@@ -189,15 +211,38 @@ class Calibrator(nn.Module):
         return self.transform(logits)
 
     # ---- fitting -------------------------------------------------------------------------
-    def fit(self, logits, targets, *, optimizer: str = "adam", lr: float | None = None,
-            max_epochs: int = 50, batch_size: int = 128, patience: int | None = 10,
-            cv_fraction: float = 0.2, lbfgs_iter: int = 20, seed: int = 0) -> Calibrator:
+    def _auto_method(self) -> str:
+        """The method of ``optimizer="auto"``: "scalar", "coordinate" or "lbfgs"."""
+        if self._log_scale_parameters:
+            n_params = sum(p.numel() for p in self.parameters() if p.requires_grad)
+            if n_params == 1:
+                return "scalar"
+            if not self._smooth_objective:
+                return "coordinate"
+        return "lbfgs"
+
+    def fit(self, logits, targets, *, optimizer: str = "auto", max_iter: int | None = None,
+            tol: float | None = None, cv_fraction: float | None = None, seed: int = 0,
+            lr: float | None = None, max_epochs: int | None = None,
+            batch_size: int | None = None, patience: int | None = 10,
+            lbfgs_iter: int | None = None) -> Calibrator:
         """Fit on stored logits and labels or label histograms; returns ``self``.
 
-        A random ``cv_fraction`` of the instances (20 % in App. E.4) is held out; the
-        parameters are trained on the rest and the epoch with the lowest held-out NLL
-        (Eq. 84, without penalty) is kept, stopping after `patience` epochs without
-        improvement. ``cv_fraction=0`` trains on everything for `max_epochs` epochs.
+        By default the parameters minimise :meth:`objective` (NLL, Eq. 84, plus the penalty)
+        on all the instances, to convergence:
+
+        .. math::
+
+            \\hat\\theta = \\arg\\min_\\theta \\; -\\frac{1}{\\sum_i n_i} \\sum_{i=1}^N
+            \\sum_{k=1}^K y_{ik} \\log \\operatorname{softmax}\\big(g_\\theta(u_i)\\big)_k
+            + \\Omega(\\theta).
+
+        With ``cv_fraction > 0`` a random part of the instances is held out: the parameters
+        are fitted on the rest and ``cv_nll_`` is the held-out NLL (for hyper-parameter
+        selection, :func:`~credalbook.calibration.select_calibrator`). The stochastic
+        optimisers (``"adam"``, ``"lbfgs"``) hold out ``cv_fraction`` (20 % in App. E.4) and
+        keep the epoch with the lowest held-out NLL, stopping after `patience` epochs without
+        improvement.
 
         Parameters
         ----------
@@ -205,37 +250,86 @@ class Calibrator(nn.Module):
             Stored logits (``(N, M, K)`` for calibrators with ``logits_ndim = 3``).
         targets : array-like, shape (N,) or (N, K)
             Labels or label histograms.
-        optimizer : {"adam", "lbfgs"}, default="adam"
-            Adam in shuffled minibatches (the paper's choice), or full-batch L-BFGS with a
-            strong-Wolfe line search, one ``step`` of at most `lbfgs_iter` iterations per epoch.
-        lr : float or None, default=None
-            Learning rate; ``None`` gives 1e-3 for Adam (App. E.4) and 1 for L-BFGS.
-        max_epochs : int, default=50
-        batch_size : int, default=128
-            Adam minibatch size.
-        patience : int or None, default=10
-            Early-stopping patience in epochs; ``None`` runs all epochs (still keeping the best).
-        cv_fraction : float, default=0.2
-            Held-out fraction in [0, 1).
-        lbfgs_iter : int, default=20
+        optimizer : {"auto", "adam", "lbfgs"}, default="auto"
+            ``"auto"``: minimise to convergence (a bracketing scalar search for a single
+            temperature, cyclic scalar searches for several temperatures of a non-smooth
+            objective, full-batch L-BFGS-B with a strong-Wolfe line search otherwise).
+            ``"adam"``: Adam in shuffled minibatches with early stopping (App. E.4).
+            ``"lbfgs"``: torch's full-batch L-BFGS, one ``step`` of at most `lbfgs_iter`
+            iterations per epoch, with early stopping.
+        max_iter : int or None, default=None
+            ``"auto"`` only: iteration limit (L-BFGS iterations, Brent iterations of the scalar
+            search, sweeps of the coordinate search); None gives 1000. Hitting it before
+            convergence emits a :class:`sklearn.exceptions.ConvergenceWarning`.
+        tol : float or None, default=None
+            ``"auto"`` only: tolerance (largest gradient entry for L-BFGS, width of the final
+            bracket of the log-parameter for the scalar search, decrease of the objective per
+            sweep for the coordinate search); None gives 1e-6.
+        cv_fraction : float or None, default=None
+            Held-out fraction in [0, 1); None gives 0 for ``"auto"`` and 0.2 otherwise.
         seed : int, default=0
             Seeds the split and the minibatch order.
+        lr : float or None, default=None
+            ``"adam"``/``"lbfgs"`` only: learning rate; None gives 1e-3 for Adam (App. E.4) and
+            1 for L-BFGS.
+        max_epochs : int or None, default=None
+            ``"adam"``/``"lbfgs"`` only; None gives 50.
+        batch_size : int or None, default=None
+            ``"adam"`` minibatch size; None gives 128.
+        patience : int or None, default=10
+            ``"adam"``/``"lbfgs"``: early-stopping patience in epochs; ``None`` runs all epochs
+            (still keeping the best). ``"auto"`` does not stop early and ignores it.
+        lbfgs_iter : int or None, default=None
+            ``"lbfgs"``: iterations per epoch; None gives 20.
 
         Returns
         -------
         self
+
+        Warns
+        -----
+        sklearn.exceptions.ConvergenceWarning
+            ``"auto"`` stopped at `max_iter` (or, for a temperature, at the edge of its search
+            interval :math:`[e^{-10}, e^{10}]`) before convergence.
+
+        References
+        ----------
+        Guo et al. (2017), On calibration of modern neural networks, ICML, Sec. 4.2 (fitted on
+        the validation set by minimising the NLL). Mimori et al. (2022), Diagnostic Uncertainty
+        Calibration, App. E.4 (``optimizer="adam"``).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> ts = TemperatureScaling().fit(np.array([[4.0, 0.0]] * 6), [0, 0, 0, 0, 1, 1])
+        >>> bool(abs(ts.temperature - 4 / np.log(2)) < 1e-6)  # softmax(4 / T)_0 = 2/3
+        True
         """
         z = check_logits(logits, ndim=self.logits_ndim)
         hist = _as_label_hist(targets, z.shape[0], z.shape[-1])
+        optimizer = _check_optimizer(optimizer)
         n_classes = z.shape[-1]
         self._build(n_classes)  # fresh parameters at every fit
         self.n_classes_ = n_classes
         self.to(torch.float64)
-        result = fit_with_early_stopping(
-            self, (z,), hist, loss=self.objective, cv_loss=self.nll, optimizer=optimizer, lr=lr,
-            max_epochs=max_epochs, batch_size=batch_size, patience=patience,
-            cv_fraction=cv_fraction, lbfgs_iter=lbfgs_iter, seed=seed)
+        epoch_options = {"lr": lr, "max_epochs": max_epochs, "batch_size": batch_size,
+                         "lbfgs_iter": lbfgs_iter}
+        if optimizer == "auto":
+            _reject(epoch_options, "optimizer='adam' or 'lbfgs'",
+                    "the default optimizer='auto' runs to convergence (see max_iter and tol)")
+            result = _fit_to_optimum(
+                self, (z,), hist, loss=self.objective, cv_loss=self.nll,
+                method=self._auto_method(), max_iter=max_iter, tol=tol,
+                cv_fraction=0.0 if cv_fraction is None else cv_fraction, seed=seed)
+        else:
+            _reject({"max_iter": max_iter, "tol": tol}, "optimizer='auto'")
+            options = {k: _EPOCH_DEFAULTS[k] if v is None else v for k, v in epoch_options.items()}
+            result = fit_with_early_stopping(
+                self, (z,), hist, loss=self.objective, cv_loss=self.nll, optimizer=optimizer,
+                patience=patience, cv_fraction=0.2 if cv_fraction is None else cv_fraction,
+                seed=seed, **options)
         self.history_, self.best_epoch_, self.cv_nll_ = result
+        self.n_iter_ = self.best_epoch_ if optimizer == "auto" else len(self.history_)
         return self
 
     # ---- prediction ----------------------------------------------------------------------
@@ -262,136 +356,6 @@ class Calibrator(nn.Module):
         return torch.exp(self.log_predict(self._prepared(logits))).numpy()
 
 
-# ----------------------------------------------------------------------------- optimisation
-def _check_real(value, name: str, *, low: float, high: float = math.inf,
-                low_open: bool = False) -> float:
-    ok = isinstance(value, numbers.Real) and not isinstance(value, bool) \
-        and math.isfinite(float(value))
-    ok = ok and (float(value) > low if low_open else float(value) >= low) and float(value) < high
-    if not ok:
-        bound = f"{'>' if low_open else '>='} {low}" + (f" and < {high}" if high < math.inf else "")
-        raise ValueError(f"{name} must be a finite number {bound}; got {value!r}")
-    return float(value)
-
-
-def fit_with_early_stopping(module: nn.Module, inputs: tuple, targets: torch.Tensor, *, loss,
-                            cv_loss, optimizer: str = "adam", lr: float | None = None,
-                            max_epochs: int = 50, batch_size: int = 128,
-                            patience: int | None = 10, cv_fraction: float = 0.2,
-                            lbfgs_iter: int = 20, seed: int = 0) -> tuple[list, int, float]:
-    """Fit `module`'s parameters by minimising ``loss(*inputs, targets)`` with early stopping.
-
-    The optimisation loop shared by :class:`Calibrator` and the α-calibration head
-    (:mod:`credalbook.calibration.alpha`). Rows (dimension 0 of every tensor) are split at
-    random into a training part and a held-out ``cv_fraction``; after every epoch
-    ``cv_loss(*held_out_inputs, held_out_targets)`` is evaluated and the parameters of the best
-    epoch are restored at the end (App. E.4: Adam, learning rate 1e-3, at most 50 epochs,
-    patience 10, 80 / 20 split).
-
-    Parameters
-    ----------
-    module : torch.nn.Module
-        Holds the parameters to fit (all of its parameters with ``requires_grad``).
-    inputs : tuple of torch.Tensor
-        Row-aligned inputs of `loss`.
-    targets : torch.Tensor
-        Row-aligned targets.
-    loss, cv_loss : callable
-        Training objective and held-out criterion, both ``f(*inputs, targets) -> scalar``.
-    optimizer, lr, max_epochs, batch_size, patience, cv_fraction, lbfgs_iter, seed
-        As in :meth:`Calibrator.fit`.
-
-    Returns
-    -------
-    history : list of dict
-        ``epoch``, ``train_loss`` (loss on the training part after the epoch), ``cv_nll``.
-    best_epoch : int
-        Epoch whose parameters are kept (0: the initial ones were best).
-    best_cv : float
-        Held-out criterion of the kept parameters (NaN without a held-out part).
-
-    Examples
-    --------
-    >>> scale = nn.Parameter(torch.zeros((), dtype=torch.float64))
-    >>> holder = nn.Module(); holder.scale = scale
-    >>> x = torch.linspace(-1, 1, 50, dtype=torch.float64); y = 2 * x
-    >>> mse = lambda a, b: ((scale * a - b) ** 2).mean()
-    >>> _, _, cv = fit_with_early_stopping(holder, (x,), y, loss=mse, cv_loss=mse,
-    ...                                    optimizer="lbfgs")
-    >>> round(scale.item(), 4), cv < 1e-12
-    (2.0, True)
-    """
-    if not isinstance(optimizer, str) or optimizer.lower() not in _OPTIMIZERS:
-        raise ValueError(f"optimizer must be one of {_OPTIMIZERS}; got {optimizer!r}")
-    optimizer = optimizer.lower()
-    if lr is None:
-        lr = 1e-3 if optimizer == "adam" else 1.0
-    lr = _check_real(lr, "lr", low=0.0, low_open=True)
-    max_epochs = check_positive_int(max_epochs, "max_epochs")
-    batch_size = check_positive_int(batch_size, "batch_size")
-    lbfgs_iter = check_positive_int(lbfgs_iter, "lbfgs_iter")
-    if patience is not None:
-        patience = check_positive_int(patience, "patience")
-    cv_fraction = _check_real(cv_fraction, "cv_fraction", low=0.0, high=1.0)
-    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
-        raise ValueError(f"seed must be a non-negative int; got {seed!r}")
-
-    n = targets.shape[0]
-    n_cv = int(round(cv_fraction * n))
-    if cv_fraction > 0 and not 1 <= n_cv < n:
-        raise ValueError(f"cv_fraction={cv_fraction} leaves no held-out or no training instance "
-                         f"among N={n}; use cv_fraction=0 or more data")
-    perm = torch.from_numpy(np.random.default_rng(int(seed)).permutation(n))
-    cv_idx, tr_idx = perm[:n_cv], perm[n_cv:]
-    tr_in, tr_y = tuple(t[tr_idx] for t in inputs), targets[tr_idx]
-    cv_in, cv_y = tuple(t[cv_idx] for t in inputs), targets[cv_idx]
-
-    params = [p for p in module.parameters() if p.requires_grad]
-    if not params:
-        raise ValueError(f"{type(module).__name__} has no trainable parameters")
-    if optimizer == "adam":
-        opt = torch.optim.Adam(params, lr=lr)
-    else:
-        opt = torch.optim.LBFGS(params, lr=lr, max_iter=lbfgs_iter,
-                                line_search_fn="strong_wolfe")
-    gen = torch.Generator().manual_seed(int(seed))
-
-    def evaluate():
-        with torch.no_grad():
-            train = float(loss(*tr_in, tr_y))
-            cv = float(cv_loss(*cv_in, cv_y)) if n_cv else math.nan
-        return train, cv
-
-    def train_epoch(epoch: int) -> dict:
-        if optimizer == "adam":
-            order = torch.randperm(len(tr_y), generator=gen)
-            for start in range(0, len(tr_y), batch_size):
-                idx = order[start:start + batch_size]
-                opt.zero_grad(set_to_none=True)
-                loss(*(t[idx] for t in tr_in), tr_y[idx]).backward()
-                opt.step()
-        else:
-            def closure():
-                opt.zero_grad(set_to_none=True)
-                value = loss(*tr_in, tr_y)
-                value.backward()
-                return value
-            opt.step(closure)
-        train, cv = evaluate()
-        if not math.isfinite(train):
-            raise FloatingPointError(f"the training loss became {train} in epoch {epoch}; "
-                                     f"lower lr (={lr})")
-        return {"train_loss": train, "cv_nll": cv}
-
-    stopping = EarlyStopping(patience, best=evaluate()[1], best_state=copy.deepcopy(module.state_dict()),
-                             snapshot=lambda: copy.deepcopy(module.state_dict()),
-                             better=lambda new, best: n_cv == 0 or new < best)
-    history = train_loop(train_epoch, range(1, max_epochs + 1), stopping=stopping, monitor="cv_nll")
-    stopping.restore(module.load_state_dict)
-    best_cv, best_epoch = stopping.best, stopping.best_epoch
-    return history, best_epoch, float(best_cv)
-
-
 # ------------------------------------------------------------------------------ calibrators
 class TemperatureScaling(Calibrator):
     """Temperature scaling: :math:`\\tilde u = u / T` with one temperature T > 0.
@@ -401,7 +365,8 @@ class TemperatureScaling(Calibrator):
         \\tilde f(x) = \\operatorname{softmax}\\big(u(x) / T\\big)
 
     T is parameterised as ``exp(log_t)`` (initialised at 1). It keeps the arg-max of every
-    instance, hence the accuracy.
+    instance, hence the accuracy. The NLL is convex in 1/T, so the default fit, a bracketing
+    search on log T in [-10, 10], finds its global minimum.
 
     References
     ----------
@@ -412,11 +377,12 @@ class TemperatureScaling(Calibrator):
     Examples
     --------
     >>> import numpy as np
-    >>> ts = TemperatureScaling().fit(np.array([[4.0, 0.0]] * 6), [0, 0, 0, 0, 1, 1],
-    ...                               optimizer="lbfgs", cv_fraction=0)
+    >>> ts = TemperatureScaling().fit(np.array([[4.0, 0.0]] * 6), [0, 0, 0, 0, 1, 1])
     >>> round(ts.temperature, 3)  # softmax(4 / T)_0 = 2/3 at T = 4 / log 2
     5.771
     """
+
+    _log_scale_parameters = True
 
     def _build(self, n_classes: int) -> None:
         self.log_t = nn.Parameter(torch.zeros((), dtype=torch.float64))
@@ -454,8 +420,7 @@ class VectorScaling(Calibrator):
     Examples
     --------
     >>> import numpy as np
-    >>> vs = VectorScaling(lambda_b=1.0).fit(np.zeros((8, 2)), [0] * 6 + [1] * 2,
-    ...                                      optimizer="lbfgs", cv_fraction=0)
+    >>> vs = VectorScaling(lambda_b=1.0).fit(np.zeros((8, 2)), [0] * 6 + [1] * 2)
     >>> bool(vs.predict_proba(np.zeros((1, 2)))[0, 0] > 0.5)
     True
     """
@@ -502,8 +467,7 @@ class MatrixScaling(Calibrator):
     Examples
     --------
     >>> import numpy as np
-    >>> ms = MatrixScaling().fit(np.eye(3)[[0, 1, 2] * 4] * 2, [0, 1, 2] * 4, optimizer="lbfgs",
-    ...                          cv_fraction=0)
+    >>> ms = MatrixScaling().fit(np.eye(3)[[0, 1, 2] * 4] * 2, [0, 1, 2] * 4)
     >>> ms.predict_proba(np.eye(3) * 2).argmax(axis=1)
     array([0, 1, 2])
     """

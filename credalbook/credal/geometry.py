@@ -28,7 +28,15 @@ from scipy import sparse
 from scipy.optimize import linprog
 
 from credalbook._random import WEIGHT_PRIORS, draw_weights
-from credalbook._validation import as_numpy, check_choice, check_ens_probs, check_positive_int, check_probs, check_weights
+from credalbook._validation import (
+    as_rng,
+    check_choice,
+    check_ens_probs,
+    check_positive_float,
+    check_positive_int,
+    check_probs,
+    check_weights,
+)
 
 __all__ = [
     "convex_combination",
@@ -105,8 +113,13 @@ def sample_weights(n_members: int, *, size=None, prior: str = "uniform", seed=No
     """
     m = check_positive_int(n_members, "n_members")
     check_choice(prior, "prior", WEIGHT_PRIORS)
-    size = () if size is None else (tuple(size) if np.ndim(size) else (int(size),))
-    return draw_weights(m, prior, np.random.default_rng(seed), size)
+    if size is None:
+        size = ()
+    elif isinstance(size, (tuple, list)):
+        size = tuple(check_positive_int(s, "size", minimum=0) for s in size)
+    else:
+        size = (check_positive_int(size, "size", minimum=0),)
+    return draw_weights(m, prior, as_rng(seed), size)
 
 
 def _as_batch(ens_probs, points, points_name: str):
@@ -236,6 +249,7 @@ def in_credal_set(ens_probs, points, *, tol: float = HULL_TOL) -> np.ndarray:
     >>> in_credal_set(members, [[1/3, 1/3, 1/3], [0.8, 0.1, 0.1]]).tolist()
     [True, False]
     """
+    tol = check_positive_float(tol, "tol", allow_zero=True)
     ens, pts = _as_batch(ens_probs, points, "points")
     m, k = ens.shape[-2:]
     return (_chunked_lp(ens.reshape(-1, m, k), pts.reshape(-1, k)) <= tol).reshape(pts.shape[:-1])
@@ -282,7 +296,9 @@ def boundary_point(ens_probs, start, end, *, method: str = "lp", n_grid: int = 1
         along the segment is an interval). ``"lp"`` (default, exact): a single LP,
         :math:`\max t` s.t. :math:`\mathbf P^\top\boldsymbol\lambda = \mathbf p_0 + t(\mathbf p_c - \mathbf p_0)`.
     n_grid : int, default 100
+        Grid points of ``method="grid"``, from 2 to 10⁶.
     tol : float, default 1e-9
+        Width of the final bracket of ``method="bisection"``, > 0.
 
     Returns
     -------
@@ -296,6 +312,8 @@ def boundary_point(ens_probs, start, end, *, method: str = "lp", n_grid: int = 1
     ([0.6, 0.2, 0.2], 0.4)
     """
     check_choice(method, "method", _BOUNDARY_METHODS)
+    n_grid = check_positive_int(n_grid, "n_grid", minimum=2, maximum=10**6)
+    tol = check_positive_float(tol, "tol")
     ens, p0 = _as_batch(ens_probs, start, "start")
     pc = check_probs(end, name="end", min_ndim=1)
     if pc.shape[-1] != p0.shape[-1]:
@@ -315,7 +333,7 @@ def boundary_point(ens_probs, start, end, *, method: str = "lp", n_grid: int = 1
         if method == "bisection":
             t[idx] = _bisect(mem, a, d, tol)
         else:
-            t[idx] = _grid(mem, a, d, check_positive_int(n_grid, "n_grid", minimum=2))
+            t[idx] = _grid(mem, a, d, n_grid)
     t = t.reshape(batch)
     point = (1 - t[..., None]) * p0 + t[..., None] * pc
     return BoundaryPoint(point=point, t=t, method=method)

@@ -44,7 +44,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.spatial import ConvexHull, Delaunay, QhullError
 
-from credalbook._validation import check_choice, check_positive_int, check_probs, check_vertices
+from credalbook._validation import as_rng, check_choice, check_positive_int, check_probs, check_vertices
 
 __all__ = ["sample_polytope", "polytope_volume"]
 
@@ -275,7 +275,7 @@ def sample_polytope(vertices, n_samples: int, *, method: str = "triangulation", 
     burn_in = None if burn_in is None else check_positive_int(burn_in, "burn_in", minimum=0)
     thin = None if thin is None else check_positive_int(thin, "thin")
     n_chains = None if n_chains is None else check_positive_int(n_chains, "n_chains")
-    rng = np.random.default_rng(seed)
+    rng = as_rng(seed)
     frame = _affine_frame(v)
     d = frame.dim
     if method == "weights":

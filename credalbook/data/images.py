@@ -25,6 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
+from credalbook._validation import as_rng
 from credalbook.data.splits import _fraction, train_val_test_split
 from credalbook.data.idx import read_idx, write_idx
 
@@ -154,7 +155,7 @@ class Dataset:
         Drawn without replacement (not stratified) by ``numpy.random.default_rng(seed)``, in the
         original order; equal seeds give equal subsets and the arrays are writable copies.
         """
-        rng = np.random.default_rng(seed)
+        rng = as_rng(seed)
         parts = {}
         for part, n in (("train", n_train), ("test", n_test)):
             x, y = getattr(self, "x_" + part), getattr(self, "y_" + part)

@@ -31,7 +31,7 @@ import numbers
 
 import numpy as np
 
-from credalbook._validation import as_numpy, check_probs
+from credalbook._validation import as_numpy, as_rng, check_probs, check_seed
 from credalbook.data.images import Dataset, load_dataset
 
 __all__ = ["PAPER_MIX_SIZES", "MixDataset", "MixSplit", "make_mix_dataset", "mix_images",
@@ -44,14 +44,7 @@ _DEFAULT_PROPORTIONS = (5, 1, 1)  # MNIST's 37.5k : 7.5k : 7.5k, used for other 
 
 # ------------------------------------------------------------------------------------ helpers
 def _rng(seed) -> np.random.Generator:
-    if isinstance(seed, np.random.Generator):
-        return seed
-    if isinstance(seed, np.random.SeedSequence) or seed is None:
-        return np.random.default_rng(seed)
-    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
-        raise ValueError(f"seed must be a non-negative int, a numpy Generator or None; "
-                         f"got {seed!r}")
-    return np.random.default_rng(int(seed))
+    return as_rng(seed)
 
 
 def _check_fraction(mix_fraction) -> float:
@@ -428,6 +421,7 @@ def make_mix_dataset(dataset: str | Dataset = "fashion_mnist", *, sizes=None,
     >>> int(mix.val.is_mixed.sum()), mix.test.n_labels[:3]
     (67, array([10, 10, 10]))
     """
+    seed = check_seed(seed, generator=False)  # before the (slow) loading
     base = load_dataset(dataset) if isinstance(dataset, str) else dataset
     if not isinstance(base, Dataset):
         raise ValueError(f"dataset must be a dataset name or a credalbook.data.Dataset; got "
@@ -456,7 +450,8 @@ def make_mix_dataset(dataset: str | Dataset = "fashion_mnist", *, sizes=None,
         raise ValueError(f"sizes={sizes} with mix_fraction={f:.3g} need {sum(needed)} source "
                          f"images but {base.name!r} has {len(x)}")
 
-    pool_seed, *split_seeds = np.random.SeedSequence(seed).spawn(4)
+    sequence = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
+    pool_seed, *split_seeds = sequence.spawn(4)
     pool = np.random.default_rng(pool_seed).permutation(len(x))
     splits, start = [], 0
     for n, need, n_labels, ss in zip(sizes, needed, (n_labels_train, n_labels_val, n_labels_test),

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from credalbook._validation import as_rng
+
 __all__ = ["train_val_test_split"]
 
 
@@ -51,6 +53,7 @@ def train_val_test_split(n: int, *, val_fraction: float = 0.1, test_fraction: fl
     """
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
         raise ValueError(f"n must be a positive int; got {n!r}")
+    rng = as_rng(seed)
     val_fraction = _fraction(val_fraction, "val_fraction")
     test_fraction = _fraction(test_fraction, "test_fraction")
     if val_fraction + test_fraction >= 1.0:
@@ -60,7 +63,6 @@ def train_val_test_split(n: int, *, val_fraction: float = 0.1, test_fraction: fl
     if n - n_val - n_test < 1:
         raise ValueError(f"n={n} is too small for val_fraction={val_fraction} and "
                          f"test_fraction={test_fraction}: no training example would be left")
-    rng = np.random.default_rng(seed)
     if stratify is None:
         perm = rng.permutation(n)
         test, val, train = perm[:n_test], perm[n_test:n_test + n_val], perm[n_test + n_val:]

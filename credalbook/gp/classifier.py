@@ -369,8 +369,7 @@ def fit_gp_classifier(
         raise ValueError(f"natural_gradient must be True or False; got {natural_gradient!r}")
     if not isinstance(ard, (bool, np.bool_)):
         raise ValueError(f"ard must be True or False; got {ard!r}")
-    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**63:
-        raise ValueError(f"seed must be a non-negative integer; got {seed!r}")
+    seed = check_positive_int(seed, "seed", minimum=0, maximum=2**63 - 1)   # no bools, no 1.5
     checkpoint = as_checkpoint(checkpoint)
     dev = resolve_device(device)
     torch_dtype = _DTYPES[dtype]

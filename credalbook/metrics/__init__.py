@@ -6,9 +6,13 @@ the evaluation of epistemic-uncertainty estimates.
 from credalbook.metrics import binning
 from credalbook.metrics.binning import (
     BIN_STRATEGIES,
+    BINNINGS,
     bin_ids,
     bin_index,
+    bin_statistics,
     bin_sums,
+    BinStatistics,
+    check_binning,
     cut_index,
     equal_mass_cuts,
     equal_width_bin_index,
@@ -16,6 +20,7 @@ from credalbook.metrics.binning import (
 )
 from credalbook.metrics.classification import (
     accuracy,
+    ace,
     brier_score,
     calibration_summary,
     ece_classwise,
@@ -40,7 +45,7 @@ from credalbook.metrics.distribution import (
 )
 from credalbook.metrics.ensemble import (
     acce,
-    ace,
+    all_label_ece,
     calibrated_sampling_floor,
     check_epsilon,
     check_probs_targets,
@@ -70,6 +75,9 @@ from credalbook.metrics.epistemic import (
 )
 from credalbook.metrics.kernel import (
     as_kernel,
+    AUTO_BLOCK_SIZE,
+    QUADRATIC_MAX_N,
+    resolve_estimator,
     gaussian_kernel,
     GaussianKernel,
     laplacian_kernel,
@@ -101,6 +109,7 @@ from credalbook.metrics.label_stats import (
     statistic_squared_loss,
     StatisticCalibration,
 )
+from credalbook.metrics.smooth import MIN_SMOOTH_ECE_BANDWIDTH, smooth_ece, smooth_ece_bandwidth
 from credalbook.metrics.uncertainty import (
     binary_entropy,
     eu_estimates,
@@ -115,6 +124,7 @@ from credalbook.metrics.uncertainty import (
 __all__ = [
     *binning.__all__,
     "accuracy",
+    "ace",
     "brier_score",
     "calibration_summary",
     "ece_classwise",
@@ -135,7 +145,7 @@ __all__ = [
     "mmd_calibration_error",
     "skce_estimator",
     "acce",
-    "ace",
+    "all_label_ece",
     "calibrated_sampling_floor",
     "check_epsilon",
     "check_probs_targets",
@@ -161,6 +171,9 @@ __all__ = [
     "fit_eu_calibration",
     "interval_index",
     "as_kernel",
+    "AUTO_BLOCK_SIZE",
+    "QUADRATIC_MAX_N",
+    "resolve_estimator",
     "gaussian_kernel",
     "GaussianKernel",
     "laplacian_kernel",
@@ -187,6 +200,9 @@ __all__ = [
     "statistic_mean_estimate",
     "statistic_squared_loss",
     "StatisticCalibration",
+    "MIN_SMOOTH_ECE_BANDWIDTH",
+    "smooth_ece",
+    "smooth_ece_bandwidth",
     "binary_entropy",
     "eu_estimates",
     "EUEstimates",

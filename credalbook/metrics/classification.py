@@ -5,6 +5,15 @@ Every function takes ``probs`` of shape ``(..., N, K)`` (rows on the probability
 returns a float, or an array of shape ``(...)`` when leading batch dimensions are given. Batching
 lets the bootstrap tests of later chapters evaluate a measure on many replicates at once.
 
+**The binned calibration errors, by their names in the field.** :func:`ece_confidence` (top-label,
+Guo et al. 2017) and :func:`ece_classwise` (classwise, Kull et al. 2019; the "static" SCE of Nixon
+et al. 2019) with ``binning="equal_width"`` (default) or ``"equal_mass"`` ("adaptive" bins), the
+ℓ1 error (default) or the ℓp one (``norm=2``: the ℓ2 / RMS calibration error of Kumar et al.
+2019), and the debiased ℓ2 estimator of Kumar et al. (``debiased=True``). :func:`ace` is the
+adaptive calibration error of Nixon et al. (2019): classwise, equal-mass. Wu & Gales' all-label
+error, which they also call ACE, is :func:`credalbook.metrics.all_label_ece`. All of them bin with
+:func:`credalbook.metrics.bin_statistics`. The smooth ECE is :func:`credalbook.metrics.smooth_ece`.
+
 Notation (Mortier et al., 2023, Sec. 2): :math:`\hat p_{ik}` is the predicted probability of class
 :math:`k` for instance :math:`i`, :math:`c_i = \max_k \hat p_{ik}` its confidence,
 :math:`\hat y_i = \arg\max_k \hat p_{ik}` the predicted label and :math:`y_{ik} = 1[y_i = k]` the
@@ -13,15 +22,26 @@ one-hot label.
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass
 
 import numpy as np
 
-from credalbook._validation import as_scalar, check_choice, check_positive_int, check_probs_labels
-from credalbook.metrics.binning import bin_sums, equal_width_bin_index, uniform_edges
+from credalbook._validation import as_scalar, check_choice, check_n_bins, check_positive_float, check_probs_labels
+from credalbook.metrics.binning import (
+    _bin_statistics,
+    BinStatistics,
+    bin_sums,
+    check_binning,
+    cut_index,
+    equal_mass_cuts,
+    equal_width_bin_index,
+    uniform_edges,
+)
 
 __all__ = [
     "accuracy",
+    "ace",
     "brier_score",
     "calibration_summary",
     "nll",
@@ -93,7 +113,8 @@ def nll(probs, labels, *, eps: float = 1e-12):
     .. math:: \mathrm{NLL} = -\frac1N \sum_{i=1}^N \log \hat p_{i y_i}
 
     Probabilities are clipped below at ``eps`` so that a zero probability on the true class gives
-    a large finite value (``-log(eps)`` ≈ 27.6) instead of ``inf``.
+    a large finite value (``-log(eps)`` ≈ 27.6) instead of ``inf``; ``eps`` must be a finite number
+    >= 0 (``eps=0`` turns the clipping off).
 
     Examples
     --------
@@ -101,37 +122,93 @@ def nll(probs, labels, *, eps: float = 1e-12):
     0.490415
     """
     p, y = check_probs_labels(probs, labels)
+    eps = check_positive_float(eps, "eps", allow_zero=True)
     p_true = np.take_along_axis(p, y[..., None], axis=-1)[..., 0]
     return as_scalar(-np.log(np.clip(p_true, eps, None)).mean(axis=-1))
 
 
-def _binned_abs_gap(bin_idx: np.ndarray, predicted: np.ndarray, observed: np.ndarray, n_bins: int) -> np.ndarray:
-    """Σ_j |B_j|/N · |mean(observed) − mean(predicted)| over bins, along the last axis.
+def _check_options(n_bins, binning, norm, debiased) -> tuple[int, str, float, bool]:
+    """Validate the options shared by the binned calibration errors."""
+    n_bins = check_n_bins(n_bins)
+    check_binning(binning)
+    if isinstance(norm, (bool, np.bool_)) or not isinstance(norm, numbers.Real) or not (1 <= norm < np.inf):
+        raise ValueError(f"norm must be a real number >= 1 (1: ECE, 2: the l2 calibration error); got {norm!r}")
+    if not isinstance(debiased, (bool, np.bool_)):
+        raise ValueError(f"debiased must be True or False; got {debiased!r}")
+    if debiased and norm != 2:
+        raise ValueError(f"debiased=True is the debiased estimator of the squared l2 error and needs norm=2; got norm={norm!r}")
+    return n_bins, binning, float(norm), bool(debiased)
 
-    All inputs have shape (..., N); returns shape (...), vectorised over leading axes.
+
+def _power_error(s: BinStatistics, norm: float, debiased: bool) -> np.ndarray:
+    r"""Per-problem :math:`\sum_b \frac{n_b}{N} |\bar o_b - \bar x_b|^p` (p = ``norm``) from bin statistics.
+
+    Shape (..., C, B) → (..., C). ``norm = 1`` is :math:`\sum_b |G_b| / N` with :math:`G_b` the
+    gap sums (no division by bin sizes). ``debiased`` (p = 2) subtracts from each bin with
+    :math:`n_b \ge 2` the variance :math:`\bar o_b(1 - \bar o_b)/(n_b - 1)` of its mean outcome
+    and clips the sum at 0, as Kumar et al.'s ``unbiased_square_ce``; bins with fewer than two
+    predictions contribute 0 there.
     """
-    # |Σ_{i∈B} (observed − predicted)| / N  ==  |B|/N · |o(B) − p(B)|
-    gap = bin_sums(bin_idx, observed - predicted, n_bins)
-    return np.abs(gap).sum(axis=-1) / bin_idx.shape[-1]
+    if norm == 1 and not debiased:
+        return np.abs(s.gap).sum(axis=-1) / s.n
+    n_b = s.counts
+    with np.errstate(invalid="ignore", divide="ignore"):
+        gap = np.where(n_b > 0, s.gap / n_b, 0.0)
+        if debiased:
+            obs = np.where(n_b > 0, s.positives / n_b, 0.0)
+            term = gap ** 2 - obs * (1.0 - obs) / np.maximum(n_b - 1, 1)
+            return np.maximum((np.where(n_b >= 2, term, 0.0) * n_b).sum(axis=-1) / s.n, 0.0)
+    return (np.abs(gap) ** norm * n_b).sum(axis=-1) / s.n
 
 
-def ece_confidence(probs, labels, *, n_bins: int = 10):
-    r"""Confidence expected calibration error with equal-width bins (Mortier et al., Eq. 6).
+def _root(power: np.ndarray, norm: float) -> np.ndarray:
+    return power if norm == 1 else power ** (1.0 / norm)
+
+
+def _top_label(p: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Confidences (..., N, 1) and the problem index of a correct prediction (0) or -1 (..., N)."""
+    yhat = p.argmax(axis=-1)
+    conf = np.take_along_axis(p, yhat[..., None], axis=-1)
+    return conf, np.where(yhat == y, 0, -1)
+
+
+def ece_confidence(probs, labels, *, n_bins: int = 10, binning: str = "equal_width", norm: float = 1,
+                   debiased: bool = False):
+    r"""Confidence (top-label) expected calibration error (Mortier et al., Eq. 6; Guo et al. 2017).
 
     .. math::
-        \mathrm{ECE}_{conf} = \sum_{j=1}^B \frac{|\mathcal B_j|}{N}
-        \bigl|\mathrm{Acc}(\mathcal B_j) - c(\mathcal B_j)\bigr|,
+        \mathrm{ECE}_{conf} = \Bigl(\sum_{j=1}^B \frac{|\mathcal B_j|}{N}
+        \bigl|\mathrm{Acc}(\mathcal B_j) - c(\mathcal B_j)\bigr|^p\Bigr)^{1/p},
         \qquad \mathcal B_j = \{i : \tfrac{j-1}{B} \le c_i < \tfrac jB\}
 
     with :math:`\mathrm{Acc}(\mathcal B_j)` the accuracy and :math:`c(\mathcal B_j)` the mean
-    confidence of bin :math:`j`; the last bin is right-closed. This is the ECE of Guo et al. (2017)
-    and the top-label ECE of Wu & Gales (2021, Eq. 13) with ``B = 1/(2ε)`` regions (ε is the half-width of a region; see :func:`credalbook.metrics.ece`).
+    confidence of bin :math:`j` (empty bins count 0); the last bin is right-closed, so a confidence
+    of exactly 1.0 is in bin B. With the defaults (p = 1, equal-width bins) this is the ECE of Guo
+    et al. (2017) and the top-label ECE of Wu & Gales (2021, Eq. 13) with ``B = 1/(2ε)`` regions
+    (ε is the half-width of a region; see :func:`credalbook.metrics.ece`).
 
     Parameters
     ----------
     probs : array-like, shape (..., N, K)
     labels : array-like of int, shape (..., N)
     n_bins : int, default 10
+    binning : {"equal_width", "equal_mass"}, default "equal_width"
+        ``"equal_mass"``: B bins holding about N/B confidences each (the "adaptive" binning of
+        Nixon et al. 2019; cuts of :func:`credalbook.metrics.equal_mass_cuts`, ties at a cut kept
+        together in the upper bin, so ties or B > N leave fewer non-empty bins).
+    norm : float >= 1, default 1
+        p. ``norm=2`` is the ℓ2 (root-mean-square) calibration error of Kumar et al. (2019).
+    debiased : bool, default False
+        With ``norm=2``: the debiased estimator of Kumar et al. (2019, Sec. 5), which subtracts
+        from each bin's squared gap the variance of its accuracy,
+
+        .. math::
+            \widehat{\mathrm{CE}}^2 = \sum_{j : |\mathcal B_j| \ge 2} \frac{|\mathcal B_j|}{N}
+            \Bigl[\bigl(\mathrm{Acc}_j - c_j\bigr)^2 - \frac{\mathrm{Acc}_j(1 - \mathrm{Acc}_j)}{|\mathcal B_j| - 1}\Bigr],
+
+        and returns :math:`\sqrt{\max(\widehat{\mathrm{CE}}^2, 0)}` (their ``unbiased_l2_ce``).
+        The plug-in squared error overestimates the true one by about
+        :math:`\sum_j \mathrm{Acc}_j(1-\mathrm{Acc}_j)/N`; the correction removes that bias.
 
     Returns
     -------
@@ -140,7 +217,10 @@ def ece_confidence(probs, labels, *, n_bins: int = 10):
     References
     ----------
     Mortier, Bengs, Hüllermeier, Luca, Waegeman. On the Calibration of Probabilistic Classifier
-    Sets. AISTATS 2023, Eq. (6).
+    Sets. AISTATS 2023, Eq. (6). Guo, Pleiss, Sun, Weinberger. On calibration of modern neural
+    networks. ICML 2017, Eq. (3). Nixon, Dusenberry, Zhang, Jerfel, Tran. Measuring calibration in
+    deep learning. CVPR Workshops 2019 (adaptive ranges). Kumar, Liang, Ma. Verified uncertainty
+    calibration. NeurIPS 2019, Sec. 5 (ℓ2 error, debiased estimator).
 
     Examples
     --------
@@ -149,34 +229,51 @@ def ece_confidence(probs, labels, *, n_bins: int = 10):
     >>> p = [[0.9, 0.1], [0.1, 0.9], [0.6, 0.4], [0.4, 0.6]]
     >>> round(ece_confidence(p, [0, 0, 0, 1], n_bins=10), 6)   # (2/4)|0.5-0.9| + (2/4)|1-0.6|
     0.4
+    >>> round(ece_confidence(p, [0, 0, 0, 1], norm=2), 6)      # sqrt((2/4) 0.4² + (2/4) 0.4²)
+    0.4
+    >>> round(ece_confidence(p, [0, 0, 0, 1], norm=2, debiased=True), 6)   # sqrt(0.16 - (1/2)(0.25/1))
+    0.187083
     """
-    n_bins = check_positive_int(n_bins, "n_bins")
+    n_bins, binning, norm, debiased = _check_options(n_bins, binning, norm, debiased)
     p, y = check_probs_labels(probs, labels)
-    return as_scalar(ece_confidence_batched(p, y, n_bins))
+    return as_scalar(ece_confidence_batched(p, y, n_bins, binning=binning, norm=norm, debiased=debiased))
 
 
-def ece_confidence_batched(p: np.ndarray, y: np.ndarray, n_bins: int) -> np.ndarray:
+def ece_confidence_batched(p: np.ndarray, y: np.ndarray, n_bins: int, *, binning: str = "equal_width",
+                           norm: float = 1, debiased: bool = False) -> np.ndarray:
     """:func:`ece_confidence` without validation: float64 ``p`` (..., N, K), int ``y`` (..., N) → (...).
 
     For inner loops over checked inputs (bootstrap replicates); always returns an array.
     """
-    conf = p.max(axis=-1)
-    correct = (p.argmax(axis=-1) == y).astype(np.float64)
-    return _binned_abs_gap(equal_width_bin_index(conf, n_bins), conf, correct, n_bins)
+    conf, positive = _top_label(p, y)
+    s = _bin_statistics(conf, positive, n_bins, binning, counts=norm != 1 or debiased)
+    return _root(_power_error(s, norm, debiased)[..., 0], norm)
 
 
-def ece_classwise(probs, labels, *, n_bins: int = 10):
-    r"""Classwise expected calibration error with equal-width bins (Mortier et al., Eq. 5).
+def ece_classwise(probs, labels, *, n_bins: int = 10, binning: str = "equal_width", norm: float = 1,
+                  debiased: bool = False):
+    r"""Classwise expected calibration error (Mortier et al., Eq. 5; Kull et al. 2019).
 
     .. math::
-        \mathrm{ECE}_{cwise} = \frac1K \sum_{k=1}^K \sum_{j=1}^B \frac{|\mathcal B_{jk}|}{N}
-        \bigl|o(\mathcal B_{jk}) - p(\mathcal B_{jk})\bigr|,
+        \mathrm{ECE}_{cwise} = \Bigl(\frac1K \sum_{k=1}^K \sum_{j=1}^B \frac{|\mathcal B_{jk}|}{N}
+        \bigl|o(\mathcal B_{jk}) - p(\mathcal B_{jk})\bigr|^p\Bigr)^{1/p},
         \qquad \mathcal B_{jk} = \{i : \tfrac{j-1}{B} \le \hat p_{ik} < \tfrac jB\}
 
     with :math:`o` the observed frequency of class :math:`k` and :math:`p` the mean predicted
-    probability in the bin (Eq. 4); the last bin is right-closed. It is the mean over classes of
-    the binary ECE of "class k vs rest" (Kull et al., 2019; see
-    :attr:`ReliabilityCurve.calibration_error`).
+    probability in the bin (Eq. 4); the last bin is right-closed. With p = 1 it is the mean over
+    classes of the binary ECE of "class k vs rest" (Kull et al., 2019; the static calibration
+    error SCE of Nixon et al. 2019; see :attr:`ReliabilityCurve.calibration_error`); with p = 2
+    the marginal ℓ2 calibration error of Kumar et al. (2019). ``binning="equal_mass"`` bins each
+    class's N probabilities into B bins of about N/B (with p = 1 this is :func:`ace`);
+    ``debiased`` (p = 2) corrects each class's squared error as in :func:`ece_confidence` and
+    clips it at 0 before the mean over classes, as Kumar et al.'s marginal estimator does.
+
+    Parameters and return value as in :func:`ece_confidence`.
+
+    References
+    ----------
+    Mortier et al. (2023), Eqs. (4)-(5); Kull, Perello-Nieto, Kängsepp, Silva Filho, Song, Flach.
+    Beyond temperature scaling. NeurIPS 2019; Nixon et al. (2019); Kumar et al. (2019), Sec. 5.
 
     Examples
     --------
@@ -184,20 +281,71 @@ def ece_classwise(probs, labels, *, n_bins: int = 10):
     >>> round(ece_classwise(p, [0, 0, 0, 1], n_bins=10), 6)   # each class: (.1 + .9 + .4 + .4) / 4
     0.45
     """
-    n_bins = check_positive_int(n_bins, "n_bins")
+    n_bins, binning, norm, debiased = _check_options(n_bins, binning, norm, debiased)
     p, y = check_probs_labels(probs, labels)
-    return as_scalar(ece_classwise_batched(p, y, n_bins))
+    return as_scalar(ece_classwise_batched(p, y, n_bins, binning=binning, norm=norm, debiased=debiased))
 
 
-def ece_classwise_batched(p: np.ndarray, y: np.ndarray, n_bins: int) -> np.ndarray:
+def ece_classwise_batched(p: np.ndarray, y: np.ndarray, n_bins: int, *, binning: str = "equal_width",
+                          norm: float = 1, debiased: bool = False) -> np.ndarray:
     """:func:`ece_classwise` without validation: float64 ``p`` (..., N, K), int ``y`` (..., N) → (...).
 
     For inner loops over checked inputs (bootstrap replicates); always returns an array.
     """
-    # Move classes in front of instances: (..., K, N), one binary problem per class.
-    pk = np.moveaxis(p, -1, -2)
-    yk = np.moveaxis(one_hot(y, p.shape[-1]), -1, -2)
-    return _binned_abs_gap(equal_width_bin_index(pk, n_bins), pk, yk, n_bins).mean(axis=-1)
+    s = _bin_statistics(np.ascontiguousarray(p), y.astype(np.intp, copy=False), n_bins, binning,
+                        counts=norm != 1 or debiased)
+    return _root(_power_error(s, norm, debiased).mean(axis=-1), norm)
+
+
+def ace(probs, labels, *, n_bins: int = 10):
+    r"""Adaptive calibration error ACE of Nixon et al. (2019): classwise, equal-mass ranges.
+
+    .. math::
+        \mathrm{ACE} = \frac1K \sum_{k=1}^K \sum_{r=1}^R \frac{|\mathcal R_{rk}|}{N}
+        \bigl|\mathrm{acc}(r, k) - \mathrm{conf}(r, k)\bigr|
+
+    For each class :math:`k` the N predicted probabilities :math:`\hat p_{ik}` (all of them, not
+    only the top label) are split into R = ``n_bins`` calibration ranges :math:`\mathcal R_{rk}`
+    holding N/R of them each; :math:`\mathrm{acc}(r, k)` is the frequency of class :math:`k` and
+    :math:`\mathrm{conf}(r, k)` the mean of :math:`\hat p_{ik}` in range r. When R divides N (and
+    no probabilities are tied at a cut) every weight is 1/R and this is Nixon et al.'s
+    :math:`\frac1{KR}\sum_k\sum_r|\mathrm{acc}(r,k) - \mathrm{conf}(r,k)|`; otherwise the ranges are
+    weighted by their sizes, as in the authors' code (``uncertainty_metrics``, ``gce`` with
+    adaptive, class-conditional bins). Ranges are intervals of values (ties are never split; see
+    :func:`credalbook.metrics.equal_mass_cuts`). It is
+    ``ece_classwise(probs, labels, n_bins=n_bins, binning="equal_mass")``.
+
+    Other libraries use the name for other errors: torch-uncertainty's ``AdaptiveCalibrationError``
+    is the top-label error with equal-mass bins, ``ece_confidence(..., binning="equal_mass")``;
+    netcal's ``ACE`` is an "average" calibration error, the unweighted mean over non-empty
+    equal-width bins. Wu & Gales' (2021) all-label calibration error, which they also call ACE (and
+    which credalbook called ``ace`` before issue #27), is :func:`credalbook.metrics.all_label_ece`.
+
+    Parameters
+    ----------
+    probs : array-like, shape (..., N, K)
+    labels : array-like of int, shape (..., N)
+    n_bins : int, default 10
+        R, the number of ranges per class.
+
+    Returns
+    -------
+    float or ndarray of shape (...)
+
+    References
+    ----------
+    Nixon, Dusenberry, Zhang, Jerfel, Tran. Measuring calibration in deep learning. CVPR
+    Workshops 2019 (the definition of ACE; TACE adds a threshold on the probabilities).
+
+    Examples
+    --------
+    Two classes, four instances, R = 2 ranges per class (two probabilities each):
+
+    >>> p = [[0.9, 0.1], [0.8, 0.2], [0.4, 0.6], [0.3, 0.7]]
+    >>> round(ace(p, [0, 1, 1, 1], n_bins=2), 6)   # class 0: (2/4)|0 - 0.35| + (2/4)|0.5 - 0.85|; class 1 alike
+    0.35
+    """
+    return ece_classwise(probs, labels, n_bins=n_bins, binning="equal_mass")
 
 
 @dataclass(frozen=True)
@@ -225,21 +373,24 @@ class ReliabilityCurve:
     def calibration_error(self) -> float:
         """Count-weighted mean of ``|observed - mean_predicted|`` over non-empty bins.
 
-        For ``kind="confidence"`` this is :func:`ece_confidence`; for ``kind="classwise"`` with a
-        ``class_index`` it is the binary ECE of that class, whose mean over classes is
-        :func:`ece_classwise`.
+        For ``kind="confidence"`` this is :func:`ece_confidence` (with the curve's binning); for
+        ``kind="classwise"`` with a ``class_index`` it is the binary ECE of that class, whose mean
+        over classes is :func:`ece_classwise`.
         """
         nonempty = self.counts > 0
         gaps = np.abs(self.observed[nonempty] - self.mean_predicted[nonempty])
         return float((self.counts[nonempty] * gaps).sum() / self.counts.sum())
 
 
-def reliability_curve(probs, labels, *, n_bins: int = 10, kind: str = "confidence", class_index: int | None = None):
-    r"""Reliability-diagram data with equal-width bins (Mortier et al., Eqs. 4-6).
+def reliability_curve(probs, labels, *, n_bins: int = 10, kind: str = "confidence", class_index: int | None = None,
+                      binning: str = "equal_width"):
+    r"""Reliability-diagram data with equal-width or equal-mass bins (Mortier et al., Eqs. 4-6).
 
     ``kind="confidence"`` bins the confidence :math:`c_i` and reports accuracy per bin;
     ``kind="classwise"`` bins :math:`\hat p_{ik}` and reports the frequency of class :math:`k`,
     for one ``class_index`` or pooled over all classes (every (i, k) pair counted once).
+    ``binning="equal_mass"`` cuts the binned values into bins of about equal counts
+    (:func:`credalbook.metrics.equal_mass_cuts`); ``bin_edges`` then holds 0, the cuts and 1.
 
     Returns
     -------
@@ -251,8 +402,9 @@ def reliability_curve(probs, labels, *, n_bins: int = 10, kind: str = "confidenc
     >>> c.counts.tolist(), c.observed.tolist()
     ([0, 3], [nan, 0.6666666666666666])
     """
-    n_bins = check_positive_int(n_bins, "n_bins")
+    n_bins = check_n_bins(n_bins)
     check_choice(kind, "kind", {"confidence", "classwise"})
+    check_binning(binning)
     p, y = check_probs_labels(probs, labels)
     if p.ndim != 2:
         raise ValueError(f"probs must have shape (N, K) for a reliability curve; got {p.shape}")
@@ -270,13 +422,17 @@ def reliability_curve(probs, labels, *, n_bins: int = 10, kind: str = "confidenc
             if isinstance(class_index, bool) or not isinstance(class_index, (int, np.integer)) or not 0 <= class_index < k:
                 raise ValueError(f"class_index must be an integer in [0, {k}); got {class_index!r}")
             pred, obs = p[:, class_index], onehot[:, class_index]
-    idx = equal_width_bin_index(pred, n_bins)
+    if binning == "equal_width":
+        idx, edges = equal_width_bin_index(pred, n_bins), uniform_edges(n_bins)
+    else:
+        cuts = equal_mass_cuts(pred, n_bins)
+        idx, edges = cut_index(pred, cuts), np.concatenate(([0.0], np.clip(cuts, 0.0, 1.0), [1.0]))
     counts = bin_sums(idx, None, n_bins)
     with np.errstate(invalid="ignore", divide="ignore"):
         mean_pred = bin_sums(idx, pred, n_bins) / counts
         observed = bin_sums(idx, obs, n_bins) / counts
     return ReliabilityCurve(
-        bin_edges=uniform_edges(n_bins),
+        bin_edges=edges,
         counts=counts,
         mean_predicted=mean_pred,
         observed=observed,

@@ -60,14 +60,17 @@ import math
 import numpy as np
 import torch
 
-from credalbook._validation import check_choice
+from credalbook._validation import check_choice, check_positive_float
 from credalbook.metrics.kernel import (
+    AUTO_BLOCK_SIZE,
     SKCE_ESTIMATORS,
     GaussianKernel,
     TVKernel,
     _check_bandwidth,
+    _check_block_size,
     _skce_torch,
     _tensors,
+    resolve_estimator,
 )
 
 __all__ = [
@@ -136,8 +139,8 @@ def _label_kernel(k: int, label_bandwidth: float, dtype, device) -> torch.Tensor
     return torch.full((k, k), off, dtype=dtype, device=device) + (1 - off) * torch.eye(k, dtype=dtype, device=device)
 
 
-def _skce(p, y, bandwidth: float, estimator: str = "linear") -> torch.Tensor:
-    return _skce_torch(p, y, TVKernel(bandwidth), estimator)
+def _skce(p, y, bandwidth: float, estimator: str = "linear", block_size: int = AUTO_BLOCK_SIZE) -> torch.Tensor:
+    return _skce_torch(p, y, TVKernel(bandwidth), estimator, block_size=block_size)
 
 
 def _mmd(p, y, bandwidth: float, label_bandwidth: float = 1.0, conditioning: str = "prediction") -> torch.Tensor:
@@ -208,6 +211,7 @@ def lp_calibration_error(probs, labels, *, bandwidth: float = 0.01, order: float
     bandwidth : float, default 0.01
         h of the Dirichlet kernel.
     order : float ≥ 1, default 2
+        A finite number (bools, strings and ``inf`` are rejected).
 
     Returns
     -------
@@ -225,7 +229,7 @@ def lp_calibration_error(probs, labels, *, bandwidth: float = 0.01, order: float
     0.02
     """
     h = _check_bandwidth(bandwidth)
-    order = float(order)
+    order = check_positive_float(order, "order")
     if not order >= 1:
         raise ValueError(f"order must be a number >= 1; got {order!r}")
     p, y = _tensors(probs, labels, min_instances=2)
@@ -249,14 +253,24 @@ def kl_calibration_error(probs, labels, *, bandwidth: float = 0.01) -> torch.Ten
     return _kl(p, y, h)
 
 
-def skce_estimator(probs, labels, *, bandwidth: float = 1e-4, estimator: str = "linear") -> torch.Tensor:
+def skce_estimator(probs, labels, *, bandwidth: float = 1e-4, estimator: str = "linear",
+                   block_size: int = AUTO_BLOCK_SIZE) -> torch.Tensor:
     r"""Unbiased squared kernel calibration error with :math:`\exp(-d_{TV}^2/h)\,\mathbf I_K` (Widmann et al. 2019).
 
-    ``estimator="linear"`` averages :math:`h_{2i-1,2i}` over consecutive pairs (the authors'
-    statistic, as :func:`~credalbook.metrics.skce_ul`), ``"quadratic"`` over all pairs :math:`i<j` (as
-    :func:`~credalbook.metrics.skce_uq`). Can be negative; the weight learner squares it (App. A).
+    .. math::
+        \widehat{SKCE} = \frac1{|\mathcal P|}\sum_{(i, j)\in\mathcal P}
+        e^{-d_{TV}(\hat{\mathbf p}_i, \hat{\mathbf p}_j)^2/h}\,
+        (\hat{\mathbf p}_i - \mathbf e_{y_i})^\top(\hat{\mathbf p}_j - \mathbf e_{y_j})
+
+    over the estimator's pairs :math:`\mathcal P`: ``estimator="linear"`` (default) the consecutive
+    pairs :math:`(2i-1, 2i)` (the authors' statistic, as :func:`~credalbook.metrics.skce_ul`),
+    ``"quadratic"`` all pairs :math:`i<j` (as :func:`~credalbook.metrics.skce_uq`; large N in
+    checkpointed row blocks, so memory stays O(N) with gradients), ``"block"`` the pairs within
+    consecutive blocks of ``block_size``, ``"auto"`` quadratic up to N = 10⁴ and blocks above (see
+    :func:`credalbook.metrics.skce`). Can be negative; the weight learner squares it (App. A).
     This is :func:`credalbook.metrics.skce` on tensors with ``kernel=TVKernel(bandwidth)``: the one
-    SKCE of :mod:`credalbook.metrics.kernel`, run in torch.
+    SKCE of :mod:`credalbook.metrics.kernel`, run in torch on the tensor's device and dtype
+    (float16 and bfloat16 included).
 
     Examples
     --------
@@ -267,7 +281,9 @@ def skce_estimator(probs, labels, *, bandwidth: float = 1e-4, estimator: str = "
     h = _check_bandwidth(bandwidth)
     check_choice(estimator, "estimator", SKCE_ESTIMATORS)
     p, y = _tensors(probs, labels, min_instances=2)
-    return _skce(p, y, h, estimator)
+    if resolve_estimator(estimator, p.shape[-2]) == "block":
+        _check_block_size(block_size, p.shape[-2])
+    return _skce(p, y, h, estimator, block_size)
 
 
 def mmd_calibration_error(probs, labels, *, bandwidth: float = 0.1, label_bandwidth: float = 1.0,
@@ -304,7 +320,8 @@ def estimator_function(name: str, **options):
     from :data:`ESTIMATOR_BANDWIDTHS`. Used by the weight learner and by
     :func:`credalbook.stats.estimator_measure`.
     """
-    check_choice(name, "estimator", ESTIMATORS)
+    if not (isinstance(name, str) and name in ESTIMATORS):
+        raise ValueError(f"name must be one of the estimators {sorted(ESTIMATORS)}; got {name!r}")
     if name in ESTIMATOR_BANDWIDTHS:
         options["bandwidth"] = _check_bandwidth(options.get("bandwidth", ESTIMATOR_BANDWIDTHS[name]))
     elif "bandwidth" in options and options["bandwidth"] is not None:

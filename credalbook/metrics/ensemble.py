@@ -23,7 +23,9 @@ absolute values, either after pooling the classes that share :math:`p` (ACE, ECE
     \qquad
     \mathrm{ECCE} = \frac1N \sum_j \sum_p \Bigl|\sum_{i\in\tilde{\mathcal S}_j^p} r_{ij}\Bigr| \;(\text{Sec. 3.1}),
 
-so that ACE ≤ ACCE and ECE ≤ ECCE (triangle inequality). The normalisations follow Eqs. 6-7: ACE
+so that ACE ≤ ACCE and ECE ≤ ECCE (triangle inequality). Wu & Gales' ACE is
+:func:`all_label_ece` here: the name ``ace`` belongs to the adaptive calibration error of Nixon et al.
+(2019), :func:`credalbook.metrics.ace`, a different quantity. The normalisations follow Eqs. 6-7: ACE
 and ACCE carry a :math:`1/K`, the top-label criteria do not (consistent with Tables 1-7, which
 print ACE and ACCE in units of 1e-4 and ECE and ECCE in units of 1e-2 for K = 100, with
 ECCE ≥ ECE and ACCE ≥ ACE in every row).
@@ -51,7 +53,7 @@ for ``epsilon = 1 / (2 * n_bins)``:
 
 - ``ece(p, y, epsilon=ε) == ece_confidence(p, y, n_bins=B)`` (Guo et al.'s ECE, Eqs. 13-14);
 - ``acce(p, y, epsilon=ε) == ece_classwise(p, y, n_bins=B)`` (classwise ECE, Kull et al. 2019);
-- ``ace(p, y, epsilon=ε) == reliability_curve(p, y, n_bins=B, kind="classwise").calibration_error``
+- ``all_label_ece(p, y, epsilon=ε) == reliability_curve(p, y, n_bins=B, kind="classwise").calibration_error``
   (all (instance, class) pairs pooled into one reliability diagram);
 - ``ecce(p, y, epsilon=ε) == Σ_j (N_j / N) · ece_confidence(p[ŷ = j], y[ŷ = j], n_bins=B)``, the
   confidence ECE computed separately on the instances predicted as each class ``j``.
@@ -82,13 +84,20 @@ import math
 import numpy as np
 from scipy.spatial.distance import pdist
 
-from credalbook._validation import as_numpy, check_choice, check_labels, check_positive_float, check_positive_int, check_probs
+from credalbook._validation import (as_numpy, as_rng, check_choice, check_labels, check_n_bins, check_positive_float,
+                                    check_positive_int, check_probs, check_seed)
 from credalbook.synthetic.predictions import sample_labels
 from credalbook.metrics.classification import accuracy as _accuracy
 from credalbook.metrics.binning import bin_index, bin_sums, equal_width_bin_index
 from credalbook.metrics.classification import nll as _nll
 from credalbook.metrics.classification import one_hot
-from credalbook.metrics.kernel import LaplacianKernel, skce_batched
+from credalbook.metrics.kernel import (
+    AUTO_BLOCK_SIZE,
+    LaplacianKernel,
+    _check_block_size,
+    resolve_estimator,
+    skce_batched,
+)
 
 __all__ = [
     "DEFAULT_EPSILON",
@@ -96,7 +105,7 @@ __all__ = [
     "check_epsilon",
     "check_probs_targets",
     "region_ids",
-    "ace",
+    "all_label_ece",
     "acce",
     "ece",
     "ecce",
@@ -147,6 +156,8 @@ def check_epsilon(epsilon) -> float:
     >>> check_epsilon(1 / 30) == DEFAULT_EPSILON
     True
     """
+    if isinstance(epsilon, (bool, np.bool_, str, bytes)):   # float(True) == 1.0 and float("0.1") would pass
+        raise ValueError(f"epsilon must be a number in [0, 1]; got {epsilon!r}")
     try:
         eps = float(epsilon)
     except (TypeError, ValueError):
@@ -164,7 +175,7 @@ def epsilon_from_bins(n_bins: int) -> float:
     >>> epsilon_from_bins(15)   # the paper's tables
     0.03333333333333333
     """
-    return 1.0 / (2 * check_positive_int(n_bins, "n_bins"))
+    return 1.0 / (2 * check_n_bins(n_bins))
 
 
 def region_ids(values: np.ndarray, epsilon: float) -> tuple[np.ndarray, int]:
@@ -208,8 +219,12 @@ def _top_label(p: np.ndarray, t: np.ndarray) -> tuple[np.ndarray, np.ndarray, np
 # ----------------------------------------------------------------------------------------------
 # Region criteria
 # ----------------------------------------------------------------------------------------------
-def ace(probs, labels, *, epsilon: float = DEFAULT_EPSILON) -> float:
-    r"""All-label calibration error ACE (Wu & Gales 2021, Eq. 12; distributional form Eq. 6).
+def all_label_ece(probs, labels, *, epsilon: float = DEFAULT_EPSILON) -> float:
+    r"""All-label calibration error, which Wu & Gales call ACE (Wu & Gales 2021, Eq. 12; distributional form Eq. 6).
+
+    Named ``ace`` in credalbook before issue #27; that name now belongs to the adaptive calibration
+    error of Nixon et al. (2019), :func:`credalbook.metrics.ace`, a classwise error with equal-mass
+    ranges and a different value.
 
     .. math::
         \mathrm{ACE}(\epsilon) = \frac1{NK} \sum_{p\in\mathcal P(\epsilon)}
@@ -241,9 +256,9 @@ def ace(probs, labels, *, epsilon: float = DEFAULT_EPSILON) -> float:
     --------
     Probabilities 0.9 (label 1) and 0.1 (label 0) fall into separate regions at ε = 0.05:
 
-    >>> round(ace([[0.9, 0.1], [0.9, 0.1]], [0, 1], epsilon=0.05), 6)   # (|1.8-1| + |0.2-1|) / 4
+    >>> round(all_label_ece([[0.9, 0.1], [0.9, 0.1]], [0, 1], epsilon=0.05), 6)   # (|1.8-1| + |0.2-1|) / 4
     0.4
-    >>> ace([[0.9, 0.1], [0.9, 0.1]], [0, 1], epsilon=1.0)             # one region: always 0
+    >>> all_label_ece([[0.9, 0.1], [0.9, 0.1]], [0, 1], epsilon=1.0)             # one region: always 0
     0.0
     """
     eps = check_epsilon(epsilon)
@@ -263,7 +278,7 @@ def acce(probs, labels, *, epsilon: float = DEFAULT_EPSILON) -> float:
     ``epsilon >= 1/2`` it is :math:`\frac1K\sum_j|g_j|` with :math:`g` the global gaps of Eq. 15
     (:func:`global_calibration_gap`).
 
-    Parameters and return value as in :func:`ace`.
+    Parameters and return value as in :func:`all_label_ece`.
 
     References
     ----------
@@ -295,7 +310,7 @@ def ece(probs, labels, *, epsilon: float = DEFAULT_EPSILON) -> float:
     With ``epsilon = 1/(2B)`` this equals :func:`credalbook.metrics.ece_confidence` with B bins
     (Guo et al. 2017); at ``epsilon >= 1/2`` it is the absolute global top-label gap of Eq. 16.
 
-    Parameters and return value as in :func:`ace`.
+    Parameters and return value as in :func:`all_label_ece`.
 
     References
     ----------
@@ -325,7 +340,7 @@ def ecce(probs, labels, *, epsilon: float = DEFAULT_EPSILON) -> float:
     no :math:`1/K`, which matches its tables (ECCE ≥ ECE there). Equivalently, the confidence ECE
     computed separately on the instances predicted as each class, weighted by their share.
 
-    Parameters and return value as in :func:`ace`.
+    Parameters and return value as in :func:`all_label_ece`.
 
     References
     ----------
@@ -409,8 +424,9 @@ def median_heuristic(probs, *, max_instances: int = 2000, seed=0) -> float:
     if len(p) < 2:
         raise ValueError(f"probs must contain at least 2 instances for the median heuristic; got N = {len(p)}")
     m = check_positive_int(max_instances, "max_instances", minimum=2)
+    rng = as_rng(seed)
     if len(p) > m:
-        p = p[np.random.default_rng(seed).choice(len(p), size=m, replace=False)]
+        p = p[rng.choice(len(p), size=m, replace=False)]
     d = pdist(p)
     med = float(np.median(d))
     if med > 0:
@@ -419,8 +435,9 @@ def median_heuristic(probs, *, max_instances: int = 2000, seed=0) -> float:
     return float(np.median(pos)) if pos.size else 1.0
 
 
-def skce_laplacian(probs, labels, *, bandwidth: float | None = None, max_instances: int = 2000, seed=0) -> float:
-    r"""Unbiased quadratic SKCE with a Laplacian kernel, as in Wu & Gales' Tables 1 and 5.
+def skce_laplacian(probs, labels, *, bandwidth: float | None = None, max_instances: int = 2000, seed=0,
+                   estimator: str = "auto", block_size: int = AUTO_BLOCK_SIZE) -> float:
+    r"""Unbiased SKCE with a Laplacian kernel, as in Wu & Gales' Tables 1 and 5.
 
     .. math::
         \widehat{\mathrm{SKCE}}_{uq} = \binom N2^{-1} \sum_{i<j}
@@ -429,9 +446,15 @@ def skce_laplacian(probs, labels, *, bandwidth: float | None = None, max_instanc
 
     i.e. the matrix-valued kernel :math:`\Gamma = e^{-\lVert\mathbf p - \mathbf p'\rVert/\nu}\,
     \mathbf I_K` with bandwidth :math:`\nu` from :func:`median_heuristic` (Widmann et al. 2019,
-    Sec. 6). This is :func:`credalbook.metrics.skce` with :class:`~credalbook.metrics.LaplacianKernel`
-    (quadratic estimator, computed in row blocks); it is an unbiased estimate (it can be
-    negative) and zero in expectation for a calibrated model.
+    Sec. 6). This is :func:`credalbook.metrics.skce` with :class:`~credalbook.metrics.LaplacianKernel`;
+    it is an unbiased estimate (it can be negative) and zero in expectation for a calibrated model.
+
+    **Estimator.** The default ``estimator="auto"`` is the quadratic estimator above (all pairs,
+    computed in tiles: N = 10⁴ takes about a second) for N <= ``QUADRATIC_MAX_N`` = 10⁴, the sizes
+    of the paper's test sets, and above it the block estimator of Widmann et al. (2021): the same
+    U-statistic averaged over consecutive blocks of ``block_size`` = 1000 instances, unbiased as
+    well, in time linear in N (N = 10⁶, K = 10: seconds; all pairs would take hours). The
+    bandwidth is computed on at most ``max_instances`` predictions, so it costs the same at any N.
 
     Parameters
     ----------
@@ -441,10 +464,15 @@ def skce_laplacian(probs, labels, *, bandwidth: float | None = None, max_instanc
         :math:`\nu > 0`; None uses the median heuristic (which depends on ``probs`` only).
     max_instances, seed
         Passed to :func:`median_heuristic`.
+    estimator : {"auto", "quadratic", "block", "linear"}, default "auto"
+        See above and :func:`credalbook.metrics.skce`.
+    block_size : int, default 1000
+        Instances per block of the block estimator (2 <= ``block_size`` <= N).
 
     References
     ----------
-    Widmann, Lindsten, Zachariah, NeurIPS 2019, Eq. (4) and Sec. 6; Wu & Gales (2021), Sec. 4.3.
+    Widmann, Lindsten, Zachariah, NeurIPS 2019, Eq. (4) and Sec. 6; Widmann, Lindsten, Zachariah,
+    Calibration tests beyond classification, ICLR 2021 (block estimator); Wu & Gales (2021), Sec. 4.3.
 
     Examples
     --------
@@ -454,37 +482,47 @@ def skce_laplacian(probs, labels, *, bandwidth: float | None = None, max_instanc
     -0.090875
     """
     p, t = check_probs_targets(probs, labels)[:2]
+    max_instances = check_positive_int(max_instances, "max_instances", minimum=2)   # checked even when unused
+    seed = check_seed(seed)
     if len(p) < 2:
         raise ValueError(f"probs must contain at least 2 instances for the SKCE; got N = {len(p)}")
+    est = resolve_estimator(estimator, len(p))
+    if est == "block":
+        _check_block_size(block_size, len(p))
     if bandwidth is None:
         nu = median_heuristic(p, max_instances=max_instances, seed=seed)
     else:
         nu = check_positive_float(bandwidth, "bandwidth")
-    return float(skce_batched(p, t, LaplacianKernel(nu), estimator="quadratic"))
+    return float(skce_batched(p, t, LaplacianKernel(nu), estimator=est, block_size=block_size))
 
 
 # ----------------------------------------------------------------------------------------------
 # One row of the paper's tables
 # ----------------------------------------------------------------------------------------------
 def criteria_summary(probs, labels, *, epsilon: float = DEFAULT_EPSILON, skce: bool = True,
-                     bandwidth: float | None = None) -> dict:
+                     bandwidth: float | None = None, skce_estimator: str = "auto") -> dict:
     r"""Accuracy, NLL, ACCE, ACE, ECCE, ECE and SKCE of one model: a row of Tables 1-7.
 
-    Keys: ``accuracy``, ``nll``, ``acce``, ``ace``, ``ecce``, ``ece`` and (with ``skce=True``)
-    ``skce``. Values are raw numbers; the paper prints ACE, ACCE and SKCE in units of 1e-4 and
+    Keys: ``accuracy``, ``nll``, ``acce``, ``all_label_ece`` (the paper's ACE), ``ecce``, ``ece`` and
+    (with ``skce=True``) ``skce``. Values are raw numbers; the paper prints ACE, ACCE and SKCE in units of 1e-4 and
     ECE, ECCE in units of 1e-2. With integer labels ``accuracy`` and ``nll`` are
     :func:`credalbook.metrics.accuracy` and :func:`credalbook.metrics.nll`; with true class
     probabilities they are their expectations, :math:`\frac1N\sum_i P(\hat y_i\mid\mathbf x_i)` and
     the cross-entropy :math:`-\frac1N\sum_{i,j} P(\omega_j\mid\mathbf x_i)\log\hat p_{ij}`.
+    ``skce`` is :func:`skce_laplacian` with ``bandwidth`` and ``estimator=skce_estimator``: by
+    default all pairs up to N = 10⁴ (``QUADRATIC_MAX_N``) and blocks of 1000 instances above, so
+    a row at N = 10⁶ takes seconds.
 
     Examples
     --------
     >>> s = criteria_summary([[0.9, 0.1], [0.2, 0.8], [0.6, 0.4]], [0, 1, 1], skce=False)
     >>> list(s), round(s["accuracy"], 4)
-    (['accuracy', 'nll', 'acce', 'ace', 'ecce', 'ece'], 0.6667)
+    (['accuracy', 'nll', 'acce', 'all_label_ece', 'ecce', 'ece'], 0.6667)
     """
     eps = check_epsilon(epsilon)
     p, t, onehot = check_probs_targets(probs, labels)
+    if bandwidth is not None:   # checked even with skce=False
+        bandwidth = check_positive_float(bandwidth, "bandwidth")
     if onehot:
         y = t.argmax(axis=1)
         acc, loss = _accuracy(p, y), _nll(p, y)
@@ -495,12 +533,12 @@ def criteria_summary(probs, labels, *, epsilon: float = DEFAULT_EPSILON, skce: b
         "accuracy": acc,
         "nll": loss,
         "acce": acce(p, t, epsilon=eps),
-        "ace": ace(p, t, epsilon=eps),
+        "all_label_ece": all_label_ece(p, t, epsilon=eps),
         "ecce": ecce(p, t, epsilon=eps),
         "ece": ece(p, t, epsilon=eps),
     }
     if skce:
-        out["skce"] = skce_laplacian(p, t, bandwidth=bandwidth)
+        out["skce"] = skce_laplacian(p, t, bandwidth=bandwidth, estimator=skce_estimator)
     return out
 
 
@@ -522,7 +560,7 @@ def calibrated_sampling_floor(probs, criterion: str = "ece", *, epsilon: float =
     Parameters
     ----------
     probs : array-like, shape (N, K)
-    criterion : {"ece", "ecce", "ace", "acce"}, default "ece"
+    criterion : {"ece", "ecce", "all_label_ece", "acce"}, default "ece"
     epsilon : float, default 1/30 (15 bins)
     n_draws : int, default 200
     seed : int, numpy Generator or None
@@ -541,15 +579,15 @@ def calibrated_sampling_floor(probs, criterion: str = "ece", *, epsilon: float =
     >>> round(m, 2)
     0.02
     """
-    criteria = {"ece": ece, "ecce": ecce, "ace": ace, "acce": acce}
+    criteria = {"ece": ece, "ecce": ecce, "all_label_ece": all_label_ece, "acce": acce}
     check_choice(criterion, "criterion", tuple(criteria))
     n_draws = check_positive_int(n_draws, "n_draws")
     eps = check_epsilon(epsilon)
     p = check_probs(probs)
     if p.ndim != 2:
         raise ValueError(f"probs must have shape (N, K); got shape {p.shape}")
+    rng = as_rng(seed)
     fn = criteria[criterion]
-    rng = np.random.default_rng(seed)
     draws = sample_labels(p, rng, size=n_draws)
     values = np.array([fn(p, y, epsilon=eps) for y in draws])
     return float(values.mean()), float(values.std(ddof=1)) if n_draws > 1 else math.nan

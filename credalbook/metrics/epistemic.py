@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from credalbook._validation import as_numpy, check_positive_int
+from credalbook._validation import as_numpy, check_n_bins
 from credalbook.metrics.binning import bin_sums, cut_index, equal_mass_cuts
 from credalbook.metrics.uncertainty import _binary, _vector
 
@@ -121,7 +121,7 @@ def equal_mass_edges(eu, *, n_bins: int = 20) -> np.ndarray:
     array([0.25, 0.45])
     """
     values = _vector(eu, "eu")
-    n_bins = check_positive_int(n_bins, "n_bins")
+    n_bins = check_n_bins(n_bins)
     if values.shape[0] < n_bins:
         raise ValueError(f"eu must contain at least n_bins = {n_bins} values; got {values.shape[0]}")
     return equal_mass_cuts(values, n_bins)

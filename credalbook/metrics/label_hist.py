@@ -32,7 +32,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from credalbook._validation import as_numpy, check_positive_int, check_probs, first_index, fmt_index
+from credalbook._validation import (
+    MAX_BINS,
+    as_numpy,
+    check_n_bins,
+    check_positive_int,
+    check_probs,
+    check_real_dtype,
+    first_index,
+    fmt_index,
+)
 from credalbook.metrics.binning import bin_index, bin_sums, equal_width_bin_index, uniform_edges
 from credalbook.metrics.classification import ReliabilityCurve
 
@@ -82,9 +91,8 @@ def check_label_hist(label_hist, n_classes: int | None = None, *, min_labels: in
     >>> check_label_hist([[2, 0, 1], [0, 3, 0]], n_classes=3).sum(axis=1)
     array([3, 3])
     """
-    arr = as_numpy(label_hist, name)
-    if arr.dtype == bool or not np.issubdtype(arr.dtype, np.number):
-        raise ValueError(f"{name} must hold non-negative integer counts, got dtype {arr.dtype}")
+    arr = check_real_dtype(as_numpy(label_hist, name), name, allow_bool=False,
+                           what="hold non-negative integer counts")
     if arr.ndim != 2:
         raise ValueError(f"{name} must have shape (N, K); got shape {arr.shape}")
     if arr.shape[0] < 1 or arr.shape[1] < 2:
@@ -130,10 +138,14 @@ def _check_pair(label_hist, probs, *, min_labels: int = 1) -> tuple[np.ndarray, 
 def _bin_index(values: np.ndarray, n_bins: int, bin_edges) -> tuple[np.ndarray, np.ndarray]:
     """Bin index of each value in [0, 1] and the edges; the last bin is right-closed."""
     if bin_edges is None:
-        n_bins = check_positive_int(n_bins, "n_bins")
+        n_bins = check_n_bins(n_bins)
         return equal_width_bin_index(values, n_bins), uniform_edges(n_bins)
-    edges = np.asarray(bin_edges, dtype=np.float64)
-    if edges.ndim != 1 or edges.size < 2 or not np.all(np.diff(edges) > 0) or edges[0] != 0.0 or edges[-1] != 1.0:
+    edges = as_numpy(bin_edges, "bin_edges")
+    if edges.dtype.kind not in "iuf":
+        raise ValueError(f"bin_edges must be a strictly increasing 1-D array from 0 to 1; got dtype {edges.dtype}")
+    edges = edges.astype(np.float64)
+    if (edges.ndim != 1 or not 2 <= edges.size <= MAX_BINS + 1 or not np.all(np.diff(edges) > 0)
+            or edges[0] != 0.0 or edges[-1] != 1.0):
         raise ValueError(f"bin_edges must be a strictly increasing 1-D array from 0 to 1; got {bin_edges!r}")
     return bin_index(values, edges), edges
 
@@ -212,7 +224,8 @@ def expected_squared_loss(label_hist, probs, *, instance_weights=None) -> float:
     per_instance = ((mu - p) ** 2 + mu * (1.0 - mu)).sum(axis=1)
     if instance_weights is None:
         return float(per_instance.mean())
-    w = as_numpy(instance_weights, "instance_weights").astype(np.float64)
+    w = check_real_dtype(as_numpy(instance_weights, "instance_weights"), "instance_weights",
+                         allow_bool=False).astype(np.float64)
     if w.shape != (y.shape[0],):
         raise ValueError(f"instance_weights must have shape ({y.shape[0]},); got {w.shape}")
     if not np.all(np.isfinite(w)) or (w < 0).any() or w.sum() <= 0:

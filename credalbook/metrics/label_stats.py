@@ -23,7 +23,7 @@ from typing import Callable
 import numpy as np
 from scipy.special import comb
 
-from credalbook._validation import as_numpy, check_positive_int, check_unit_values
+from credalbook._validation import as_numpy, check_positive_int, check_real_dtype, check_unit_values
 from credalbook.metrics.label_hist import _bin_index, _binned, check_label_hist
 from credalbook.metrics.classification import ReliabilityCurve
 
@@ -169,9 +169,7 @@ def statistic_mean_estimate(label_hist, phi: str | Callable = "disagreement", *,
 
 
 def _check_phi_probs(phi_probs, n: int) -> np.ndarray:
-    v = as_numpy(phi_probs, "phi_probs")
-    if v.dtype == bool or not np.issubdtype(v.dtype, np.number):
-        raise ValueError(f"phi_probs must be numeric, got dtype {v.dtype}")
+    v = check_real_dtype(as_numpy(phi_probs, "phi_probs"), "phi_probs", allow_bool=False)
     v = v.astype(np.float64)
     if v.shape != (n,):
         raise ValueError(f"phi_probs must have shape ({n},) to match label_hist; got {v.shape}")

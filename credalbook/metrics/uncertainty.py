@@ -31,7 +31,7 @@ import numpy as np
 from scipy import stats
 from scipy.special import entr, expit
 
-from credalbook._validation import as_numpy, check_choice, check_positive_int
+from credalbook._validation import as_numpy, check_choice, check_positive_int, check_real_dtype, check_seed
 
 __all__ = [
     "EUEstimates",
@@ -53,9 +53,7 @@ _MAX_POINTS = 150  # e^t of the largest Laguerre node stays finite
 # ------------------------------------------------------------------------------ input checks
 def _vector(x, name: str, *, n: int | None = None) -> np.ndarray:
     """A finite real 1-D array as float64; length `n` when given."""
-    arr = as_numpy(x, name)
-    if arr.dtype == object or arr.dtype.kind not in "biuf":
-        raise ValueError(f"{name} must hold real numbers; got dtype {arr.dtype}")
+    arr = check_real_dtype(as_numpy(x, name), name, what="hold real numbers")
     if arr.ndim != 1:
         raise ValueError(f"{name} must be one-dimensional (N,); got shape {arr.shape}")
     if n is not None and arr.shape[0] != n:
@@ -104,6 +102,16 @@ def binary_entropy(p) -> np.ndarray:
 
     :math:`0 \log 0 = 0`, so ``H(0) = H(1) = 0``; the maximum is ``H(1/2) = log 2``.
 
+    Parameters
+    ----------
+    p : array-like of any shape
+        Probabilities in [0, 1]; anything else (NaN, inf, values outside [0, 1], complex or
+        non-numeric input) raises a ValueError naming ``p``.
+
+    Returns
+    -------
+    ndarray of the shape of ``p``
+
     References
     ----------
     EU paper, Sec. 3.1 (the :math:`H` in the estimators).
@@ -113,8 +121,13 @@ def binary_entropy(p) -> np.ndarray:
     >>> binary_entropy([0.0, 0.5, 1.0]).round(6)
     array([0.      , 0.693147, 0.      ])
     """
-    p = np.asarray(p, dtype=np.float64)
-    return entr(p) + entr(1.0 - p)
+    arr = check_real_dtype(as_numpy(p, "p"), "p", what="hold probabilities in [0, 1]")
+    arr = arr.astype(np.float64, copy=False)
+    bad = ~((arr >= 0.0) & (arr <= 1.0))  # NaN fails both comparisons
+    if bad.any():
+        idx = tuple(int(i) for i in np.argwhere(bad)[0])
+        raise ValueError(f"p must lie in [0, 1]; p{list(idx) if idx else ''} = {float(arr[idx])!r}")
+    return entr(arr) + entr(1.0 - arr)
 
 
 @dataclass(frozen=True)
@@ -325,6 +338,7 @@ def eu_estimates(latent_mean, latent_var, *, method: str = "mc", n_samples: int 
     """
     mu, var = _latent(latent_mean, latent_var)
     check_choice(method, "method", _METHODS)
+    seed = check_seed(seed)
     n_samples = check_positive_int(n_samples, "n_samples")
     n_points = check_positive_int(n_points, "n_points")
     if n_points > _MAX_POINTS:

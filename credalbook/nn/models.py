@@ -382,8 +382,8 @@ def stochastic_predict(model: nn.Module, x, *, n_samples: int = 20, perturb=None
     """
     n_samples = check_positive_int(n_samples, "n_samples")
     batch_size = check_positive_int(batch_size, "batch_size")
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))):
-        raise ValueError(f"seed must be an integer or None; got {seed!r}")
+    if seed is not None:
+        seed = check_positive_int(seed, "seed", minimum=0, maximum=2**64 - 1)   # torch's seed range; no bools
     if return_features:
         check_feature_network(model)
     elif not isinstance(model, nn.Module):
@@ -464,7 +464,7 @@ def mc_dropout_predict(
         Instances per forward pass.
     device : str or torch.device, default="auto"
         See :func:`credalbook.nn.resolve_device`.
-    seed : int or None, default=None
+    seed : int >= 0 or None, default=None
         Seed for the dropout masks; the global torch RNG state is left untouched when given
         (so results are repeatable and cacheable). ``None`` uses the global RNG.
     return_features : bool, default=False

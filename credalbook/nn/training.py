@@ -334,8 +334,7 @@ def fit(
         patience = check_positive_int(patience, "patience")
     if augment is not None and not callable(augment):
         raise ValueError(f"augment must be a callable or None; got {augment!r}")
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer; got {seed!r}")
+    seed = check_positive_int(seed, "seed", minimum=0, maximum=2**64 - 1)   # torch's seed range; no bools
     checkpoint = as_checkpoint(checkpoint)
     dev = resolve_device(device)
 

@@ -19,6 +19,24 @@ The D replicates are evaluated as one batch (arrays of shape (D, N, K)); :func:`
 also batches over datasets. Line 3 is a non-smooth, non-convex problem; the paper uses COBYLA.
 Solvers here (``solver=``):
 
+``"auto"`` (the default)
+    ``"search_descent"`` when one combined prediction holds at most ``AUTO_MAX_SIZE`` = 10⁵
+    numbers (N·K), else ``"cobyla"`` (at large N an evaluation costs more than COBYLA's own work
+    per step, and COBYLA needs fewer evaluations).
+``"search_descent"``
+    Batched and derivative-free: the ``"search"`` candidates (``n_candidates`` = 200: uniform
+    weights, the M vertices, draws from Dir(1) and Dir(1/M)) and points at 10-90 % along
+    ``n_pairs`` = 45 edges of :math:`\Delta_M` (all edges for M ≤ 10) in one batch; from the best
+    of them, repeated line searches towards every vertex,
+    :math:`\boldsymbol\lambda \leftarrow (1-s)\boldsymbol\lambda + s\,\mathbf e_m` for
+    :math:`s \in` ``steps`` = (1, ½, ¼, 0.12, 0.06, 0.03, 0.015), all M·7 points of a round
+    evaluated in one batch, moving to the best point while it improves. Measured against SciPy's
+    COBYLA by :func:`credalbook.papers.mortier.solver_agreement` on 150 S1 datasets in the
+    setting of Fig. 1 (N = 100, M = 10, K = 10, u = 0.01, ECE_conf with 10 bins, D = 100, same
+    null samples): the same decision at α = 0.05 on 100 % of them, a lower minimum on 93 %, higher
+    by more than 10⁻³ on 1.3 % (mean difference −0.012), about 10× faster. At M = 100 (App. Fig. 3)
+    it takes about 0.3 s per test, where COBYLA stops at its 1 000 evaluations after a minute or
+    more, at higher minima.
 ``"cobyla"``
     SciPy's COBYLA (the PRIMA implementation since SciPy 1.16) from uniform weights, with
     :math:`\sum_m\lambda_m = 1` as two inequalities and :math:`0 \le \lambda_m \le 1` (as in the
@@ -47,6 +65,7 @@ slightly outside its constraints.
 
 from __future__ import annotations
 
+import copy
 import functools
 import math
 from dataclasses import dataclass, field
@@ -81,7 +100,11 @@ __all__ = [
     "minimise_objective",
 ]
 
-SOLVERS = ("cobyla", "cobyla_powell", "multistart", "slsqp", "search", "grid")
+SOLVERS = ("auto", "search_descent", "cobyla", "cobyla_powell", "multistart", "slsqp", "search", "grid")
+#: ``solver="auto"`` runs ``"search_descent"`` when one combined prediction holds at most this many
+#: numbers (N·K), and ``"cobyla"`` above, where an evaluation of the measure costs more than
+#: COBYLA's own work per step and COBYLA's fewer evaluations win.
+AUTO_MAX_SIZE = 10**5
 RESAMPLING = ("bootstrap", "permutation")
 
 
@@ -107,6 +130,7 @@ class CalibrationTestResult:
     weights : ndarray (M,)
         The minimising :math:`\\boldsymbol\\lambda` (``[1.0]`` for one classifier).
     solver : str or None
+        The minimiser that ran (for ``solver="auto"``, the one it chose); None for one classifier.
     n_evaluations : int
         Objective evaluations spent in the minimisation.
     """
@@ -143,8 +167,28 @@ class Minimum:
 # --------------------------------------------------------------------------------------------
 
 
+#: Largest number of floats (replicates × instances × classes) that :func:`null_statistics` holds in
+#: one array (2**24 floats = 128 MiB); larger problems are computed in chunks of replicates.
+NULL_CHUNK_ELEMENTS = 2**24
+
+
+def _draw_indices(rng: np.random.Generator, n: int, shape: tuple, resample: str) -> np.ndarray:
+    if resample == "bootstrap":
+        return rng.integers(0, n, size=(*shape, n))
+    # the authors' code: a permutation, i.e. "bootstrap" without replacement
+    return rng.permuted(np.broadcast_to(np.arange(n), (*shape, n)), axis=-1)
+
+
+def _null_block(ens, lam, idx, func, rng):
+    combined = np.einsum("...nmk,...dm->...dnk", ens, lam)
+    p0 = np.take_along_axis(combined, idx[..., None], axis=-2)
+    del combined
+    y0 = draw_labels(p0, rng)
+    return np.asarray(func(p0, y0), dtype=np.float64)
+
+
 def null_statistics(ens: np.ndarray, func, n_bootstrap: int, weight_prior: str, resample: str,
-          rng: np.random.Generator) -> np.ndarray:
+                    rng: np.random.Generator, *, chunk_elements: int | None = None) -> np.ndarray:
     """Null statistics of shape (..., D) for validated ``ens`` (..., N, M, K): the engine of the tests.
 
     Each of the ``n_bootstrap`` rounds draws convex weights λ from ``weight_prior``, resamples the
@@ -152,18 +196,39 @@ def null_statistics(ens: np.ndarray, func, n_bootstrap: int, weight_prior: str, 
     the combined prediction, and evaluates the batched measure ``func``. No validation: the error-rate
     studies of the papers call it on thousands of checked datasets at once; users call
     :func:`set_null_distribution`.
+
+    Memory: when all replicates together hold more than ``chunk_elements`` floats (datasets × D ×
+    N × K; default ``NULL_CHUNK_ELEMENTS`` = 2²⁴, 128 MiB), they are computed in chunks of whole
+    datasets or of replicates, so no array of shape (..., D, N, K) is formed. The random draws
+    are made in the same order from the same stream as in one pass (the resampling indices come
+    from a copy of ``rng`` that is then advanced past them), so neither the result nor the state
+    ``rng`` is left in depends on the chunking.
     """
-    *batch, n, m, _ = ens.shape
+    *batch, n, m, k = ens.shape
     d = n_bootstrap
     lam = draw_weights(m, weight_prior, rng, (*batch, d))  # (..., D, M); λ ≡ 1 for one classifier
-    combined = np.einsum("...nmk,...dm->...dnk", ens, lam)
-    if resample == "bootstrap":
-        idx = rng.integers(0, n, size=(*batch, d, n))
-    else:  # the authors' code: a permutation, i.e. "bootstrap" without replacement
-        idx = rng.permuted(np.broadcast_to(np.arange(n), (*batch, d, n)), axis=-1)
-    p0 = np.take_along_axis(combined, idx[..., None], axis=-2)
-    y0 = draw_labels(p0, rng)
-    return np.asarray(func(p0, y0), dtype=np.float64)
+    n_sets = math.prod(batch)
+    if chunk_elements is None:
+        chunk_elements = NULL_CHUNK_ELEMENTS
+    if n_sets * d * n * k <= chunk_elements:
+        idx = _draw_indices(rng, n, (*batch, d), resample)
+        return _null_block(ens, lam, idx, func, rng)
+    # Chunks in the order of the stream (datasets, then replicates), each ≤ chunk_elements floats.
+    ens_f, lam_f = ens.reshape(n_sets, n, m, k), lam.reshape(n_sets, d, m)
+    per_set = max(1, chunk_elements // (d * n * k))  # whole datasets per chunk ...
+    per_rep = max(1, chunk_elements // (n * k))  # ... or replicates of one dataset per chunk
+    if per_set > 1 or d * n * k <= chunk_elements:
+        blocks = [(slice(lo, lo + per_set), slice(None)) for lo in range(0, n_sets, per_set)]
+    else:
+        blocks = [(slice(s, s + 1), slice(lo, lo + per_rep)) for s in range(n_sets) for lo in range(0, d, per_rep)]
+    idx_rng = np.random.Generator(copy.deepcopy(rng.bit_generator))
+    for sets, reps in blocks:  # advance rng past the index draws, as one call would have
+        _draw_indices(rng, n, (len(range(n_sets)[sets]), len(range(d)[reps])), resample)
+    out = np.empty((n_sets, d))
+    for sets, reps in blocks:
+        idx = _draw_indices(idx_rng, n, (len(range(n_sets)[sets]), len(range(d)[reps])), resample)
+        out[sets, reps] = _null_block(ens_f[sets], lam_f[sets, reps], idx, func, rng)
+    return out.reshape(*batch, d)
 
 
 def _check_test_args(n_bootstrap, weight_prior, resample):
@@ -258,10 +323,18 @@ class MeasureObjective:
         value = float(self.func(self.ens_t @ w, self.labels))
         return value if value < OBJECTIVE_CAP else OBJECTIVE_CAP  # also maps NaN to the cap
 
-    def batch(self, weights: np.ndarray) -> np.ndarray:
-        """The measure at C weight vectors ``weights`` (C, M) (normalised to sum to 1): shape (C,)."""
+    def batch(self, weights: np.ndarray, *, blas: bool = False) -> np.ndarray:
+        """The measure at C weight vectors ``weights`` (C, M) (normalised to sum to 1): shape (C,).
+
+        ``blas=True`` forms the C combinations with one matrix product (several times faster for
+        large M; the predictions may differ from the default's in the last bit).
+        """
         self.n_evaluations += len(weights)
-        p = np.einsum("nkm,cm->cnk", self.ens_t, _normalise(weights))
+        if blas:
+            n, k, m = self.ens_t.shape
+            p = (_normalise(weights) @ self.ens_t.reshape(n * k, m).T).reshape(len(weights), n, k)
+        else:
+            p = np.einsum("nkm,cm->cnk", self.ens_t, _normalise(weights))
         values = np.asarray(self.func(p, np.broadcast_to(self.labels, p.shape[:-1])), dtype=np.float64)
         return np.minimum(np.nan_to_num(values, nan=OBJECTIVE_CAP), OBJECTIVE_CAP)
 
@@ -338,9 +411,66 @@ def _candidates(m: int, n_candidates: int, rng: np.random.Generator) -> np.ndarr
                            draw_weights(m, "sparse", rng, (n_rand // 2,))])
 
 
-def _best_of(obj, weights: np.ndarray, chunk: int = 256) -> np.ndarray:
-    values = np.concatenate([obj.batch(weights[lo:lo + chunk]) for lo in range(0, len(weights), chunk)])
-    return weights[int(np.argmin(values))]
+#: Largest number of floats (candidates × instances × classes) in one batched evaluation of the
+#: objective (2**24 floats = 128 MiB).
+BATCH_ELEMENTS = 2**24
+
+
+def _values(obj: MeasureObjective, weights: np.ndarray, blas: bool = False) -> np.ndarray:
+    """``obj.batch`` over the rows of ``weights`` in chunks of at most 256 rows and ``BATCH_ELEMENTS`` floats."""
+    n, k, _ = obj.ens_t.shape
+    chunk = max(1, min(256, BATCH_ELEMENTS // (n * k)))
+    return np.concatenate([obj.batch(weights[lo:lo + chunk], blas=blas) for lo in range(0, len(weights), chunk)])
+
+
+def _best_of(obj, weights: np.ndarray) -> np.ndarray:
+    return weights[int(np.argmin(_values(obj, weights)))]
+
+
+#: Step sizes of the line searches of ``"search_descent"``: fractions t of the way to a vertex.
+DESCENT_STEPS = (1.0, 0.5, 0.25, 0.12, 0.06, 0.03, 0.015)
+
+
+def _edge_points(m: int, n_pairs: int, rng: np.random.Generator) -> np.ndarray:
+    """Points at 10, 25, 50, 75 and 90 % of the way along ``n_pairs`` edges of Δ_M (all edges if fewer)."""
+    a, b = np.triu_indices(m, 1)
+    if len(a) > n_pairs:
+        pick = np.sort(rng.choice(len(a), n_pairs, replace=False))
+        a, b = a[pick], b[pick]
+    t = np.array([0.1, 0.25, 0.5, 0.75, 0.9])[:, None, None]
+    eye = np.eye(m)
+    return ((1 - t) * eye[a] + t * eye[b]).reshape(-1, m)
+
+
+def _search_descent(obj: MeasureObjective, m: int, options: dict, rng: np.random.Generator) -> np.ndarray:
+    from threadpoolctl import threadpool_limits  # a dependency of scikit-learn
+
+    # The matrix products are small: BLAS threads only cost time (much of it on a busy machine).
+    with threadpool_limits(1, user_api="blas"):
+        return _descent(obj, m, options, rng)
+
+
+def _descent(obj: MeasureObjective, m: int, options: dict, rng: np.random.Generator) -> np.ndarray:
+    n_candidates = check_positive_int(options.get("n_candidates", 200), "n_candidates")
+    n_pairs = check_positive_int(options.get("n_pairs", 45), "n_pairs")
+    max_iter = check_positive_int(options.get("maxiter", 100), "maxiter")
+    steps = np.asarray(options.get("steps", DESCENT_STEPS), dtype=np.float64)
+    if steps.ndim != 1 or steps.size == 0 or not ((steps > 0) & (steps <= 1)).all():
+        raise ValueError(f"steps must be a sequence of numbers in (0, 1]; got {options.get('steps')!r}")
+    steps = steps[:, None, None]
+    start = np.concatenate([_candidates(m, n_candidates, rng), _edge_points(m, n_pairs, rng)])
+    values = _values(obj, start, blas=True)
+    i = int(np.argmin(values))
+    x, fx = start[i], values[i]
+    eye = np.eye(m)
+    for _ in range(max_iter):  # batched line searches towards every vertex; move to the best point
+        moves = ((1 - steps) * x + steps * eye).reshape(-1, m)
+        values = _values(obj, moves, blas=True)
+        j = int(np.argmin(values))
+        if not values[j] < fx:
+            break
+        x, fx = moves[j], values[j]
+    return x
 
 
 def minimise_objective(obj: MeasureObjective, m: int, solver: str, options: dict, rng: np.random.Generator) -> np.ndarray:
@@ -351,8 +481,19 @@ def minimise_objective(obj: MeasureObjective, m: int, solver: str, options: dict
     return _normalise(np.asarray(_solve(obj, m, solver, options, rng), dtype=np.float64))
 
 
+def _resolve(solver: str, n: int, k: int) -> str:
+    """The solver that ``solver`` stands for on N instances and K classes (``"auto"``: see ``AUTO_MAX_SIZE``)."""
+    if solver != "auto":
+        return solver
+    return "search_descent" if n * k <= AUTO_MAX_SIZE else "cobyla"
+
+
 def _solve(obj: MeasureObjective, m: int, solver: str, options: dict, rng: np.random.Generator) -> np.ndarray:
     x0 = np.full(m, 1.0 / m)
+    n, k, _ = obj.ens_t.shape
+    solver = _resolve(solver, n, k)
+    if solver == "search_descent":
+        return _search_descent(obj, m, options, rng)
     if solver == "cobyla":
         return _cobyla_scipy(obj, x0, options)
     if solver == "cobyla_powell":
@@ -391,7 +532,7 @@ def _check_set(ens_probs, labels, g: CalibrationMeasure):
     return ens, y
 
 
-def minimise_calibration_measure(ens_probs, labels, *, measure="ece_conf", n_bins: int = 10, solver: str = "cobyla",
+def minimise_calibration_measure(ens_probs, labels, *, measure="ece_conf", n_bins: int = 10, solver: str = "auto",
                                  solver_options: dict | None = None, seed=None) -> Minimum:
     r""":math:`\min_{\boldsymbol\lambda \in \Delta_M} g(\hat{\mathbf p}_{\boldsymbol\lambda}, \mathcal D)`
     (Mortier et al. 2023, Alg. 1 line 7).
@@ -402,17 +543,18 @@ def minimise_calibration_measure(ens_probs, labels, *, measure="ece_conf", n_bin
     labels : array-like of int, shape (N,)
     measure, n_bins
         See :func:`~credalbook.stats.as_measure`.
-    solver : {"cobyla", "cobyla_powell", "multistart", "slsqp", "search", "grid"}
-        See the module docstring.
+    solver : {"auto", "search_descent", "cobyla", "cobyla_powell", "multistart", "slsqp", "search", "grid"}, default "auto"
+        See the module docstring: ``"auto"`` is ``"search_descent"`` for N·K ≤ 10⁵, else ``"cobyla"``.
     solver_options : dict, optional
         ``maxiter``, ``tol``, ``rhobeg`` (COBYLA), ``n_starts`` (multistart), ``n_candidates``
-        (search), ``resolution`` (grid).
+        (search, search_descent), ``n_pairs``, ``steps``, ``maxiter`` (search_descent), ``resolution`` (grid).
     seed : int, numpy Generator or None
         Randomness of the multistart and search solvers.
 
     Returns
     -------
     Minimum
+        Its ``solver`` names the solver that ran (for ``"auto"``, the one it chose).
 
     Examples
     --------
@@ -433,7 +575,7 @@ def minimise_calibration_measure(ens_probs, labels, *, measure="ece_conf", n_bin
     check_choice(solver, "solver", SOLVERS)
     obj = MeasureObjective(ens, y, g.func)
     w = minimise_objective(obj, ens.shape[1], solver, dict(solver_options or {}), np.random.default_rng(seed))
-    return Minimum(obj(w), w, obj.n_evaluations, solver)
+    return Minimum(obj(w), w, obj.n_evaluations, _resolve(solver, ens.shape[0], ens.shape[2]))
 
 
 # --------------------------------------------------------------------------------------------
@@ -476,7 +618,7 @@ def set_calibration_test(
     n_bins: int = 10,
     n_bootstrap: int = 100,
     alpha: float = 0.05,
-    solver: str = "cobyla",
+    solver: str = "auto",
     solver_options: dict | None = None,
     weight_prior: str = "uniform",
     resample: str = "bootstrap",
@@ -498,8 +640,11 @@ def set_calibration_test(
     n_bootstrap : int, default 100
         D, the number of null replicates (the paper's D = 100).
     alpha : float, default 0.05
-    solver : str, default "cobyla"
-        Minimiser of line 7; see :func:`minimise_calibration_measure`.
+    solver : str, default "auto"
+        Minimiser of line 7; see :func:`minimise_calibration_measure`. ``"auto"`` is the batched
+        ``"search_descent"`` up to N·K = 10⁵ (on 150 S1 datasets of Fig. 1 it makes the same
+        decisions as SciPy's COBYLA, the paper's solver, at about a tenth of the time; see the
+        module docstring) and COBYLA above. ``"cobyla"`` gives the paper's solver at any size.
     solver_options : dict, optional
     weight_prior : {"uniform", "sparse"}, default "uniform"
         See :func:`set_null_distribution`.
@@ -540,7 +685,7 @@ def set_calibration_test(
     rng = np.random.default_rng(seed)
     null = null_statistics(ens, g.func, n_bootstrap, weight_prior, resample, rng)
     best = minimise_calibration_measure(ens, y, measure=g, solver=solver, solver_options=solver_options, seed=rng)
-    return _result(best.value, null, alpha, g.name, best.weights, solver if ens.shape[1] > 1 else None,
+    return _result(best.value, null, alpha, g.name, best.weights, best.solver if ens.shape[1] > 1 else None,
                    best.n_evaluations)
 
 

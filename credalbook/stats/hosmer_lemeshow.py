@@ -25,6 +25,17 @@ recomputing the statistic gives an exact-size test, with
 uses :math:`B(K-1)` degrees of freedom, the classical reference for a model that was *not* fitted
 on the evaluation data (the :math:`-2` in Fagerland's count accounts for fitted parameters); in
 simulations here it is valid but conservative.
+
+**Resampling at scale.** The bins depend on the predictions only, so they are the same for every
+resample: each (instance, class) pair is assigned its cell :math:`(j, k)` once, and a resample
+only needs the cell counts :math:`O^*_{jk} = \#\{i \in \mathcal B_{jk} : y^*_i = k\}`. Each
+label is drawn by inverse-CDF sampling, :math:`y^*_i = \#\{k < K-1 : u_i \ge \sum_{l\le k}\hat p_{il}\}`
+with :math:`u_i \sim U[0, 1)` (exactly :func:`credalbook.synthetic.sample_labels` on the same
+uniforms), looked up in the cell table and counted with one ``bincount``: no (N, K) one-hot array
+and no sorting per resample. The null distribution is the one of resampling the labels and
+recomputing Eq. 3, draw for draw (same seed, same labels, same statistics as the direct
+computation); 999 resamples at N = 10⁶, K = 10 take about 20 s on 2 cores (one-hot arrays
+sorted per resample took 8-15 minutes).
 """
 
 from __future__ import annotations
@@ -35,15 +46,16 @@ import numpy as np
 from scipy import stats
 
 from credalbook._validation import (
+    as_rng,
     as_scalar,
     check_choice,
+    check_n_bins,
     check_positive_int,
     check_probability,
     check_probs,
     check_probs_labels,
 )
 from credalbook.metrics.classification import one_hot
-from credalbook._random import draw_labels
 from credalbook.synthetic.predictions import calibrated_predictions, sample_labels
 
 __all__ = [
@@ -55,6 +67,10 @@ __all__ = [
 
 _GROUPINGS = {"per_class", "single"}
 _REFERENCES = {"resampling", "chi2", "chi2_external"}
+#: Uniform draws held at once by the resampling (a chunk of resamples × N; 32 MiB), and the
+#: instances per inner step (the working arrays stay in the CPU cache).
+_RESAMPLE_DRAWS = 1 << 22
+_INSTANCE_CHUNK = 1 << 14
 
 
 @dataclass(frozen=True)
@@ -98,17 +114,36 @@ def _bin_starts(n: int, n_bins: int) -> np.ndarray:
     return np.concatenate([[0], np.cumsum(sizes)[:-1]])
 
 
+def _stable_argsort(x: np.ndarray) -> np.ndarray:
+    """``np.argsort(x, axis=-1, kind="stable")``, faster when no value repeats along the last axis.
+
+    The unstable sort (SIMD quicksort) gives the same, unique order when there are no ties; with
+    ties, the stable sort decides (their order is that of the instance index).
+    """
+    order = np.argsort(x, axis=-1)
+    ranked = np.take_along_axis(x, order, axis=-1)
+    if np.any(ranked[..., 1:] == ranked[..., :-1]):
+        return np.argsort(x, axis=-1, kind="stable")
+    return order
+
+
 def _sort_order(p: np.ndarray, grouping: str) -> np.ndarray:
-    """Instance order per class, shape (..., N, K)."""
+    """Instance order per class, shape (..., N, K): a stable sort by each class's probability
+    (``"per_class"``) or by the first class's (``"single"``)."""
     if grouping == "per_class":
-        return np.argsort(p, axis=-2, kind="stable")
-    order0 = np.argsort(p[..., 0], axis=-1, kind="stable")[..., None]
+        # one contiguous sort per class (sorting along the strided axis -2 is slower)
+        by_class = np.ascontiguousarray(np.swapaxes(p, -1, -2))
+        return np.swapaxes(_stable_argsort(by_class), -1, -2)
+    order0 = _stable_argsort(np.ascontiguousarray(p[..., 0]))[..., None]
     return np.broadcast_to(order0, p.shape)
 
 
 def _binned_sums(values: np.ndarray, order: np.ndarray, starts: np.ndarray) -> np.ndarray:
     """Per-bin sums along the instance axis after sorting: (..., N, K) → (..., B, K)."""
-    return np.add.reduceat(np.take_along_axis(values, order, axis=-2), starts, axis=-2)
+    # gather within one class's contiguous row (fast), sum along axis -2 as always (same rounding)
+    by_class = np.ascontiguousarray(np.swapaxes(values, -1, -2))
+    ranked = np.take_along_axis(by_class, np.swapaxes(order, -1, -2), axis=-1)
+    return np.add.reduceat(np.ascontiguousarray(np.swapaxes(ranked, -1, -2)), starts, axis=-2)
 
 
 def _statistics(p_sums: np.ndarray, o_sums: np.ndarray, sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -142,7 +177,7 @@ def hosmer_lemeshow_statistic(probs, labels, *, n_bins: int = 10, grouping: str 
     >>> round(hosmer_lemeshow_statistic(p, [0, 1, 1, 1], n_bins=2), 6)
     0.440476
     """
-    n_bins = check_positive_int(n_bins, "n_bins")
+    n_bins = check_n_bins(n_bins)
     check_choice(grouping, "grouping", _GROUPINGS)
     p, y = check_probs_labels(probs, labels, min_instances=n_bins)
     return as_scalar(_hl(p, y, _binning(p, n_bins, grouping))[0])
@@ -209,9 +244,11 @@ def hosmer_lemeshow(
     >>> 0 < res.p_value <= 1 and res.null_distribution.shape
     (199,)
     """
-    n_bins = check_positive_int(n_bins, "n_bins")
+    n_bins = check_n_bins(n_bins)
     check_choice(grouping, "grouping", _GROUPINGS)
     check_choice(reference, "reference", _REFERENCES)
+    n_resamples = check_positive_int(n_resamples, "n_resamples")   # at the door, even when unused
+    rng = as_rng(seed)
     p, y = check_probs_labels(probs, labels, min_instances=n_bins)
     if p.ndim != 2:
         raise ValueError(f"probs must have shape (N, K); got {p.shape} (use hosmer_lemeshow_statistic for batches)")
@@ -224,20 +261,56 @@ def hosmer_lemeshow(
         dof = (k - 1) * (n_bins - 2) if reference == "chi2" else (k - 1) * n_bins
         p_chi2 = float(stats.chi2.sf(count_stat, dof))
         return HosmerLemeshowResult(stat, count_stat, p_chi2, reference, grouping, n_bins, dof)
-    n_resamples = check_positive_int(n_resamples, "n_resamples")
-    rng = np.random.default_rng(seed)
     null = _resampled_statistics(p, binning, n_resamples, rng)
     p_value = (1 + np.count_nonzero(null >= stat)) / (1 + n_resamples)
     return HosmerLemeshowResult(stat, count_stat, float(p_value), reference, grouping, n_bins, None, null)
 
 
-def _resampled_statistics(p, binning, n_resamples, rng, chunk_elems: int = 2**23):
-    """Eq. 3 for R label resamples from ``p`` (N, K), reusing the binning of the observed statistic."""
+def _cell_table(p: np.ndarray, binning) -> np.ndarray:
+    """Flat cell index ``bin * K + k`` of every (instance i, class k), shape (N·K,), row-major."""
+    order, _, sizes, _ = binning
+    n, k = p.shape
+    bin_of_rank = np.repeat(np.arange(len(sizes)), sizes)  # bin of the r-th smallest
+    cells = np.empty((n, k), dtype=np.int64)
+    np.put_along_axis(cells, order, bin_of_rank[:, None] * k + np.arange(k), axis=0)
+    return cells.ravel()
+
+
+def _resampled_statistics(p, binning, n_resamples, rng):
+    r"""Eq. 3 for R label resamples from ``p`` (N, K), reusing the binning of the observed statistic.
+
+    Draws the uniforms of :func:`credalbook._random.draw_labels` (``rng.random((R, N))``, in chunks
+    of resamples) and turns them into the same labels, :math:`y^*_i = \#\{k < K - 1 : u_i \ge
+    F_{ik}\}` with :math:`F` the cumulative probabilities, then counts labels per cell of the fixed
+    bins (module docstring). Work per resample: K − 1 comparisons, one look-up and one ``bincount``
+    per instance, in cache-sized chunks of instances.
+    """
+    n, k = p.shape
+    _, _, sizes, p_sums = binning
+    n_cells = len(sizes) * k
+    index_type = np.int32 if n * k < 2**31 else np.int64
+    cells = _cell_table(p, binning)
+    cdf = np.ascontiguousarray(np.cumsum(p, axis=-1)[:, :-1].T)  # (K − 1, N); the last one is +inf
+    first = np.arange(n, dtype=index_type) * k  # flat index of (i, class 0)
+    chunk = max(1, _RESAMPLE_DRAWS // n)
+    cells = cells.astype(np.int32 if chunk * n_cells < 2**31 else np.int64)
     out = np.empty(n_resamples)
-    chunk = max(1, chunk_elems // p.size)
     for lo in range(0, n_resamples, chunk):
         r = min(chunk, n_resamples - lo)
-        out[lo : lo + r] = _hl(p, draw_labels(p, rng, size=r), binning)[0]
+        u = rng.random((r, n))
+        offsets = (np.arange(r) * n_cells).astype(cells.dtype)[:, None]  # one range of cells per resample
+        counts = np.zeros(r * n_cells, dtype=np.int64)
+        for s in range(0, n, _INSTANCE_CHUNK):
+            e = min(n, s + _INSTANCE_CHUNK)
+            u_s = u[:, s:e]
+            flat = np.repeat(first[None, s:e], r, axis=0)
+            for c in range(k - 1):
+                flat += u_s >= cdf[c, s:e]  # flat index of (i, y*_i)
+            cell = np.take(cells, flat)
+            cell += offsets
+            counts += np.bincount(cell.ravel(), minlength=r * n_cells)
+        o_sums = counts.reshape(r, len(sizes), k).astype(np.float64)
+        out[lo : lo + r] = _statistics(p_sums, o_sums, sizes)[0]
     return out
 
 
@@ -268,8 +341,9 @@ def null_rejection_rate(
     True
     """
     n_datasets = check_positive_int(n_datasets, "n_datasets")
+    n_bins = check_n_bins(n_bins)
     alpha = check_probability(alpha, "alpha")
-    rng = np.random.default_rng(seed)
+    rng = as_rng(seed)
 
     rejections = 0
     for _ in range(n_datasets):

@@ -25,7 +25,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from credalbook._validation import check_choice, check_labels, check_positive_int, check_probability
+from credalbook._validation import (as_numpy, as_rng, check_choice, check_labels, check_positive_int, check_probability,
+                                    check_real_dtype, check_seed, first_index, fmt_index)
+from credalbook.metrics.distribution import ESTIMATORS
 from credalbook.stats.measures import estimator_measure
 from credalbook.stats.bootstrap import RESAMPLING, CalibrationTestResult, null_statistics, _result
 from credalbook._validation import check_ens_probs
@@ -67,7 +69,7 @@ def split_indices(n: int, fractions=(0.6, 0.2, 0.2), *, seed=None):
     f = np.asarray(fractions, dtype=np.float64)
     if f.shape != (3,) or (f <= 0).any() or not np.isclose(f.sum(), 1.0):
         raise ValueError(f"fractions must be three positive numbers summing to 1; got {fractions!r}")
-    perm = np.random.default_rng(seed).permutation(n)
+    perm = as_rng(seed).permutation(n)
     a = int(round(f[0] * n))
     b = a + int(round(f[1] * n))
     if a < 1 or b - a < 1 or n - b < 2:
@@ -166,23 +168,29 @@ def instance_calibration_test(
     ens = check_ens_probs(ens_probs)
     if ens.ndim != 3:
         raise ValueError(f"ens_probs must have shape (N, M, K); got {ens.shape}")
+    check_choice(estimator, "estimator", ESTIMATORS)
     g = estimator_measure(estimator, **dict(estimator_options or {}))
     alpha = check_probability(alpha, "alpha")
     n_bootstrap = check_positive_int(n_bootstrap, "n_bootstrap")
     check_choice(resample, "resample", RESAMPLING)
-    y = np.asarray(labels)
-    x = np.asarray(features, dtype=np.float64)
+    seed = check_seed(seed)
+    y = check_labels(labels, n_classes=ens.shape[2], shape=ens.shape[:1])
+    x = check_real_dtype(as_numpy(features, "features"), "features").astype(np.float64)
     x = x[:, None] if x.ndim == 1 else x
-    if x.shape[0] != ens.shape[0] or y.shape != ens.shape[:1]:
-        raise ValueError(f"features ({x.shape}), ens_probs ({ens.shape}) and labels ({y.shape}) must have the same N")
+    if x.ndim != 2 or x.shape[0] != ens.shape[0]:
+        raise ValueError(f"features must have shape (N, d) or (N,) with the same N as ens_probs (N = {ens.shape[0]}); "
+                         f"got {x.shape}")
+    if not np.isfinite(x).all():
+        idx = first_index(~np.isfinite(x))
+        raise ValueError(f"features must be finite; features[{fmt_index(idx)}] = {x[idx]}")
     opt, val, test = split_indices(ens.shape[0], fractions, seed=seed) if splits is None else _check_splits(splits, ens.shape[0])
-    rng = np.random.default_rng(seed)
+    rng = as_rng(seed)
     wf = fit_weight_function(x[opt], ens[opt], y[opt], estimator=estimator, estimator_options=estimator_options,
                              val_features=x[val], val_ens_probs=ens[val], val_labels=y[val],
                              **{"seed": seed, **check_learner_options(learner_options)})
     lam = wf.weights(x[test])
     p = np.einsum("nmk,nm->nk", ens[test], lam)
-    y_test = check_labels(y[test], n_classes=ens.shape[2], shape=(len(test),))
+    y_test = y[test]
     t = float(g.func(p, y_test))
     null = null_statistics(p[:, None, :], g.func, n_bootstrap, "uniform", resample, rng)
     base = _result(t, null, alpha, g.name, lam, "meta-learner", 1)

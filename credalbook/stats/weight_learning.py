@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
-from credalbook._validation import as_numpy, check_choice, check_positive_int
+from credalbook._validation import as_numpy, as_rng, check_choice, check_labels, check_positive_int, check_real_dtype
 from credalbook.metrics.distribution import ESTIMATORS, estimator_function
 from credalbook._validation import check_ens_probs
 from credalbook.nn.device import resolve_device
@@ -145,7 +145,7 @@ class WeightFunction:
 
 
 def _features(x, name: str, batched: bool) -> np.ndarray:
-    arr = as_numpy(x, name).astype(np.float64)
+    arr = check_real_dtype(as_numpy(x, name), name).astype(np.float64)
     if arr.ndim == 1:
         arr = arr[:, None]
     if not batched:
@@ -302,9 +302,9 @@ def fit_weight_function(
         estimator=estimator, estimator_options=estimator_options, score=score, gamma=gamma,
         val_fraction=val_fraction, hidden=hidden, lr=lr, batch_size=batch_size, max_epochs=max_epochs,
         patience=patience)
+    rng = as_rng(seed)
     batched, x, ens, y = _problems(features, ens_probs, labels)
     dev = resolve_device(device)
-    rng = np.random.default_rng(seed)
     (x, ens, y), (xv, ev, yv) = _optimisation_and_validation(
         (x, ens, y), (val_features, val_ens_probs, val_labels), batched, cfg.val_fraction, rng)
     mean, scale = _standardisation(x)
@@ -318,17 +318,23 @@ def fit_weight_function(
 
 def _problems(features, ens_probs, labels):
     """(batched, features (R, N, d), ens_probs (R, N, M, K), labels (R, N)), checked to agree."""
-    batched = np.ndim(as_numpy(labels, "labels")) == 2
-    x = _features(features, "features", batched)
-    ens = check_ens_probs(ens_probs)
+    # labels (N,) or (R, N) say whether the problems are batched; their shape is checked against
+    # ens_probs before the features are read, so a labels array of the wrong shape is named as such
     y = as_numpy(labels, "labels")
+    if y.ndim not in (1, 2):
+        raise ValueError(f"labels must have shape (N,) (or (R, N) for R problems); got {y.shape}")
+    batched = y.ndim == 2
+    ens = check_ens_probs(ens_probs)
+    if ens.ndim != y.ndim + 2 or ens.shape[:-2] != y.shape:
+        raise ValueError(f"labels must have shape ens_probs.shape[:-2] = {ens.shape[:-2]} (ens_probs "
+                         f"{'(R, N, M, K)' if batched else '(N, M, K)'}); got labels {y.shape}, ens_probs {ens.shape}")
+    y = check_labels(y, n_classes=ens.shape[-1], shape=y.shape)
+    x = _features(features, "features", batched)
     ens = ens if batched else ens[None]
     y = y if batched else y[None]
-    if ens.ndim != 4 or ens.shape[:2] != x.shape[:2] or y.shape != x.shape[:2]:
+    if ens.shape[:2] != x.shape[:2]:
         raise ValueError(f"features (R, N, d), ens_probs (R, N, M, K) and labels (R, N) must agree; got "
                          f"{np.shape(features)}, {np.shape(ens_probs)}, {np.shape(labels)}")
-    if not np.issubdtype(y.dtype, np.integer) or (y < 0).any() or (y >= ens.shape[-1]).any():
-        raise ValueError(f"labels must be integers in [0, {ens.shape[-1]})")
     return batched, x, ens, y
 
 
@@ -345,6 +351,7 @@ def _optimisation_and_validation(data, val_data, batched: bool, val_fraction: fl
     ev, yv = (ev, yv) if batched else (ev[None], yv[None])
     if ev.shape[:2] != xv.shape[:2] or yv.shape != xv.shape[:2] or ev.shape[2:] != ens.shape[2:]:
         raise ValueError("val_features, val_ens_probs and val_labels must match the optimisation data's layout")
+    yv = check_labels(yv, n_classes=ens.shape[-1], shape=yv.shape, name="val_labels")
     return (x, ens, y), (xv, ev, yv)
 
 

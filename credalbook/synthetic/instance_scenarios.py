@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from credalbook._validation import check_choice, check_positive_int
+from credalbook._validation import as_rng, check_choice, check_positive_int
 from credalbook._random import dirichlet, draw_labels
 from credalbook.credal.geometry import boundary_point
 
@@ -207,7 +207,7 @@ def instance_scenario(setting: str, hypothesis: str, *, n_datasets: int = 100, n
     r = check_positive_int(n_datasets, "n_datasets")
     n = check_positive_int(n_instances, "n_instances", minimum=2)
     grid = check_positive_int(gp_grid, "gp_grid", minimum=4)
-    rng = np.random.default_rng(seed)
+    rng = as_rng(seed)
     cfg = INSTANCE_SETTINGS[setting]
     x = rng.uniform(*X_RANGE, size=(r, n))
     if setting == "binary":

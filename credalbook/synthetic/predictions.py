@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from credalbook._random import draw_labels
-from credalbook._validation import check_positive_int, check_probs
+from credalbook._validation import as_rng, check_positive_float, check_positive_int, check_probs
 
 __all__ = ["calibrated_predictions", "scramble_non_top", "sample_labels"]
 
@@ -34,9 +34,8 @@ def calibrated_predictions(n_instances: int, n_classes: int, *, concentration: f
     """
     n_instances = check_positive_int(n_instances, "n_instances")
     n_classes = check_positive_int(n_classes, "n_classes", minimum=2)
-    if not concentration > 0:
-        raise ValueError(f"concentration must be > 0; got {concentration!r}")
-    rng = np.random.default_rng(seed)
+    concentration = check_positive_float(concentration, "concentration")
+    rng = as_rng(seed)
     probs = rng.dirichlet(np.full(n_classes, float(concentration)), size=n_instances)
     return probs, sample_labels(probs, rng)
 
@@ -58,7 +57,7 @@ def scramble_non_top(probs, *, seed=None) -> np.ndarray:
     p = check_probs(probs)
     if p.ndim != 2:
         raise ValueError(f"probs must have shape (N, K); got {p.shape}")
-    rng = np.random.default_rng(seed)
+    rng = as_rng(seed)
     n, k = p.shape
     # Entries equal to the row maximum (ties included) stay where they are, so the arg-max and
     # the confidence cannot change; the other entries are permuted among their own positions.
@@ -71,11 +70,17 @@ def scramble_non_top(probs, *, seed=None) -> np.ndarray:
     return out
 
 
-def sample_labels(probs: np.ndarray, rng: np.random.Generator, size: int | None = None) -> np.ndarray:
+def sample_labels(probs: np.ndarray, rng, size: int | None = None) -> np.ndarray:
     r"""Draw one label per row of ``probs`` (..., K) by inverse-CDF sampling.
 
     With ``size=R`` returns R independent draws, shape (R, ...). Used for consistency resampling
-    and, in later chapters, for generating labels from a hypothesised ground truth.
+    and, in later chapters, for generating labels from a hypothesised ground truth. ``rng`` is a
+    :class:`numpy.random.Generator` (its stream continues) or a seed (a non-negative int, a
+    SeedSequence or None).
+
+    .. math::
+
+        y = \min\{k : u < \textstyle\sum_{j \le k} p_j\}, \qquad u \sim U[0, 1).
 
     Examples
     --------
@@ -83,6 +88,9 @@ def sample_labels(probs: np.ndarray, rng: np.random.Generator, size: int | None 
     >>> sample_labels(np.array([[0.0, 1.0], [1.0, 0.0]]), rng, size=3).tolist()
     [[1, 0], [1, 0], [1, 0]]
     """
-    return draw_labels(check_probs(probs, min_ndim=1), rng, size)
+    p = check_probs(probs, min_ndim=1)
+    rng = as_rng(rng, "rng")
+    size = None if size is None else check_positive_int(size, "size", minimum=0)
+    return draw_labels(p, rng, size)
 
 

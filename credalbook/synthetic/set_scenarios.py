@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from credalbook._validation import check_choice, check_positive_float, check_positive_int
+from credalbook._validation import as_rng, check_choice, check_positive_float, check_positive_int
 from credalbook._random import WEIGHT_PRIORS, dirichlet, draw_labels, draw_weights
 from credalbook.credal.geometry import boundary_point
 
@@ -44,6 +44,7 @@ __all__ = ["CredalScenario", "credal_scenario", "SCENARIOS"]
 
 SCENARIOS = ("S1", "S2", "S3")
 _STARTS = ("mean", "centre")
+_BOUNDARY_METHODS = ("lp", "bisection", "grid")  # those of credalbook.credal.boundary_point
 
 
 @dataclass(frozen=True)
@@ -136,7 +137,8 @@ def credal_scenario(
     u = check_positive_float(u, "u")
     check_choice(weight_prior, "weight_prior", WEIGHT_PRIORS)
     check_choice(segment_start, "segment_start", _STARTS)
-    rng = np.random.default_rng(seed)
+    check_choice(boundary_method, "boundary_method", _BOUNDARY_METHODS)
+    rng = as_rng(seed)
     centre = dirichlet(np.full(k, 1.0 / k), rng, (r, n))
     alpha = np.maximum(k * centre / u, 1e-300)[:, :, None, :]
     ens = dirichlet(np.broadcast_to(alpha, (r, n, m, k)), rng)

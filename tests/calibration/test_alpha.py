@@ -1,12 +1,14 @@
 """Tests for credalbook.calibration.alpha: the α head, feature extraction, MC dropout, TTA."""
 
 import copy
+import warnings
 
 import numpy as np
 import pytest
 import torch
-from scipy.optimize import brentq
-from scipy.special import digamma, softmax
+from scipy.optimize import brentq, minimize
+from scipy.special import digamma, gammaln, softmax
+from sklearn.exceptions import ConvergenceWarning
 
 from credalbook.calibration import (
     PAPER_AUGMENTATIONS,
@@ -38,6 +40,16 @@ def _eq51_root(f, y, lam):
     return brentq(grad, -30, 30)
 
 
+def _eq50(params, feats, probs, hist, lam):
+    """Eq. 50 in NumPy with log-gamma functions: log α0 = feats @ w + c, params = (w, c)."""
+    log_a = feats @ params[:-1] + params[-1]
+    a = np.exp(log_a)[:, None]
+    n = hist.sum(1)
+    log_dm = (gammaln(n + 1) - gammaln(hist + 1).sum(1) + gammaln(a[:, 0]) - gammaln(a[:, 0] + n)
+              + (gammaln(a * probs + hist) - gammaln(a * probs)).sum(1))
+    return -log_dm.sum() / n.sum() + lam * np.mean(log_a**2)
+
+
 class TestAlphaCalibrator:
     def test_main(self):  # the fitted log α0 solves Eq. 51
         # constant (zero) features: log α0 is the bias alone, whose optimum solves Eq. 51
@@ -59,7 +71,15 @@ class TestAlphaCalibrator:
                                - (f * (digamma(a * f) - digamma(a))).sum())
             return g / 5 + 2 * lam * log_a
 
-        assert fitted == pytest.approx(brentq(total_grad, -30, 30), abs=1e-4)
+        root = brentq(total_grad, -30, 30)
+        assert fitted == pytest.approx(root, abs=1e-4)
+        # the default fit (L-BFGS on all instances, to a gradient tolerance) solves it too, as
+        # tightly as `tol` asks
+        probs = np.tile(f, (len(hist), 1))
+        default = AlphaCalibrator(lam).fit(feats, probs, hist)
+        assert np.log(default.predict_alpha0(feats[:1]))[0] == pytest.approx(root, abs=1e-4)
+        tight = AlphaCalibrator(lam).fit(feats, probs, hist, tol=1e-11)
+        assert np.log(tight.predict_alpha0(feats[:1]))[0] == pytest.approx(root, abs=1e-8)
         # a single unanimous histogram: finite optimum thanks to λ_α (Eq. 51 discussion)
         unanimous = AlphaCalibrator(lam).fit(np.zeros((10, 1)), np.tile(f, (10, 1)),
                                              np.tile([2, 0, 0], (10, 1)), optimizer="lbfgs",
@@ -67,6 +87,38 @@ class TestAlphaCalibrator:
         log_a0 = np.log(unanimous.predict_alpha0(np.zeros((1, 1))))[0]
         assert log_a0 == pytest.approx(_eq51_root(f, [2, 0, 0], lam), abs=1e-4)
         assert log_a0 < 0
+
+    @pytest.mark.parametrize("lam", [0.005, 0.0])
+    def test_matches_scipy(self, lam):  # the default fit minimises Eq. 50 on all the data
+        rng = np.random.default_rng(4)
+        n = 800
+        feats = rng.normal(size=(n, 2))
+        probs = rng.dirichlet(np.ones(3), size=n)
+        alpha0 = np.exp(1.0 + feats[:, 0] - 0.5 * feats[:, 1])
+        hist = np.array([rng.multinomial(4, rng.dirichlet(a * p)) for a, p in zip(alpha0, probs)])
+        head = AlphaCalibrator(lam).fit(feats, probs, hist)
+        fitted = np.r_[head.linear.weight.detach().numpy().ravel(), head.linear.bias.item()]
+        ref = minimize(_eq50, np.zeros(3), args=(feats, probs, hist, lam), method="Nelder-Mead",
+                       options={"xatol": 1e-10, "fatol": 1e-14, "maxiter": 20000})
+        assert _eq50(fitted, feats, probs, hist, lam) == pytest.approx(ref.fun, abs=1e-6)
+        assert head.history_[-1]["train_loss"] == pytest.approx(ref.fun, abs=1e-6)
+        np.testing.assert_allclose(fitted, ref.x, atol=1e-3)
+        assert np.isnan(head.cv_loss_)
+        # App. E.4's Adam with early stopping is an option; within its 50 epochs it stays short
+        adam = AlphaCalibrator(lam).fit(feats, probs, hist, optimizer="adam")
+        params = np.r_[adam.linear.weight.detach().numpy().ravel(), adam.linear.bias.item()]
+        assert _eq50(params, feats, probs, hist, lam) > ref.fun + 1e-3
+
+    def test_convergence_warning(self):
+        rng = np.random.default_rng(5)
+        feats, probs = rng.normal(size=(100, 3)), rng.dirichlet(np.ones(2), 100)
+        hist = rng.multinomial(3, [0.5, 0.5], 100)
+        with pytest.warns(ConvergenceWarning, match=r"AlphaCalibrator\.fit: L-BFGS stopped at "
+                                                    r"max_iter=1 iterations"):
+            AlphaCalibrator().fit(feats, probs, hist, max_iter=1)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", ConvergenceWarning)
+            AlphaCalibrator().fit(feats, probs, hist)
 
     def test_learns_instance_dependent_concentration(self):
         # labels from Dir(α0(x) f) with α0 = exp(2 x1): the head must find the slope
@@ -117,9 +169,16 @@ class TestAlphaCalibrator:
             AlphaCalibrator().fit(np.full((5, 3), np.nan), np.full((5, 2), 0.5),
                                   np.ones((5, 2), int))
         head = AlphaCalibrator().fit(np.zeros((10, 3)), np.full((10, 2), 0.5),
-                                     np.ones((10, 2), int), max_epochs=1)
+                                     np.ones((10, 2), int))
         with pytest.raises(ValueError, match="features must have 3 columns"):
             head.predict_alpha0(np.zeros((2, 4)))
+        args = np.zeros((10, 3)), np.full((10, 2), 0.5), np.ones((10, 2), int)
+        with pytest.raises(ValueError, match=r"\['max_epochs'\] apply only to optimizer='adam'"):
+            AlphaCalibrator().fit(*args, max_epochs=1)
+        with pytest.raises(ValueError, match=r"\['tol'\] apply only to optimizer='auto'"):
+            AlphaCalibrator().fit(*args, optimizer="adam", tol=1e-3)
+        with pytest.raises(ValueError, match="optimizer must be one of"):
+            AlphaCalibrator().fit(*args, optimizer="sgd")
 
 
 class TestFitAlphaCalibration:

@@ -1,9 +1,13 @@
 """Tests for credalbook.calibration.ensemble on synthetic member logits with known miscalibration."""
 
+import warnings
+
 import numpy as np
 import pytest
 import torch
-from scipy.special import softmax
+from scipy.optimize import brute, minimize, minimize_scalar
+from scipy.special import log_softmax, logsumexp, softmax
+from sklearn.exceptions import ConvergenceWarning
 
 from credalbook.metrics import ece
 from credalbook.calibration import TemperatureScaling
@@ -22,6 +26,29 @@ from tests.helpers import labels_from, overconfident_members, tempered_members
 
 def _ens_ece(probs, y):
     return ece(probs, y)  # 15 bins, the paper's
+
+
+# ---- independent references: the objectives in NumPy, minimised by scipy.optimize -----------
+def _np_nll(log_probs, y):
+    return -log_softmax(log_probs, axis=-1)[np.arange(len(y)), y].mean()
+
+
+def _np_ece(probs, y, n_bins=15):
+    """Top-label ECE with equal-width bins [b/B, (b+1)/B) (Eqs. 13-14)."""
+    conf, right = probs.max(1), (probs.argmax(1) == y)
+    bins = np.minimum((conf * n_bins).astype(int), n_bins - 1)
+    return np.abs(np.bincount(bins, weights=conf - right, minlength=n_bins)).sum() / len(y)
+
+
+def _log_mean(z):
+    """log of the uniform combination of the members' softmax (N, K)."""
+    return logsumexp(log_softmax(z, axis=2), axis=1) - np.log(z.shape[1])
+
+
+def _best_log_t(fun):
+    """Bounded Brent on log t (for objectives unimodal in log t)."""
+    res = minimize_scalar(fun, bounds=(-10, 10), method="bounded", options={"xatol": 1e-12})
+    return float(res.x), float(res.fun)
 
 
 class TestConstants:
@@ -93,12 +120,15 @@ class TestDifferentiableEce:
 
 class TestPreCombinationScaling:
     def test_main(self):
-        # member m is calibrated at temperature 2 * scales[m]: both criteria recover it
+        # member m is calibrated at temperature 2 * scales[m]: both criteria recover it, by
+        # default and with the paper's SGD (App. A.4)
         z, y = tempered_members(temperature=2.0, scales=(0.5, 1.0, 2.0), seed=0)
-        for criterion, tol in (("nll", 0.05), ("ece", 0.1)):
-            pre = PreCombinationScaling(criterion=criterion).fit(z, y)
+        for criterion, options, tol in (("nll", {}, 0.05), ("ece", {}, 0.1),
+                                        ("ece", PAPER_ENSEMBLE_FIT, 0.1)):
+            pre = PreCombinationScaling(criterion=criterion).fit(z, y, **options)
             np.testing.assert_allclose(pre.temperatures, [1.0, 2.0, 4.0], rtol=tol)
-            assert len(pre.history_) == 401 and pre.n_members_ == 3
+            assert pre.n_members_ == 3
+        assert len(pre.history_) == 401 and pre.n_iter_ == 400  # SGD: the objective per step
         # calibrated member logits and the combined prediction (Eq. 27)
         member = pre.predict_logits(z)
         np.testing.assert_allclose(member, z / pre.temperatures[:, None], rtol=1e-12)
@@ -112,14 +142,45 @@ class TestPreCombinationScaling:
         assert pre.temperatures[0] == pytest.approx(ts.temperature, rel=1e-8)
         np.testing.assert_allclose(pre.predict_proba(z), ts.predict_proba(z[:, 0]), atol=1e-10)
         # with SGD and the ECE, M = 1 pre- and post-combination take identical steps
-        pre = PreCombinationScaling().fit(z, y)
-        post = PostCombinationScaling().fit(z, y)
+        pre = PreCombinationScaling(criterion="ece").fit(z, y, optimizer="sgd")
+        post = PostCombinationScaling(criterion="ece").fit(z, y, optimizer="sgd")
         assert pre.temperatures[0] == pytest.approx(post.temperature, rel=1e-10)
+        # by default both reach the optimum of the one member's criterion
+        for criterion in ("nll", "ece"):
+            pre = PreCombinationScaling(criterion=criterion).fit(z, y)
+            post = PostCombinationScaling(criterion=criterion).fit(z, y)
+            assert pre.temperatures[0] == pytest.approx(post.temperature, rel=1e-5)
+
+    def test_matches_scipy(self):
+        # target "members", NLL: each t_m is temperature scaling of member m alone
+        z, y = overconfident_members(n=2000, seed=10)
+        pre = PreCombinationScaling().fit(z, y)  # the default criterion
+        for m in range(3):
+            log_t, _ = _best_log_t(lambda lt: _np_nll(z[:, m] * np.exp(-lt), y))
+            assert pre.temperatures[m] == pytest.approx(np.exp(log_t), rel=1e-3)
+        # target "ensemble", NLL of Eq. 27: BFGS on the log-temperatures
+        joint = PreCombinationScaling(criterion="nll", target="ensemble").fit(z, y)
+
+        def nll(log_t):
+            members = log_softmax(z * np.exp(-log_t)[:, None], axis=2)
+            return _np_nll(logsumexp(members, axis=1) - np.log(3), y)
+
+        ref = minimize(nll, np.zeros(3), method="BFGS", options={"gtol": 1e-9})
+        assert nll(np.log(joint.temperatures)) == pytest.approx(ref.fun, abs=1e-6)
+        np.testing.assert_allclose(joint.temperatures, np.exp(ref.x), rtol=1e-3)
+        # target "members", ECE: each member's own ECE, within the 1/N-scale ruggedness of the
+        # hard-binned ECE of the minimum on a fine grid of log t
+        pre = PreCombinationScaling(criterion="ece").fit(z, y)
+        for m in range(3):
+            def member_ece(lt, m=m):
+                return _np_ece(softmax(z[:, m] * np.exp(-np.ravel(lt)[0]), axis=1), y)
+            grid_min = brute(member_ece, [(-1.0, 3.0)], Ns=801, finish=None, full_output=True)[1]
+            assert member_ece(np.log(pre.temperatures[m])) <= grid_min + 1e-3
 
     def test_targets_and_weights(self):
         z, y = overconfident_members(seed=2)
-        members = PreCombinationScaling(criterion="nll").fit(z, y, n_iter=200)
-        joint = PreCombinationScaling(criterion="nll", target="ensemble").fit(z, y, n_iter=200)
+        members = PreCombinationScaling(criterion="nll").fit(z, y)
+        joint = PreCombinationScaling(criterion="nll", target="ensemble").fit(z, y)
         # calibrating each member leaves the ensemble under-confident (Sec. 4.1): temperatures
         # fitted for the ensemble are lower and its NLL is better
         assert np.all(joint.temperatures < members.temperatures)
@@ -147,7 +208,9 @@ class TestPreCombinationScaling:
             PreCombinationScaling(weights=[0.2, 0.3]).fit(z, y)
         with pytest.raises(ValueError, match="not fitted yet"):
             PreCombinationScaling().predict_proba(z)
-        pre = PreCombinationScaling().fit(z, y, n_iter=2)
+        with pytest.raises(ValueError, match="n_iter sets the steps of optimizer='sgd'"):
+            PreCombinationScaling().fit(z, y, n_iter=2)
+        pre = PreCombinationScaling().fit(z, y, optimizer="sgd", n_iter=2)
         with pytest.raises(ValueError, match="logits must have 2 members"):
             pre.predict_proba(np.concatenate([z, z], axis=1))
         with pytest.raises(ValueError, match="logits must have 4 classes"):
@@ -162,15 +225,35 @@ class TestPostCombinationScaling:
             for criterion, tol in (("nll", 0.04), ("ece", 0.06)):
                 post = PostCombinationScaling(criterion=criterion).fit(z, y)
                 assert post.temperature == pytest.approx(temperature, rel=tol)
+        sgd = PostCombinationScaling(criterion="ece").fit(z, y, **PAPER_ENSEMBLE_FIT)
+        assert sgd.temperature == pytest.approx(temperature, rel=0.06)
         # Eq. 28: softmax(log p̄ / t)
         expected = softmax(np.log(softmax(z, axis=2).mean(axis=1)) / post.temperature, axis=1)
         np.testing.assert_allclose(post.predict_proba(z), expected, rtol=1e-9)
+
+    def test_matches_scipy(self):
+        z, y = overconfident_members(n=2000, seed=11)
+        log_p = _log_mean(z)
+        # NLL of Eq. 28: unimodal in log t, so bounded Brent finds its minimum
+        post = PostCombinationScaling().fit(z, y)  # the default criterion
+        log_t, nll = _best_log_t(lambda lt: _np_nll(log_p * np.exp(-lt), y))
+        assert post.temperature == pytest.approx(np.exp(log_t), rel=1e-3)
+        assert _np_nll(log_p / post.temperature, y) == pytest.approx(nll, abs=1e-6)
+        # the hard-binned ECE (the paper's criterion) is rugged at the 1/N scale: the default
+        # comes within 1e-3 of the minimum on a fine grid
+        post = PostCombinationScaling(criterion="ece").fit(z, y)
+
+        def ens_ece(lt):
+            return _np_ece(softmax(log_p * np.exp(-np.ravel(lt)[0]), axis=1), y)
+
+        grid_min = brute(ens_ece, [(-1.0, 3.0)], Ns=801, finish=None, full_output=True)[1]
+        assert ens_ece(np.log(post.temperature)) <= grid_min + 1e-3
 
     def test_lowers_ece_and_keeps_argmax(self):
         z, y = overconfident_members(seed=4)
         z_test, y_test = overconfident_members(seed=5)
         before = _ens_ece(average_members(softmax(z, axis=2)), y)
-        post = PostCombinationScaling().fit(z, y)
+        post = PostCombinationScaling(criterion="ece").fit(z, y)
         assert post.temperature > 1.5  # the ensemble is over-confident
         assert _ens_ece(post.predict_proba(z), y) < 0.3 * before
         p_test, p_raw = post.predict_proba(z_test), average_members(softmax(z_test, axis=2))
@@ -189,10 +272,17 @@ class TestPostCombinationScaling:
             PostCombinationScaling().fit(z, y, optimizer="rmsprop")
         with pytest.raises(ValueError, match=r"\['max_epochs'\] apply only to optimizer"):
             PostCombinationScaling().fit(z, y, max_epochs=3)
+        with pytest.raises(ValueError, match=r"\['max_iter'\] apply only to optimizer='auto', "
+                                             r"'adam' or 'lbfgs'"):
+            PostCombinationScaling().fit(z, y, optimizer="sgd", max_iter=3)
+        with pytest.raises(ValueError, match=r"\['lr'\] apply only to optimizer='adam'"):
+            PostCombinationScaling().fit(z, y, lr=0.1)
         with pytest.raises(ValueError, match="lr must be a finite number > 0"):
-            PostCombinationScaling().fit(z, y, lr=0.0)
+            PostCombinationScaling().fit(z, y, optimizer="sgd", lr=0.0)
         with pytest.raises(ValueError, match="n_iter must be an integer >= 1"):
-            PostCombinationScaling().fit(z, y, n_iter=0)
+            PostCombinationScaling().fit(z, y, optimizer="sgd", n_iter=0)
+        with pytest.raises(ValueError, match="n_iter sets the steps of optimizer='sgd'.*max_iter"):
+            PostCombinationScaling().fit(z, y, n_iter=10)
         with pytest.raises(ValueError, match="n_bins must be an integer >= 1"):
             PostCombinationScaling(n_bins=0)
         with pytest.raises(ValueError, match="bin_temperature must be a finite number > 0"):
@@ -200,7 +290,8 @@ class TestPostCombinationScaling:
         with pytest.raises(ValueError, match=r"weights must have shape \(M,\)"):
             PostCombinationScaling(weights=[[0.5, 0.5]])
         with pytest.raises(FloatingPointError, match="lower lr"):
-            PostCombinationScaling(criterion="nll").fit(z, z.mean(1).argmax(1), lr=1e6)
+            PostCombinationScaling(criterion="nll").fit(z, z.mean(1).argmax(1), optimizer="sgd",
+                                                        lr=1e6)
         with pytest.raises(ValueError, match=r"targets must be labels in \[0, 4\)"):
             PostCombinationScaling().fit(z, y + 4)
 
@@ -230,6 +321,53 @@ class TestDynamicTemperatureScaling:
         expected = softmax(np.log(softmax(z[:, 0], axis=1)) / dyn.temperatures[r][:, None], axis=1)
         np.testing.assert_allclose(dyn.predict_proba(z), expected, rtol=1e-9)
 
+    def test_matches_scipy(self):
+        z, y = overconfident_members(n=3000, seed=12)
+        log_p = _log_mean(z)
+        # NLL: each region's temperature only scales its own instances, so it is the bounded
+        # Brent minimum of that region's NLL
+        dyn = DynamicTemperatureScaling(4).fit(z, y)  # the default criterion
+        r = dyn.region_index(z)
+        for j in range(4):
+            log_t, _ = _best_log_t(lambda lt: _np_nll(log_p[r == j] * np.exp(-lt), y[r == j]))
+            assert dyn.temperatures[j] == pytest.approx(np.exp(log_t), rel=1e-3)
+
+        def nll(log_t):
+            return _np_nll(log_p * np.exp(-np.asarray(log_t))[r][:, None], y)
+
+        ref = minimize(nll, np.zeros(4), method="BFGS", options={"gtol": 1e-9})
+        assert nll(np.log(dyn.temperatures)) == pytest.approx(ref.fun, abs=1e-6)
+        # the hard-binned ECE couples the regions through the bins and has many local minima:
+        # the default reaches a coordinate-wise minimum (none of the temperatures alone can
+        # lower it beyond the 1/N ruggedness, on a fine grid), with a lower ECE than the
+        # paper's SGD
+        dyn = DynamicTemperatureScaling(4, criterion="ece").fit(z, y)
+        assert np.array_equal(dyn.region_index(z), r)
+
+        def ens_ece(log_t):
+            return _np_ece(softmax(log_p * np.exp(-np.ravel(log_t))[r][:, None], axis=1), y)
+
+        fitted = np.log(dyn.temperatures)
+        for j in range(4):
+            def along(v, j=j):
+                return ens_ece(np.r_[fitted[:j], np.ravel(v)[0], fitted[j + 1:]])
+            grid_min = brute(along, [(-1.0, 3.0)], Ns=401, finish=None, full_output=True)[1]
+            assert ens_ece(fitted) <= grid_min + 1e-3
+        sgd = DynamicTemperatureScaling(4, criterion="ece").fit(z, y, **PAPER_ENSEMBLE_FIT)
+        assert ens_ece(fitted) < ens_ece(np.log(sgd.temperatures))
+
+    def test_convergence_warning(self):
+        z, y = overconfident_members(n=1000, seed=13)
+        with pytest.warns(ConvergenceWarning, match=r"DynamicTemperatureScaling\.fit: the "
+                                                    r"coordinate search stopped at max_iter=1"):
+            DynamicTemperatureScaling(3, criterion="ece").fit(z, y, max_iter=1)
+        with pytest.warns(ConvergenceWarning, match=r"PreCombinationScaling\.fit: L-BFGS stopped"):
+            PreCombinationScaling().fit(z, y, max_iter=1)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", ConvergenceWarning)
+            DynamicTemperatureScaling(3, criterion="ece").fit(z, y)
+            DynamicTemperatureScaling(3).fit(z, y)
+
     def test_one_region_is_post_combination(self):
         z, y = overconfident_members(n=2000, seed=7)
         for criterion in ("ece", "nll"):
@@ -242,13 +380,21 @@ class TestDynamicTemperatureScaling:
     def test_lowers_ece_of_overconfident_ensemble(self):
         z, y = overconfident_members(seed=8)
         before = _ens_ece(average_members(softmax(z, axis=2)), y)
+        nll_before = -np.log(average_members(softmax(z, axis=2))[np.arange(len(y)), y]).mean()
         for regions in ("equal_mass", "equal_width", (0.3, 0.6)):
+            # the NLL (default) and the paper's ECE criterion; the members' noise is not a
+            # temperature, so the NLL optimum lowers the ECE less than the ECE criterion does
             dyn = DynamicTemperatureScaling(regions=regions).fit(z, y)
+            probs = dyn.predict_proba(z)
+            assert -np.log(probs[np.arange(len(y)), y]).mean() < nll_before - 0.1
+            assert _ens_ece(probs, y) < 0.5 * before
+            dyn = DynamicTemperatureScaling(regions=regions, criterion="ece").fit(z, y)
             assert _ens_ece(dyn.predict_proba(z), y) < 0.3 * before
             np.testing.assert_array_equal(dyn.predict_proba(z).argmax(1),
                                           softmax(z, axis=2).mean(1).argmax(1))
         np.testing.assert_allclose(dyn.region_edges_, [0.0, 0.3, 0.6, 1.0])
-        width = DynamicTemperatureScaling(4, regions="equal_width").fit(z, y, n_iter=1)
+        width = DynamicTemperatureScaling(4, regions="equal_width").fit(z, y, optimizer="sgd",
+                                                                         n_iter=1)
         np.testing.assert_allclose(width.region_edges_, [0, 0.25, 0.5, 0.75, 1.0])
 
     def test_errors(self):

@@ -4,7 +4,7 @@
 import numpy as np
 import pytest
 
-from credalbook.calibration import VectorScaling
+from credalbook.calibration import MatrixScaling, VectorScaling, histogram_nll
 from credalbook.calibration import PAPER_CALIBRATOR_GRIDS, CalibratorSelection, select_calibrator
 from tests.helpers import synthetic_logits
 
@@ -26,6 +26,23 @@ class TestSelectCalibrator:
                                         {"lambda_w": 10.0, "lambda_b": 10.0}])
         assert len(small.table) == 2
 
+    def test_default_optimizer(self):
+        # each candidate minimises its penalised objective on the 80 % part to convergence and
+        # is judged by the NLL of the held-out 20 % (the split of seed 0)
+        logits, hist = synthetic_logits(n=1000, temperature=2.0, bias=[0.5, 0, 0, -0.5], seed=10)
+        grid = PAPER_CALIBRATOR_GRIDS["ms"][::8]  # (λ_b, λ_w) = (0.1, 0.1) and (10, 10)
+        sel = select_calibrator(logits, hist, method="ms", grid=grid)
+        assert isinstance(sel.calibrator, MatrixScaling) and len(sel.table) == 2
+        perm = np.random.default_rng(0).permutation(1000)
+        cv, tr = perm[:200], perm[200:]
+        for params, cv_nll in sel.table:
+            on_train = MatrixScaling(**params).fit(logits[tr], hist[tr])
+            assert cv_nll == pytest.approx(histogram_nll(on_train.predict_logits(logits[cv]),
+                                                         hist[cv]), abs=1e-6)
+        assert sel.cv_nll == min(v for _, v in sel.table)
+        assert sel.cv_nll == pytest.approx(
+            histogram_nll(sel.calibrator.predict_logits(logits[cv]), hist[cv]))
+
     def test_errors(self):
         with pytest.raises(ValueError, match="method must be one of"):
             select_calibrator(np.zeros((10, 2)), [0, 1] * 5, method="platt")
@@ -33,3 +50,5 @@ class TestSelectCalibrator:
             select_calibrator(np.zeros((10, 2)), [0, 1] * 5, grid=[])
         with pytest.raises(ValueError, match="cv_fraction must be positive"):
             select_calibrator(np.zeros((10, 2)), [0, 1] * 5, cv_fraction=0)
+        with pytest.raises(ValueError, match="cv_fraction must be positive"):
+            select_calibrator(np.zeros((10, 2)), [0, 1] * 5, cv_fraction=None)

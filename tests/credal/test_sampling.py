@@ -224,6 +224,11 @@ class TestSamplePolytope:
             sample_polytope(TRIANGLE, 10, method="hit_and_run", thin=0)
         with pytest.raises(ValueError, match="n_chains must be an integer >= 1"):
             sample_polytope(TRIANGLE, 10, method="hit_and_run", n_chains=0)
+        for bad in (-1, 1.5, "a", True):
+            with pytest.raises(ValueError, match="seed must be None, a non-negative integer"):
+                sample_polytope(TRIANGLE, 10, seed=bad)
+        with pytest.raises(ValueError, match="vertices must be numeric"):
+            sample_polytope(np.asarray(TRIANGLE, dtype=complex), 10)
 
 
 class TestPlotPolytopeSampling:
@@ -253,3 +258,10 @@ class TestPlotPolytopeSampling:
         with pytest.raises(ValueError, match="ax must hold one Axes per method"):
             _, ax = plt.subplots()
             plot_polytope_sampling(TRIANGLE, 10, ax=ax)
+        # checked before any figure is drawn
+        plt.close("all")
+        with pytest.raises(ValueError, match="seed must be None, a non-negative integer"):
+            plot_polytope_sampling(TRIANGLE, 10, seed=-1)
+        with pytest.raises(ValueError, match="n_samples must be an integer >= 1"):
+            plot_polytope_sampling(TRIANGLE, 0)
+        assert not plt.get_fignums()

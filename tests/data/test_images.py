@@ -138,6 +138,8 @@ class TestDataset:
         for kwargs in ({"n_train": 21}, {"n_test": 0}, {"n_train": 2.5}):
             with pytest.raises(ValueError, match=next(iter(kwargs))):
                 ds.subsample(**kwargs)
+        with pytest.raises(ValueError, match="seed must be None, a non-negative integer"):
+            ds.subsample(2, seed=-1)
 
 
 class TestDatasetNotFoundError:

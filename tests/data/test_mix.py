@@ -48,8 +48,11 @@ class TestSampleLabelHist:
             sample_label_hist([[0.5, 0.5]], [1, 2])
         with pytest.raises(ValueError, match="n_labels must hold integers"):
             sample_label_hist([[0.5, 0.5]], 1.5)
-        with pytest.raises(ValueError, match="seed"):
-            sample_label_hist([[0.5, 0.5]], 1, seed=-1)
+        for bad in (-1, 1.5, "a", True):
+            with pytest.raises(ValueError, match="seed must be None, a non-negative integer"):
+                sample_label_hist([[0.5, 0.5]], 1, seed=bad)
+        with pytest.raises(ValueError, match="true_probs must be numeric"):
+            sample_label_hist([[0.5 + 0j, 0.5]], 1)
 
 
 class TestVariableLabelCounts:
@@ -66,6 +69,8 @@ class TestVariableLabelCounts:
             variable_label_counts(5, mean=0.5)
         with pytest.raises(ValueError, match="n must be"):
             variable_label_counts(-1, mean=2.0)
+        with pytest.raises(ValueError, match="seed must be None, a non-negative integer"):
+            variable_label_counts(5, mean=2.0, seed="a")
 
 
 class TestMixImages:
@@ -233,3 +238,6 @@ class TestMakeMixDataset:
             make_mix_dataset(np.zeros(3))
         with pytest.raises(ValueError, match="name must be one of"):
             make_mix_dataset("no_such_data")
+        for bad in (-1, 1.5, True, np.random.default_rng(0)):   # checked before the dataset is loaded
+            with pytest.raises(ValueError, match="seed must be None, a non-negative integer, a numpy SeedSequence"):
+                make_mix_dataset("no_such_data", seed=bad)

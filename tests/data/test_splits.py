@@ -51,3 +51,6 @@ class TestTrainValTestSplit:
             train_val_test_split(2, val_fraction=0.5, test_fraction=0.4)
         with pytest.raises(ValueError, match=r"stratify must have shape \(10,\)"):
             train_val_test_split(10, stratify=np.zeros(9))
+        for bad in (-1, 1.5, "a", True):
+            with pytest.raises(ValueError, match="seed must be None, a non-negative integer"):
+                train_val_test_split(10, seed=bad)

@@ -97,8 +97,9 @@ class TestFitGPClassifier:
             fit_gp_classifier(x, y, lr=0.0, device="cpu")
         with pytest.raises(ValueError, match="dtype must be one of"):
             fit_gp_classifier(x, y, dtype="float16", device="cpu")
-        with pytest.raises(ValueError, match="seed must be a non-negative integer"):
-            fit_gp_classifier(x, y, seed=-1, device="cpu")
+        for bad in (-1, 1.5, True, np.bool_(False), "0", None, 2**63):   # no truncation of 1.5, no bools
+            with pytest.raises(ValueError, match="seed must be an integer >= 0"):
+                fit_gp_classifier(x, y, seed=bad, device="cpu")
         with pytest.raises(ValueError, match="epochs must be an integer"):
             fit_gp_classifier(x, y, epochs=0, device="cpu")
 

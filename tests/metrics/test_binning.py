@@ -2,16 +2,25 @@
 
 The bin rule at the edges (j/B opens bin j; 0 in the first bin, 1.0 in the last), where it
 differs from ``floor(x * B)``, equal-mass bins against the EU paper's rule, batched per-bin sums
-against a loop of ``numpy.bincount``, and the binned metrics that use the helper.
+against a loop of ``numpy.bincount``, the engine of the binned calibration errors
+(``bin_statistics``) against a per-problem loop (bit for bit for equal-width bins, also across its
+cache-sized steps; ties, neighbouring floats and B > N for equal-mass bins), and the binned metrics
+that use the helper.
 """
 
 import numpy as np
 import pytest
 
+import credalbook.metrics.binning as binning_module
 from credalbook.metrics import (
+    BINNINGS,
     bin_ids,
     bin_index,
+    bin_statistics,
     bin_sums,
+    BinStatistics,
+    check_binning,
+    cut_index,
     ece_classwise,
     ece_confidence,
     equal_mass_cuts,
@@ -69,10 +78,45 @@ class TestBinIds:
             bin_ids([0.5], 2, strategy="log")
         with pytest.raises(ValueError, match="values"):
             bin_ids([0.5, np.nan], 2)
-        with pytest.raises(ValueError, match="at least n_bins"):
-            bin_ids([0.1, 0.2], 3, strategy="quantile")
-        with pytest.raises(ValueError, match="1-D"):
-            bin_ids(np.zeros((4, 4)), 3, strategy="quantile")
+        with pytest.raises(ValueError, match="n_bins"):
+            bin_ids([0.5], 10**9)
+        with pytest.raises(ValueError, match="values"):
+            bin_ids(np.array([0.5 + 1j]), 2)
+        for bad in (-0.5, 1.5, -1e-3):
+            with pytest.raises(ValueError, match=r"values must lie in \[0, 1\]"):
+                bin_ids([0.5, bad], 4)
+        assert bin_ids([-1e-6, 1 + 1e-6], 4).tolist() == [0, 3]  # within the tolerance of probabilities
+        assert bin_ids([-0.5, 1.5, 0.2], 3, strategy="quantile").tolist() == [0, 2, 1]  # any real values
+        with pytest.raises(ValueError, match="scalar"):
+            bin_ids(0.5, 2, strategy="equal_mass")
+
+    def test_synonyms(self):
+        x = np.random.default_rng(4).random(50)
+        np.testing.assert_array_equal(bin_ids(x, 7, strategy="equal_width"), bin_ids(x, 7))
+        np.testing.assert_array_equal(bin_ids(x, 7, strategy="equal_mass"), bin_ids(x, 7, strategy="quantile"))
+
+    def test_quantile_per_row(self):
+        # equal-mass bins are computed along the last axis, each row on its own
+        x = np.random.default_rng(5).random((3, 40))
+        ids = bin_ids(x, 4, strategy="quantile")
+        for row, got in zip(x, ids):
+            np.testing.assert_array_equal(got, bin_ids(row, 4, strategy="quantile"))
+            assert np.bincount(got, minlength=4).tolist() == [10, 10, 10, 10]
+
+    def test_quantile_more_bins_than_values(self):
+        # B > N: every value in a bin of its own, the other bins empty (no error, no phantom values)
+        x = np.array([0.4, 0.1, 0.9])
+        ids = bin_ids(x, 10, strategy="quantile")
+        assert len(set(ids.tolist())) == 3 and ids.min() >= 0 and ids.max() <= 9
+        assert np.all(np.diff(ids[np.argsort(x)]) > 0)
+        assert bin_ids([0.3], 5, strategy="quantile").tolist() == [2]  # N = 1: k_m = round(m/5) = 0, 0, 1, 1
+
+    def test_quantile_ties(self):
+        # ties at a cut are never split: they all go to the upper bin, so bins can be unequal or empty
+        x = np.array([0.2] * 6 + [0.7] * 2)
+        ids = bin_ids(x, 4, strategy="quantile")  # cuts (0.2, 0.2, 0.45)
+        assert ids.tolist() == [2] * 6 + [3] * 2
+        assert bin_ids(np.full(5, 0.5), 3, strategy="quantile").tolist() == [2] * 5
 
 
 class TestBinIndex:
@@ -119,3 +163,177 @@ class TestUsers:
         assert ece_classwise(p, y, n_bins=10) == pytest.approx(
             np.mean([reliability_curve(p, y, n_bins=10, kind="classwise", class_index=k).calibration_error
                      for k in range(3)]), abs=1e-15)
+
+
+# ----------------------------------------------------------------------------------------------
+# The engine of the binned calibration errors
+# ----------------------------------------------------------------------------------------------
+def _reference_statistics(x, positive, n_bins, binning):
+    """Per-problem loop: bins from bin_index / the equal-mass rule written out, one bincount each."""
+    *batch, n, c = x.shape
+    xr, pr = x.reshape(-1, n, c), positive.reshape(-1, n)
+    gap = np.zeros((len(xr), c, n_bins))
+    counts = np.zeros((len(xr), c, n_bins), dtype=np.int64)
+    pos = np.zeros((len(xr), c, n_bins), dtype=np.int64)
+    for a in range(len(xr)):
+        for k in range(c):
+            v, o = xr[a, :, k], (pr[a] == k).astype(float)
+            if binning == "equal_width":
+                ids = bin_index(v, uniform_edges(n_bins))
+            else:  # k_m = round(m T / B); cut between the order statistics k_m - 1 and k_m; ±inf outside
+                srt = sorted(v.tolist())
+                cuts = []
+                for m in range(1, n_bins):
+                    km = round(m * n / n_bins)
+                    cuts.append(-np.inf if km < 1 else np.inf if km > n - 1 else 0.5 * (srt[km - 1] + srt[km]))
+                ids = np.array([sum(cut <= value for cut in cuts) for value in v.tolist()], dtype=int)
+            gap[a, k] = np.bincount(ids, weights=o - v, minlength=n_bins)
+            counts[a, k] = np.bincount(ids, minlength=n_bins)
+            pos[a, k] = np.bincount(ids, weights=o, minlength=n_bins)
+    shape = (*batch, c, n_bins)
+    return gap.reshape(shape), counts.reshape(shape), pos.reshape(shape)
+
+
+def _engine_case(rng, n, c, batch=(), kind="uniform"):
+    shape = (*batch, n, c)
+    if kind == "uniform":
+        x = rng.random(shape)
+    elif kind == "grid":  # many values on the edges j/B and many ties
+        x = rng.integers(0, 5, shape) / 4.0
+    else:  # masses at 0 and 1 (confidences exactly 1.0, probabilities exactly 0)
+        x = rng.random(shape)
+        x[x < 0.5] = 0.0
+        x[x > 0.9] = 1.0
+    return x, rng.integers(-1, c, (*batch, n))
+
+
+class TestBinStatistics:
+    def test_main(self):
+        # docstring: three instances, two classes (labels 0, 1, 1), two equal-width bins
+        s = bin_statistics([[0.8, 0.2], [0.3, 0.7], [0.6, 0.4]], [0, 1, 1], 2, counts=True)
+        assert isinstance(s, BinStatistics) and s.n == 3
+        np.testing.assert_allclose(s.gap, [[-0.3, -0.4], [0.4, 0.3]], atol=1e-15)
+        assert s.counts.tolist() == [[1, 2], [2, 1]] and s.positives.tolist() == [[0, 1], [1, 1]]
+        s = bin_statistics([[0.8, 0.2], [0.3, 0.7], [0.6, 0.4]], [0, 1, 1], 2)
+        assert s.counts is None and s.positives is None
+        # equal-mass, one problem: values 0.1, 0.2 | 0.3, 0.9 (cut 0.25), positives 0.2 and 0.9
+        s = bin_statistics([[0.3], [0.1], [0.9], [0.2]], [-1, -1, 0, 0], 2, binning="equal_mass", counts=True)
+        np.testing.assert_allclose(s.gap, [[1 - 0.3, 1 - 1.2]], atol=1e-15)
+        assert s.counts.tolist() == [[2, 2]] and s.positives.tolist() == [[1, 1]]
+
+    @pytest.mark.parametrize("binning", BINNINGS)
+    @pytest.mark.parametrize("kind", ["uniform", "grid", "atoms"])
+    def test_reference(self, binning, kind):
+        rng = np.random.default_rng(11)
+        for n, c, batch, n_bins in [(1, 1, (), 10), (2, 3, (), 1), (7, 2, (3,), 3), (200, 4, (), 10),
+                                    (50, 3, (2, 2), 15), (3000, 2, (), 7), (40, 1, (), 100)]:
+            x, positive = _engine_case(rng, n, c, batch, kind)
+            s = bin_statistics(x, positive, n_bins, binning=binning, counts=True)
+            gap, counts, pos = _reference_statistics(x, positive, n_bins, binning)
+            assert s.gap.shape == gap.shape == (*batch, c, n_bins)
+            np.testing.assert_array_equal(s.counts, counts)
+            np.testing.assert_array_equal(s.positives, pos)
+            if binning == "equal_width":  # the same additions in the same order: bit for bit
+                np.testing.assert_array_equal(s.gap, gap)
+            else:
+                np.testing.assert_allclose(s.gap, gap, rtol=1e-12, atol=1e-12)
+
+    def test_steps_are_exact(self, monkeypatch):
+        # tiny steps: running sums carried across steps and batch elements spread over several steps
+        monkeypatch.setattr(binning_module, "_CHUNK", 64)
+        rng = np.random.default_rng(12)
+        for n, c, batch, n_bins in [(300, 3, (), 10), (100, 1, (2,), 4), (5, 2, (7,), 3), (70, 4, (2, 3), 9)]:
+            x, positive = _engine_case(rng, n, c, batch)
+            s = bin_statistics(x, positive, n_bins, counts=True)
+            gap, counts, pos = _reference_statistics(x, positive, n_bins, "equal_width")
+            np.testing.assert_array_equal(s.gap, gap)
+            np.testing.assert_array_equal(s.counts, counts)
+            np.testing.assert_array_equal(s.positives, pos)
+        x = rng.random(5000)
+        np.testing.assert_array_equal(equal_width_bin_index(x, 13), bin_index(x, uniform_edges(13)))
+
+    def test_fast_equal_width_index_equals_binary_search(self):
+        # the floor-and-correct rule of large arrays gives bin_index's answer everywhere, also on edges,
+        # just below them, at 0 and 1 and outside [0, 1] (NaN: the last bin, where a binary search puts it)
+        rng = np.random.default_rng(14)
+        for n_bins in (1, 2, 3, 10, 33, 49, 1000):
+            edges = uniform_edges(n_bins)
+            x = np.concatenate([rng.random(3000), edges, np.nextafter(edges, -1), np.nextafter(edges, 2),
+                                [-3.0, -1e-9, 1 + 1e-9, 5.0, np.inf, -np.inf, np.nan]])
+            np.testing.assert_array_equal(equal_width_bin_index(x, n_bins), bin_index(x, edges))
+
+    def test_equal_mass_selection_equals_sorting(self, monkeypatch):
+        # the order-statistics path (few cuts) against the sorting path (many cuts), on ties and on
+        # neighbouring floats whose midpoint rounds onto one of them
+        rng = np.random.default_rng(13)
+        base = rng.random(4)
+        values = np.concatenate([base, np.nextafter(base, 2), np.nextafter(np.nextafter(base, 2), 2), [0.0, 1.0]])
+        cases = [rng.choice(values, size=(n, 2)) for n in (40, 41, 200, 1001)]
+        cases.append(np.full((60, 1), 0.25))
+        for x in cases:
+            positive = rng.integers(-1, x.shape[1], x.shape[0])
+            for n_bins in (2, 3, 5, 10, 20):
+                fast = bin_statistics(x, positive, n_bins, binning="equal_mass", counts=True)
+                monkeypatch.setattr(binning_module, "_MAX_SELECT_CUTS", 0)
+                slow = bin_statistics(x, positive, n_bins, binning="equal_mass", counts=True)
+                monkeypatch.undo()
+                np.testing.assert_array_equal(fast.counts, slow.counts)
+                np.testing.assert_array_equal(fast.positives, slow.positives)
+                np.testing.assert_allclose(fast.gap, slow.gap, rtol=1e-12, atol=1e-12)
+
+    def test_edges_of_the_unit_interval(self):
+        # 1.0 falls in the last bin (no bin B + 1), 0.0 in the first, for both binnings
+        x = np.array([[0.0], [1.0], [1.0], [0.5]])
+        s = bin_statistics(x, [-1, 0, 0, -1], 10, counts=True)
+        assert s.counts.tolist() == [[1, 0, 0, 0, 0, 1, 0, 0, 0, 2]]
+        assert s.gap.shape == (1, 10) and s.gap[0, -1] == 0.0
+        s = bin_statistics(x, [-1, 0, 0, -1], 2, binning="equal_mass", counts=True)
+        assert s.counts.tolist() == [[2, 2]] and s.positives.tolist() == [[0, 2]]
+        # values just outside [0, 1] (within the simplex tolerance) go to the outer bins
+        s = bin_statistics([[-1e-6], [1 + 1e-6]], [-1, 0], 4, counts=True)
+        assert s.counts.tolist() == [[1, 0, 0, 1]]
+
+    def test_errors(self):
+        with pytest.raises(ValueError, match="values"):
+            bin_statistics([0.1, 0.2], [0, 0], 2)
+        with pytest.raises(ValueError, match="values"):
+            bin_statistics(np.zeros((0, 2)), np.zeros(0, dtype=int), 2)
+        with pytest.raises(ValueError, match="values"):
+            bin_statistics([[np.nan]], [0], 2)
+        for bad in (np.array([[0.5 + 1j]]), np.array([["a"]]), np.array([[None]], dtype=object)):
+            with pytest.raises(ValueError, match="values"):
+                bin_statistics(bad, [0], 2)
+        with pytest.raises(ValueError, match="positive"):
+            bin_statistics([[0.1], [0.2]], [0], 2)
+        with pytest.raises(ValueError, match="positive"):
+            bin_statistics([[0.1], [0.2]], [0, 1], 2)
+        with pytest.raises(ValueError, match="positive"):
+            bin_statistics([[0.1], [0.2]], [0.0, 0.0], 2)
+        with pytest.raises(ValueError, match="binning"):
+            bin_statistics([[0.1]], [0], 2, binning="quantile")
+        for bad in (0, True, 2.0, 10**9):
+            with pytest.raises(ValueError, match="n_bins"):
+                bin_statistics([[0.1]], [0], bad)
+
+
+class TestCheckBinning:
+    def test_main(self):
+        assert BINNINGS == ("equal_width", "equal_mass")
+        assert [check_binning(b) for b in BINNINGS] == list(BINNINGS)
+
+    def test_errors(self):
+        for bad in ("uniform", "adaptive", None, 1):
+            with pytest.raises(ValueError, match="binning"):
+                check_binning(bad)
+
+
+class TestEqualMassCuts:
+    def test_main(self):
+        assert equal_mass_cuts(np.array([0.1, 0.4, 0.2, 0.3, 0.6, 0.5]), 3).tolist() == [0.25, 0.45]
+        # T < B: ranks round(m T / B) of 0 or T give infinite cuts, so those bins stay empty
+        assert equal_mass_cuts(np.array([0.2, 0.6]), 4).tolist() == [-np.inf, 0.4, np.inf]
+        assert equal_mass_cuts(np.array([0.3]), 3).tolist() == [-np.inf, np.inf]
+        np.testing.assert_array_equal(cut_index(np.array([0.2, 0.6]), equal_mass_cuts(np.array([0.2, 0.6]), 4)), [1, 2])
+
+    def test_ties(self):
+        assert equal_mass_cuts(np.array([0.5, 0.5, 0.5, 0.9]), 2).tolist() == [0.5]

@@ -5,6 +5,7 @@ invariances (instances, class labels), torch/numpy and batched/loop agreement, a
 checks on perfectly calibrated synthetic predictions.
 """
 
+import functools
 import math
 
 import numpy as np
@@ -16,6 +17,8 @@ from credalbook._validation import as_scalar
 from credalbook.metrics import (
     ReliabilityCurve,
     accuracy,
+    ace,
+    all_label_ece,
     brier_score,
     calibration_summary,
     ece_classwise,
@@ -26,7 +29,15 @@ from credalbook.metrics import (
     reliability_curve,
 )
 
-ALL_METRICS = [accuracy, brier_score, nll, ece_confidence, ece_classwise]
+def _named(fn, **options):
+    out = functools.partial(fn, **options)
+    out.__name__ = fn.__name__ + "".join(f"[{k}={v}]" for k, v in options.items())
+    return out
+
+
+ALL_METRICS = [accuracy, brier_score, nll, ece_confidence, ece_classwise, ace,
+               _named(ece_confidence, binning="equal_mass"), _named(ece_classwise, binning="equal_mass", norm=2),
+               _named(ece_confidence, norm=2, debiased=True), _named(ece_classwise, norm=3)]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -66,6 +77,64 @@ def _ref_ece_classwise(probs, labels, n_bins):
             mean_p = sum(probs[i][c] for i in members) / len(members)
             total += len(members) / n * abs(obs - mean_p)
     return total / k
+
+
+def _ref_members(values, n_bins, binning):
+    """Bins as lists of indices: equal-width edges j/B, or the equal-mass rule written out."""
+    n = len(values)
+    if binning == "equal_width":
+        return [[i for i in range(n) if _in_bin(values[i], j, n_bins)] for j in range(n_bins)]
+    srt = sorted(values)
+    cuts = [-math.inf] + [
+        -math.inf if round(m * n / n_bins) < 1 else math.inf if round(m * n / n_bins) > n - 1
+        else 0.5 * (srt[round(m * n / n_bins) - 1] + srt[round(m * n / n_bins)]) for m in range(1, n_bins)] + [math.inf]
+    return [[i for i in range(n) if cuts[j] <= values[i] < cuts[j + 1]] for j in range(n_bins)]
+
+
+def _ref_power(values, outcomes, n_bins, binning, norm, debiased):
+    """Sum over bins of (n_b / N)|mean o - mean x|^p; debiased: Kumar et al.'s unbiased_square_ce, clipped at 0."""
+    n, total = len(values), 0.0
+    for members in _ref_members(values, n_bins, binning):
+        if not members or (debiased and len(members) < 2):
+            continue
+        o = sum(outcomes[i] for i in members) / len(members)
+        x = sum(values[i] for i in members) / len(members)
+        term = abs(o - x) ** norm
+        if debiased:
+            term -= o * (1 - o) / (len(members) - 1)
+        total += len(members) / n * term
+    return max(total, 0.0) if debiased else total
+
+
+def _ref_ece(probs, labels, n_bins, *, kind, binning="equal_width", norm=1, debiased=False):
+    probs, labels = np.asarray(probs).tolist(), list(labels)
+    if kind == "confidence":
+        conf = [max(row) for row in probs]
+        correct = [1.0 if int(np.argmax(row)) == y else 0.0 for row, y in zip(probs, labels)]
+        return _ref_power(conf, correct, n_bins, binning, norm, debiased) ** (1 / norm)
+    k = len(probs[0])
+    per_class = [_ref_power([row[c] for row in probs], [1.0 if y == c else 0.0 for y in labels], n_bins, binning,
+                            norm, debiased) for c in range(k)]
+    return (sum(per_class) / k) ** (1 / norm)
+
+
+def _kumar_l2(values, outcomes, n_bins, debias):
+    """Kumar et al.'s l2 estimator with their equal-mass bins (numpy.array_split of the sorted values,
+    cuts at midpoints, a value on a cut in the lower bin); plug-in or debiased."""
+    values, outcomes = np.asarray(values, float), np.asarray(outcomes, float)
+    srt = np.sort(values)
+    parts = np.array_split(srt, n_bins)
+    cuts = sorted({(parts[i][-1] + parts[i + 1][0]) / 2 for i in range(n_bins - 1)} | {1.0})
+    ids = np.searchsorted(cuts, values, side="left")
+    total = 0.0
+    for b in range(len(cuts)):
+        m = ids == b
+        if m.sum() == 0 or (debias and m.sum() < 2):
+            continue
+        o, x = outcomes[m].mean(), values[m].mean()
+        err = (x - o) ** 2 - (o * (1 - o) / (m.sum() - 1) if debias else 0.0)
+        total += m.sum() / len(values) * err
+    return max(total, 0.0) ** 0.5
 
 
 def _random_case(n=300, k=4, seed=0, concentration=1.0):
@@ -164,6 +233,14 @@ class TestNLL:
             nll([[np.nan, 1.0]], [0])
         with pytest.raises(ValueError, match="labels"):
             nll([[0.5, 0.5]], [[0]])
+        for bad in (-1e-12, float("nan"), float("inf"), True, "1e-12", 1j, None):
+            with pytest.raises(ValueError, match="eps"):
+                nll([[0.5, 0.5]], [0], eps=bad)
+
+    def test_eps_zero_turns_clipping_off(self):
+        assert nll([[0.5, 0.5], [0.25, 0.75]], [0, 1], eps=0) == nll([[0.5, 0.5], [0.25, 0.75]], [0, 1])
+        with np.errstate(divide="ignore"):
+            assert nll([[1.0, 0.0]], [1], eps=0.0) == math.inf
 
 
 class TestHelpers:
@@ -244,6 +321,107 @@ class TestECEConfidence:
         assert ece_confidence(p, [0], n_bins=np.int64(4)) == pytest.approx(0.4)
 
 
+    @pytest.mark.parametrize("binning", ["equal_width", "equal_mass"])
+    @pytest.mark.parametrize("norm, debiased", [(1, False), (2, False), (3, False), (2, True)])
+    def test_options_reference(self, binning, norm, debiased):
+        for case, seed, n_bins in [(_random_case, 0, 10), (_grid_case, 1, 7), (_random_case, 2, 3), (_grid_case, 3, 15)]:
+            p, y = case(seed=seed)
+            ref = _ref_ece(p, y, n_bins, kind="confidence", binning=binning, norm=norm, debiased=debiased)
+            got = ece_confidence(p, y, n_bins=n_bins, binning=binning, norm=norm, debiased=debiased)
+            assert got == pytest.approx(ref, abs=1e-12)
+
+    def test_l2_and_debiased_by_hand(self):
+        # docstring: bins {0.9 (right), 0.9 (wrong)} and {0.6, 0.6 (both right)}
+        p, y = [[0.9, 0.1], [0.1, 0.9], [0.6, 0.4], [0.4, 0.6]], [0, 0, 0, 1]
+        assert ece_confidence(p, y, norm=2) == pytest.approx(0.4, abs=1e-12)
+        # (1/2)[0.4² - 0.5·0.5/1] + (1/2)[0.4² - 0] = 0.035
+        assert ece_confidence(p, y, norm=2, debiased=True) == pytest.approx(math.sqrt(0.035), abs=1e-12)
+        # bins of one prediction contribute nothing to the debiased estimate; a negative sum is clipped
+        assert ece_confidence([[0.9, 0.1], [0.55, 0.45]], [0, 0], norm=2, debiased=True) == 0.0
+        assert ece_confidence([[0.7, 0.3], [0.7, 0.3]], [0, 1], norm=2, debiased=True) == 0.0  # 0.2² - 0.25 < 0
+        # equal-mass, two bins of two: {0.6, 0.6} and {0.9, 0.9}, the same bins as above
+        assert ece_confidence(p, y, n_bins=2, binning="equal_mass") == pytest.approx(0.4, abs=1e-12)
+
+    def test_kumar_equal_mass(self):
+        # Kumar et al.'s binning (array_split) is ours when B divides N and no values tie
+        rng = np.random.default_rng(20)
+        for n, n_bins in [(300, 10), (1050, 15), (64, 4)]:
+            p = rng.dirichlet(np.ones(3), size=n)
+            y = (rng.random(n) < 0.8 * p.max(1)).astype(int) * p.argmax(1) + 0  # right w.p. 0.8·conf (else label 0)
+            conf, correct = p.max(1), (p.argmax(1) == y).astype(float)
+            for debias in (False, True):
+                got = ece_confidence(p, y, n_bins=n_bins, binning="equal_mass", norm=2, debiased=debias)
+                assert got == pytest.approx(_kumar_l2(conf, correct, n_bins, debias), abs=1e-12)
+
+    def test_debiased_removes_the_bias(self):
+        # Binary predictions f ~ U(0, 1) with outcomes y ~ Bernoulli(f²): in 10 equal-width bins the
+        # true squared l2 error is sum_j (1/10)(E[f | j] - E[f² | j])², with E[f | j] = (j + 1/2)/10 and
+        # E[f² | j] = ((j + 1)³ - j³)/300. The plug-in estimate at N = 200 overshoots it by about
+        # sum_j o_j(1 - o_j)/N; the debiased estimate is unbiased.
+        j = np.arange(10)
+        truth = float(np.mean(((j + 0.5) / 10 - ((j + 1) ** 3 - j**3) / 300) ** 2))
+        rng = np.random.default_rng(21)
+        plug, deb = [], []
+        for _ in range(400):
+            f = rng.random(200)
+            y = (rng.random(200) < f**2).astype(int)
+            p = np.stack([1 - f, f], axis=1)
+            # binary problem = class 1 of the classwise error with K = 2, counted twice (both classes agree)
+            plug.append(ece_classwise(p, y, norm=2) ** 2)
+            deb.append(ece_classwise(p, y, norm=2, debiased=True) ** 2)
+        plug, deb = np.array(plug), np.array(deb)
+        se = deb.std(ddof=1) / math.sqrt(len(deb))
+        assert abs(deb.mean() - truth) < 4 * se
+        assert plug.mean() - truth > 10 * se  # the plug-in bias, ~0.006 here
+        assert abs(deb.mean() - truth) < 0.2 * (plug.mean() - truth)
+
+    def test_calibrated_sample(self):
+        # perfectly calibrated predictions: the debiased l2 error is near 0, the plug-in one is not
+        p, y = calibrated_predictions(20_000, 4, seed=3)
+        plug = ece_confidence(p, y, n_bins=15, norm=2)
+        deb = ece_confidence(p, y, n_bins=15, norm=2, debiased=True)
+        assert deb < plug and deb < 0.01
+
+    def test_edge_cases(self):
+        # N = 1, K = 2, every binning and norm: |1 - 0.7| or 0 for a correct confidence of 1.0
+        for binning in ("equal_width", "equal_mass"):
+            for norm in (1, 2):
+                assert ece_confidence([[0.7, 0.3]], [0], binning=binning, norm=norm) == pytest.approx(0.3)
+                assert ece_confidence([[1.0, 0.0]], [0], binning=binning, norm=norm) == 0.0
+            assert ece_confidence([[0.7, 0.3]], [0], binning=binning, norm=2, debiased=True) == 0.0
+        # confidence exactly 1.0 falls in the last equal-width bin, not in a bin B + 1
+        p = [[1.0, 0.0], [1.0, 0.0], [0.95, 0.05]]
+        assert ece_confidence(p, [0, 0, 1], n_bins=10) == pytest.approx(abs(2 / 3 - 2.95 / 3), abs=1e-12)
+        # ties: all confidences equal -> one non-empty bin whatever the binning and number of bins
+        p = np.tile([0.6, 0.4], (10, 1))
+        y = np.array([0] * 7 + [1] * 3)
+        for binning in ("equal_width", "equal_mass"):
+            for n_bins in (1, 3, 10, 50):
+                assert ece_confidence(p, y, n_bins=n_bins, binning=binning) == pytest.approx(0.1, abs=1e-12)
+        # more equal-mass bins than predictions: each (distinct) confidence in a bin of its own
+        p, y = _random_case(n=7, k=3, seed=22)
+        conf, correct = p.max(1), (p.argmax(1) == y)
+        per_instance = np.abs(correct - conf).mean()
+        for n_bins in (7, 8, 50):
+            assert ece_confidence(p, y, n_bins=n_bins, binning="equal_mass") == pytest.approx(per_instance, abs=1e-12)
+
+    def test_options_errors(self):
+        p = [[0.6, 0.4]]
+        for bad in (0, 0.5, True, np.inf, np.nan, "2", None):
+            with pytest.raises(ValueError, match="norm"):
+                ece_confidence(p, [0], norm=bad)
+        for bad in ("yes", 1, None):
+            with pytest.raises(ValueError, match="debiased"):
+                ece_confidence(p, [0], norm=2, debiased=bad)
+        with pytest.raises(ValueError, match="norm=2"):
+            ece_confidence(p, [0], debiased=True)
+        for bad in ("uniform", "quantile", "adaptive", None):
+            with pytest.raises(ValueError, match="binning"):
+                ece_confidence(p, [0], binning=bad)
+        with pytest.raises(ValueError, match="n_bins"):
+            ece_confidence(p, [0], n_bins=10**9)
+
+
 class TestECEClasswise:
     def test_main(self):
         # docstring: each class (.1 + .9 + .4 + .4) / 4
@@ -293,23 +471,113 @@ class TestECEClasswise:
                 ece_classwise([[0.6, 0.4]], [0], n_bins=bad)
 
 
+    @pytest.mark.parametrize("binning", ["equal_width", "equal_mass"])
+    @pytest.mark.parametrize("norm, debiased", [(1, False), (2, False), (3, False), (2, True)])
+    def test_options_reference(self, binning, norm, debiased):
+        for case, seed, n_bins in [(_random_case, 0, 10), (_grid_case, 1, 7), (_random_case, 2, 3), (_grid_case, 3, 15)]:
+            p, y = case(seed=seed)
+            ref = _ref_ece(p, y, n_bins, kind="classwise", binning=binning, norm=norm, debiased=debiased)
+            got = ece_classwise(p, y, n_bins=n_bins, binning=binning, norm=norm, debiased=debiased)
+            assert got == pytest.approx(ref, abs=1e-12)
+
+    def test_l2_by_hand(self):
+        # sqrt(mean over classes of sum_b (n_b/N) gap_b²), all labels 0, two bins
+        p, y = [[0.9, 0.1], [0.6, 0.4], [0.1, 0.9]], [0, 0, 0]
+        c0 = (1 / 3) * (1 - 0.1) ** 2 + (2 / 3) * (1 - 0.75) ** 2  # [0, 0.5): {0.1}; [0.5, 1]: {0.6, 0.9}, outcomes 1
+        c1 = (2 / 3) * 0.25**2 + (1 / 3) * 0.9**2  # {0.1, 0.4}; {0.9}, outcomes 0
+        assert ece_classwise(p, y, n_bins=2, norm=2) == pytest.approx(math.sqrt((c0 + c1) / 2), abs=1e-12)
+
+    def test_debiased_clips_each_class(self):
+        # Kumar et al.'s marginal estimator clips each class's debiased squared error at 0 before
+        # the mean over classes (a class with a negative estimate counts 0, not less)
+        p = np.array([[0.7, 0.2, 0.1], [0.7, 0.2, 0.1], [0.1, 0.2, 0.7], [0.1, 0.2, 0.7]])
+        y = np.array([0, 1, 2, 2])
+        per_class = [max(_ref_power(p[:, c].tolist(), (y == c).astype(float).tolist(), 2, "equal_width", 2, True), 0)
+                     for c in range(3)]
+        assert min(_ref_power(p[:, c].tolist(), (y == c).astype(float).tolist(), 2, "equal_width", 2, False)
+                   for c in range(3)) >= 0
+        assert ece_classwise(p, y, n_bins=2, norm=2, debiased=True) == pytest.approx(math.sqrt(np.mean(per_class)),
+                                                                                   abs=1e-12)
+
+    def test_edge_cases(self):
+        # probabilities exactly 0 and 1 (first and last bin), N = 1, K = 2, every binning
+        for binning in ("equal_width", "equal_mass"):
+            assert ece_classwise([[1.0, 0.0], [0.0, 1.0]], [0, 1], binning=binning) == 0.0
+            assert ece_classwise([[0.7, 0.3]], [0], binning=binning) == pytest.approx(0.3)
+            assert ece_classwise([[0.7, 0.3]], [0], binning=binning, norm=2, debiased=True) == 0.0
+            assert ece_classwise([[1.0, 0.0], [0.0, 1.0]], [1, 0], binning=binning, n_bins=30) == pytest.approx(1.0)
+
+
+class TestAce:
+    def test_main(self):
+        # docstring: per class two ranges of two probabilities, each |acc - conf| = 0.35
+        p = [[0.9, 0.1], [0.8, 0.2], [0.4, 0.6], [0.3, 0.7]]
+        assert ace(p, [0, 1, 1, 1], n_bins=2) == pytest.approx(0.35, abs=1e-12)
+        p, y = _random_case(n=300, k=5, seed=30)
+        assert ace(p, y, n_bins=15) == ece_classwise(p, y, n_bins=15, binning="equal_mass")
+        assert isinstance(ace(p, y), float)
+
+    @pytest.mark.parametrize("n, n_ranges", [(300, 10), (1050, 15), (120, 4)])
+    def test_nixon_formula(self, n, n_ranges):
+        # R divides N, no ties: ACE = 1/(KR) sum_k sum_r |acc(r, k) - conf(r, k)|, ranges of N/R
+        # consecutive sorted probabilities of each class
+        p, y = _random_case(n=n, k=4, seed=n)
+        total = 0.0
+        for k in range(4):
+            order = np.argsort(p[:, k])
+            for r in np.split(order, n_ranges):
+                total += abs(np.mean(y[r] == k) - p[r, k].mean())
+        assert ace(p, y, n_bins=n_ranges) == pytest.approx(total / (4 * n_ranges), abs=1e-12)
+
+    def test_authors_code_rule(self):
+        # the rule of the authors' uncertainty_metrics (gce, adaptive, class-conditional, l1) written
+        # out: upper edges at the sorted values of ranks round(m N / R), numpy.digitize, ranges
+        # weighted by their sizes; N not a multiple of R
+        p, y = _random_case(n=1003, k=3, seed=31)
+        for n_ranges in (7, 10):
+            total = 0.0
+            for k in range(3):
+                srt = np.sort(p[:, k])
+                upper = srt[np.round(np.linspace(0, len(srt), n_ranges, endpoint=False)).astype(int)][1:]
+                ids = np.digitize(p[:, k], upper)
+                for r in range(n_ranges):
+                    m = ids == r
+                    if m.any():
+                        total += m.sum() / len(y) * abs(np.mean(y[m] == k) - p[m, k].mean())
+            assert ace(p, y, n_bins=n_ranges) == pytest.approx(total / 3, abs=1e-12)
+
+    def test_not_the_all_label_error(self):
+        # `ace` no longer means Wu & Gales' all-label error (now all_label_ece): other value, no epsilon
+        p, y = _random_case(n=400, k=4, seed=32)
+        assert abs(ace(p, y) - all_label_ece(p, y)) > 1e-3
+        with pytest.raises(TypeError):
+            ace(p, y, epsilon=1 / 30)
+
+    def test_errors(self):
+        for bad in (0, 1.5, True, 10**9):
+            with pytest.raises(ValueError, match="n_bins"):
+                ace([[0.6, 0.4]], [0], n_bins=bad)
+        with pytest.raises(ValueError, match="probs"):
+            ace([[0.6, 0.6]], [0])
+
+
 class TestAllMetrics:
     """Properties shared by every metric."""
 
-    @pytest.mark.parametrize("metric", ALL_METRICS)
+    @pytest.mark.parametrize("metric", ALL_METRICS, ids=lambda f: f.__name__)
     def test_permutation_of_instances(self, metric):
         p, y = _random_case(n=200, k=4, seed=5)
         perm = np.random.default_rng(6).permutation(200)
         assert metric(p[perm], y[perm]) == pytest.approx(metric(p, y), abs=1e-12)
 
-    @pytest.mark.parametrize("metric", ALL_METRICS)
+    @pytest.mark.parametrize("metric", ALL_METRICS, ids=lambda f: f.__name__)
     def test_relabelling_classes(self, metric):
         p, y = _random_case(n=200, k=4, seed=5)
         for s in range(3):
             p2, y2 = _relabel(p, y, np.random.default_rng(s).permutation(4))
             assert metric(p2, y2) == pytest.approx(metric(p, y), abs=1e-12)
 
-    @pytest.mark.parametrize("metric", ALL_METRICS)
+    @pytest.mark.parametrize("metric", ALL_METRICS, ids=lambda f: f.__name__)
     def test_torch_equals_numpy(self, metric):
         p, y = _random_case(n=100, k=3, seed=7)
         expected = metric(p, y)
@@ -320,7 +588,7 @@ class TestAllMetrics:
         p32 = p.astype(np.float32)
         assert metric(torch.from_numpy(p32), torch.from_numpy(y)) == metric(p32, y)
 
-    @pytest.mark.parametrize("metric", ALL_METRICS)
+    @pytest.mark.parametrize("metric", ALL_METRICS, ids=lambda f: f.__name__)
     def test_batched_equals_loop(self, metric):
         rng = np.random.default_rng(8)
         p = rng.dirichlet(np.ones(4), size=(2, 3, 50))
@@ -330,7 +598,7 @@ class TestAllMetrics:
         loop = np.array([[metric(p[a, b], y[a, b]) for b in range(3)] for a in range(2)])
         np.testing.assert_allclose(got, loop, rtol=0, atol=1e-12)
 
-    @pytest.mark.parametrize("metric", ALL_METRICS)
+    @pytest.mark.parametrize("metric", ALL_METRICS, ids=lambda f: f.__name__)
     def test_errors(self, metric):
         with pytest.raises(ValueError, match="probs"):
             metric([[0.2, 0.2]], [0])
@@ -373,6 +641,20 @@ class TestReliabilityCurve:
                 c = reliability_curve(p, y, n_bins=n_bins, kind="confidence")
                 assert c.calibration_error == pytest.approx(ece_confidence(p, y, n_bins=n_bins), abs=1e-12)
                 assert c.counts.sum() == 500
+
+    def test_equal_mass(self):
+        p, y = _random_case(n=500, k=4, seed=33)
+        for n_bins in (5, 10):
+            c = reliability_curve(p, y, n_bins=n_bins, binning="equal_mass")
+            assert c.calibration_error == pytest.approx(ece_confidence(p, y, n_bins=n_bins, binning="equal_mass"),
+                                                        abs=1e-12)
+            assert c.counts.tolist() == [500 // n_bins] * n_bins
+            assert c.bin_edges[0] == 0.0 and c.bin_edges[-1] == 1.0 and np.all(np.diff(c.bin_edges) >= 0)
+            per_class = [reliability_curve(p, y, n_bins=n_bins, kind="classwise", class_index=k,
+                                           binning="equal_mass").calibration_error for k in range(4)]
+            assert np.mean(per_class) == pytest.approx(ace(p, y, n_bins=n_bins), abs=1e-12)
+        with pytest.raises(ValueError, match="binning"):
+            reliability_curve(p, y, binning="quantile")
 
     def test_bin_edge_in_curve(self):
         c = reliability_curve([[0.3, 0.3, 0.2, 0.2], [1.0, 0.0, 0.0, 0.0]], [0, 0], n_bins=10)

@@ -17,6 +17,8 @@ from credalbook.metrics import (
     skce_ul,
     skce_uq,
 )
+import credalbook.metrics.kernel as kernel_module
+from credalbook.metrics import skce
 from credalbook.metrics.distribution import estimator_function
 from credalbook.stats.measures import estimator_measure
 from credalbook._random import draw_labels
@@ -111,6 +113,9 @@ class TestLpKL:
         p = [[0.5, 0.5], [0.2, 0.8]]
         with pytest.raises(ValueError, match="order"):
             lp_calibration_error(p, [0, 1], order=0.5)
+        for order in (True, "2", 2j, None, float("nan"), float("inf")):   # no float() of bools and strings
+            with pytest.raises(ValueError, match="order"):
+                lp_calibration_error(p, [0, 1], order=order)
         with pytest.raises(ValueError, match="probs"):
             lp_calibration_error([[0.5, 0.6], [0.2, 0.8]], [0, 1])
         with pytest.raises(ValueError, match="probs"):
@@ -127,6 +132,44 @@ class TestKernelEstimators:
         assert float(skce_estimator(p, y, bandwidth=0.3)) == pytest.approx(float(skce_ul(p, y, bandwidth=0.3)), rel=1e-10)
         assert float(skce_estimator(p, y, bandwidth=0.3, estimator="quadratic")) == pytest.approx(
             float(skce_uq(p, y, bandwidth=0.3)), rel=1e-10)
+
+    def test_skce_block_and_auto(self, rng):
+        p, y = _data(rng, n=41, k=4)
+        for estimator in ("block", "auto"):
+            got = float(skce_estimator(p, y, bandwidth=0.3, estimator=estimator, block_size=10))
+            assert got == pytest.approx(float(skce(p, y, bandwidth=0.3, estimator=estimator, block_size=10)), rel=1e-10)
+        assert float(skce_estimator(p, y, bandwidth=0.3, estimator="auto")) == pytest.approx(
+            float(skce_uq(p, y, bandwidth=0.3)), rel=1e-10)
+        fn = estimator_function("skce", estimator="block", block_size=10, bandwidth=0.3)
+        assert float(fn(torch.from_numpy(p), torch.from_numpy(y))) == pytest.approx(
+            float(skce(p, y, bandwidth=0.3, estimator="block", block_size=10)), rel=1e-10)
+
+    def test_quadratic_row_blocks_keep_values_and_gradients(self, rng, monkeypatch):
+        # large N: the (N, N) kernel matrix in checkpointed row blocks (memory O(N) with gradients)
+        p, y = _data(rng, n=50, k=3)
+        yt = torch.from_numpy(y)
+        results = []
+        for limit in (kernel_module._TORCH_GRAM_ELEMS, 50 * 6):
+            monkeypatch.setattr(kernel_module, "_TORCH_GRAM_ELEMS", limit)
+            t = torch.tensor(p, requires_grad=True)
+            value = skce_estimator(t, yt, bandwidth=0.5, estimator="quadratic") + mmd_calibration_error(t, yt)
+            value.backward()
+            results.append((value.detach(), t.grad))
+        torch.testing.assert_close(results[1][0], results[0][0], rtol=1e-12, atol=1e-15)
+        torch.testing.assert_close(results[1][1], results[0][1], rtol=1e-10, atol=1e-13)
+
+    @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float32])
+    def test_low_precision_tensors(self, rng, dtype):
+        # softmax rows in half precision sum to 1 only within ~K·eps: accepted (dtype-aware
+        # tolerance), computed in their dtype, and finite for the tiny default bandwidth 1e-4
+        p, y = _data(rng, n=40, k=10)
+        t = torch.tensor(p, dtype=dtype)
+        for estimator in ("linear", "quadratic"):
+            value = skce_estimator(t, y, estimator=estimator)
+            assert value.dtype == dtype and torch.isfinite(value)
+            assert float(value) == pytest.approx(float(skce_estimator(p, y, estimator=estimator)), abs=0.02)
+        value = mmd_calibration_error(t, y)
+        assert value.dtype == dtype and torch.isfinite(value)
 
     def test_mmd_is_scaled_skce_with_gaussian_kernel(self, rng):
         p, y = _data(rng, n=40, k=3)
@@ -167,6 +210,13 @@ class TestKernelEstimators:
             mmd_calibration_error(p, [0, 1], conditioning="label")
         with pytest.raises(ValueError, match="label_bandwidth"):
             mmd_calibration_error(p, [0, 1], label_bandwidth=-1)
+        for bad in (True, 0.0, float("nan"), float("inf"), 1j, "a"):
+            with pytest.raises(ValueError, match="bandwidth"):
+                skce_estimator(p, [0, 1], bandwidth=bad)
+            with pytest.raises(ValueError, match="bandwidth"):
+                mmd_calibration_error(p, [0, 1], bandwidth=bad)
+        with pytest.raises(ValueError, match="block_size"):
+            skce_estimator(p, [0, 1], estimator="block", block_size=3)
 
 
 class TestEstimatorMeasure:
@@ -190,6 +240,11 @@ class TestEstimatorMeasure:
     def test_errors(self):
         with pytest.raises(ValueError, match="estimator"):
             estimator_measure("ece")
+        for name in ("ece", None, 3, ["lp"]):   # the argument is called name
+            with pytest.raises(ValueError, match=r"^name must be one of the estimators"):
+                estimator_function(name)
+            with pytest.raises(ValueError, match=r"^name must be one of the estimators"):
+                estimator_measure(name)
         with pytest.raises(ValueError, match="bandwidth"):
             estimator_measure("lp", bandwidth=-0.1)
         with pytest.raises(ValueError, match="bandwidth"):
@@ -205,3 +260,8 @@ def test_device(device, rng):
         out = fn(pt, yt)
         assert out.device.type == device
         assert float(out) == pytest.approx(float(fn(p, y)), rel=1e-10)
+    for estimator in ("quadratic", "block", "auto"):
+        out = skce_estimator(pt, yt, estimator=estimator, block_size=10, bandwidth=0.5)
+        assert out.device.type == device
+        assert float(out) == pytest.approx(float(skce_estimator(p, y, estimator=estimator, block_size=10, bandwidth=0.5)),
+                                           rel=1e-10)

@@ -14,9 +14,10 @@ import torch
 import credalbook.metrics.kernel as kernel_module
 from credalbook.metrics import (
     DEFAULT_EPSILON,
-    ace,
     acce,
+    all_label_ece,
     calibrated_sampling_floor,
+    check_epsilon,
     criteria_summary,
     ece,
     ecce,
@@ -28,13 +29,13 @@ from credalbook.metrics import (
 )
 from credalbook.synthetic import sample_labels
 from credalbook.metrics import accuracy, ece_classwise, ece_confidence, nll, reliability_curve
-from credalbook.metrics import skce_uq
+from credalbook.metrics import skce, skce_uq
 
 # Hand-computed case (K = 3, N = 4). Residuals p - onehot(y):
 #   row 0: [-0.3, 0.2, 0.1]   row 1: [0.5, -0.7, 0.2]   row 2: [0.1, 0.1, -0.2]   row 3: [-0.7, 0.3, 0.4]
 P = np.array([[0.7, 0.2, 0.1], [0.5, 0.3, 0.2], [0.1, 0.1, 0.8], [0.3, 0.3, 0.4]])
 Y = np.array([0, 1, 2, 0])
-CRITERIA = [ace, acce, ece, ecce]
+CRITERIA = [all_label_ece, acce, ece, ecce]
 
 
 def _random_case(n=300, k=4, seed=0, concentration=1.0):
@@ -83,43 +84,61 @@ class TestEpsilonFromBins:
         assert epsilon_from_bins(1) == 0.5
 
     def test_errors(self):
-        for bad in (0, -2, 1.5, True):
+        from credalbook._validation import MAX_BINS
+
+        assert epsilon_from_bins(MAX_BINS) == 0.5 / MAX_BINS
+        for bad in (0, -2, 1.5, True, MAX_BINS + 1, 10**9):   # 10**9 bins: a mistake, named as n_bins
             with pytest.raises(ValueError, match="n_bins"):
                 epsilon_from_bins(bad)
 
 
-class TestAce:
+class TestCheckEpsilon:
+    def test_main(self):
+        assert check_epsilon(0.1) == 0.1 and check_epsilon(0) == 0.0 and check_epsilon(1) == 1.0
+        assert check_epsilon(np.float32(0.25)) == 0.25 and check_epsilon(np.array(0.5)) == 0.5
+
+    def test_errors(self):
+        # float(True) == 1.0 and float("0.1") == 0.1: bools and strings are rejected before float()
+        for bad in (True, False, np.bool_(True), "0.1", b"0.1", None, 1j, -0.1, 1.5, float("nan"), float("inf")):
+            with pytest.raises(ValueError, match="epsilon"):
+                check_epsilon(bad)
+        for fn in (acce, all_label_ece, ecce, ece):
+            with pytest.raises(ValueError, match="epsilon"):
+                fn(P, Y, epsilon=True)
+
+
+class TestAllLabelEce:
     def test_main(self):
         # ε = 0.1: five cells of width 0.2; pooled residuals 0.3, -0.7, 0.9, -0.3, -0.2 → 2.4 / 12
-        assert ace(P, Y, epsilon=0.1) == pytest.approx(0.2, abs=1e-12)
+        assert all_label_ece(P, Y, epsilon=0.1) == pytest.approx(0.2, abs=1e-12)
         # ε = 0: one region per distinct value 0.1, 0.2, 0.3, 0.4, 0.5, 0.7, 0.8 → 3.2 / 12
-        assert ace(P, Y, epsilon=0) == pytest.approx(3.2 / 12, abs=1e-12)
+        assert all_label_ece(P, Y, epsilon=0) == pytest.approx(3.2 / 12, abs=1e-12)
         # ε = 0.3: cells [0, 0.6) and [0.6, 1] → (0.5 + 0.5) / 12
-        assert ace(P, Y, epsilon=0.3) == pytest.approx(1.0 / 12, abs=1e-12)
-        assert isinstance(ace(P, Y), float)
+        assert all_label_ece(P, Y, epsilon=0.3) == pytest.approx(1.0 / 12, abs=1e-12)
+        assert isinstance(all_label_ece(P, Y), float)
 
     @pytest.mark.parametrize("epsilon", [0.5, 0.75, 1.0])
     def test_global_limit_is_zero(self, epsilon):
         """One region: residuals of every row sum to zero, so ACE vanishes for every predictor."""
         for seed in range(3):
             p, y = _random_case(seed=seed)
-            assert ace(p, y, epsilon=epsilon) == pytest.approx(0.0, abs=1e-14)
+            assert all_label_ece(p, y, epsilon=epsilon) == pytest.approx(0.0, abs=1e-14)
 
     @pytest.mark.parametrize("n_bins", [1, 7, 10, 15])
     def test_equals_pooled_reliability_curve(self, n_bins):
         for case in (_random_case, _grid_case):
             p, y = case(seed=n_bins)
             curve = reliability_curve(p, y, n_bins=n_bins, kind="classwise")
-            assert ace(p, y, epsilon=epsilon_from_bins(n_bins)) == pytest.approx(curve.calibration_error, abs=1e-12)
+            assert all_label_ece(p, y, epsilon=epsilon_from_bins(n_bins)) == pytest.approx(curve.calibration_error, abs=1e-12)
 
     def test_onehot_targets_and_torch(self):
         p, y = _random_case(seed=4)
-        base = ace(p, y)
-        assert ace(p, _onehot(y, 4)) == pytest.approx(base, abs=1e-14)
-        assert ace(torch.tensor(p), torch.tensor(y)) == pytest.approx(base, abs=1e-14)
+        base = all_label_ece(p, y)
+        assert all_label_ece(p, _onehot(y, 4)) == pytest.approx(base, abs=1e-14)
+        assert all_label_ece(torch.tensor(p), torch.tensor(y)) == pytest.approx(base, abs=1e-14)
 
     def test_errors(self):
-        _common_errors(ace)
+        _common_errors(all_label_ece)
 
 
 class TestAcce:
@@ -148,7 +167,7 @@ class TestAcce:
     def test_dominates_ace_and_invariances(self, epsilon):
         p, y = _random_case(n=500, k=5, seed=1)
         base = acce(p, y, epsilon=epsilon)
-        assert ace(p, y, epsilon=epsilon) <= base + 1e-12
+        assert all_label_ece(p, y, epsilon=epsilon) <= base + 1e-12
         perm = np.random.default_rng(2).permutation(len(y))
         assert acce(p[perm], y[perm], epsilon=epsilon) == pytest.approx(base, abs=1e-12)
         classes = np.random.default_rng(3).permutation(5)
@@ -282,6 +301,9 @@ class TestMedianHeuristic:
             median_heuristic([[0.5, 0.5]])
         with pytest.raises(ValueError, match="max_instances"):
             median_heuristic(P, max_instances=1)
+        for bad in (-1, "a", 1.5, True):
+            with pytest.raises(ValueError, match="seed"):
+                median_heuristic(P, seed=bad)
         with pytest.raises(ValueError, match="probs"):
             median_heuristic(P[None])
 
@@ -308,8 +330,30 @@ class TestSkceLaplacian:
     def test_blocks(self, monkeypatch):
         p, y = _random_case(n=101, k=4, seed=3)
         full = skce_laplacian(p, y, bandwidth=0.7)
-        monkeypatch.setattr(kernel_module, "_PAIRS_PER_BLOCK", 7 * 101)  # blocks of 7 rows, the last one shorter
+        monkeypatch.setattr(kernel_module, "_TILE_ROWS", 7)  # tiles of 7 x 11, the last ones shorter
+        monkeypatch.setattr(kernel_module, "_TILE_COLS", 11)
         assert skce_laplacian(p, y, bandwidth=0.7) == pytest.approx(full, abs=1e-14)
+
+    def test_previous_values(self):
+        # N <= QUADRATIC_MAX_N: the value of the code before issue #27 (commit 11fc112)
+        rng = np.random.default_rng(21)
+        p, y = rng.dirichlet(np.ones(5), size=3000), rng.integers(0, 5, size=3000)
+        assert median_heuristic(p) == 0.4764733698564476
+        assert skce_laplacian(p, y) == pytest.approx(0.007372340939044376, rel=1e-10)
+
+    def test_block_estimator_above_quadratic_max_n(self, monkeypatch):
+        # above QUADRATIC_MAX_N the default is the block estimator of skce (linear time in N)
+        p, y = _random_case(n=120, k=3, seed=6)
+        nu = median_heuristic(p)
+        kern = kernel_module.LaplacianKernel(nu)
+        assert skce_laplacian(p, y) == skce(p, y, kernel=kern, estimator="quadratic")
+        monkeypatch.setattr(kernel_module, "QUADRATIC_MAX_N", 100)
+        block = skce_laplacian(p, y, block_size=30)
+        assert block == pytest.approx(np.mean([_direct_skce(p[s:s + 30], y[s:s + 30], nu) for s in range(0, 120, 30)]),
+                                      abs=1e-13)
+        assert block == skce(p, y, kernel=kern, estimator="block", block_size=30)
+        assert skce_laplacian(p, y, estimator="quadratic") == skce(p, y, kernel=kern, estimator="quadratic")
+        assert skce_laplacian(p, y, estimator="linear") == skce(p, y, kernel=kern, estimator="linear")
 
     def test_unbiased_zero_for_calibrated_model(self):
         """Labels drawn from the predictions: the estimates average to 0 (Monte Carlo, 4 SE)."""
@@ -333,19 +377,46 @@ class TestSkceLaplacian:
             skce_laplacian([[0.5, 0.5]], [0])
         with pytest.raises(ValueError, match="labels"):
             skce_laplacian(P, [0, 1])
+        for bad in (True, 1j, float("nan")):
+            with pytest.raises(ValueError, match="bandwidth"):
+                skce_laplacian(P, Y, bandwidth=bad)
+        with pytest.raises(ValueError, match="estimator"):
+            skce_laplacian(P, Y, estimator="fast")
+        with pytest.raises(ValueError, match="block_size"):
+            skce_laplacian(P, Y, estimator="block", block_size=1)
+        with pytest.raises(ValueError, match="seed"):
+            skce_laplacian(P, Y, seed=-1)
+        # max_instances and seed are checked at the door, also when a bandwidth makes them unused
+        for bad in (0, 1, -5, True, 2.5, "10", None):
+            with pytest.raises(ValueError, match="max_instances"):
+                skce_laplacian(P, Y, bandwidth=0.5, max_instances=bad)
+        for bad in (-1, 1.5, "a", True, [1, -1], object()):
+            with pytest.raises(ValueError, match="seed"):
+                skce_laplacian(P, Y, bandwidth=0.5, seed=bad)
 
 
 class TestCriteriaSummary:
     def test_main(self):
         p, y = _random_case(n=200, seed=8)
         s = criteria_summary(p, y, epsilon=0.05)
-        assert list(s) == ["accuracy", "nll", "acce", "ace", "ecce", "ece", "skce"]
+        assert list(s) == ["accuracy", "nll", "acce", "all_label_ece", "ecce", "ece", "skce"]
         assert s["accuracy"] == accuracy(p, y)
         assert s["nll"] == nll(p, y)
-        for name, fn in zip(["acce", "ace", "ecce", "ece"], [acce, ace, ecce, ece]):
+        for name, fn in zip(["acce", "all_label_ece", "ecce", "ece"], [acce, all_label_ece, ecce, ece]):
             assert s[name] == fn(p, y, epsilon=0.05)
         assert s["skce"] == skce_laplacian(p, y)
         assert "skce" not in criteria_summary(p, y, skce=False)
+
+    def test_skce_estimator(self, monkeypatch):
+        # the SKCE of the summary follows skce_laplacian's default: quadratic up to QUADRATIC_MAX_N
+        p, y = _random_case(n=200, seed=10)
+        assert criteria_summary(p, y)["skce"] == skce_laplacian(p, y, estimator="quadratic")
+        assert criteria_summary(p, y, skce_estimator="linear")["skce"] == skce_laplacian(p, y, estimator="linear")
+        monkeypatch.setattr(kernel_module, "QUADRATIC_MAX_N", 2000)
+        p, y = _random_case(n=2100, seed=11)  # two blocks of 1000, the last 100 instances ignored
+        assert criteria_summary(p, y)["skce"] == skce_laplacian(p, y, estimator="block", block_size=1000)
+        with pytest.raises(ValueError, match="estimator"):
+            criteria_summary(p, y, skce_estimator="fast")
 
     def test_true_probabilities(self):
         p, y = _random_case(n=150, seed=9)
@@ -362,10 +433,14 @@ class TestCriteriaSummary:
             criteria_summary(P, Y, epsilon=2)
         with pytest.raises(ValueError, match="labels"):
             criteria_summary(P, [0, 1, 2, 3])
+        for bad in (0, -1.0, float("nan"), float("inf"), True, "a", 1j):   # checked also with skce=False
+            with pytest.raises(ValueError, match="bandwidth"):
+                criteria_summary(P, Y, skce=False, bandwidth=bad)
+        assert criteria_summary(P, Y, bandwidth=np.float32(0.5))["skce"] == skce_laplacian(P, Y, bandwidth=0.5)
 
 
 class TestCalibratedSamplingFloor:
-    @pytest.mark.parametrize("criterion", ["ece", "ace"])
+    @pytest.mark.parametrize("criterion", ["ece", "all_label_ece"])
     def test_binomial_mean_absolute_deviation(self, criterion):
         # Every row [c, 1 - c]: one region per class, and ECE = ACE = |X/N − c| with X ~ Bin(N, c);
         # its expectation is the binomial mean absolute deviation, summed exactly here.
@@ -405,3 +480,16 @@ class TestCalibratedSamplingFloor:
             calibrated_sampling_floor([[0.5, 0.6]])
         with pytest.raises(ValueError, match="epsilon"):
             calibrated_sampling_floor(P, epsilon=-1)
+        with pytest.raises(ValueError, match="epsilon"):
+            calibrated_sampling_floor(P, epsilon=True)
+        for bad in (-1, 1.5, "a", True, [1, -1], object()):
+            with pytest.raises(ValueError, match="seed"):
+                calibrated_sampling_floor(P, seed=bad)
+
+    def test_same_draws_as_numpy_default_rng(self):
+        """An integer seed and a Generator give the draws of numpy.random.default_rng, as before the seed check."""
+        p, _ = _random_case(n=50, seed=4)
+        values = [ece(p, y) for y in sample_labels(p, np.random.default_rng(9), size=5)]
+        expected = (float(np.mean(values)), float(np.std(values, ddof=1)))
+        assert calibrated_sampling_floor(p, n_draws=5, seed=9) == pytest.approx(expected, abs=1e-15)
+        assert calibrated_sampling_floor(p, n_draws=5, seed=np.random.default_rng(9)) == pytest.approx(expected, abs=1e-15)

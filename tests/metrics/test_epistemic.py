@@ -32,6 +32,21 @@ class TestBinaryEntropy:
         h = binary_entropy([0.0, 0.25, 0.5, 0.75, 1.0])
         expected = -(0.25 * math.log(0.25) + 0.75 * math.log(0.75))
         np.testing.assert_allclose(h, [0.0, expected, math.log(2), expected, 0.0], atol=1e-15)
+        assert binary_entropy(0.5) == pytest.approx(math.log(2)) and binary_entropy([[1.0]]).shape == (1, 1)
+        np.testing.assert_array_equal(binary_entropy([True, False]), [0.0, 0.0])
+        np.testing.assert_allclose(binary_entropy(np.float16([0.25])), [expected])
+
+    def test_errors(self):
+        # values outside [0, 1] used to give -inf or NaN silently
+        for bad, shown in ((1.5, "p = 1.5"), (-0.1, "p = -0.1"), ([0.5, np.nan], r"p\[1\] = nan"),
+                           ([[0.2], [np.inf]], r"p\[1, 0\] = inf")):
+            with pytest.raises(ValueError, match=rf"p must lie in \[0, 1\]; {shown}"):
+                binary_entropy(bad)
+        for bad in (0.5j, ["a"], np.array([0.5], dtype=object)):
+            with pytest.raises(ValueError, match="p must hold probabilities in"):
+                binary_entropy(bad)
+        with pytest.raises(ValueError, match="p must be an array, got None"):
+            binary_entropy(None)
 
 
 class TestUncertaintyDecomposition:
@@ -102,6 +117,15 @@ class TestEUEstimates:
         mi = mutual_information(np.zeros(5), [0.1, 1.0, 4.0, 25.0, 400.0], method="quadrature")
         assert (np.diff(mi) > 0).all()
         assert mi[-1] < math.log(2)
+
+    def test_errors(self):
+        for bad in (-1, 1.5, "a", True):
+            with pytest.raises(ValueError, match="seed must be None, a non-negative integer"):
+                eu_estimates([0.0], [1.0], seed=bad)
+        with pytest.raises(ValueError, match="latent_mean must hold real numbers, got dtype complex"):
+            eu_estimates([0j], [1.0])
+        with pytest.raises(ValueError, match="latent_var must be non-negative"):
+            eu_estimates([0.0], [-1.0])
 
     def test_seeded_mc_reproducible(self):
         a = eu_estimates(self.MU, self.VAR, method="mc", n_samples=500, seed=7)

@@ -6,12 +6,15 @@ errors of 0), against a clearly positive mean for an over-confident model.
 """
 
 import math
+import tracemalloc
 
 import numpy as np
 import pytest
 import torch
+from scipy.spatial.distance import cdist
 
 import credalbook.metrics.kernel as kernel_module
+from credalbook.metrics.kernel import AUTO_BLOCK_SIZE, QUADRATIC_MAX_N, resolve_estimator
 from credalbook.metrics import (
     GaussianKernel,
     LaplacianKernel,
@@ -50,6 +53,17 @@ def _loop_ul(p, y, h=2.0):
     return np.mean(terms)
 
 
+CUDA = pytest.param("cuda", marks=pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA"))
+BAD_BANDWIDTHS = [0, -1.0, True, False, float("nan"), float("inf"), -float("inf"), 1j, 1 + 0j, "wide", None,
+                  np.array([1.0, 2.0]), np.bool_(True)]
+
+
+def _unblocked_uq(p, y, kern):
+    """Eq. 7 from the whole (N, N) kernel matrix at once: the previous code's formula."""
+    r = p - np.eye(p.shape[1])[y]
+    return (np.einsum("ij,ij->", kern.gram(p, p), r @ r.T) - (r * r).sum()) / (len(p) * (len(p) - 1))
+
+
 class TestTvKernel:
     def test_main(self):
         p, q = np.array([0.5, 0.5, 0.0]), np.array([0.0, 0.5, 0.5])
@@ -57,9 +71,56 @@ class TestTvKernel:
         assert tv_kernel(p, q, bandwidth=1.0) == pytest.approx(np.exp(-0.25))
         assert tv_kernel(p, p) == 1.0
 
+    @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float32, torch.float64])
+    @pytest.mark.parametrize("bandwidth", [5e-324, 1e-300, 1e-46, 1e-9, 1e-4, 2.0, 1e300, 1.7e308])
+    def test_no_nan_at_extreme_bandwidths(self, dtype, bandwidth):
+        # A valid float64 bandwidth that rounds to 0 in float32/float16 gave 0/0 = NaN for
+        # identical rows (issue #27): k(p, p) = 1 for every bandwidth, and exp(-TV²/h) otherwise.
+        p = np.array([[0.3, 0.7], [0.3, 0.7], [1.0, 0.0], [0.3 + 2e-16, 0.7 - 2e-16]])
+        t = torch.tensor(p, dtype=dtype)
+        for kern in (TVKernel(bandwidth), LaplacianKernel(bandwidth), GaussianKernel(bandwidth)):
+            expected = kern.gram(p, p)
+            assert np.isfinite(expected).all() and np.all(np.diag(expected) == 1.0)
+            gram = kern.torch_gram(t[None], t[None])[0]
+            pairs = kern.torch_pairs(t, t.flip(0))
+            assert gram.dtype == dtype and pairs.dtype == dtype
+            assert torch.isfinite(gram).all() and torch.isfinite(pairs).all()
+            assert torch.all(torch.diagonal(gram) == 1)
+            tol = {torch.float16: 1e-2, torch.bfloat16: 1e-2, torch.float32: 1e-6, torch.float64: 1e-12}[dtype]
+            if 1e-4 <= bandwidth <= 1e300:  # well inside the dtype's range: the float64 values
+                np.testing.assert_allclose(gram.double().numpy(), expected, atol=tol)
+        assert tv_kernel(p[0], p[1], bandwidth=bandwidth) == 1.0
+        assert np.isfinite(tv_kernel(p[0], p[2], bandwidth=bandwidth))
+
+    @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float32])
+    def test_skce_of_low_precision_tensors(self, dtype):
+        # float16/bfloat16 softmax rows, off the simplex by more than 1e-4: accepted, finite, and
+        # close to the float64 value; a tiny bandwidth gives no NaN either
+        rng = np.random.default_rng(12)
+        p, y = rng.dirichlet(np.ones(10), size=64), rng.integers(0, 10, size=64)
+        t = torch.tensor(p, dtype=dtype)
+        for estimator in ("linear", "quadratic"):
+            value = skce_estimator(t, y, bandwidth=0.5, estimator=estimator)
+            assert value.dtype == dtype
+            assert float(value) == pytest.approx(skce(p, y, bandwidth=0.5, estimator=estimator), abs=0.02)
+            assert torch.isfinite(skce_estimator(t, y, bandwidth=1e-9, estimator=estimator))
+
     def test_errors(self):
         with pytest.raises(ValueError, match="bandwidth"):
             tv_kernel([1.0, 0.0], [0.0, 1.0], bandwidth=0)
+
+    @pytest.mark.parametrize("bad", BAD_BANDWIDTHS, ids=repr)
+    def test_bad_bandwidths_are_named(self, bad):
+        p, y = [[0.8, 0.2], [0.4, 0.6]], [0, 1]
+        calls = [lambda: tv_kernel(p[0], p[1], bandwidth=bad), lambda: TVKernel(bad),
+                 lambda: LaplacianKernel(bad), lambda: GaussianKernel(bad), lambda: skce(p, y, bandwidth=bad),
+                 lambda: skce_ul(p, y, bandwidth=bad), lambda: skce_uq(p, y, bandwidth=bad),
+                 lambda: skce_estimator(p, y, bandwidth=bad)]
+        if bad is not None:  # None: the median heuristic
+            calls.append(lambda: skce_laplacian(p, y, bandwidth=bad))
+        for call in calls:
+            with pytest.raises((ValueError, TypeError), match="bandwidth"):
+                call()
 
 
 class TestSkceUq:
@@ -86,6 +147,43 @@ class TestSkceUq:
         p = rng.dirichlet(np.ones(3), size=(5, 30))
         y = sample_labels(p, rng)
         np.testing.assert_allclose(skce_uq(p, y), [_loop_uq(p[i], y[i]) for i in range(5)], rtol=1e-12)
+
+    @pytest.mark.parametrize("n", [2, 3, 257, 700])
+    @pytest.mark.parametrize("kern", [TVKernel(), LaplacianKernel(0.4), GaussianKernel(0.3)], ids=["tv", "laplacian", "gaussian"])
+    def test_equals_previous_unblocked_code(self, kern, n, monkeypatch):
+        # the tiled upper-triangle sum equals the whole-matrix formula of the previous code, with
+        # the default tiles and with tiles of 7 x 13 (ragged last tiles), serial and on threads
+        rng = np.random.default_rng(n)
+        p, y = rng.dirichlet(np.full(10, 0.5), size=n), rng.integers(0, 10, size=n)
+        expected = _unblocked_uq(p, y, kern)
+        assert skce_uq(p, y, kernel=kern) == pytest.approx(expected, rel=1e-10, abs=1e-16)
+        monkeypatch.setattr(kernel_module, "_TILE_ROWS", 7)
+        monkeypatch.setattr(kernel_module, "_TILE_COLS", 13)
+        serial = skce_uq(p, y, kernel=kern)
+        monkeypatch.setattr(kernel_module, "_THREADED_PAIRS", 1)
+        monkeypatch.setattr(kernel_module, "_n_threads", lambda: 3)
+        threaded = skce_uq(p, y, kernel=kern)
+        assert serial == pytest.approx(expected, rel=1e-10, abs=1e-16)
+        assert threaded == serial  # partial sums are added in a fixed order
+
+    def test_previous_values(self):
+        # values of the code before issue #27 (commit 11fc112) on these inputs
+        rng = np.random.default_rng(0)
+        p, y = rng.dirichlet(np.full(10, 0.5), size=300), rng.integers(0, 10, size=300)
+        assert skce_uq(p, y) == pytest.approx(_loop_uq(p, y), rel=1e-10)
+        assert skce_uq(p, y) == pytest.approx(0.003041062160477935, rel=1e-10)
+
+    def test_memory_is_linear_in_n(self):
+        # N = 6000: the (N, N) kernel matrix alone would be 275 MiB, (N, N, K) 2.7 GiB
+        rng = np.random.default_rng(1)
+        p, y = rng.dirichlet(np.ones(10), size=6000), rng.integers(0, 10, size=6000)
+        tracemalloc.start()
+        try:
+            skce_uq(p, y)
+            _, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+        assert peak < 40 * 2**20
 
     def test_errors(self):
         with pytest.raises(ValueError, match="at least 2 instances"):
@@ -129,6 +227,20 @@ class TestSkceUl:
         assert uq.mean() > 10 * se_uq
         assert ul.mean() > 4 * se_ul
         assert abs(ul.mean() - uq.mean()) < 4 * np.hypot(se_ul, se_uq)
+
+
+class TestResolveEstimator:
+    def test_main(self):
+        assert resolve_estimator("auto", 2) == "quadratic"
+        assert resolve_estimator("auto", QUADRATIC_MAX_N) == "quadratic"
+        assert resolve_estimator("auto", QUADRATIC_MAX_N + 1) == "block"
+        for name in ("linear", "quadratic", "block"):
+            assert resolve_estimator(name, 10**9) == name
+        assert AUTO_BLOCK_SIZE <= QUADRATIC_MAX_N
+
+    def test_errors(self):
+        with pytest.raises(ValueError, match="estimator"):
+            resolve_estimator("fast", 10)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -201,6 +313,25 @@ class TestKernels:
             LaplacianKernel()  # no default bandwidth
         with pytest.raises(ValueError, match="kernel must be a callable"):
             as_kernel("tv")
+
+    @pytest.mark.parametrize("fn", [tv_kernel, laplacian_kernel, gaussian_kernel])
+    def test_probability_arguments(self, fn):
+        """p and q are checked probability vectors (..., K) with one K that broadcast; valid ones give the class's values."""
+        a, b = _case(0, n=4)[0], _case(1, n=4)[0]
+        kern = {tv_kernel: TVKernel, laplacian_kernel: LaplacianKernel, gaussian_kernel: GaussianKernel}[fn](0.7)
+        np.testing.assert_array_equal(fn(a, b, bandwidth=0.7), kern(a, b))
+        np.testing.assert_array_equal(fn(a, b[0], bandwidth=0.7), kern(a, b[:1]))          # (N, K) with (K,)
+        np.testing.assert_allclose(fn(torch.from_numpy(a).half(), b, bandwidth=0.7),         # float16 rows pass
+                                   kern(torch.from_numpy(a).half().double().numpy(), b), rtol=1e-12)
+        for bad in ([0.5, 0.6], [1.2, -0.2], [np.nan, 1.0], [1.0], 0.5, [0.5 + 0j, 0.5], ["0.5", "0.5"], None):
+            with pytest.raises(ValueError, match=r"^p "):
+                fn(bad, [0.5, 0.5], bandwidth=1.0)
+            with pytest.raises(ValueError, match=r"^q "):
+                fn([0.5, 0.5], bad, bandwidth=1.0)
+        with pytest.raises(ValueError, match="p and q must have the same number of classes"):
+            fn([0.5, 0.5], [0.2, 0.3, 0.5], bandwidth=1.0)
+        with pytest.raises(ValueError, match="p and q must broadcast"):
+            fn(a[:3], b, bandwidth=1.0)
 
 
 class TestSkce:
@@ -275,13 +406,100 @@ class TestSkce:
         for kern in (TVKernel(), lambda a, b: tv_kernel(a, b)[..., None, None] * np.eye(4)):
             full = skce(p, y, kernel=kern)
             monkeypatch.setattr(kernel_module, "_PAIRS_PER_BLOCK", 5 * 53 * 16)  # rows in blocks of 1-5
+            monkeypatch.setattr(kernel_module, "_TILE_ROWS", 5)  # tiles of 5 x 3
+            monkeypatch.setattr(kernel_module, "_TILE_COLS", 3)
             assert skce(p, y, kernel=kern) == pytest.approx(full, rel=1e-12)
             monkeypatch.undo()
+
+    @pytest.mark.parametrize("kern,ref,bw", KERNELS, ids=KERNEL_IDS)
+    def test_block_estimator_brute_force(self, kern, ref, bw):
+        # mean over consecutive blocks of the quadratic estimator; the last 3 instances are ignored
+        p, y = _case(10, n=23, k=4)
+        t = np.eye(4)[y]
+        expected = np.mean([_brute(p[s:s + 5], t[s:s + 5], ref, bw, "quadratic") for s in range(0, 20, 5)])
+        assert skce(p, y, kernel=kern, estimator="block", block_size=5) == pytest.approx(expected, rel=1e-12)
+        assert skce(p, y, kernel=kern, estimator="block", block_size=2) == pytest.approx(
+            skce(p, y, kernel=kern, estimator="linear"), rel=1e-12)
+        assert skce(p, y, kernel=kern, estimator="block", block_size=23) == pytest.approx(
+            skce(p, y, kernel=kern, estimator="quadratic"), rel=1e-12)
+        value = skce(torch.from_numpy(p), torch.from_numpy(y), kernel=kern, estimator="block", block_size=5)
+        assert float(value) == pytest.approx(expected, rel=1e-10)
+        # batched, and with target probabilities
+        pb = np.stack([p, p[::-1]])
+        yb = np.stack([y, y[::-1]])
+        np.testing.assert_allclose(skce(pb, yb, kernel=kern, estimator="block", block_size=5),
+                                   [skce(q, z, kernel=kern, estimator="block", block_size=5) for q, z in zip(pb, yb)],
+                                   rtol=1e-12)
+        target = np.random.default_rng(3).dirichlet(np.ones(4), size=23)
+        expected_t = np.mean([_brute(p[s:s + 5], target[s:s + 5], ref, bw, "quadratic") for s in range(0, 20, 5)])
+        assert float(skce_batched(p, target, kern, estimator="block", block_size=5)) == pytest.approx(expected_t, rel=1e-12)
+
+    def test_block_estimator_is_unbiased(self):
+        # calibrated model: mean within 4 standard errors of 0; the variance lies between those of
+        # the linear and the quadratic estimators
+        probs, _ = calibrated_predictions(60, 4, seed=3)
+        labels = sample_labels(probs, np.random.default_rng(4), size=3000)
+        p = np.broadcast_to(probs, (3000, 60, 4))
+        values = {e: skce(p, labels, estimator=e, block_size=10) for e in ("linear", "block", "quadratic")}
+        se = values["block"].std(ddof=1) / np.sqrt(3000)
+        assert abs(values["block"].mean()) < 4 * se
+        assert values["quadratic"].std() < values["block"].std() < values["linear"].std()
+
+    def test_auto(self, monkeypatch):
+        p, y = _case(11, n=40, k=3)
+        assert skce(p, y) == skce(p, y, estimator="quadratic")
+        monkeypatch.setattr(kernel_module, "QUADRATIC_MAX_N", 39)
+        assert skce(p, y, block_size=4) == skce(p, y, estimator="block", block_size=4)
+        t = torch.from_numpy(p)
+        assert float(skce(t, y, block_size=4)) == pytest.approx(skce(p, y, estimator="block", block_size=4), rel=1e-12)
+        assert float(skce_estimator(t, y, estimator="auto", bandwidth=2.0, block_size=4)) == pytest.approx(
+            skce(p, y, block_size=4), rel=1e-12)
+
+    @pytest.mark.parametrize("kern", [TVKernel(0.7), LaplacianKernel(0.4), GaussianKernel(0.3)], ids=KERNEL_IDS)
+    def test_torch_row_blocks(self, kern, monkeypatch):
+        # above _TORCH_GRAM_ELEMS the kernel matrix is formed in row blocks (checkpointed with
+        # gradients): same value and same gradient as the whole matrix
+        rng = np.random.default_rng(13)
+        p, y = rng.dirichlet(np.ones(4), size=(2, 57)), torch.from_numpy(rng.integers(0, 4, size=(2, 57)))
+        whole = torch.tensor(p, requires_grad=True)
+        value = skce(whole, y, kernel=kern, estimator="quadratic")
+        value.sum().backward()
+        monkeypatch.setattr(kernel_module, "_TORCH_GRAM_ELEMS", 2 * 57 * 5)  # blocks of 5 rows
+        blocked = torch.tensor(p, requires_grad=True)
+        value_blocked = skce(blocked, y, kernel=kern, estimator="quadratic")
+        value_blocked.sum().backward()
+        torch.testing.assert_close(value_blocked, value, rtol=1e-12, atol=1e-15)
+        torch.testing.assert_close(blocked.grad, whole.grad, rtol=1e-10, atol=1e-13)
+        with torch.no_grad():
+            torch.testing.assert_close(skce(torch.tensor(p), y, kernel=kern, estimator="quadratic"), value.detach(),
+                                       rtol=1e-12, atol=1e-15)
+
+    @pytest.mark.parametrize("device", ["cpu", CUDA])
+    def test_device_of_every_estimator(self, device, monkeypatch):
+        # the result stays on the input's device for every estimator, blocked paths included
+        monkeypatch.setattr(kernel_module, "_TORCH_GRAM_ELEMS", 40 * 7)
+        p, y = _case(14, n=40, k=3)
+        t, ty = torch.tensor(p, device=device, requires_grad=True), torch.tensor(y, device=device)
+        for estimator in ("linear", "quadratic", "block", "auto"):
+            value = skce(t, ty, kernel=LaplacianKernel(0.5), estimator=estimator, block_size=8)
+            assert value.device.type == device
+            assert float(value.detach()) == pytest.approx(
+                skce(p, y, kernel=LaplacianKernel(0.5), estimator=estimator, block_size=8), rel=1e-10)
+            value.backward()
+            assert t.grad.device.type == device and torch.isfinite(t.grad).all()
+            t.grad = None
 
     def test_errors(self):
         p, y = [[0.5, 0.5], [0.2, 0.8]], [0, 1]
         with pytest.raises(ValueError, match="estimator"):
             skce(p, y, estimator="cubic")
+        for bad in (1, 3, 0, True, 2.0, "2"):
+            with pytest.raises(ValueError, match="block_size"):
+                skce(p, y, estimator="block", block_size=bad)
+            with pytest.raises(ValueError, match="block_size"):
+                skce(torch.tensor(p), y, estimator="block", block_size=bad)
+            with pytest.raises(ValueError, match="block_size"):
+                skce_estimator(p, y, estimator="block", block_size=bad)
         with pytest.raises(TypeError, match="ScalarKernel"):
             skce(torch.tensor(p), y, kernel=lambda a, b: a.sum(-1))
         with pytest.raises(ValueError, match="at least 2 instances"):

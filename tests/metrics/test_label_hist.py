@@ -80,6 +80,9 @@ class TestCheckLabelHist:
             check_label_hist([[1, 1], [0, 0]])
         with pytest.raises(ValueError, match="dtype"):
             check_label_hist([[True, False]])
+        for bad in (np.array([[1 + 0j, 2]]), np.array([[1, 2]], dtype=object), [["1", "2"]]):  # complex was accepted
+            with pytest.raises(ValueError, match="label_hist must hold non-negative integer counts, got dtype"):
+                check_label_hist(bad)
 
 
 class TestExpectedSquaredLoss:
@@ -113,6 +116,8 @@ class TestExpectedSquaredLoss:
             expected_squared_loss([[1, 0], [0, 1]], [[0.5, 0.6], [0.2, 0.8]])
         with pytest.raises(ValueError, match="instance_weights"):
             expected_squared_loss([[1, 0], [0, 1]], p, instance_weights=[1.0, -1.0])
+        with pytest.raises(ValueError, match="instance_weights must be numeric"):
+            expected_squared_loss([[1, 0], [0, 1]], p, instance_weights=[1.0, 1j])
 
 
 class TestEpistemicLoss:
@@ -227,6 +232,12 @@ class TestBinnedCalibrationLoss:
             binned_calibration_loss([[1, 1]], [[0.3, 0.3]])
         with pytest.raises(ValueError, match="n_i = 0"):
             binned_calibration_loss([[0, 0], [1, 1]], [[0.5, 0.5], [0.5, 0.5]])
+        for bad in (True, 10**9, 0, 2.5):
+            with pytest.raises(ValueError, match="n_bins must be an integer >= 1 and <= 1000000"):
+                binned_calibration_loss([[1, 1]], [[0.5, 0.5]], n_bins=bad)
+        for bad in (["0", "1"], [0.0, 0.5j, 1.0], [0.0, 1.0, 0.5], [[0.0, 1.0]]):
+            with pytest.raises(ValueError, match="bin_edges must be a strictly increasing 1-D array from 0 to 1"):
+                binned_calibration_loss([[1, 1]], [[0.5, 0.5]], bin_edges=bad)
 
 
 class TestBinnedCalibrationError:

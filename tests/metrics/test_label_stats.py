@@ -167,5 +167,9 @@ class TestStatisticCalibration:
             statistic_calibration([[1, 1]], [0.5], n_bins=-1)
         with pytest.raises(ValueError, match="phi_probs must be numeric"):
             statistic_calibration([[1, 1]], ["a"])
+        with pytest.raises(ValueError, match="phi_probs must be numeric"):
+            statistic_calibration([[1, 1]], [0.5 + 0j])     # complex used to be accepted
+        with pytest.raises(ValueError, match="n_bins must be an integer >= 1 and <= 1000000"):
+            statistic_calibration([[1, 1]], [0.5], n_bins=10**9)
         with pytest.raises(ValueError, match="n_i >= 3"):
             statistic_calibration([[1, 1]], [0.5], order=3)

@@ -252,18 +252,19 @@ class TestReferenceNumbers:
     def test_alpha_calibration_head(self):
         from credalbook.calibration import AlphaCalibrator
         d, ref = _data(), REFERENCE["alpha"]
-        head = AlphaCalibrator().fit(d["feats"], d["pr"], d["hist"], max_epochs=20, seed=0)
+        head = AlphaCalibrator().fit(d["feats"], d["pr"], d["hist"], optimizer="adam", max_epochs=20, seed=0)
         _close([v for p in head.parameters() for v in p.detach().flatten()], ref["p"])
         assert head.best_epoch_ == ref["best"]
 
     def test_ensemble_temperature_sgd(self):
         from credalbook.calibration import DynamicTemperatureScaling, PreCombinationScaling
         d = _data()
-        pre = PreCombinationScaling().fit(d["ml"], d["ml_lab"], n_iter=50)
+        pre = PreCombinationScaling(criterion="ece").fit(d["ml"], d["ml_lab"], optimizer="sgd", n_iter=50)
         _close(pre.temperatures, REFERENCE["pre_sgd"]["t"])
         _close(pre.history_[-1]["train_loss"], REFERENCE["pre_sgd"]["last"])
         assert [h["epoch"] for h in pre.history_] == list(range(51))
-        dyn = DynamicTemperatureScaling(n_regions=2).fit(d["ml"], d["ml_lab"], n_iter=30)
+        dyn = DynamicTemperatureScaling(n_regions=2, criterion="ece").fit(d["ml"], d["ml_lab"], optimizer="sgd",
+                                                                         n_iter=30)
         _close(dyn.temperatures, REFERENCE["dyn_sgd"]["t"])
 
     def test_weight_function_single(self):

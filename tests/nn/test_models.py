@@ -147,3 +147,6 @@ class TestMCDropoutPredict:
             mc_dropout_predict(net, torch.rand(4))
         with pytest.raises(ValueError, match="model"):
             mc_dropout_predict(object(), torch.rand(2, 4))
+        for bad in (-1, 1.5, True, "0", 2**64):   # None (the global RNG) and integers in torch's range only
+            with pytest.raises(ValueError, match="seed must be an integer >= 0"):
+                mc_dropout_predict(net, torch.rand(2, 4), seed=bad)

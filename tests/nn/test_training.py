@@ -166,6 +166,10 @@ class TestFit:
             (dict(x_val=x_va, y_val=y_va[:10]), "x_val and y_val"),
             (dict(augment=3), "augment"),
             (dict(seed=-1), "seed"),
+            (dict(seed=1.5), "seed"),        # not truncated to 1
+            (dict(seed=True), "seed"),       # not taken as 1
+            (dict(seed="0"), "seed"),
+            (dict(seed=2**64), "seed"),      # beyond torch's seed range
             (dict(warmup_epochs=-1), "warmup_epochs"),
             (dict(milestones=(3, -2)), "milestones"),
             (dict(milestones=5), "milestones"),

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from credalbook.stats import bootstrap as bootstrap_module
 from credalbook.stats.bootstrap import OBJECTIVE_CAP
 
 from credalbook.stats import (
@@ -17,6 +18,7 @@ from credalbook.stats import (
     calibration_measure,
     exact_size,
     minimise_calibration_measure,
+    null_statistics,
     set_calibration_test,
     set_null_distribution,
 )
@@ -115,6 +117,27 @@ class TestSetCalibrationTest:
                     for r in range(30)]
         assert np.mean(rejected) >= 0.5  # far above α = 0.05
 
+    def test_default_decisions_equal_cobyla(self):
+        # The null sample does not depend on the solver (same seed), so the decisions differ only
+        # through the minima; on these S1 (H0) and S3 (H1) datasets they are the same.
+        for scenario in ("S1", "S3"):
+            sc = credal_scenario(scenario, n_datasets=6, seed=22)
+            for r in range(4):
+                default = set_calibration_test(sc.ens_probs[r], sc.labels[r], n_bootstrap=50, seed=r)
+                cobyla = set_calibration_test(sc.ens_probs[r], sc.labels[r], n_bootstrap=50, seed=r, solver="cobyla")
+                np.testing.assert_array_equal(default.null_distribution, cobyla.null_distribution)
+                assert default.rejected == cobyla.rejected == (scenario == "S3")
+                assert default.solver == "search_descent" and cobyla.solver == "cobyla"
+                assert default.statistic <= cobyla.statistic + 1e-3
+
+    def test_default_type_one_error_in_s1_within_band(self):
+        # 200 S1 datasets (H0 true), small N and D, the default solver, α = 0.05: the rejection
+        # rate stays below the upper end of the binomial band around the exact size.
+        sc = credal_scenario("S1", n_datasets=200, n_instances=60, n_members=5, n_classes=5, u=0.05, seed=13)
+        rejected = [set_calibration_test(sc.ens_probs[r], sc.labels[r], n_bootstrap=40, seed=r).rejected
+                    for r in range(200)]
+        assert np.mean(rejected) <= _upper_band(exact_size(0.05, 40), 200)
+
     def test_variants_run(self):
         ens, y = _two_member_set(200)
         for prior in ("uniform", "sparse"):
@@ -162,7 +185,53 @@ class TestMinimise:
         assert res.value == pytest.approx(g(np.einsum("nmk,m->nk", ens, res.weights), y))
         assert res.value <= g(ens.mean(axis=1), y) + 1e-12
 
-    @pytest.mark.parametrize("solver", ["cobyla", "cobyla_powell", "search"])
+    def test_default_reaches_cobyla_minima(self):
+        # Fig. 1 setting (N = 100, M = 10, K = 10, u = 0.01), ECE_conf: the default (batched search
+        # and line searches) is never worse than SciPy's COBYLA by more than 1e-3 on these datasets.
+        sc = credal_scenario("S1", n_datasets=8, seed=21)
+        for r in range(8):
+            default = minimise_calibration_measure(sc.ens_probs[r], sc.labels[r], seed=0)
+            cobyla = minimise_calibration_measure(sc.ens_probs[r], sc.labels[r], solver="cobyla")
+            assert default.solver == "search_descent"
+            assert default.value <= cobyla.value + 1e-3
+
+    def test_search_descent_line_search_on_an_edge(self):
+        # Two members: the line searches move along the only edge; the minimum is no worse than
+        # the best of the grid points it starts from and the brute-force value over 201 points is
+        # matched within the spacing of the step sizes.
+        ens, y = _two_member_set(300, seed=4)
+        g = calibration_measure("ece_cwise", n_bins=10)
+        lam = np.linspace(0, 1, 201)
+        brute = min(g(l * ens[:, 0] + (1 - l) * ens[:, 1], y) for l in lam)
+        res = minimise_calibration_measure(ens, y, measure=g, solver="search_descent", seed=0)
+        grid = minimise_calibration_measure(ens, y, measure=g, solver="grid", solver_options={"resolution": 10})
+        assert res.value <= grid.value + 1e-12
+        assert res.value <= brute + 5e-3
+
+    def test_auto_picks_by_size(self, monkeypatch):
+        ens, y = _two_member_set(100, seed=5)
+        small = minimise_calibration_measure(ens, y, solver="auto", seed=1)
+        explicit = minimise_calibration_measure(ens, y, solver="search_descent", seed=1)
+        assert small.solver == "search_descent" and small.value == explicit.value
+        np.testing.assert_array_equal(small.weights, explicit.weights)
+        monkeypatch.setattr(bootstrap_module, "AUTO_MAX_SIZE", 100 * 3 - 1)  # N·K = 300 > 299
+        large = minimise_calibration_measure(ens, y, solver="auto", seed=1)
+        cobyla = minimise_calibration_measure(ens, y, solver="cobyla")
+        assert large.solver == "cobyla" and large.value == cobyla.value
+
+    def test_batches_bounded_in_memory(self, monkeypatch):
+        # Evaluations are chunked by BATCH_ELEMENTS; the chunking does not change the result.
+        sc = credal_scenario("S1", n_datasets=1, n_instances=80, n_members=4, n_classes=5, u=0.1, seed=6)
+        ens, y = sc.ens_probs[0], sc.labels[0]
+        for solver in ("search", "search_descent"):
+            whole = minimise_calibration_measure(ens, y, solver=solver, seed=2)
+            monkeypatch.setattr(bootstrap_module, "BATCH_ELEMENTS", 80 * 5 * 3)  # three candidates per chunk
+            chunked = minimise_calibration_measure(ens, y, solver=solver, seed=2)
+            monkeypatch.undo()
+            assert chunked.value == whole.value and chunked.n_evaluations == whole.n_evaluations
+            np.testing.assert_array_equal(chunked.weights, whole.weights)
+
+    @pytest.mark.parametrize("solver", ["cobyla", "cobyla_powell", "search", "search_descent"])
     def test_infinite_measure_does_not_stall(self, solver):
         # Labels of a class that every member gives probability 0: HL is infinite everywhere.
         # Regression: NLopt's COBYLA looped forever on inf/NaN objective values.
@@ -180,6 +249,10 @@ class TestMinimise:
                                          solver_options={"resolution": 50})
         with pytest.raises(ValueError, match="n_starts"):
             minimise_calibration_measure(ens, y, solver="multistart", solver_options={"n_starts": 0})
+        with pytest.raises(ValueError, match="steps"):
+            minimise_calibration_measure(ens, y, solver="search_descent", solver_options={"steps": (0.5, 0.0)})
+        with pytest.raises(ValueError, match="n_pairs"):
+            minimise_calibration_measure(ens, y, solver="search_descent", solver_options={"n_pairs": 0})
 
 
 class TestSetNullDistribution:
@@ -199,3 +272,33 @@ class TestSetNullDistribution:
         rng = np.random.default_rng(9)
         direct = calibration_measure("ece_conf")(np.broadcast_to(probs, (2000, 80, 3)), sample_labels(probs, rng, 2000))
         assert stats.ks_2samp(null, direct).pvalue > 0.001
+
+
+class TestNullStatistics:
+    @pytest.mark.parametrize("resample", ["bootstrap", "permutation"])
+    def test_chunked_equals_one_pass(self, resample):
+        # Chunks of replicates (and of whole datasets) give exactly the values of one pass and
+        # leave the generator in the same state, for several measures and batch shapes.
+        rng = np.random.default_rng(1)
+        for shape in [(37, 3, 4), (2, 3, 37, 3, 4), (5, 50, 1, 3)]:
+            ens = rng.dirichlet(np.ones(shape[-1]), size=shape[:-1])
+            n, k = shape[-3], shape[-1]
+            for name in ("ece_conf", "ece_cwise", "hl", "skce_ul"):
+                g = calibration_measure(name, n_bins=5)
+                first = np.random.default_rng(3)
+                one_pass = null_statistics(ens, g.func, 11, "uniform", resample, first)
+                assert one_pass.shape == (*shape[:-3], 11)
+                for chunk in (1, n * k * 3, n * k * 11 * 2 + 1):
+                    again = np.random.default_rng(3)
+                    chunked = null_statistics(ens, g.func, 11, "uniform", resample, again, chunk_elements=chunk)
+                    np.testing.assert_array_equal(chunked, one_pass)
+                    assert again.bit_generator.state == first.bit_generator.state
+
+    def test_set_test_unchanged_by_chunking(self, monkeypatch):
+        ens, y = _two_member_set(120, seed=3)
+        whole = set_calibration_test(ens, y, n_bootstrap=30, seed=4)
+        monkeypatch.setattr(bootstrap_module, "NULL_CHUNK_ELEMENTS", 120 * 3 * 4)  # four replicates per chunk
+        chunked = set_calibration_test(ens, y, n_bootstrap=30, seed=4)
+        np.testing.assert_array_equal(chunked.null_distribution, whole.null_distribution)
+        assert (chunked.statistic, chunked.p_value) == (whole.statistic, whole.p_value)
+        np.testing.assert_array_equal(chunked.weights, whole.weights)

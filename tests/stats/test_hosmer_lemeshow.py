@@ -6,6 +6,7 @@ calibrated models (binomial band around α) and the power against an over-confid
 """
 
 import dataclasses
+import importlib
 
 import numpy as np
 import pytest
@@ -13,8 +14,10 @@ from scipy import stats
 
 from credalbook.synthetic import calibrated_predictions
 from credalbook.stats import HosmerLemeshowResult, hosmer_lemeshow, hosmer_lemeshow_statistic, null_rejection_rate
-from credalbook.stats.hosmer_lemeshow import _bin_starts
+from credalbook.stats.hosmer_lemeshow import _bin_starts, _binning, _cell_table, _stable_argsort
 from credalbook.synthetic import sample_labels
+
+hl_module = importlib.import_module("credalbook.stats.hosmer_lemeshow")  # the function of that name shadows it
 
 # Hand example (K=2, N=5, B=2, bin sizes 3 and 2).
 #   per_class, class 0 sorted by p0: {.2 (y=0), .4 (1), .6 (0)} p=.4 o=1/3 ; {.7 (1), .9 (1)} p=.8 o=1
@@ -169,8 +172,8 @@ class TestHosmerLemeshowStatistic:
         p, y = calibrated_predictions(20, 3, seed=0)
         with pytest.raises(ValueError, match="grouping"):
             hosmer_lemeshow_statistic(p, y, grouping="pooled")
-        for bad in (0, 2.0, True):
-            with pytest.raises(ValueError, match="n_bins"):
+        for bad in (0, 2.0, True, 10**9):   # 10**9 bins: named as n_bins, not as too few instances in probs
+            with pytest.raises(ValueError, match="^n_bins"):
                 hosmer_lemeshow_statistic(p, y, n_bins=bad)
         with pytest.raises(ValueError, match=r"probs must contain at least 21 instances.*got N = 20"):
             hosmer_lemeshow_statistic(p, y, n_bins=21)
@@ -215,6 +218,46 @@ class TestHosmerLemeshow:
         direct = hosmer_lemeshow_statistic(np.broadcast_to(p, (400, 200, 3)), sample_labels(p, rng, size=400), n_bins=5)
         se = np.hypot(res.null_distribution.std(), direct.std()) / np.sqrt(400)
         assert abs(res.null_distribution.mean() - direct.mean()) < 4 * se
+
+    @pytest.mark.parametrize("grouping", ["per_class", "single"])
+    def test_null_distribution_equals_direct_resampling(self, grouping, monkeypatch):
+        # draw for draw: the cell counts of the fast resampling are the statistics of the labels
+        # sample_labels draws from the same generator (to rounding; equal bins, same labels),
+        # whatever the chunking of resamples and instances
+        p, y = calibrated_predictions(203, 4, seed=6)
+        direct = hosmer_lemeshow_statistic(np.broadcast_to(p, (60, 203, 4)),
+                                           sample_labels(p, np.random.default_rng(3), size=60),
+                                           n_bins=7, grouping=grouping)
+        res = hosmer_lemeshow(p, y, n_bins=7, grouping=grouping, n_resamples=60, seed=3)
+        np.testing.assert_allclose(res.null_distribution, direct, rtol=1e-12)
+        monkeypatch.setattr(hl_module, "_RESAMPLE_DRAWS", 203 * 7)  # 7 resamples at a time
+        monkeypatch.setattr(hl_module, "_INSTANCE_CHUNK", 50)  # in steps of 50 instances
+        chunked = hosmer_lemeshow(p, y, n_bins=7, grouping=grouping, n_resamples=60, seed=3)
+        np.testing.assert_array_equal(chunked.null_distribution, res.null_distribution)
+
+    def test_previous_values(self):
+        # null distribution and p-value of the code before issue #27 (commit 11fc112), same seed
+        p, y = calibrated_predictions(300, 4, seed=2)
+        res = hosmer_lemeshow(p, y, seed=7, n_resamples=99)
+        assert res.p_value == 0.31
+        assert res.null_distribution[:3].tolist() == pytest.approx(
+            [0.9442579656001414, 1.034661904221051, 0.6887854745340732], rel=1e-12)
+
+    def test_null_distribution_matches_independent_resampling(self):
+        # two-sample Kolmogorov-Smirnov test against a direct simulation with another generator
+        p, y = calibrated_predictions(150, 3, seed=8)
+        res = hosmer_lemeshow(p, y, n_bins=5, n_resamples=1500, seed=0)
+        rng = np.random.default_rng(99)
+        direct = hosmer_lemeshow_statistic(np.broadcast_to(p, (1500, 150, 3)), sample_labels(p, rng, size=1500),
+                                           n_bins=5)
+        assert stats.ks_2samp(res.null_distribution, direct).pvalue > 0.001
+
+    def test_type_one_error_at_five_percent(self):
+        n_datasets, alpha = 300, 0.05
+        rate = null_rejection_rate(n_datasets=n_datasets, n_instances=150, n_classes=3, n_bins=5, alpha=alpha,
+                                   n_resamples=99, seed=1)
+        lo, hi = _binom_band(n_datasets, alpha)
+        assert lo <= rate * n_datasets <= hi
 
     def test_chi2_references(self):
         p, y = calibrated_predictions(400, 4, seed=4)
@@ -286,10 +329,40 @@ class TestHosmerLemeshow:
             hosmer_lemeshow(p, y, n_bins=31)
         with pytest.raises(ValueError, match=r"shape \(N, K\)"):
             hosmer_lemeshow(np.stack([p, p]), np.stack([y, y]), n_resamples=9)
+        for bad in (-1, "a", 1.5, True):
+            with pytest.raises(ValueError, match="seed"):
+                hosmer_lemeshow(p, y, n_resamples=9, seed=bad)
+        with pytest.raises(ValueError, match="^n_bins"):
+            hosmer_lemeshow(p, y, n_bins=10**9)
+        # n_resamples and seed are checked at the door, also with a chi2 reference that does not use them
+        for ref in ("chi2", "chi2_external"):
+            with pytest.raises(ValueError, match="n_resamples"):
+                hosmer_lemeshow(p, y, n_bins=3, reference=ref, n_resamples=0)
+            with pytest.raises(ValueError, match="seed"):
+                hosmer_lemeshow(p, y, n_bins=3, reference=ref, seed=1.5)
         res = hosmer_lemeshow(p, y, n_resamples=9, seed=0)
         for bad in (0, 1, -0.1, 1.5, "x", None, float("nan")):
             with pytest.raises(ValueError, match="alpha"):
                 res.decision(bad)
+
+
+class TestResamplingInternals:
+    @pytest.mark.parametrize("grouping", ["per_class", "single"])
+    def test_cell_table(self, grouping):
+        # cell (bin, class) of every (instance, class), from the loop definition of the bins
+        p, _ = calibrated_predictions(23, 3, seed=4)
+        cells = _cell_table(p, _binning(p, 4, grouping)).reshape(23, 3)
+        for c in range(3):
+            key = p[:, c] if grouping == "per_class" else p[:, 0]
+            for b, members in enumerate(np.array_split(np.argsort(key, kind="stable"), 4)):
+                assert np.all(cells[members, c] == b * 3 + c)
+
+    def test_stable_argsort(self):
+        rng = np.random.default_rng(0)
+        x = rng.random((3, 50))
+        np.testing.assert_array_equal(_stable_argsort(x), np.argsort(x, axis=-1, kind="stable"))
+        ties = rng.integers(0, 4, size=(3, 50)).astype(float)  # ties ordered by index
+        np.testing.assert_array_equal(_stable_argsort(ties), np.argsort(ties, axis=-1, kind="stable"))
 
 
 class TestNullRejectionRate:
@@ -318,6 +391,12 @@ class TestNullRejectionRate:
             null_rejection_rate(n_datasets=2, n_instances=50, n_classes=1)
         with pytest.raises(ValueError, match="at least 10 instances"):
             null_rejection_rate(n_datasets=2, n_instances=5, n_classes=3)
+        for bad in (0, True, 2.5, 10**9):
+            with pytest.raises(ValueError, match="^n_bins"):
+                null_rejection_rate(n_datasets=2, n_bins=bad, **kw)
+        for bad in (-1, 1.5, "a", True):
+            with pytest.raises(ValueError, match="seed"):
+                null_rejection_rate(n_datasets=2, seed=bad, **kw)
 
 
 class TestSampleLabels:

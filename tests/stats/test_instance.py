@@ -24,6 +24,17 @@ class TestSplitIndices:
             split_indices(100, (0.7, 0.2, 0.2))
         with pytest.raises(ValueError, match="too small"):
             split_indices(4, (0.5, 0.25, 0.25))
+        for bad in (-1, 1.5, "a", True, [1, -1], object()):
+            with pytest.raises(ValueError, match="seed"):
+                split_indices(100, seed=bad)
+
+    def test_same_permutation_as_numpy_default_rng(self):
+        perm = np.random.default_rng(4).permutation(50)
+        a, b, c = split_indices(50, (0.6, 0.2, 0.2), seed=4)
+        for got, part in zip((a, b, c), (perm[:30], perm[30:40], perm[40:])):
+            np.testing.assert_array_equal(got, np.sort(part))
+        for got, want in zip(split_indices(50, seed=np.random.default_rng(4)), (a, b, c)):   # a Generator too
+            np.testing.assert_array_equal(got, want)
 
 
 class TestInstanceCalibrationTest:
@@ -70,6 +81,22 @@ class TestInstanceCalibrationTest:
             instance_calibration_test(x, ens, y, resample="jackknife")
         with pytest.raises(ValueError, match="labels"):
             instance_calibration_test(x, ens, y + 5, learner_options={"max_epochs": 1})
+        # checked at the door, before the splits: a label -1 anywhere is named (not a torch RuntimeError)
+        for i in (0, 50, 99):
+            bad = y.copy()
+            bad[i] = -1
+            with pytest.raises(ValueError, match=r"labels must lie in \[0, 2\); labels\[%d\] = -1" % i):
+                instance_calibration_test(x, ens, bad, learner_options={"max_epochs": 1})
+        for bad in (y[:, None], y.astype(complex), y.astype(str), y + 0.5, None):
+            with pytest.raises(ValueError, match="labels"):
+                instance_calibration_test(x, ens, bad)
+        for bad in (x.astype(complex), x.astype(str), None, np.where(np.arange(100) == 7, np.nan, x),
+                    np.zeros((100, 2, 2))):
+            with pytest.raises(ValueError, match="features"):
+                instance_calibration_test(bad, ens, y)
+        for bad in (-1, 1.5, "a", True):
+            with pytest.raises(ValueError, match="seed"):
+                instance_calibration_test(x, ens, y, seed=bad)
 
 
 class TestErrorRates:

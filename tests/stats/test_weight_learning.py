@@ -94,6 +94,22 @@ class TestFitWeightFunction:
             fit_weight_function(x, ens * 2, y)
         with pytest.raises(ValueError, match="features"):
             fit_weight_function(np.full(100, np.nan), ens, y)
+        for bad in (x.astype(complex), x.astype(str), None):   # no silent cast of complex or string features
+            with pytest.raises(ValueError, match="features"):
+                fit_weight_function(bad, ens, y, max_epochs=1)
+        # the labels' shape is checked against ens_probs before the features are read
+        for bad in (y[:, None], y[None], np.int64(1), y[:50]):
+            with pytest.raises(ValueError, match="^labels"):
+                fit_weight_function(x, ens, bad, max_epochs=1)
+        for bad in (y - 1, y.astype(complex), y.astype(bool), y + 0.5):
+            with pytest.raises(ValueError, match="^labels"):
+                fit_weight_function(x, ens, bad, max_epochs=1)
+        with pytest.raises(ValueError, match="^val_labels"):
+            fit_weight_function(x[:80], ens[:80], y[:80], val_features=x[80:], val_ens_probs=ens[80:],
+                                val_labels=y[80:] + 2, max_epochs=1)
+        for bad in (-1, 1.5, "a", True, [1, -1]):
+            with pytest.raises(ValueError, match="seed"):
+                fit_weight_function(x, ens, y, seed=bad, max_epochs=1)
         fw = fit_weight_function(x, ens, y, max_epochs=1, seed=0)
         with pytest.raises(ValueError, match="features"):
             fw.weights(np.zeros((5, 3)))

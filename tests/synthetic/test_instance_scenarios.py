@@ -78,3 +78,5 @@ class TestInstanceScenario:
             instance_scenario("binary", "H0-const", n_datasets=0)
         with pytest.raises(ValueError, match="n_instances"):
             instance_scenario("binary", "H0-const", n_instances=1)
+        with pytest.raises(ValueError, match="seed must be None, a non-negative integer"):
+            instance_scenario("binary", "H0-const", seed=-1)

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from credalbook.metrics import ece_classwise, ece_confidence
-from credalbook.synthetic import calibrated_predictions, scramble_non_top
+from credalbook.synthetic import calibrated_predictions, sample_labels, scramble_non_top
 
 
 class TestCalibratedPredictions:
@@ -57,9 +57,12 @@ class TestCalibratedPredictions:
         for bad in (1, 0, 3.0):
             with pytest.raises(ValueError, match="n_classes"):
                 calibrated_predictions(10, bad)
-        for bad in (0, -1.0, float("nan")):
-            with pytest.raises(ValueError, match="concentration"):
+        for bad in (0, -1.0, float("nan"), True, "1"):
+            with pytest.raises(ValueError, match="concentration must be a positive number"):
                 calibrated_predictions(10, 3, concentration=bad)
+        for bad in (-1, 1.5, "a", True):
+            with pytest.raises(ValueError, match="seed must be None, a non-negative integer"):
+                calibrated_predictions(10, 3, seed=bad)
 
 
 class TestScrambleNonTop:
@@ -120,3 +123,29 @@ class TestScrambleNonTop:
             scramble_non_top([[0.5, 0.6, 0.1]])
         with pytest.raises(ValueError, match="probs"):
             scramble_non_top([0.5, 0.5])
+        with pytest.raises(ValueError, match="seed must be None, a non-negative integer.*; got -1"):
+            scramble_non_top([[0.5, 0.5]], seed=-1)
+
+
+class TestSampleLabels:
+    def test_main(self):
+        p = np.array([[0.0, 1.0], [1.0, 0.0], [0.5, 0.5]])
+        y = sample_labels(p, np.random.default_rng(0), size=2000)
+        assert y.shape == (2000, 3)
+        assert (y[:, 0] == 1).all() and (y[:, 1] == 0).all()        # probabilities exactly 0 and 1
+        assert abs(y[:, 2].mean() - 0.5) < 4 * 0.5 / math.sqrt(2000)  # within 4 standard errors
+        # a seed instead of a Generator (used to raise AttributeError): same draws as its Generator
+        np.testing.assert_array_equal(sample_labels(p, 0), sample_labels(p, np.random.default_rng(0)))
+        assert sample_labels(p, 0, size=0).shape == (0, 3)
+        assert sample_labels([0.25, 0.75], 1).shape == ()                # one distribution, one label
+
+    def test_errors(self):
+        p = np.array([[0.5, 0.5]])
+        for bad in (-1, 1.5, "a", True, [0, -1]):
+            with pytest.raises(ValueError, match="rng must be None, a non-negative integer"):
+                sample_labels(p, bad)
+        for bad in (-1, 2.5, True, "3"):
+            with pytest.raises(ValueError, match="size must be an integer >= 0"):
+                sample_labels(p, 0, size=bad)
+        with pytest.raises(ValueError, match="probs must sum to 1"):
+            sample_labels([[0.5, 0.6]], 0)

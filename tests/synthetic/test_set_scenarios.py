@@ -77,3 +77,11 @@ class TestCredalScenario:
             credal_scenario("S1", n_classes=1)
         with pytest.raises(ValueError, match="segment_start"):
             credal_scenario("S2", segment_start="median")
+        # S1 never finds a boundary point, but a wrong method is still reported
+        with pytest.raises(ValueError, match="boundary_method must be one of"):
+            credal_scenario("S1", boundary_method="simplex")
+        for bad in (-1, 1.5, "a", True):
+            with pytest.raises(ValueError, match="seed must be None, a non-negative integer"):
+                credal_scenario("S1", seed=bad)
+        with pytest.raises(ValueError, match="u must be a positive number"):
+            credal_scenario("S1", u=True)

@@ -20,6 +20,7 @@ from credalbook.papers.mortier.figures import (
 from credalbook.papers.mortier.real_sets import (
     compare_solvers,
     evaluate_classifier_set,
+    solver_agreement,
 )
 
 __all__ = [
@@ -34,4 +35,5 @@ __all__ = [
     "plot_error_rates",
     "compare_solvers",
     "evaluate_classifier_set",
+    "solver_agreement",
 ]

@@ -16,12 +16,20 @@ import time
 
 import numpy as np
 
-from credalbook._validation import check_probability
-from credalbook.stats.bootstrap import minimise_objective, null_statistics, MeasureObjective, set_calibration_test
+from credalbook._validation import check_choice, check_positive_float, check_probability
+from credalbook.papers.mortier.error_rates import PAPER_ALPHAS
+from credalbook.stats.bootstrap import (
+    minimise_objective,
+    null_statistics,
+    MeasureObjective,
+    set_calibration_test,
+    SOLVERS,
+)
+from credalbook.synthetic.set_scenarios import credal_scenario
 from credalbook.stats.measures import as_measure
 from credalbook.metrics.classification import accuracy, ece_classwise, ece_confidence
 
-__all__ = ["evaluate_classifier_set", "compare_solvers"]
+__all__ = ["evaluate_classifier_set", "compare_solvers", "solver_agreement"]
 
 
 def evaluate_classifier_set(classifier_set, *, n_bins: int = 5, alpha: float = 0.05, n_bootstrap: int = 100,
@@ -74,7 +82,7 @@ def evaluate_classifier_set(classifier_set, *, n_bins: int = 5, alpha: float = 0
     return row
 
 
-def compare_solvers(ens_probs, labels, *, solvers=("cobyla", "cobyla_powell", "multistart", "search"),
+def compare_solvers(ens_probs, labels, *, solvers=("cobyla", "cobyla_powell", "multistart", "search", "search_descent"),
                     measure="ece_conf", n_bins: int = 10, n_bootstrap: int = 100, alpha: float = 0.05,
                     solver_options: dict | None = None, seed: int = 0) -> dict:
     r"""Run Alg. 1 with several minimisers on the same R datasets (same null samples).
@@ -105,13 +113,23 @@ def compare_solvers(ens_probs, labels, *, solvers=("cobyla", "cobyla_powell", "m
     (['grid', 'search'], (2,))
     """
     alpha = check_probability(alpha, "alpha")
+    null, out = _solver_runs(ens_probs, labels, solvers, measure, n_bins, n_bootstrap, solver_options, seed)
+    threshold = np.quantile(null, 1 - alpha, axis=-1)
+    for run in out.values():
+        run["rejected"] = run["statistic"] > threshold
+    return out
+
+
+def _solver_runs(ens_probs, labels, solvers, measure, n_bins, n_bootstrap, solver_options, seed):
+    """The null samples (R, D) and, per solver, the minima, evaluations and seconds per test."""
     g = as_measure(measure, n_bins=n_bins)
     ens = np.asarray(ens_probs, dtype=np.float64)
     y = np.asarray(labels)
     if ens.ndim != 4 or y.shape != ens.shape[:2]:
         raise ValueError(f"ens_probs must have shape (R, N, M, K) and labels (R, N); got {ens.shape} and {y.shape}")
-    rng = np.random.default_rng(seed)
-    threshold = np.quantile(null_statistics(ens, g.func, n_bootstrap, "uniform", "bootstrap", rng), 1 - alpha, axis=-1)
+    for solver in solvers:
+        check_choice(solver, "solvers", SOLVERS)
+    null = null_statistics(ens, g.func, n_bootstrap, "uniform", "bootstrap", np.random.default_rng(seed))
     out = {}
     for solver in solvers:
         stats, nfev = np.empty(len(ens)), np.empty(len(ens), dtype=np.int64)
@@ -119,8 +137,89 @@ def compare_solvers(ens_probs, labels, *, solvers=("cobyla", "cobyla_powell", "m
         for r in range(len(ens)):
             obj = MeasureObjective(ens[r], y[r], g.func)
             w = minimise_objective(obj, ens.shape[2], solver, dict((solver_options or {}).get(solver, {})),
-                          np.random.default_rng([seed, r]))
+                                   np.random.default_rng([seed, r]))
             stats[r], nfev[r] = obj(w), obj.n_evaluations
-        out[solver] = {"statistic": stats, "rejected": stats > threshold, "n_evaluations": nfev,
+        out[solver] = {"statistic": stats, "n_evaluations": nfev,
                        "seconds_per_test": (time.perf_counter() - start) / len(ens)}
+    return null, out
+
+
+def solver_agreement(*, solvers=("auto", "search_descent", "cobyla_powell", "search", "multistart"),
+                     reference: str = "cobyla", scenario: str = "S1", n_datasets: int = 150,
+                     n_instances: int = 100, n_members: int = 10, n_classes: int = 10, u: float = 0.01,
+                     measure="ece_conf", n_bins: int = 10, n_bootstrap: int = 100, alpha: float = 0.05,
+                     tolerance: float = 1e-3, seed: int = 0) -> dict:
+    r"""How far other minimisers of Alg. 1 line 7 agree with a reference (SciPy's COBYLA), and how fast they are.
+
+    Draws R datasets of a scenario (:func:`~credalbook.synthetic.credal_scenario`; by default S1,
+    where :math:`H_0` holds, in the setting of Fig. 1: N = 100, M = 10, K = 10, u = 0.01), computes
+    each dataset's null sample once (it does not depend on the solver), and runs every solver and
+    the reference on the same data. For a solver with minima :math:`t_r` and the reference's
+    :math:`t^{ref}_r`:
+
+    .. math::
+        	ext{agreement}(lpha) = rac1R \sum_r
+        \mathbb 1igl[(t_r > q_{r,1-lpha}) = (t^{ref}_r > q_{r,1-lpha})igr], \qquad
+        	ext{gap}_r = t_r - t^{ref}_r .
+
+    Parameters
+    ----------
+    solvers : sequence of str
+        Solvers to compare (see :func:`~credalbook.stats.minimise_calibration_measure`).
+    reference : str, default "cobyla"
+    scenario : {"S1", "S2", "S3"}, default "S1"
+    n_datasets, n_instances, n_members, n_classes, u
+        R, N, M, K and the spread u of the scenario.
+    measure, n_bins, n_bootstrap
+        The test's measure and D.
+    alpha : float, default 0.05
+        Level of the decisions compared.
+    tolerance : float, default 1e-3
+        A solver's minimum counts as worse than the reference's when above it by more than this.
+    seed : int
+        Seeds the data (a child of ``SeedSequence(seed)``), the null samples and the solvers (as
+        :func:`compare_solvers` with this seed).
+
+    Returns
+    -------
+    dict
+        solver (the reference included) → ``seconds_per_test``, ``speedup`` (reference's seconds
+        over the solver's), ``n_evaluations`` (mean), ``agreement`` (at ``alpha``),
+        ``agreement_levels`` (the lowest agreement over :data:`PAPER_ALPHAS`), ``rejection_rate`` (at
+        ``alpha``: the Type I error under S1), ``mean_rejection_rate`` (over the twelve levels),
+        ``gap_mean``, ``gap_max``, ``share_worse`` (gap > ``tolerance``), ``share_better`` (gap < 0).
+
+    Examples
+    --------
+    >>> out = solver_agreement(solvers=("search",), reference="grid", n_datasets=2, n_instances=30,
+    ...                        n_members=2, n_classes=3, n_bootstrap=20)
+    >>> sorted(out), out["grid"]["agreement"]
+    (['grid', 'search'], 1.0)
+    """
+    alpha = check_probability(alpha, "alpha")
+    tolerance = check_positive_float(tolerance, "tolerance", allow_zero=True)
+    check_choice(reference, "reference", SOLVERS)
+    data_seed = np.random.SeedSequence(seed).spawn(1)[0]  # apart from the null's and the solvers' streams
+    sc = credal_scenario(scenario, n_datasets=n_datasets, n_instances=n_instances, n_members=n_members,
+                         n_classes=n_classes, u=u, seed=np.random.default_rng(data_seed))
+    names = (reference, *(s for s in solvers if s != reference))
+    null, runs = _solver_runs(sc.ens_probs, sc.labels, names, measure, n_bins, n_bootstrap, None, seed)
+    levels = np.array(PAPER_ALPHAS)
+    thresholds = np.quantile(null, 1 - levels, axis=-1).T  # (R, 12)
+    at_alpha = np.quantile(null, 1 - alpha, axis=-1)
+    ref = runs[reference]
+    out = {}
+    for name, run in runs.items():
+        t = run["statistic"]
+        gap = t - ref["statistic"]
+        agree_levels = ((t[:, None] > thresholds) == (ref["statistic"][:, None] > thresholds)).mean(axis=0)
+        out[name] = {"seconds_per_test": run["seconds_per_test"],
+                     "speedup": ref["seconds_per_test"] / run["seconds_per_test"],
+                     "n_evaluations": float(run["n_evaluations"].mean()),
+                     "agreement": float(np.mean((t > at_alpha) == (ref["statistic"] > at_alpha))),
+                     "agreement_levels": float(agree_levels.min()),
+                     "rejection_rate": float(np.mean(t > at_alpha)),
+                     "mean_rejection_rate": float((t[:, None] > thresholds).mean()),
+                     "gap_mean": float(gap.mean()), "gap_max": float(gap.max()),
+                     "share_worse": float(np.mean(gap > tolerance)), "share_better": float(np.mean(gap < 0))}
     return out

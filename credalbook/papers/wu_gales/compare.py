@@ -37,7 +37,8 @@ def compare(results: Mapping, *, chapter: str = _CHAPTER) -> Comparison:
         What the chapter measured, with the keys of ``RESULT_KEYS``:
 
         * ``dataset`` (str), ``networks`` (str): where the numbers come from (for the notes);
-        * ``example1``: ``tau``, ``ace`` and ``ece`` of Example 1 at ε = 0;
+        * ``example1``: ``tau``, ``ace`` and ``ece`` of Example 1 at ε = 0 (here and below ``ace`` is the
+          paper's all-label ACE, :func:`credalbook.metrics.all_label_ece`, not :func:`credalbook.metrics.ace`);
         * ``toys``: ``alg1_ace``, ``alg1_samples``, ``member_ace``, ``ensemble_ace`` and ``ensemble_ece``
           (arrays over ε, the last at ε = 1/2), ``alg2_sample_ace``, ``alg2_true_ace``;
         * ``propositions``: topology -> ``min_confidence_gap``, ``region_ensemble_confidence`` and

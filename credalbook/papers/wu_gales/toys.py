@@ -100,9 +100,9 @@ def all_vs_top_label_example(tau: float = 0.05) -> ToySample:
 
     Examples
     --------
-    >>> from credalbook.metrics.ensemble import ace, ece
+    >>> from credalbook.metrics.ensemble import all_label_ece, ece
     >>> ex = all_vs_top_label_example(0.03)
-    >>> ace(ex.probs, ex.true_probs, epsilon=0), round(ece(ex.probs, ex.true_probs, epsilon=0), 6)
+    >>> all_label_ece(ex.probs, ex.true_probs, epsilon=0), round(ece(ex.probs, ex.true_probs, epsilon=0), 6)
     (0.0, 0.01)
     """
     try:
@@ -198,9 +198,9 @@ def paired_label_predictions(n_samples: int = 100_000, *, n_classes: int = 4, bi
 
     Examples
     --------
-    >>> from credalbook.metrics.ensemble import ace
+    >>> from credalbook.metrics.ensemble import all_label_ece
     >>> toy = paired_label_predictions(4000, seed=0)
-    >>> ace(toy.probs, toy.labels, epsilon=0), round(ace(toy.probs, toy.true_probs, epsilon=0), 2)
+    >>> all_label_ece(toy.probs, toy.labels, epsilon=0), round(all_label_ece(toy.probs, toy.true_probs, epsilon=0), 2)
     (0.0, 0.28)
     """
     n = check_positive_int(n_samples, "n_samples", minimum=2)

@@ -12,7 +12,7 @@ import itertools
 import numpy as np
 import pytest
 
-from credalbook.metrics import ace, acce, ece, ecce, global_calibration_gap, global_top_label_gap
+from credalbook.metrics import acce, all_label_ece, ece, ecce, global_calibration_gap, global_top_label_gap
 from credalbook.papers.wu_gales import (
     ToySample,
     all_vs_top_label_example,
@@ -22,7 +22,7 @@ from credalbook.papers.wu_gales import (
 )
 from credalbook.papers.wu_gales.toys import PAPER_ALG1
 
-CRITERIA = [ace, acce, ece, ecce]
+CRITERIA = [all_label_ece, acce, ece, ecce]
 
 
 class TestToySample:
@@ -45,7 +45,7 @@ class TestAllVsTopLabelExample:
         assert ex.true_probs.sum(axis=1) == pytest.approx(np.ones(3), abs=1e-15)
         assert ex.true_probs.min() >= 0
         for eps in (0.0, 1 / 30):  # exact values, and the paper's 15 bins
-            assert ace(ex.probs, ex.true_probs, epsilon=eps) == pytest.approx(0.0, abs=1e-15)
+            assert all_label_ece(ex.probs, ex.true_probs, epsilon=eps) == pytest.approx(0.0, abs=1e-15)
             assert acce(ex.probs, ex.true_probs, epsilon=eps) == pytest.approx(0.0, abs=1e-15)
             assert ece(ex.probs, ex.true_probs, epsilon=eps) == pytest.approx(tau / 3, abs=1e-15)
             assert ecce(ex.probs, ex.true_probs, epsilon=eps) == pytest.approx(tau / 3, abs=1e-15)
@@ -80,9 +80,9 @@ class TestCalibratedMembersEnsemble:
         assert np.abs(toy.probs - toy.ens_probs.mean(axis=1)).max() <= 1e-15
         assert np.abs(toy.ens_probs.sum(axis=2) - 1).max() <= 1e-12
         # the ensemble is not calibrated: ACE ≈ 0.0697 (Example 2); Monte-Carlo sd at this N is ≈ 3e-4
-        assert ace(toy.probs, toy.true_probs) == pytest.approx(0.0697, abs=1.5e-3)
-        assert ace(toy.probs, toy.true_probs, epsilon=0.005) == pytest.approx(0.0697, abs=1.5e-3)
-        assert ace(toy.probs, toy.labels) == pytest.approx(0.0697, abs=2.5e-3)
+        assert all_label_ece(toy.probs, toy.true_probs) == pytest.approx(0.0697, abs=1.5e-3)
+        assert all_label_ece(toy.probs, toy.true_probs, epsilon=0.005) == pytest.approx(0.0697, abs=1.5e-3)
+        assert all_label_ece(toy.probs, toy.labels) == pytest.approx(0.0697, abs=2.5e-3)
 
     def test_members_are_calibrated(self):
         """Every member is exactly calibrated against the true distribution, for any ε."""
@@ -95,26 +95,26 @@ class TestCalibratedMembersEnsemble:
     def test_figure4_global_limit(self):
         """Fig. 4: the ensemble's ACE vanishes at ε = 1 (Prop. 2) but its ECE does not (Prop. 4)."""
         toy = calibrated_members_ensemble(50_000, seed=1)
-        assert ace(toy.probs, toy.true_probs, epsilon=1.0) == pytest.approx(0.0, abs=1e-14)
+        assert all_label_ece(toy.probs, toy.true_probs, epsilon=1.0) == pytest.approx(0.0, abs=1e-14)
         assert ece(toy.probs, toy.true_probs, epsilon=1.0) > 0.1
         assert global_top_label_gap(toy.probs, toy.true_probs) < -0.1  # under-confident
         for j in range(10):
             assert ece(toy.ens_probs[:, j], toy.true_probs, epsilon=1.0) < 1e-12
         # ACE decreases from fine regions to the global one
-        values = [ace(toy.probs, toy.true_probs, epsilon=e) for e in (0.005, 0.05, 0.25, 1.0)]
+        values = [all_label_ece(toy.probs, toy.true_probs, epsilon=e) for e in (0.005, 0.05, 0.25, 1.0)]
         assert values[0] > 0.06 and all(a >= b for a, b in zip(values, values[1:]))
 
     def test_paper_scale(self):
         toy = calibrated_members_ensemble(**PAPER_ALG1, seed=2)
         assert toy.probs.shape == (1_000_000, 4)
-        assert ace(toy.probs, toy.true_probs, epsilon=0.005) == pytest.approx(0.0697, abs=5e-4)
-        assert ace(toy.probs, toy.labels, epsilon=0.005) == pytest.approx(0.0697, abs=1e-3)
+        assert all_label_ece(toy.probs, toy.true_probs, epsilon=0.005) == pytest.approx(0.0697, abs=5e-4)
+        assert all_label_ece(toy.probs, toy.labels, epsilon=0.005) == pytest.approx(0.0697, abs=1e-3)
 
     def test_shared_regions_and_seeding(self):
         """Proposition 3: members calibrated on the same regions give a calibrated ensemble."""
         toy = calibrated_members_ensemble(20_000, n_members=4, shared_regions=True, seed=3)
         assert (toy.ens_probs == toy.ens_probs[:, :1]).all()
-        assert ace(toy.probs, toy.true_probs) < 1e-12
+        assert all_label_ece(toy.probs, toy.true_probs) < 1e-12
         a = calibrated_members_ensemble(1000, n_members=3, seed=7)
         b = calibrated_members_ensemble(1000, n_members=3, seed=np.random.default_rng(7))
         assert (a.ens_probs == b.ens_probs).all() and (a.labels == b.labels).all()
@@ -124,7 +124,7 @@ class TestCalibratedMembersEnsemble:
         # N not a multiple of b: the last bin is averaged over its own size, members stay calibrated
         toy = calibrated_members_ensemble(1001, n_classes=3, n_members=2, bin_size=4, concentration=0.5, seed=4)
         assert toy.ens_probs.sum(axis=2) == pytest.approx(np.ones((1001, 2)), abs=1e-12)
-        assert ace(toy.ens_probs[:, 1], toy.true_probs, epsilon=0) < 1e-12
+        assert all_label_ece(toy.ens_probs[:, 1], toy.true_probs, epsilon=0) < 1e-12
         assert np.bincount(toy.labels, minlength=3).sum() == 1001
         # b = 1: members are the truth
         exact = calibrated_members_ensemble(100, bin_size=1, n_members=2, seed=0)
@@ -146,15 +146,15 @@ class TestPairedLabelPredictions:
         assert (toy.true_probs == 0.25).all()
         # finite-sample ACE is exactly zero, for any region width (Example 3)
         for eps in (0.0, 1 / 30, 0.2, 1.0):
-            assert ace(toy.probs, toy.labels, epsilon=eps) == 0.0
+            assert all_label_ece(toy.probs, toy.labels, epsilon=eps) == 0.0
         # against the true distribution: 9/32 up to Monte-Carlo error (sd ≈ 5e-4 here)
-        assert ace(toy.probs, toy.true_probs, epsilon=0) == pytest.approx(9 / 32, abs=3e-3)
+        assert all_label_ece(toy.probs, toy.true_probs, epsilon=0) == pytest.approx(9 / 32, abs=3e-3)
 
     def test_other_sizes(self):
         toy = paired_label_predictions(30_000, n_classes=3, bin_size=3, seed=1)
-        assert ace(toy.probs, toy.labels, epsilon=0) == pytest.approx(0.0, abs=1e-15)  # thirds round
+        assert all_label_ece(toy.probs, toy.labels, epsilon=0) == pytest.approx(0.0, abs=1e-15)  # thirds round
         theory = paired_label_theoretical_ace(3, 3)
-        assert ace(toy.probs, toy.true_probs, epsilon=0) == pytest.approx(theory, abs=5e-3)
+        assert all_label_ece(toy.probs, toy.true_probs, epsilon=0) == pytest.approx(theory, abs=5e-3)
 
     def test_errors(self):
         with pytest.raises(ValueError, match="multiple of n_classes"):

@@ -1,0 +1,194 @@
+"""One timed case of the "metrics and tests that scale" benchmark, run in a fresh process.
+
+``python scripts/scale_cases.py CASE`` times CASE with whatever ``credalbook`` is first on
+``PYTHONPATH`` and prints one JSON line: ``{"case", "seconds", "peak_mib", "value", "note"}``.
+``scripts/benchmark.py --only-scale --before REF`` runs every case here under the code of REF (a git
+worktree) and under this checkout, alternately, and prints the table side by side. The cases only
+use names that exist in both trees or say ``"n/a"`` when the old code lacks the feature.
+
+``seconds`` is the best of ``repeat`` calls (data generation excluded); ``peak_mib`` is the peak
+resident memory of the process during the calls minus the resident memory before them (Linux
+``ru_maxrss`` against ``/proc/self/statm``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import sys
+import time
+
+import numpy as np
+
+N_BIG, K = 10**6, 10
+
+
+def _rss_mib() -> float:
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+def _peak_mib() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def calibrated(n: int, k: int = K, seed: int = 0):
+    """Dirichlet(1) probabilities and labels drawn from them (calibrated by construction)."""
+    rng = np.random.default_rng(seed)
+    p = rng.dirichlet(np.ones(k), size=n)
+    y = (rng.random((n, 1)) > np.cumsum(p, axis=1)).sum(axis=1).clip(max=k - 1)
+    return p, y
+
+
+def ensemble(n: int, m: int, k: int = K, seed: int = 0):
+    rng = np.random.default_rng(seed)
+    ens = rng.dirichlet(np.ones(k), size=(n, m))
+    y = (rng.random((n, 1)) > np.cumsum(ens.mean(axis=1), axis=1)).sum(axis=1).clip(max=k - 1)
+    return ens, y
+
+
+def _try(*names):
+    """The first of the dotted names that exists, else None (the old tree may lack a feature)."""
+    import importlib
+
+    for dotted in names:
+        mod, _, attr = dotted.rpartition(".")
+        try:
+            return getattr(importlib.import_module(mod), attr)
+        except (ImportError, AttributeError):
+            continue
+    return None
+
+
+def _binned(name, **options):
+    def case():
+        from credalbook import metrics
+
+        fn = getattr(metrics, name)
+        p, y = calibrated(N_BIG)
+        if options:
+            import inspect
+
+            if not set(options) <= set(inspect.signature(fn).parameters):
+                return None
+        return lambda: fn(p, y, **options)
+    return case
+
+
+def _validation():
+    from credalbook._validation import check_probs_labels
+
+    p, y = calibrated(N_BIG)
+    return lambda: check_probs_labels(p, y) and None
+
+
+def _all_label():
+    fn = _try("credalbook.metrics.all_label_ece", "credalbook.metrics.ensemble.ace")
+    p, y = calibrated(N_BIG)
+    return lambda: fn(p, y)
+
+
+def _new(dotted, n=N_BIG, **options):
+    def case():
+        fn = _try(dotted)
+        if fn is None:
+            return None
+        p, y = calibrated(n)
+        return lambda: fn(p, y, **options)
+    return case
+
+
+def _skce(estimator, n):
+    def case():
+        from credalbook.metrics import skce_ul, skce_uq
+
+        p, y = calibrated(n)
+        fn = skce_ul if estimator == "linear" else skce_uq
+        return lambda: fn(p, y)
+    return case
+
+
+def _skce_laplacian(n):
+    def case():
+        from credalbook.metrics import skce_laplacian
+
+        p, y = calibrated(n)
+        return lambda: skce_laplacian(p, y)
+    return case
+
+
+def _hl():
+    from credalbook.stats import hosmer_lemeshow
+
+    p, y = calibrated(N_BIG)
+    return lambda: hosmer_lemeshow(p, y, n_resamples=999, seed=0).p_value
+
+
+def _set_test():
+    from credalbook.stats import set_calibration_test
+
+    ens, y = ensemble(N_BIG, 10)
+    return lambda: set_calibration_test(ens, y, n_bootstrap=100, seed=0).p_value
+
+
+def _temperature():
+    """Overconfident logits (3 x calibrated ones), N = 5000, K = 10: the NLL optimum is near T = 3."""
+    from credalbook.calibration import TemperatureScaling
+
+    rng = np.random.default_rng(0)
+    logits = rng.normal(size=(5000, K)) * 1.5
+    p = np.exp(logits - logits.max(1, keepdims=True))
+    p /= p.sum(1, keepdims=True)
+    y = (rng.random((5000, 1)) > np.cumsum(p, axis=1)).sum(axis=1).clip(max=K - 1)
+    return lambda: float(TemperatureScaling().fit(3 * logits, y).temperature)
+
+
+CASES = {
+    # name: (factory, repeat, description)
+    "validation": (_validation, 5, "check_probs_labels, N = 10^6, K = 10"),
+    "ece_confidence": (_binned("ece_confidence"), 5, "ECE (confidence), equal width"),
+    "ece_classwise": (_binned("ece_classwise"), 5, "ECE (classwise), equal width"),
+    "ece_confidence_mass": (_binned("ece_confidence", binning="equal_mass"), 5, "ECE (confidence), equal mass"),
+    "ece_classwise_mass": (_binned("ece_classwise", binning="equal_mass"), 5, "ECE (classwise), equal mass"),
+    "ece_l2_debiased": (_binned("ece_confidence", norm=2, debiased=True), 5, "ℓ2 ECE debiased (Kumar et al.)"),
+    "ace_nixon": (_new("credalbook.metrics.ace"), 5, "ACE (Nixon et al.), equal mass, classwise"),
+    "all_label_ece": (_all_label, 5, "Wu & Gales all-label ECE (old name `ace`)"),
+    "smooth_ece": (_new("credalbook.metrics.smooth_ece"), 3, "smooth ECE (Błasiok & Nakkiran)"),
+    "skce_linear": (_skce("linear", N_BIG), 3, "SKCE linear (TV kernel), N = 10^6"),
+    "skce_quadratic_1e4": (_skce("quadratic", 10**4), 1, "SKCE quadratic (TV kernel), N = 10^4"),
+    "skce_quadratic_1e5": (_skce("quadratic", 10**5), 1, "SKCE quadratic (TV kernel), N = 10^5"),
+    "skce_laplacian_1e4": (_skce_laplacian(10**4), 1, "Laplacian SKCE default, N = 10^4"),
+    "skce_laplacian_1e6": (_skce_laplacian(N_BIG), 1, "Laplacian SKCE default, N = 10^6"),
+    "hosmer_lemeshow": (_hl, 1, "HL test, 999 resamples"),
+    "set_test": (_set_test, 1, "set test, M = 10, D = 100"),
+    "temperature": (_temperature, 3, "TemperatureScaling().fit, N = 5000 (value: T; optimum ≈ 3)"),
+}
+
+
+def run(name: str) -> dict:
+    factory, repeat, _ = CASES[name]
+    try:
+        call = factory()
+    except (ImportError, AttributeError, TypeError) as err:
+        call, note = None, f"{type(err).__name__}: {err}"
+    else:
+        note = ""
+    if call is None:
+        return dict(case=name, seconds=None, peak_mib=None, value=None, note=note or "n/a in this tree")
+    before = _rss_mib()
+    best, value = float("inf"), None
+    try:
+        for _ in range(repeat):
+            start = time.perf_counter()
+            value = call()
+            best = min(best, time.perf_counter() - start)
+    except MemoryError as err:
+        return dict(case=name, seconds=None, peak_mib=_peak_mib() - before, value=None,
+                    note=f"MemoryError: {err}")
+    value = float(np.asarray(value, dtype=float).ravel()[0]) if value is not None else None
+    return dict(case=name, seconds=best, peak_mib=max(_peak_mib() - before, 0.0), value=value, note=note)
+
+
+if __name__ == "__main__":
+    print(json.dumps(run(sys.argv[1])))
