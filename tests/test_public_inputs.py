@@ -667,21 +667,9 @@ KNOWN_GROUPS = [
         ("stats.minimise_calibration_measure", "n_bins", ("huge",)),
         ("stats.set_calibration_test", "n_bins", ("huge",)),
         ("stats.set_null_distribution", "n_bins", ("huge",)),
-        ("calibration.differentiable_ece", "n_bins", ("huge",)),    # calibration/ensemble.py
     ]),
     ("arguments checked only when used, not at the door: check them first", [
         ("stats.calibration_measure", "bandwidth", _NUMBER),        # stats/measures.py, unused by binned measures
-    ]),
-    ("calibration/combination.py: ml_weights' tol unchecked (check_positive_float(tol, 'tol', allow_zero=True)); "
-     "perturb_non_top_label's tau goes through float() (check_positive_float(tau, 'tau'))", [
-        ("calibration.ml_weights", "tol", ("negative", "nan", "inf", "bool", "string", "complex", "none")),
-        ("calibration.perturb_non_top_label", "tau", ("string", "complex", "none")),
-    ]),
-    ("calibration/dirichlet.py: log_alpha0 complex/string accepted (check_real_dtype), reg goes through float() "
-     "(check_positive_float(reg, 'reg', allow_zero=True)), ensemble_posterior_probs' weights skip check_weights", [
-        ("calibration.dirichlet_multinomial_nll", "log_alpha0", ("complex", "string")),
-        ("calibration.dirichlet_multinomial_nll", "reg", ("bool", "string", "complex", "none")),
-        ("calibration.ensemble_posterior_probs", "weights", ("complex", "string")),
     ]),
 ]
 KNOWN: dict[tuple[str, str, str], str] = {

@@ -46,7 +46,8 @@ from scipy.optimize import minimize
 from scipy.special import softmax
 from scipy.stats import rankdata
 
-from credalbook._validation import check_choice, check_ens_probs, check_labels, check_positive_int, check_weights
+from credalbook._validation import (check_choice, check_ens_probs, check_labels, check_positive_float,
+                                     check_positive_int, check_weights)
 from credalbook.metrics.binning import bin_sums
 from credalbook.metrics.ensemble import DEFAULT_EPSILON, check_epsilon, check_probs_targets, region_ids
 from credalbook.credal.geometry import convex_combination
@@ -134,9 +135,10 @@ def ml_weights(ens_probs, labels, *, max_iter: int = 1000, tol: float = 1e-10, f
     labels : array-like of int, shape (N,)
     max_iter : int, default 1000
         Iterations of L-BFGS, and at most as many EM steps.
-    tol : float, default 1e-10
-        Gradient tolerance of L-BFGS; EM stops when no weight moves by more than ``tol``.
-    floor : float, default 1e-12
+    tol : float >= 0, default 1e-10
+        Gradient tolerance of L-BFGS; EM stops when no weight moves by more than ``tol`` (0: run
+        ``max_iter`` EM steps).
+    floor : float > 0, default 1e-12
         Member probabilities of the true class are clipped below at ``floor`` (as in
         :func:`credalbook.metrics.nll`), so a member that rules out a label does not make the
         likelihood zero for every weight.
@@ -162,6 +164,8 @@ def ml_weights(ens_probs, labels, *, max_iter: int = 1000, tol: float = 1e-10, f
     n, m, k = ens.shape
     y = check_labels(labels, n_classes=k, shape=(n,))
     max_iter = check_positive_int(max_iter, "max_iter")
+    tol = check_positive_float(tol, "tol", allow_zero=True)
+    floor = check_positive_float(floor, "floor")
     if m == 1:
         return np.ones(1)
     a = np.clip(ens[np.arange(n), :, y], floor, None)  # (N, M) member probability of the label
@@ -514,6 +518,7 @@ def perturb_non_top_label(ens_probs, *, instance: int, member: int, tau: float, 
     for name, value, size in (("instance", instance, n), ("member", member, m)):
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 0 <= value < size:
             raise ValueError(f"{name} must be an integer in [0, {size}); got {value!r}")
+    tau = check_positive_float(tau, "tau")
     w = _weights(weights, m)
     y_e = int(np.einsum("mk,m->k", ens[instance], w).argmax())
     row = ens[instance, member]
@@ -523,9 +528,6 @@ def perturb_non_top_label(ens_probs, *, instance: int, member: int, tau: float, 
                          "Proposition 4 needs an instance where they differ")
     others = [j for j in range(k) if j not in (y_e, y_m)]
     donor = max(others, key=lambda j: row[j])
-    tau = float(tau)
-    if not (np.isfinite(tau) and tau > 0):
-        raise ValueError(f"tau must be a positive number; got {tau!r}")
     if tau > row[donor] or row[y_e] + tau >= row[y_m]:
         raise ValueError(f"tau must be at most {row[donor]:.6g} (the donor class's probability) and below "
                          f"{row[y_m] - row[y_e]:.6g} (so the member's top label stays); got {tau!r}")

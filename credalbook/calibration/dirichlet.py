@@ -28,7 +28,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import gammaln, logsumexp, xlogy
 
-from credalbook._validation import as_numpy, as_scalar, check_alpha0, check_choice, check_probs, check_probs_2d
+from credalbook._validation import (as_numpy, as_scalar, check_alpha0, check_choice, check_positive_float,
+                                     check_probs, check_probs_2d, check_real_dtype, check_weights)
 from credalbook.metrics.label_hist import check_label_hist
 
 __all__ = [
@@ -221,15 +222,13 @@ def ensemble_posterior_probs(ens_probs, label_hist, *, weights=None, likelihood:
     if weights is None:
         log_w = np.full((n, m), -np.log(m))
     else:
-        w = as_numpy(weights, "weights").astype(np.float64)
+        w = check_weights(weights, m)
         try:
             w = np.broadcast_to(w, (n, m))
         except ValueError:
             raise ValueError(f"weights must have shape ({m},) or ({n}, {m}); got {w.shape}") from None
-        if not np.all(np.isfinite(w)) or (w < 0).any() or (np.abs(w.sum(axis=1) - 1) > 1e-6).any():
-            raise ValueError("weights must be non-negative and sum to 1 over the members")
         with np.errstate(divide="ignore"):
-            log_w = np.log(w)
+            log_w = np.log(np.maximum(w, 0.0))  # check_weights allows -atol <= w < 0 (rounding): weight 0
     if likelihood == "multinomial":
         with np.errstate(divide="ignore"):
             log_lik = xlogy(y[:, None, :], p).sum(axis=2)  # 0 log 0 = 0
@@ -254,17 +253,14 @@ def _nll_inputs(label_hist, probs, log_alpha0, reg):
         raise ValueError(f"label_hist and probs must have the same number of instances; got {y.shape[0]} and {p.shape[0]}")
     if y.sum() == 0:
         raise ValueError("label_hist must contain at least one label")
-    t = as_numpy(log_alpha0, "log_alpha0").astype(np.float64)
+    t = check_real_dtype(as_numpy(log_alpha0, "log_alpha0"), "log_alpha0", allow_bool=False).astype(np.float64)
     if not np.all(np.isfinite(t)):
-        raise ValueError("log_alpha0 must be finite")
+        raise ValueError(f"log_alpha0 must be finite; got {t[~np.isfinite(t)].ravel()[0]}")
     try:
         t = np.broadcast_to(t, (p.shape[0],))
     except ValueError:
         raise ValueError(f"log_alpha0 must be a scalar or have shape ({p.shape[0]},); got {t.shape}") from None
-    reg = float(reg)
-    if not (np.isfinite(reg) and reg >= 0):
-        raise ValueError(f"reg must be a non-negative number; got {reg!r}")
-    return y, p, t, reg
+    return y, p, t, check_positive_float(reg, "reg", allow_zero=True)
 
 
 def _log_dirmult(y: np.ndarray, p: np.ndarray, t: np.ndarray) -> np.ndarray:

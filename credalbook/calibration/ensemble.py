@@ -88,7 +88,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from credalbook._validation import as_numpy, check_choice, check_logits, check_positive_int, check_weights
+from credalbook._validation import (as_numpy, check_choice, check_logits, check_n_bins, check_positive_int,
+                                     check_probs_2d, check_real_dtype, check_weights, simplex_atol)
 from credalbook.calibration.fitting import _check_real
 from credalbook.calibration.scaling import (
     Calibrator,
@@ -196,21 +197,22 @@ def differentiable_ece(probs, labels, *, n_bins: int = 15,
     >>> value.backward(); p.grad[0].tolist()   # d/dc of (1/4)|0.9 + 0.9 - 1| in bin [0.9, 1]
     [0.25, 0.0]
     """
-    n_bins = check_positive_int(n_bins, "n_bins")
+    n_bins = check_n_bins(n_bins)
     if bin_temperature is not None:
         bin_temperature = _check_real(bin_temperature, "bin_temperature", low=0.0, low_open=True)
     if isinstance(probs, torch.Tensor):
+        if probs.is_complex():
+            raise ValueError(f"probs must be numeric (real numbers), got dtype {probs.dtype}")
         p = probs.to(torch.float64)
         if p.ndim != 2 or p.shape[0] < 1 or p.shape[1] < 2:
             raise ValueError(f"probs must have shape (N, K) with K >= 2; got {tuple(p.shape)}")
         det = p.detach()
-        if not bool(torch.isfinite(det).all()) or bool((det < -1e-4).any()) or \
-                bool(((det.sum(dim=1) - 1).abs() > 1e-4).any()):
+        atol = simplex_atol(probs.dtype, p.shape[1])  # float16 / bfloat16 softmax rows pass
+        if not bool(torch.isfinite(det).all()) or bool((det < -atol).any()) or \
+                bool(((det.sum(dim=1) - 1).abs() > atol).any()):
             raise ValueError("probs must be finite rows on the simplex (non-negative, summing to 1)")
     else:
-        p = check_logits(probs, "probs")
-        if bool((p < -1e-4).any()) or bool(((p.sum(dim=1) - 1).abs() > 1e-4).any()):
-            raise ValueError("probs must be rows on the simplex (non-negative, summing to 1)")
+        p = torch.tensor(check_probs_2d(probs))
     hist = _as_label_hist(labels, p.shape[0], p.shape[1], name="labels").to(p.device)
     return _ece_surrogate(p, hist, n_bins, bin_temperature)
 
@@ -225,10 +227,11 @@ class _EnsembleTemperature(Calibrator):
                  bin_temperature: float | None = None, weights=None) -> None:
         super().__init__()
         self.criterion = check_choice(criterion, "criterion", _CRITERIA)
-        self.n_bins = check_positive_int(n_bins, "n_bins")
+        self.n_bins = check_n_bins(n_bins)
         self.bin_temperature = None if bin_temperature is None else _check_real(
             bin_temperature, "bin_temperature", low=0.0, low_open=True)
-        self.weights = None if weights is None else as_numpy(weights, "weights").astype(np.float64)
+        self.weights = None if weights is None else check_real_dtype(
+            as_numpy(weights, "weights"), "weights", allow_bool=False).astype(np.float64)
         if self.weights is not None and self.weights.ndim != 1:
             raise ValueError(f"weights must have shape (M,); got {self.weights.shape}")
         self.n_members_: int | None = None

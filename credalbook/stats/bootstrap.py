@@ -181,8 +181,11 @@ def _draw_indices(rng: np.random.Generator, n: int, shape: tuple, resample: str)
 
 def _null_block(ens, lam, idx, func, rng):
     combined = np.einsum("...nmk,...dm->...dnk", ens, lam)
-    p0 = np.take_along_axis(combined, idx[..., None], axis=-2)
-    del combined
+    *lead, n, k = combined.shape
+    # p0[..., i, :] = combined[..., idx[..., i], :], as rows of one (rows, K) array (faster than take_along_axis)
+    rows = (idx.reshape(-1, n) + n * np.arange(math.prod(lead))[:, None]).ravel()
+    p0 = combined.reshape(-1, k)[rows].reshape(*lead, n, k)
+    del combined, rows
     y0 = draw_labels(p0, rng)
     return np.asarray(func(p0, y0), dtype=np.float64)
 

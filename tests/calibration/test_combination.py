@@ -120,6 +120,18 @@ class TestMlWeights:
             ml_weights(ens, labels, max_iter=0)
         with pytest.raises(ValueError, match="ens_probs"):
             ml_weights(ens[:, 0], labels)
+        for tol in (-1e-3, np.nan, np.inf, True, "1e-6", 1j, None):   # were passed to L-BFGS unchecked
+            with pytest.raises(ValueError, match="tol must be a non-negative number"):
+                ml_weights(ens, labels, tol=tol)
+        for floor in (0.0, -1e-12, np.nan, "a"):   # floor 0 or NaN: log(0) or NaN weights
+            with pytest.raises(ValueError, match="floor must be a positive number"):
+                ml_weights(ens, labels, floor=floor)
+
+    def test_tol_zero(self):
+        """tol = 0 runs all max_iter EM steps and lands on the same weights as the default."""
+        ens, labels = _ens(n=200, m=3, k=4, seed=5)
+        np.testing.assert_allclose(ml_weights(ens, labels, tol=0.0, max_iter=200), ml_weights(ens, labels),
+                                   atol=1e-6)
 
 
 class TestMulticlassAuc:
@@ -311,6 +323,9 @@ class TestPerturbNonTopLabel:
             perturb_non_top_label(ens, instance=0, member=0, tau=0.4)  # member's top label would change
         with pytest.raises(ValueError, match="tau"):
             perturb_non_top_label(ens, instance=0, member=0, tau=-0.1)
+        for tau in ("0.1", 0.1j, None, True, np.nan, 0.0):   # "0.1" once went through float()
+            with pytest.raises(ValueError, match="tau must be a positive number"):
+                perturb_non_top_label(ens, instance=0, member=0, tau=tau)
         with pytest.raises(ValueError, match="instance"):
             perturb_non_top_label(ens, instance=1, member=0, tau=0.1)
         with pytest.raises(ValueError, match="member"):

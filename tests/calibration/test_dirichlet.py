@@ -129,10 +129,26 @@ class TestEnsemblePosteriorProbs:
     def test_errors(self):
         with pytest.raises(ValueError, match="zero likelihood"):
             ensemble_posterior_probs([[[1.0, 0.0]]], [[0, 1]])
-        with pytest.raises(ValueError, match="weights must be non-negative and sum to 1"):
-            ensemble_posterior_probs(np.full((1, 2, 2), 0.5), [[1, 0]], weights=[0.7, 0.7])
-        with pytest.raises(ValueError, match=r"weights must have shape \(2,\)"):
-            ensemble_posterior_probs(np.full((1, 2, 2), 0.5), [[1, 0]], weights=[0.5, 0.25, 0.25])
+        ens, hist = np.full((1, 2, 2), 0.5), [[1, 0]]
+        with pytest.raises(ValueError, match="weights must sum to 1"):
+            ensemble_posterior_probs(ens, hist, weights=[0.7, 0.7])
+        with pytest.raises(ValueError, match="weights must be non-negative"):
+            ensemble_posterior_probs(ens, hist, weights=[1.5, -0.5])
+        with pytest.raises(ValueError, match="weights must have last dimension M = 2"):
+            ensemble_posterior_probs(ens, hist, weights=[0.5, 0.25, 0.25])
+        with pytest.raises(ValueError, match=r"weights must have shape \(2,\) or \(1, 2\)"):
+            ensemble_posterior_probs(ens, hist, weights=np.full((3, 2), 0.5))
+        # complex and string weights were cast by astype(float): "0.5" passed, 0.5+1j lost its imaginary part
+        with pytest.raises(ValueError, match="weights must be numeric"):
+            ensemble_posterior_probs(ens, hist, weights=np.array(["0.5", "0.5"]))
+        with pytest.raises(ValueError, match="weights must be numeric"):
+            ensemble_posterior_probs(ens, hist, weights=[0.5 + 1j, 0.5])
+
+    def test_rounding_negative_weight(self):
+        """A weight of -1e-9 (within check_weights' rounding tolerance) counts as 0, not NaN."""
+        ens = np.array([[[0.9, 0.1], [0.3, 0.7]]])
+        out = ensemble_posterior_probs(ens, [[0, 1]], weights=[1 + 1e-9, -1e-9])
+        np.testing.assert_allclose(out, [[0.9, 0.1]], atol=1e-12)
         with pytest.raises(ValueError, match="likelihood must be one of"):
             ensemble_posterior_probs(np.full((1, 2, 2), 0.5), [[1, 0]], likelihood="product")
 
@@ -161,6 +177,16 @@ class TestDirichletMultinomialNLL:
             dirichlet_multinomial_nll([[1, 1]], [[0.5, 0.5]], [0.0, 1.0])
         with pytest.raises(ValueError, match="reg"):
             dirichlet_multinomial_nll([[1, 1]], [[0.5, 0.5]], 0.0, reg=-1.0)
+        # reg went through float(): "0.1" and True passed, a complex raised a TypeError without its name
+        for reg in ("0.1", True, 1j, None, np.nan):
+            with pytest.raises(ValueError, match="reg must be a non-negative number"):
+                dirichlet_multinomial_nll([[1, 1]], [[0.5, 0.5]], 0.0, reg=reg)
+        # log_alpha0 went through astype(float64): a string "0.5" passed, a complex lost its imaginary part
+        for t in (np.array(["0.5"]), np.array([0.5 + 1j]), np.array([True])):
+            with pytest.raises(ValueError, match="log_alpha0 must be numeric"):
+                dirichlet_multinomial_nll([[1, 1]], [[0.5, 0.5]], t)
+        with pytest.raises(ValueError, match="log_alpha0 must be finite; got nan"):
+            dirichlet_multinomial_nll([[1, 1]], [[0.5, 0.5]], np.nan)
 
 
 class TestDirichletMultinomialNLLTorch:

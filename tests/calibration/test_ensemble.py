@@ -108,7 +108,7 @@ class TestDifferentiableEce:
             differentiable_ece(p, [0, 1, 0], n_bins=0)
         with pytest.raises(ValueError, match="bin_temperature must be a finite number > 0"):
             differentiable_ece(p, [0, 1, 0], bin_temperature=0.0)
-        with pytest.raises(ValueError, match="simplex"):
+        with pytest.raises(ValueError, match="probs must sum to 1 along the last axis; row 0 sums to 1.4"):
             differentiable_ece(np.full((3, 2), 0.7), [0, 1, 0])
         with pytest.raises(ValueError, match="simplex"):
             differentiable_ece(torch.full((3, 2), 0.7), [0, 1, 0])
@@ -116,6 +116,25 @@ class TestDifferentiableEce:
             differentiable_ece(p, [0, 1])
         with pytest.raises(ValueError, match=r"probs must have shape \(N, K\)"):
             differentiable_ece(torch.ones(3), [0, 1, 0])
+        with pytest.raises(ValueError, match=r"n_bins must be an integer >= 1 and <= 1000000"):
+            differentiable_ece(p, [0, 1, 0], n_bins=10**9)   # once tried to allocate 10^9 bins
+        with pytest.raises(ValueError, match="probs must be numeric"):
+            differentiable_ece(torch.full((3, 2), 0.5, dtype=torch.complex128), [0, 1, 0])  # was cast, imag dropped
+        with pytest.raises(ValueError, match="probs must be numeric"):
+            differentiable_ece(p.astype(complex), [0, 1, 0])
+
+    def test_low_precision(self):
+        """float16 softmax rows (off by ~1e-3) are accepted as tensors and arrays, with the float64 value."""
+        rng = np.random.default_rng(2)
+        p = softmax(rng.normal(size=(200, 10)), axis=1)
+        y = rng.integers(0, 10, size=200)
+        p16 = p.astype(np.float16)
+        assert np.abs(p16.astype(np.float64).sum(1) - 1).max() > 1e-4   # the old fixed tolerance rejected it
+        ref = ece(p16, y, epsilon=1 / 30)   # hard bins: the ECE of the same (float16) rows
+        assert differentiable_ece(torch.from_numpy(p16), y).item() == pytest.approx(ref, abs=1e-12)
+        assert differentiable_ece(p16, y).item() == pytest.approx(ref, abs=1e-12)
+        with pytest.raises(ValueError, match="simplex"):   # float16 rows still have to sum to 1
+            differentiable_ece(torch.from_numpy(p16 * np.float16(1.1)), y)
 
 
 class TestPreCombinationScaling:

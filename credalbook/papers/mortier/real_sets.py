@@ -186,8 +186,10 @@ def solver_agreement(*, solvers=("auto", "search_descent", "cobyla_powell", "sea
         solver (the reference included) → ``seconds_per_test``, ``speedup`` (reference's seconds
         over the solver's), ``n_evaluations`` (mean), ``agreement`` (at ``alpha``),
         ``agreement_levels`` (the lowest agreement over :data:`PAPER_ALPHAS`), ``rejection_rate`` (at
-        ``alpha``: the Type I error under S1), ``mean_rejection_rate`` (over the twelve levels),
-        ``gap_mean``, ``gap_max``, ``share_worse`` (gap > ``tolerance``), ``share_better`` (gap < 0).
+        ``alpha``: the Type I error under S1), ``rejection_rates`` (at each of the twelve levels),
+        ``mean_rejection_rate`` and ``mean_abs_deviation`` (the mean of the rates and of
+        :math:`|\text{rate} - \alpha|` over the twelve levels), ``gap_mean``, ``gap_max``,
+        ``share_worse`` (gap > ``tolerance``), ``share_better`` (gap < 0).
 
     Examples
     --------
@@ -213,13 +215,16 @@ def solver_agreement(*, solvers=("auto", "search_descent", "cobyla_powell", "sea
         t = run["statistic"]
         gap = t - ref["statistic"]
         agree_levels = ((t[:, None] > thresholds) == (ref["statistic"][:, None] > thresholds)).mean(axis=0)
+        rates = (t[:, None] > thresholds).mean(axis=0)
         out[name] = {"seconds_per_test": run["seconds_per_test"],
                      "speedup": ref["seconds_per_test"] / run["seconds_per_test"],
                      "n_evaluations": float(run["n_evaluations"].mean()),
                      "agreement": float(np.mean((t > at_alpha) == (ref["statistic"] > at_alpha))),
                      "agreement_levels": float(agree_levels.min()),
                      "rejection_rate": float(np.mean(t > at_alpha)),
-                     "mean_rejection_rate": float((t[:, None] > thresholds).mean()),
+                     "rejection_rates": tuple(float(r) for r in rates),
+                     "mean_rejection_rate": float(rates.mean()),
+                     "mean_abs_deviation": float(np.abs(rates - levels).mean()),
                      "gap_mean": float(gap.mean()), "gap_max": float(gap.max()),
                      "share_worse": float(np.mean(gap > tolerance)), "share_better": float(np.mean(gap < 0))}
     return out

@@ -48,6 +48,9 @@ class TestSolverAgreement:
         assert row["rejection_rate"] == np.mean(t > q)
         levels = np.quantile(null, 1 - np.array(PAPER_ALPHAS), axis=-1).T
         assert row["mean_rejection_rate"] == pytest.approx(np.mean(t[:, None] > levels))
+        rates = [np.mean(t > levels[:, i]) for i in range(len(PAPER_ALPHAS))]
+        assert row["rejection_rates"] == pytest.approx(rates)
+        assert row["mean_abs_deviation"] == pytest.approx(np.mean(np.abs(np.array(rates) - PAPER_ALPHAS)))
         assert row["share_worse"] == np.mean(t - t_ref > 1e-3) and row["share_better"] == np.mean(t < t_ref)
 
     def test_errors(self):
