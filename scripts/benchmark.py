@@ -16,6 +16,7 @@ Prints wall-clock times (best of a few repeats) for
     (``--gp-linalg-dtype float32``: GPyTorch's factorisations in single instead of double precision).
   * ``--only-scale [--before REF]``: issue #27's table at N = 10^6, K = 10 (binned metrics, SKCE, the
     HL test, the set test, temperature scaling), each case in a fresh process (scripts/scale_cases.py)
+    (``--only-solver-agreement 150``: the set test's minimisers against COBYLA on S1 data sets)
     under the code of git revision REF (a worktree under .cache/) and under this checkout, side by side;
 Timing belongs here, not in the tests. Examples:
   .venv/bin/python scripts/benchmark.py --skip-training
@@ -56,6 +57,7 @@ from credalbook.papers.mortier import (
     PAPER_MEASURES,
     PAPER_SETTINGS,
     set_test_error_rates,
+    solver_agreement,
 )
 from credalbook.papers.wu_gales import PAPER_TOPOLOGIES, QUICK_TOPOLOGIES, topology_ensemble_logits
 
@@ -276,6 +278,21 @@ def bench_scale(before: str | None, cases, timeout: float) -> None:
         print(f"| {CASES[case][2]} | " + " | ".join(cell(r) for r in rows.values()) + " |" + ratio, flush=True)
 
 
+def bench_solver_agreement(n_datasets: int) -> None:
+    """Issue #27 item 4: each minimiser of the set test against SciPy's COBYLA on S1 (H0) data sets."""
+    out = solver_agreement(n_datasets=n_datasets)
+    print(f"set test minimisers on {n_datasets} S1 data sets (N = 100, M = 10, K = 10, ECE_conf, D = 100), "
+          "against SciPy COBYLA:")
+    print("| solver | s/test | × faster | same decision at α = 0.05 | lowest agreement over 12 levels | "
+          "mean gap | max gap | worse by > 1e-3 | Type I at 0.05 | Type I at the 12 levels |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for name, r in out.items():
+        rates = ", ".join(f"{v:.3f}" for v in r["rejection_rates"])
+        print(f"| {name} | {r['seconds_per_test']:.4f} | {r['speedup']:.1f} | {r['agreement']:.3f} | "
+              f"{r['agreement_levels']:.3f} | {r['gap_mean']:+.4f} | {r['gap_max']:+.4f} | {r['share_worse']:.3f} | "
+              f"{r['rejection_rate']:.3f} | {rates} |", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--device", default="auto")
@@ -297,10 +314,15 @@ def main() -> None:
     parser.add_argument("--gp-inducing", default="256,512,1024,2048")
     parser.add_argument("--gp-linalg-dtype", default="float64", choices=("float64", "float32"))
     parser.add_argument("--only-scale", action="store_true", help="only issue #27's N = 10^6 table")
+    parser.add_argument("--only-solver-agreement", type=int, default=0, metavar="R",
+                        help="only the set test's minimisers against COBYLA on R S1 data sets (issue #27: 150)")
     parser.add_argument("--before", default=None, help="git revision to time side by side (with --only-scale)")
     parser.add_argument("--cases", default="", help="comma-separated cases of scripts/scale_cases.py")
     parser.add_argument("--case-timeout", type=float, default=900.0)
     args = parser.parse_args()
+    if args.only_solver_agreement:
+        bench_solver_agreement(args.only_solver_agreement)
+        return
     if args.only_scale:
         bench_scale(args.before, [c for c in args.cases.split(",") if c], args.case_timeout)
         return

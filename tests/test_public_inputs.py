@@ -654,24 +654,7 @@ EXCLUDED = {
 #: check_real_dtype). Fixing one turns its strict xfail into a failure: then delete its line here.
 _SEEDS = tuple(SEED)
 _NUMBER = ("zero", "negative", "nan", "inf", "bool", "string", "complex", "none")
-KNOWN_GROUPS = [
-    ("seed reaches NumPy unchecked (its errors do not name seed; True passes): use rng = as_rng(seed) at the door", [
-        ("stats.bootstrap_calibration_test", "seed", _SEEDS),       # stats/bootstrap.py
-        ("stats.minimise_calibration_measure", "seed", _SEEDS),
-        ("stats.set_calibration_test", "seed", _SEEDS),
-        ("stats.set_null_distribution", "seed", _SEEDS),
-    ]),
-    ("n_bins has no upper bound (10**9 bins allocate GiBs or blame probs): use check_n_bins(n_bins)", [
-        ("stats.calibration_measure", "n_bins", ("huge",)),         # stats/measures.py (the bootstrap tests use it)
-        ("stats.bootstrap_calibration_test", "n_bins", ("huge",)),
-        ("stats.minimise_calibration_measure", "n_bins", ("huge",)),
-        ("stats.set_calibration_test", "n_bins", ("huge",)),
-        ("stats.set_null_distribution", "n_bins", ("huge",)),
-    ]),
-    ("arguments checked only when used, not at the door: check them first", [
-        ("stats.calibration_measure", "bandwidth", _NUMBER),        # stats/measures.py, unused by binned measures
-    ]),
-]
+KNOWN_GROUPS: list = []  # every case found so far is fixed
 KNOWN: dict[tuple[str, str, str], str] = {
     (name, arg, bad): reason for reason, cases in KNOWN_GROUPS for name, arg, bads in cases for bad in bads
 }

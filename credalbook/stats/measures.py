@@ -28,7 +28,13 @@ from typing import Callable
 import numpy as np
 import torch
 
-from credalbook._validation import as_scalar, check_choice, check_positive_int, check_probs_labels
+from credalbook._validation import (
+    as_scalar,
+    check_choice,
+    check_n_bins,
+    check_positive_float,
+    check_probs_labels,
+)
 from credalbook.stats.hosmer_lemeshow import _GROUPINGS, _binning, _hl
 from credalbook.metrics.classification import ece_classwise_batched, ece_confidence_batched
 from credalbook.metrics.distribution import estimator_function
@@ -99,8 +105,10 @@ def calibration_measure(
     ('ECE_conf (B=5)', 0.35)
     """
     check_choice(name, "name", MEASURES)
+    bandwidth = check_positive_float(bandwidth, "bandwidth")  # checked even where a binned measure ignores it
+    if n_bins is not None or name in ("ece_conf", "ece_cwise", "hl"):
+        n_bins = check_n_bins(n_bins)
     if name in ("ece_conf", "ece_cwise", "hl"):
-        n_bins = check_positive_int(n_bins, "n_bins")
         if name == "ece_conf":
             return CalibrationMeasure(f"ECE_conf (B={n_bins})", functools.partial(ece_confidence_batched, n_bins=n_bins))
         if name == "ece_cwise":

@@ -158,9 +158,9 @@ def solver_agreement(*, solvers=("auto", "search_descent", "cobyla_powell", "sea
     :math:`t^{ref}_r`:
 
     .. math::
-        	ext{agreement}(lpha) = rac1R \sum_r
-        \mathbb 1igl[(t_r > q_{r,1-lpha}) = (t^{ref}_r > q_{r,1-lpha})igr], \qquad
-        	ext{gap}_r = t_r - t^{ref}_r .
+        \text{agreement}(\alpha) = \frac1R \sum_r
+        \mathbb 1\bigl[(t_r > q_{r,1-\alpha}) = (t^{ref}_r > q_{r,1-\alpha})\bigr], \qquad
+        \text{gap}_r = t_r - t^{ref}_r .
 
     Parameters
     ----------
