@@ -252,7 +252,7 @@ def _run_case(tree: Path, case: str, timeout: float) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def bench_scale(before: str | None, cases, timeout: float) -> None:
+def bench_scale(before: str | None, cases, timeout: float, skip_before=()) -> None:
     """Issue #27's targets at N = 10^6, K = 10: each case under REF's code and this checkout's, alternately."""
     sys.path.insert(0, str(ROOT / "scripts"))
     from scale_cases import CASES
@@ -263,7 +263,9 @@ def bench_scale(before: str | None, cases, timeout: float) -> None:
     print(f"| case | {' | '.join(f'{t} s | {t} MiB | {t} value' for t in trees)} |" + (" ratio |" if before else ""))
     print("|---" * (1 + 3 * len(trees) + bool(before)) + "|")
     for case in cases or CASES:
-        rows = {label: _run_case(tree, case, timeout) for label, tree in trees.items()}
+        rows = {label: (dict(case=case, seconds=None, peak_mib=None, value=None, note="not run (--skip-before)")
+                        if label == "before" and case in skip_before else _run_case(tree, case, timeout))
+                for label, tree in trees.items()}
 
         def cell(r):
             sec = "–" if r["seconds"] is None else f"{r['seconds']:.3f}"
@@ -319,12 +321,14 @@ def main() -> None:
     parser.add_argument("--before", default=None, help="git revision to time side by side (with --only-scale)")
     parser.add_argument("--cases", default="", help="comma-separated cases of scripts/scale_cases.py")
     parser.add_argument("--case-timeout", type=float, default=900.0)
+    parser.add_argument("--skip-before", default="", help="cases not to run under --before (e.g. set_test: > 20 GiB)")
     args = parser.parse_args()
     if args.only_solver_agreement:
         bench_solver_agreement(args.only_solver_agreement)
         return
     if args.only_scale:
-        bench_scale(args.before, [c for c in args.cases.split(",") if c], args.case_timeout)
+        bench_scale(args.before, [c for c in args.cases.split(",") if c], args.case_timeout,
+                    [c for c in args.skip_before.split(",") if c])
         return
     device = str(resolve_device(args.device))
     if args.only_topologies:

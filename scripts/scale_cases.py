@@ -89,10 +89,10 @@ def _all_label():
     return lambda: fn(p, y)
 
 
-def _new(dotted, n=N_BIG, **options):
+def _new(dotted, n=N_BIG, requires=None, **options):
     def case():
         fn = _try(dotted)
-        if fn is None:
+        if fn is None or (requires and _try(requires) is None):
             return None
         p, y = calibrated(n)
         return lambda: fn(p, y, **options)
@@ -154,7 +154,7 @@ CASES = {
     "ece_confidence_mass": (_binned("ece_confidence", binning="equal_mass"), 5, "ECE (confidence), equal mass"),
     "ece_classwise_mass": (_binned("ece_classwise", binning="equal_mass"), 5, "ECE (classwise), equal mass"),
     "ece_l2_debiased": (_binned("ece_confidence", norm=2, debiased=True), 5, "ℓ2 ECE debiased (Kumar et al.)"),
-    "ace_nixon": (_new("credalbook.metrics.ace"), 5, "ACE (Nixon et al.), equal mass, classwise"),
+    "ace_nixon": (_new("credalbook.metrics.ace", requires="credalbook.metrics.all_label_ece"), 5, "ACE (Nixon et al.), equal mass, classwise"),
     "all_label_ece": (_all_label, 5, "Wu & Gales all-label ECE (old name `ace`)"),
     "smooth_ece": (_new("credalbook.metrics.smooth_ece"), 3, "smooth ECE (Błasiok & Nakkiran)"),
     "skce_linear": (_skce("linear", N_BIG), 3, "SKCE linear (TV kernel), N = 10^6"),

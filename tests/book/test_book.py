@@ -186,7 +186,7 @@ class TestApiReference:
     def test_docstrings_and_math_render(self, tiny_book, tmp_path):
         api = tiny_book["html"] / "book" / "api"
         ece = _object_html((api / "metrics.html").read_text(), "credalbook.metrics.ece_confidence")
-        assert "Confidence expected calibration error with equal-width bins" in ece
+        assert "Confidence (top-label) expected calibration error" in ece
         assert r"\mathrm{ECE}_{conf}" in ece and 'class="math' in ece  # the .. math:: block
         assert "Parameters" in ece and "n_bins" in ece and "Examples" in ece
         test = _object_html((api / "stats.html").read_text(), "credalbook.stats.set_calibration_test")
