@@ -321,15 +321,6 @@ class TestECEConfidence:
         assert ece_confidence(p, [0], n_bins=np.int64(4)) == pytest.approx(0.4)
 
 
-    @pytest.mark.parametrize("binning", ["equal_width", "equal_mass"])
-    @pytest.mark.parametrize("norm, debiased", [(1, False), (2, False), (3, False), (2, True)])
-    def test_options_reference(self, binning, norm, debiased):
-        for case, seed, n_bins in [(_random_case, 0, 10), (_grid_case, 1, 7), (_random_case, 2, 3), (_grid_case, 3, 15)]:
-            p, y = case(seed=seed)
-            ref = _ref_ece(p, y, n_bins, kind="confidence", binning=binning, norm=norm, debiased=debiased)
-            got = ece_confidence(p, y, n_bins=n_bins, binning=binning, norm=norm, debiased=debiased)
-            assert got == pytest.approx(ref, abs=1e-12)
-
     def test_l2_and_debiased_by_hand(self):
         # docstring: bins {0.9 (right), 0.9 (wrong)} and {0.6, 0.6 (both right)}
         p, y = [[0.9, 0.1], [0.1, 0.9], [0.6, 0.4], [0.4, 0.6]], [0, 0, 0, 1]
@@ -470,15 +461,6 @@ class TestECEClasswise:
             with pytest.raises(ValueError, match="n_bins"):
                 ece_classwise([[0.6, 0.4]], [0], n_bins=bad)
 
-
-    @pytest.mark.parametrize("binning", ["equal_width", "equal_mass"])
-    @pytest.mark.parametrize("norm, debiased", [(1, False), (2, False), (3, False), (2, True)])
-    def test_options_reference(self, binning, norm, debiased):
-        for case, seed, n_bins in [(_random_case, 0, 10), (_grid_case, 1, 7), (_random_case, 2, 3), (_grid_case, 3, 15)]:
-            p, y = case(seed=seed)
-            ref = _ref_ece(p, y, n_bins, kind="classwise", binning=binning, norm=norm, debiased=debiased)
-            got = ece_classwise(p, y, n_bins=n_bins, binning=binning, norm=norm, debiased=debiased)
-            assert got == pytest.approx(ref, abs=1e-12)
 
     def test_l2_by_hand(self):
         # sqrt(mean over classes of sum_b (n_b/N) gap_b²), all labels 0, two bins
@@ -708,3 +690,15 @@ class TestCalibrationSummary:
             calibration_summary([[0.5, 0.4]], [0])
         with pytest.raises(ValueError, match="n_bins"):
             calibration_summary([[0.5, 0.5]], [0], n_bins=0)
+
+
+@pytest.mark.parametrize("kind, ece", [("confidence", ece_confidence), ("classwise", ece_classwise)])
+@pytest.mark.parametrize("binning", ["equal_width", "equal_mass"])
+@pytest.mark.parametrize("norm, debiased", [(1, False), (2, False), (3, False), (2, True)])
+def test_options_reference(kind, ece, binning, norm, debiased):
+    """Every binning/norm/debiasing option of both binned errors against the reference loop `_ref_ece`."""
+    for case, seed, n_bins in [(_random_case, 0, 10), (_grid_case, 1, 7), (_random_case, 2, 3), (_grid_case, 3, 15)]:
+        p, y = case(seed=seed)
+        ref = _ref_ece(p, y, n_bins, kind=kind, binning=binning, norm=norm, debiased=debiased)
+        got = ece(p, y, n_bins=n_bins, binning=binning, norm=norm, debiased=debiased)
+        assert got == pytest.approx(ref, abs=1e-12)
