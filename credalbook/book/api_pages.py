@@ -39,7 +39,7 @@ PAGES = {
     "plotting": ("credalbook.plotting",),
     "cache": ("credalbook.cache",),
     "papers": tuple(f"credalbook.papers.{p}" for p in ("mortier", "juergens", "mimori", "wu_gales", "eu",
-                                                        "presets", "report")),
+                                                        "presets", "criteria", "report")),
     "book": ("credalbook.book.runner", "credalbook.book.api_pages"),
 }
 #: The package a page's title names, when it is not the page's only module.

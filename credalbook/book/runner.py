@@ -162,6 +162,16 @@ def _environ(**variables):
                 os.environ[k] = v
 
 
+def _fidelity(path: Path) -> str:
+    """The verdict count of a chapter's results file (``"a of n agree (...)"``), or why there is none."""
+    from credalbook.papers.report import fidelity_of, load_comparison
+
+    try:
+        return fidelity_of(load_comparison(path)["counts"])
+    except (KeyError, ValueError) as err:
+        return f"no verdict count ({err})"
+
+
 def _execute_all(notebooks, parameters, executed, results, *, force, progress, stream, timeout):
     import papermill as pm
     from papermill.exceptions import PapermillExecutionError
@@ -201,7 +211,8 @@ def _execute_all(notebooks, parameters, executed, results, *, force, progress, s
             continue
         state[nb.stem] = key
         state_path.write_text(json.dumps(state, indent=2))
-        print(f"[credalbook] {nb.stem}: done in {time.perf_counter() - start:.1f} s", flush=True)
+        print(f"[credalbook] {nb.stem}: done in {time.perf_counter() - start:.1f} s; paper vs. this book: "
+              f"{_fidelity(results / f'{nb.stem}.json')}", flush=True)
     state_path.write_text(json.dumps(state, indent=2))
     return failures
 

@@ -8,7 +8,9 @@ each a :class:`credalbook.calibration.Calibrator` with ``logits_ndim = 3``:
 - :class:`PreCombinationScaling` (Eq. 27, "pre"): one temperature per member, applied before the
   members are combined, :math:`P_{\mathrm{pre}} = \sum_m w_m \operatorname{softmax}(z^{(m)}/t_m)`;
   by default every :math:`t_m` is fitted to calibrate *its own member* (``target="members"``),
-  which is what "calibrating the members" means in the paper;
+  which is what "calibrating the members" means in the paper's Sec. 4.1 and Fig. 1; its "pre"
+  rows of Tables 1 and 5 fit all :math:`t_m` to the ensemble's ECE (``target="ensemble"``), the
+  reading its CIFAR-100 LeNet numbers imply (see :mod:`credalbook.papers.wu_gales.experiments`);
 - :class:`PostCombinationScaling` (Eq. 28, "post"): one temperature applied to the combined
   prediction, :math:`P_{\mathrm{post}} = \operatorname{softmax}(\log \bar P / t)`;
 - :class:`DynamicTemperatureScaling` (Eq. 29, "dyn."): post-combination with R temperatures, the

@@ -87,9 +87,11 @@ def sample_weights(n_members: int, *, size=None, prior: str = "uniform", seed=No
     r"""Random convex weights :math:`\boldsymbol\lambda \in \Delta_M`.
 
     ``prior="uniform"``: :math:`\mathrm{Dir}(1, \dots, 1)`, the uniform distribution on the simplex
-    (Mortier et al., Alg. 1 line 3 and scenario S1). ``prior="sparse"``:
-    :math:`\mathrm{Dir}(1/M, \dots, 1/M)`, which the authors' code uses; most mass then sits on a
-    few members. (Uniform on :math:`\Delta_M` is *not* uniform on the credal set itself: Jürgens et
+    (Mortier et al., Alg. 1 line 3 and scenario S1; also the null weights of the authors'
+    synthetic experiments, which pass ``l_prior = 1``). ``prior="sparse"``:
+    :math:`\mathrm{Dir}(1/M, \dots, 1/M)`; most mass then sits on a few members. The authors'
+    code draws S1's *true* weights from it, and its null sampler falls back to it when no prior is
+    passed (as in their real-data script); tfmortie/calibration@686d453. (Uniform on :math:`\Delta_M` is *not* uniform on the credal set itself: Jürgens et
     al., App. C.)
 
     Parameters
@@ -285,7 +287,10 @@ def boundary_point(ens_probs, start, end, *, method: str = "lp", n_grid: int = 1
         Members of each hull; (M, K) for one hull.
     start : array-like, shape (..., K)
         :math:`\mathbf p_0`, inside the hull (e.g. the members' mean). A start outside the hull
-        returns :math:`\lambda_b = 0` (Alg. 2 returns :math:`\mathbf p_0` when the first check fails).
+        returns :math:`\lambda_b = 0`, as the printed Alg. 2 does (it returns :math:`\mathbf p_0`
+        when the first check fails). The authors' ``getBoundary`` returns the *end* point
+        :math:`\mathbf p_c` there instead (its index ``i - 1`` is −1); see
+        :func:`~credalbook.synthetic.credal_scenario` (``outside_start="end"``).
     end : array-like, shape (..., K)
         :math:`\mathbf p_c`, e.g. a corner of the simplex.
     method : {"lp", "bisection", "grid"}

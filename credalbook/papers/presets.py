@@ -11,9 +11,12 @@ from __future__ import annotations
 
 from types import MappingProxyType
 
-__all__ = ["SCALES", "PRESETS", "preset"]
+__all__ = ["SCALES", "PRESETS", "SETTINGS", "preset"]
 
 SCALES = ("tiny", "quick", "paper")
+#: Keys that are settings (an optimiser's step, momentum), not sizes: unlike the sizes they need not
+#: grow from ``tiny`` to ``paper`` (e.g. the paper's learning rate is smaller than the quick one's).
+SETTINGS = frozenset({"head_lr", "head_momentum"})
 
 PRESETS = {
     "00_calibration_primer": {
@@ -31,34 +34,44 @@ PRESETS = {
         # fig*: datasets R per scenario for Fig. 1 and App. Figs. 2-4 (paper: 1000 each); n_bootstrap: D;
         # fig3_solver: minimiser for M = 100 (COBYLA costs >= 15 s per test there); solver_datasets:
         # datasets per scenario of the solver comparison; variant_datasets: S1 datasets of the
-        # authors'-code variant; backbone_*/head_*: the Table 1 networks; illustration_u: spread of Fig. 1 left.
+        # authors'-code variant; backbone_*/head_*: the Table 1 networks (head_lr/head_momentum: SGD of the heads;
+        # the paper's App. A.2 gives 1e-5 / 0.99, used at paper scale; the smaller runs keep 1e-2 / 0.9, under
+        # which the heads train in 20 epochs on the small backbone); illustration_u: spread of Fig. 1 left;
+        # corner_instances: S2 instances of the Fig. 1 (left) closest-corner check.
         "tiny": dict(fig1=8, fig2=4, fig3=3, fig4=3, n_bootstrap=20, fig3_solver="search", solver_datasets=3,
                      variant_datasets=8, backbone_train=2000, backbone_epochs=1, head_epochs=2, n_members=4,
-                     rf_trees=10, illustration_u=0.1),
+                     rf_trees=10, illustration_u=0.1, head_lr=1e-2, head_momentum=0.9, corner_instances=200),
         "quick": dict(fig1=60, fig2=30, fig3=15, fig4=15, n_bootstrap=100, fig3_solver="search", solver_datasets=10,
                       variant_datasets=60, backbone_train=10000, backbone_epochs=3, head_epochs=20, n_members=10,
-                      rf_trees=20, illustration_u=0.1),
+                      rf_trees=20, illustration_u=0.1, head_lr=1e-2, head_momentum=0.9, corner_instances=1000),
         "paper": dict(fig1=1000, fig2=1000, fig3=1000, fig4=1000, n_bootstrap=100, fig3_solver="search",
                       solver_datasets=100, variant_datasets=1000, backbone_train=None, backbone_epochs=5,
-                      head_epochs=20, n_members=10, rf_trees=20, illustration_u=0.1),
+                      head_epochs=20, n_members=10, rf_trees=20, illustration_u=0.1, head_lr=1e-5, head_momentum=0.99,
+                      corner_instances=1000),
     },
     "02_juergens_instance_calibration": {
         # datasets/instances: R and N per scenario of Figs. 3-4 (paper: 100 datasets of 2000 instances);
         # epochs/patience: λ(x) training of the error-rate studies (paper: up to 300 epochs, patience 100);
         # null_draws: Fig. 5 sample size; landscape_*: Figs. 6-7; polytope_*: Fig. 8; table_*: the Table 1 analogue
-        # (its sets reuse the Mortier chapter's backbone and heads; table_epochs trains λ(x) on backbone features).
+        # (its sets reuse the Mortier chapter's backbone and heads; table_epochs trains λ(x) on backbone features;
+        # table_learner/table_patience: the λ-network, at paper the authors' code, mkjuergens/EnsembleCalibration@8dff2b5
+        # src/run_analysis_real_data.py: 3 × 128, lr 5e-4, batch 64, 100 epochs, patience 20; n_members at quick and
+        # paper: their src/data/real/train_ensembles.py default of 5; {} keeps fit_weight_function's 3 × 32, lr 1e-3, batch 512).
         "tiny": dict(datasets=3, instances=300, n_bootstrap=20, epochs=5, patience=3, null_draws=50, null_instances=200,
-                     landscape_instances=80, landscape_repeats=1, landscape_resolution=6, polytope_samples=300,
+                     landscape_instances=80, landscape_repeats=2, landscape_resolution=6, polytope_samples=300,
                      pitfall_datasets=3, backbone_train=2000, backbone_epochs=1, head_epochs=2, n_members=4,
-                     table_epochs=2, table_bootstrap=20, table_test=300, app_b_instances=200, app_b_draws=3),
+                     table_epochs=2, table_bootstrap=20, table_test=300, app_b_instances=200, app_b_draws=3,
+                     table_learner={}, table_patience=10),
         "quick": dict(datasets=6, instances=2000, n_bootstrap=100, epochs=60, patience=20, null_draws=500,
                       null_instances=400, landscape_instances=400, landscape_repeats=3, landscape_resolution=15,
                       polytope_samples=3000, pitfall_datasets=20, backbone_train=10000, backbone_epochs=3,
-                      head_epochs=20, n_members=10, table_epochs=30, table_bootstrap=100, table_test=1000, app_b_instances=500, app_b_draws=20),
+                      head_epochs=20, n_members=5, table_epochs=30, table_bootstrap=100, table_test=1000, app_b_instances=500, app_b_draws=20,
+                      table_learner={}, table_patience=10),
         "paper": dict(datasets=100, instances=2000, n_bootstrap=100, epochs=300, patience=100, null_draws=1000,
                       null_instances=400, landscape_instances=1000, landscape_repeats=10, landscape_resolution=25,
                       polytope_samples=5000, pitfall_datasets=200, backbone_train=None, backbone_epochs=5,
-                      head_epochs=20, n_members=10, table_epochs=100, table_bootstrap=100, table_test=1000, app_b_instances=1000, app_b_draws=100),
+                      head_epochs=20, n_members=5, table_epochs=100, table_bootstrap=100, table_test=1000, app_b_instances=1000, app_b_draws=100,
+                      table_learner=dict(hidden=(128, 128, 128), lr=5e-4, batch_size=64), table_patience=20),
     },
     "03_mimori_label_histograms": {
         # n_train/n_val/n_test: Mix instances (None: the paper's 37 500 / 7 500 / 7 500); epochs of the base network
@@ -66,17 +79,18 @@ PRESETS = {
         # network (per architecture) and training: a narrower three-conv network and a larger step so that the quick
         # build learns on two CPU cores (paper: App. E.2-E.3); n_samples: MC-dropout / TTA members; calib_*: optimiser
         # and epochs of ts / vs / ms and the α head (paper: Adam, 50 epochs, App. E.4); theorem_draws: Monte-Carlo
-        # draws of the Theorem 1 check. Fig. 2 always runs at the paper's sizes.
+        # draws of the Theorem 1 check; n_boot: paired bootstrap resamples of the test instances behind the standard
+        # errors of the comparison rows. Fig. 2 always runs at the paper's sizes.
         "tiny": dict(n_train=1000, n_val=300, n_test=300, epochs=1, network={"threeconv": dict(channels=(16, 32, 64)),
                      "vgg": dict(layers=(16, "M", 32, "M", 64, "M"), hidden=64)}, training=dict(lr=3e-3, batch_size=64),
-                     n_samples=4, calib_optimizer="lbfgs", calib_epochs=5, theorem_draws=20000),
+                     n_samples=4, calib_optimizer="lbfgs", calib_epochs=5, theorem_draws=20000, n_boot=30),
         "quick": dict(n_train=20000, n_val=5000, n_test=2000, epochs=10, network={"threeconv": dict(channels=(16, 32, 64)),
                       "vgg": dict(layers=(32, 32, "M", 64, 64, "M", 128, 128, "M"), hidden=128)},
                       training=dict(lr=3e-3, batch_size=64), n_samples=20, calib_optimizer="lbfgs", calib_epochs=10,
-                      theorem_draws=200000),
+                      theorem_draws=200000, n_boot=200),
         "paper": dict(n_train=None, n_val=None, n_test=None, epochs=None, network={"threeconv": {}, "vgg": {}},
                       training=dict(lr=1e-3, batch_size=128), n_samples=20, calib_optimizer="adam", calib_epochs=50,
-                      theorem_draws=1000000),
+                      theorem_draws=1000000, n_boot=400),
     },
     "04_wu_gales_ensemble_calibration": {
         # topologies: the ensembles trained (keys of credalbook.papers.wu_gales.QUICK_TOPOLOGIES / PAPER_TOPOLOGIES, by network_scale);
@@ -109,6 +123,8 @@ PRESETS = {
         # kept fractions of the sensitivity run; aleatoric_threshold: mismatch variant 2. toy_gp / real_gp:
         # credalbook.gp.fit_gp_classifier options (Pólya-Gamma likelihood, natural gradients). real_*: Sec. 5.4 on
         # `dataset` (PCA to 50, even vs odd), real_points = None: all images, train and test pooled.
+        # n_samples: Monte-Carlo draws per point for the EU integrals; the paper uses Monte Carlo but gives no
+        # number of draws, so 1000 is the book's choice.
         "tiny": dict(toy_seeds=2, toy_window=(8, 8), toy_discs=dict(shape=(2, 1), radius=1.6, p_train=(0.0, 0.6),
                                                                      q_test=0.15),
                      toy_large_discs=dict(shape=(1, 1), radius=1.9), toy_carved_less=(0.25, 0.85), toy_sensitivity_seeds=1,

@@ -4,8 +4,12 @@ A chapter collects rows with :meth:`Comparison.add`, displays the table (the obj
 HTML in Jupyter), and saves ``<results_dir>/<chapter-file-stem>.json``::
 
     {"chapter": ..., "parameters": {...},
+     "counts": {"agrees": ..., "differs — cause shown": ..., ...},
      "rows": [{"artifact": "Table 1", "quantity": ..., "paper": ..., "book": ...,
-               "agrees": true, "note": ...}]}
+               "verdict": "agrees", "criterion": ..., "tolerance": ..., "tolerance_source": ...,
+               "replicates": ..., "cause": ..., "note": ...}]}
+
+Each row is judged by a criterion that can fail (:mod:`credalbook.papers.criteria`).
 """
 
 from __future__ import annotations
@@ -22,8 +26,9 @@ from pathlib import Path
 import numpy as np
 
 from credalbook._paths import results_dir
+from credalbook.papers.criteria import AGREES, DIFFERS, DIFFERS_SHOWN, DIFFERS_UNKNOWN, NOT_RUN, VERDICTS, Judgement
 
-__all__ = ["Comparison", "ComparisonRow", "Table", "check_results", "count_of", "reported_table_rows", "glue", "load_comparison", "reported"]
+__all__ = ["Comparison", "ComparisonRow", "Table", "check_results", "count_of", "fidelity_of", "reported_table_rows", "glue", "load_comparison", "reported"]
 
 #: The papers whose reported numbers live in ``credalbook/papers/<paper>/reported.json``.
 PAPERS = ("mortier", "juergens", "mimori", "wu_gales", "eu")
@@ -124,14 +129,29 @@ class Table:
 
 @dataclass(frozen=True)
 class ComparisonRow:
-    """One reproduced quantity: the paper's value or claim next to ours."""
+    """One reproduced quantity: the paper's value or claim next to ours, how it was judged, and the verdict.
+
+    ``verdict`` is one of :data:`~credalbook.papers.criteria.VERDICTS`; ``criterion``,
+    ``tolerance``, ``tolerance_source`` and ``replicates`` say how it was reached (see
+    :class:`~credalbook.papers.criteria.Judgement`); ``cause`` names the section or cell that shows
+    why a row differs (``differs — cause shown``) or why it is not run here.
+    """
 
     artifact: str
     quantity: str
     paper: object
     book: object
-    agrees: bool
+    verdict: str
+    criterion: str
+    tolerance: float | None = None
+    tolerance_source: str = ""
+    replicates: int | None = None
+    cause: str = ""
     note: str = ""
+
+    @property
+    def agrees(self) -> bool:
+        return self.verdict == AGREES
 
 
 @dataclass
@@ -145,29 +165,74 @@ class Comparison:
 
     Examples
     --------
+    >>> from credalbook.papers.criteria import close_to
     >>> c = Comparison("demo")
-    >>> c.add("Eq. 6", "ECE of a perfect model", paper=0.0, book=0.004, agrees=True, note="finite N")
-    >>> c.rows[0].agrees, c.n_agree
-    (True, 1)
+    >>> c.add("Alg. 1", "ACE of the ensemble", paper=0.0697, book=0.0695,
+    ...       judgement=close_to(0.0695, 0.0697, tol=5e-4, tolerance_source="the paper's rounding (4 digits)"))
+    >>> c.rows[0].verdict, c.fidelity
+    ('agrees', '1 of 1 agree')
     """
 
     chapter: str
     rows: list[ComparisonRow] = field(default_factory=list)
 
-    def add(self, artifact: str, quantity: str, *, paper, book, agrees: bool, note: str = "") -> None:
-        """Append a row; ``agrees`` is our honest verdict, ``note`` says why when it is False."""
-        if not isinstance(agrees, (bool, np.bool_)):
-            raise ValueError(f"agrees must be True or False; got {agrees!r}")
-        self.rows.append(ComparisonRow(str(artifact), str(quantity), _plain(paper), _plain(book), bool(agrees), str(note)))
+    def add(self, artifact: str, quantity: str, *, paper, book, judgement: Judgement, cause: str = "",
+            note: str = "") -> None:
+        """Append a judged row.
+
+        Parameters
+        ----------
+        judgement : Judgement
+            From a judge of :mod:`credalbook.papers.criteria` (which refuses criteria that cannot fail).
+        cause : str
+            For a row that differs: the section or cell of the chapter that shows why (the verdict is
+            then ``"differs — cause shown"``; without it ``"differs — cause unknown"``). A chapter may
+            pass the cause it expects; it is kept only when the row does differ.
+        note : str
+            Where our setting differs from the paper's, and anything else a reader needs.
+        """
+        if not isinstance(judgement, Judgement):
+            raise TypeError(f"judgement must be a credalbook.papers.criteria.Judgement; got {type(judgement).__name__}")
+        if not isinstance(cause, str) or not isinstance(note, str):
+            raise TypeError("cause and note must be strings")
+        verdict = judgement.verdict
+        if verdict == DIFFERS:
+            verdict = DIFFERS_SHOWN if cause.strip() else DIFFERS_UNKNOWN
+        else:
+            cause = ""  # a cause explains a difference; a row that does not differ keeps none
+        self.rows.append(ComparisonRow(str(artifact), str(quantity), _plain(paper), _plain(book), verdict,
+                                       judgement.criterion, judgement.tolerance, judgement.tolerance_source,
+                                       judgement.replicates, cause, note))
+
+    def not_run(self, artifact: str, quantity: str, *, paper, reason: str, tested_by: str, note: str = "") -> None:
+        """Append a row the book cannot run (data or hardware it cannot have).
+
+        ``reason`` says what is missing; ``tested_by`` names the test of the code path on small data.
+        """
+        if not (isinstance(reason, str) and reason.strip() and isinstance(tested_by, str) and tested_by.strip()):
+            raise ValueError("a row not run here needs a reason and the test of its code path (tested_by)")
+        self.rows.append(ComparisonRow(str(artifact), str(quantity), _plain(paper), None, NOT_RUN,
+                                       f"not run: {reason}", None, "", None, f"code path tested by {tested_by}",
+                                       str(note)))
+
+    def counts(self) -> dict:
+        """Rows per verdict, in the order of :data:`~credalbook.papers.criteria.VERDICTS`."""
+        return {v: sum(r.verdict == v for r in self.rows) for v in VERDICTS}
 
     @property
     def n_agree(self) -> int:
-        return sum(r.agrees for r in self.rows)
+        return self.counts()[AGREES]
+
+    @property
+    def fidelity(self) -> str:
+        """``"a of n agree"`` with ``n`` the rows that were run, then the other verdicts' counts."""
+        return fidelity_of(self.counts())
 
     def to_dict(self, parameters: dict | None = None) -> dict:
         return {
             "chapter": self.chapter,
             "parameters": _plain(dict(parameters or {})),
+            "counts": self.counts(),
             "rows": [asdict(r) for r in self.rows],
         }
 
@@ -182,14 +247,34 @@ class Comparison:
         return path
 
     def _repr_html_(self) -> str:
-        rows = [(r.artifact, r.quantity, r.paper, r.book, "✓" if r.agrees else "✗", r.note) for r in self.rows]
-        return _html_table(("Artifact", "Quantity", "Paper", "This book", "Agrees", "Note"), rows,
-                           css_class="credalbook-table credalbook-comparison")
+        rows = []
+        for r in self.rows:
+            how = r.criterion + (f" (tolerance: {r.tolerance_source})" if r.tolerance_source else "")
+            verdict = r.verdict + (f": {r.cause}" if r.cause and r.verdict != AGREES else "")
+            rows.append((r.artifact, r.quantity, r.paper, r.book, how, verdict, r.note))
+        table = _html_table(("Artifact", "Quantity", "Paper", "This book", "Criterion", "Verdict", "Note"), rows,
+                            css_class="credalbook-table credalbook-comparison")
+        return table + f'<p class="credalbook-fidelity">{html.escape(self.fidelity)}.</p>'
 
     def __str__(self) -> str:
-        lines = [f"{r.artifact} | {r.quantity} | paper {_fmt(r.paper)} | book {_fmt(r.book)} | "
-                 f"{'agrees' if r.agrees else 'differs'}" for r in self.rows]
-        return "\n".join(lines)
+        lines = [f"{r.artifact} | {r.quantity} | paper {_fmt(r.paper)} | book {_fmt(r.book)} | {r.verdict}"
+                 for r in self.rows]
+        return "\n".join(lines + [self.fidelity])
+
+
+def fidelity_of(counts: Mapping) -> str:
+    """``"a of n agree (...)"`` from a results file's ``counts``: ``n`` excludes the rows not run here.
+
+    >>> fidelity_of({"agrees": 3, "differs — cause shown": 1, "inconclusive": 2, "not run here": 1})
+    '3 of 6 agree (1 differs — cause shown; 2 inconclusive; 1 not run here)'
+    """
+    unknown = set(counts) - set(VERDICTS)
+    if unknown:
+        raise ValueError(f"counts has keys that are not verdicts: {sorted(unknown)}")
+    c = {v: int(counts.get(v, 0)) for v in VERDICTS}
+    run = sum(c.values()) - c[NOT_RUN]
+    rest = "; ".join(f"{c[v]} {v}" for v in VERDICTS[1:] if c[v])
+    return f"{c[AGREES]} of {run} agree" + (f" ({rest})" if rest else "")
 
 
 def load_comparison(path: str | Path) -> dict:

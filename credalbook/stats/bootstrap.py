@@ -103,6 +103,8 @@ __all__ = [
     "set_null_distribution",
     "minimise_calibration_measure",
     "exact_size",
+    "DECISION_RULES",
+    "reject",
     "SOLVERS",
     "null_statistics",
     "MeasureObjective",
@@ -115,6 +117,24 @@ SOLVERS = ("auto", "search_descent", "cobyla", "cobyla_powell", "multistart", "s
 #: COBYLA's own work per step and COBYLA's fewer evaluations win.
 AUTO_MAX_SIZE = 10**5
 RESAMPLING = ("bootstrap", "permutation")
+#: Decision rules of Alg. 1 line 8: ``"t"`` rejects when :math:`t > q_{1-\alpha}` (the paper);
+#: ``"abs"`` when :math:`|t| > q_{1-\alpha}` with :math:`q` a quantile of the *signed* null sample
+#: (the authors' code: ``np.abs(minstat) > q_alpha`` in ``npbetest``/``npbetest_alpha`` of
+#: tfmortie/calibration@686d453, ``calibration/src/main/py/caltest.py``). The two differ only for
+#: measures that can be negative (the unbiased SKCE estimators), where ``"abs"`` also rejects a
+#: very negative minimum.
+DECISION_RULES = ("t", "abs")
+
+
+def reject(statistic, threshold, rule: str = "t"):
+    """Alg. 1 line 8 under a decision rule of :data:`DECISION_RULES` (element-wise for arrays).
+
+    >>> bool(reject(-0.3, 0.1)), bool(reject(-0.3, 0.1, "abs"))
+    (False, True)
+    """
+    check_choice(rule, "rule", DECISION_RULES)
+    t = np.asarray(statistic)
+    return (np.abs(t) if rule == "abs" else t) > threshold
 
 
 
@@ -133,7 +153,7 @@ class CalibrationTestResult:
     threshold : float
         :math:`q_{1-\\alpha}`, the (1 − α) quantile of the null distribution (``numpy.quantile``).
     rejected : bool
-        :math:`t > q_{1-\\alpha}` (Alg. 1, line 8).
+        :math:`t > q_{1-\\alpha}` (Alg. 1, line 8), or :math:`|t| > q_{1-\\alpha}` with ``rule="abs"``.
     null_distribution : ndarray (D,)
     measure : str
     weights : ndarray (M,)
@@ -154,11 +174,12 @@ class CalibrationTestResult:
     weights: np.ndarray
     solver: str | None = None
     n_evaluations: int = 1
+    rule: str = "t"
 
     def decision(self, alpha: float) -> bool:
-        """Whether the test rejects at another significance level (same null sample)."""
+        """Whether the test rejects at another significance level (same null sample and rule)."""
         alpha = check_probability(alpha, "alpha")
-        return bool(self.statistic > np.quantile(self.null_distribution, 1 - alpha))
+        return bool(reject(self.statistic, np.quantile(self.null_distribution, 1 - alpha), self.rule))
 
 
 @dataclass(frozen=True)
@@ -271,8 +292,12 @@ def set_null_distribution(
     n_bootstrap : int, default 100
         D.
     weight_prior : {"uniform", "sparse"}
-        Distribution of :math:`\boldsymbol\lambda_{0,d}`: Dir(1) (the paper) or Dir(1/M) (the
-        authors' code).
+        Distribution of :math:`\boldsymbol\lambda_{0,d}`: Dir(1), uniform on :math:`\Delta_M` (the
+        paper's Alg. 1 line 3, and the authors' synthetic experiments, which pass ``l_prior = 1``
+        to their null sampler), or Dir(1/M) (the default of that sampler, ``sample_l`` in
+        tfmortie/calibration@686d453 ``calibration/src/main/py/caltest.py``, which their
+        real-data script keeps). Dir(1/M) is also how the authors' code draws S1's *true*
+        :math:`\boldsymbol\lambda` (see :func:`~credalbook.synthetic.credal_scenario`).
     resample : {"bootstrap", "permutation"}
         Instances drawn with replacement (the paper) or permuted (the authors' code).
     seed : int, numpy Generator or None
@@ -615,11 +640,13 @@ def exact_size(alpha: float, n_bootstrap: int) -> float:
     return (d - math.floor((d - 1) * (1 - alpha))) / (d + 1)
 
 
-def _result(t: float, null: np.ndarray, alpha: float, name: str, weights, solver, nfev) -> CalibrationTestResult:
+def _result(t: float, null: np.ndarray, alpha: float, name: str, weights, solver, nfev,
+            rule: str = "t") -> CalibrationTestResult:
     threshold = float(np.quantile(null, 1 - alpha))
-    p_value = (1 + np.count_nonzero(null >= t)) / (1 + null.size)
-    return CalibrationTestResult(float(t), float(p_value), alpha, threshold, bool(t > threshold), null, name,
-                                 np.asarray(weights, dtype=np.float64), solver, int(nfev))
+    # "abs": the p-value of |t| against the signed null, so that p <= α tracks the decision |t| > q
+    p_value = (1 + np.count_nonzero(null >= (abs(t) if rule == "abs" else t))) / (1 + null.size)
+    return CalibrationTestResult(float(t), float(p_value), alpha, threshold, bool(reject(t, threshold, rule)), null,
+                                 name, np.asarray(weights, dtype=np.float64), solver, int(nfev), rule)
 
 
 def set_calibration_test(
@@ -634,6 +661,7 @@ def set_calibration_test(
     solver_options: dict | None = None,
     weight_prior: str = "uniform",
     resample: str = "bootstrap",
+    rule: str = "t",
     seed=None,
 ) -> CalibrationTestResult:
     r"""Test whether a set of classifiers contains a calibrated convex combination (Mortier et al. 2023, Alg. 1).
@@ -662,6 +690,9 @@ def set_calibration_test(
     weight_prior : {"uniform", "sparse"}, default "uniform"
         See :func:`set_null_distribution`.
     resample : {"bootstrap", "permutation"}, default "bootstrap"
+    rule : {"t", "abs"}, default "t"
+        Decision of line 8: :math:`t > q_{1-\alpha}` (the paper) or :math:`|t| > q_{1-\alpha}`
+        (the authors' code; see :data:`DECISION_RULES`).
     seed : int, numpy Generator or None
 
     Returns
@@ -695,11 +726,12 @@ def set_calibration_test(
     alpha = check_probability(alpha, "alpha")
     n_bootstrap = _check_test_args(n_bootstrap, weight_prior, resample)
     check_choice(solver, "solver", SOLVERS)
+    check_choice(rule, "rule", DECISION_RULES)
     rng = as_rng(seed)
     null = null_statistics(ens, g.func, n_bootstrap, weight_prior, resample, rng)
     best = minimise_calibration_measure(ens, y, measure=g, solver=solver, solver_options=solver_options, seed=rng)
     return _result(best.value, null, alpha, g.name, best.weights, best.solver if ens.shape[1] > 1 else None,
-                   best.n_evaluations)
+                   best.n_evaluations, rule)
 
 
 def bootstrap_calibration_test(
@@ -711,6 +743,7 @@ def bootstrap_calibration_test(
     n_bootstrap: int = 100,
     alpha: float = 0.05,
     resample: str = "bootstrap",
+    rule: str = "t",
     seed=None,
 ) -> CalibrationTestResult:
     r"""Consistency-resampling calibration test of one classifier (Vaicenavicius et al., 2019).
@@ -724,7 +757,7 @@ def bootstrap_calibration_test(
     ----------
     probs : array-like, shape (N, K)
     labels : array-like of int, shape (N,)
-    measure, n_bins, n_bootstrap, alpha, resample, seed
+    measure, n_bins, n_bootstrap, alpha, resample, rule, seed
         As in :func:`set_calibration_test`.
 
     Returns
@@ -749,4 +782,4 @@ def bootstrap_calibration_test(
     if p.ndim != 2:
         raise ValueError(f"probs must have shape (N, K); got {p.shape}")
     return set_calibration_test(p[:, None, :], labels, measure=measure, n_bins=n_bins, n_bootstrap=n_bootstrap,
-                                alpha=alpha, resample=resample, seed=seed)
+                                alpha=alpha, resample=resample, rule=rule, seed=seed)

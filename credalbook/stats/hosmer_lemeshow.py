@@ -66,6 +66,7 @@ __all__ = [
 ]
 
 _GROUPINGS = {"per_class", "single"}
+_VARIANTS = ("book", "authors")
 _REFERENCES = {"resampling", "chi2", "chi2_external"}
 #: Uniform draws held at once by the resampling (a chunk of resamples × N; 32 MiB), and the
 #: instances per inner step (the working arrays stay in the CPU cache).
@@ -156,7 +157,8 @@ def _statistics(p_sums: np.ndarray, o_sums: np.ndarray, sizes: np.ndarray) -> tu
     return mean_stat, count_stat
 
 
-def hosmer_lemeshow_statistic(probs, labels, *, n_bins: int = 10, grouping: str = "per_class"):
+def hosmer_lemeshow_statistic(probs, labels, *, n_bins: int = 10, grouping: str = "per_class",
+                              variant: str = "book"):
     r"""The Hosmer-Lemeshow calibration measure :math:`HL_{cwise}` (Mortier et al., Eqs. 3-4).
 
     Batched over leading dimensions: ``probs`` (..., N, K), ``labels`` (..., N) → shape (...).
@@ -164,11 +166,26 @@ def hosmer_lemeshow_statistic(probs, labels, *, n_bins: int = 10, grouping: str 
     Parameters
     ----------
     n_bins : int
-        Number of equal-frequency bins B (``N >= B`` required).
+        Number of equal-frequency bins B (``N >= B`` required, except for ``variant="authors"``).
     grouping : {"per_class", "single"}
         ``"per_class"`` sorts by :math:`\hat p_{ik}` separately for each class (the paper);
-        ``"single"`` sorts once by the first class's probability (Fagerland et al. 2008, and the
-        authors' code).
+        ``"single"`` sorts once by the first class's probability (Fagerland et al. 2008; the
+        authors' code sorts once too, see ``variant``). Ignored with ``variant="authors"``.
+    variant : {"book", "authors"}, default "book"
+        ``"authors"``: the statistic of the authors' ``hl``/``hltest``
+        (tfmortie/calibration@686d453, ``calibration/src/main/py/caltest.py``, l. 200-250):
+        the instances ordered by ``np.argsort(1 - p[:, 0])[::-1]`` and cut by ``np.array_split``
+        into B groups (the first N mod B one larger; empty when N < B), and
+        :math:`\sum_{k}\sum_{b} (O_{bk} - E_{bk})^2 / E_{bk}` with *counts* :math:`O_{bk}` and
+        summed probabilities :math:`E_{bk}`, in plain floating point: a cell with
+        :math:`E_{bk} = 0` gives NaN (when :math:`O_{bk} = 0`, e.g. an empty group) or ∞, and a
+        NaN statistic never exceeds a threshold, so the test cannot reject. The reversal puts
+        tied :math:`p_{i0}` in the reverse of the order the sort gave them; the authors call
+        NumPy's default, unstable sort, whose order of ties depends on the NumPy version and CPU
+        (on NumPy 2 with AVX-512 even for a handful of items), so here the sort is the stable one
+        and tied instances end up in *descending* index order, which ``grouping="single"``
+        (ascending index) does not reproduce. On tie-free data the two differ only by the factor
+        of the bin sizes (counts against bin means).
 
     Examples
     --------
@@ -179,8 +196,30 @@ def hosmer_lemeshow_statistic(probs, labels, *, n_bins: int = 10, grouping: str 
     """
     n_bins = check_n_bins(n_bins)
     check_choice(grouping, "grouping", _GROUPINGS)
+    check_choice(variant, "variant", _VARIANTS)
+    if variant == "authors":
+        p, y = check_probs_labels(probs, labels, min_instances=1)
+        return as_scalar(_hl_authors(p, y, n_bins))
     p, y = check_probs_labels(probs, labels, min_instances=n_bins)
     return as_scalar(_hl(p, y, _binning(p, n_bins, grouping))[0])
+
+
+def _hl_authors(p: np.ndarray, y: np.ndarray, n_bins: int) -> np.ndarray:
+    """The authors' HL statistic (see :func:`hosmer_lemeshow_statistic`), batched over leading axes."""
+    n, k = p.shape[-2:]
+    order = np.argsort(1.0 - p[..., 0], axis=-1, kind="stable")[..., ::-1]
+    sizes = np.full(n_bins, n // n_bins)
+    sizes[: n % n_bins] += 1  # np.array_split: the first N mod B groups hold one more
+    bounds = np.concatenate([[0], np.cumsum(sizes)])
+    ranked_p = np.take_along_axis(p, order[..., None], axis=-2)
+    ranked_o = one_hot(np.take_along_axis(y, order, axis=-1), k).astype(np.float64)
+    stat = np.zeros(p.shape[:-2])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for lo, hi in zip(bounds[:-1], bounds[1:]):
+            o = ranked_o[..., lo:hi, :].sum(axis=-2)
+            e = ranked_p[..., lo:hi, :].sum(axis=-2)
+            stat = stat + ((o - e) ** 2 / e).sum(axis=-1)
+    return stat
 
 
 def _binning(p: np.ndarray, n_bins: int, grouping: str):

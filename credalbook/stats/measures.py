@@ -35,7 +35,7 @@ from credalbook._validation import (
     check_positive_float,
     check_probs_labels,
 )
-from credalbook.stats.hosmer_lemeshow import _GROUPINGS, _binning, _hl
+from credalbook.stats.hosmer_lemeshow import _GROUPINGS, _VARIANTS, _binning, _hl, _hl_authors
 from credalbook.metrics.classification import ece_classwise_batched, ece_confidence_batched
 from credalbook.metrics.distribution import estimator_function
 from credalbook.metrics.kernel import DEFAULT_BANDWIDTH, as_kernel, skce_batched
@@ -83,6 +83,7 @@ def calibration_measure(
     *,
     n_bins: int = 10,
     grouping: str = "per_class",
+    variant: str = "book",
     kernel: Callable | None = None,
     bandwidth: float = DEFAULT_BANDWIDTH,
 ) -> CalibrationMeasure:
@@ -95,6 +96,10 @@ def calibration_measure(
         Bins of the ECEs (equal width) and of HL (equal frequency).
     grouping : {"per_class", "single"}, default "per_class"
         HL binning (see :func:`~credalbook.stats.hosmer_lemeshow_statistic`).
+    variant : {"book", "authors"}, default "book"
+        HL statistic: Eqs. 3-4, or the authors' released variant (counts, NaN where a group's
+        expected count is 0; see :func:`~credalbook.stats.hosmer_lemeshow_statistic`). The
+        measure is then named ``"HL authors (B=...)"``.
     kernel, bandwidth
         SKCE kernel (see :func:`~credalbook.metrics.skce_ul`); default :math:`\\exp(-d_{TV}^2/2)\\,I_K`.
 
@@ -114,6 +119,8 @@ def calibration_measure(
         if name == "ece_cwise":
             return CalibrationMeasure(f"ECE_cwise (B={n_bins})", functools.partial(ece_classwise_batched, n_bins=n_bins))
         check_choice(grouping, "grouping", _GROUPINGS)
+        if check_choice(variant, "variant", _VARIANTS) == "authors":
+            return CalibrationMeasure(f"HL authors (B={n_bins})", functools.partial(_hl_authors, n_bins=n_bins))
         suffix = "" if grouping == "per_class" else ", single grouping"
         return CalibrationMeasure(f"HL (B={n_bins}{suffix})",
                                   functools.partial(_hl_func, n_bins=n_bins, grouping=grouping), min_instances=n_bins)

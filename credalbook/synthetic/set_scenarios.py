@@ -21,7 +21,12 @@ mean (``segment_start="mean"``), which always lies in the hull, so Alg. 2 has a 
 authors' code starts at the centre :math:`\mathbf p_e` (``segment_start="centre"``;
 tfmortie/calibration@686d453, ``calibration/src/test/final_experiments_alpha_fast.py``, l. 101 and
 116), which for M ≤ K lies outside the hull of the members almost surely (Wendel's theorem:
-probability ≈ 1 − 2^{-(M-1)} for M = K), in which case Alg. 2 returns :math:`\mathbf p_e` itself.
+probability ≈ 1 − 2^{-(M-1)} for M = K). For such a start the printed Alg. 2 returns
+:math:`\mathbf p_e` itself (its first check fails, line 10 returns the initial value), while the
+authors' ``getBoundary`` (same file, l. 46-58) returns the corner :math:`\mathbf e_c`: it sets
+``bi = i - 1 = -1`` and returns ``L[-1]``, the last point of the segment. The ground truth is then
+the corner itself and the labels are that corner's class. ``outside_start="start"`` (default)
+follows the printed Alg. 2, ``"end"`` the authors' code.
 Every instance gets its own :math:`l` (in the released H1 code, l. 118-120 of the same file, the
 first instance overwrites ``l`` with a probability vector that all later instances reuse; not
 reproduced).
@@ -38,13 +43,14 @@ import numpy as np
 
 from credalbook._validation import as_rng, check_choice, check_positive_float, check_positive_int
 from credalbook._random import WEIGHT_PRIORS, dirichlet, draw_labels, draw_weights
-from credalbook.credal.geometry import boundary_point
+from credalbook.credal.geometry import boundary_point, in_credal_set
 
 __all__ = ["CredalScenario", "credal_scenario", "SCENARIOS"]
 
 SCENARIOS = ("S1", "S2", "S3")
 _STARTS = ("mean", "centre")
 _BOUNDARY_METHODS = ("lp", "bisection", "grid")  # those of credalbook.credal.boundary_point
+_OUTSIDE = ("start", "end")
 
 
 @dataclass(frozen=True)
@@ -99,6 +105,7 @@ def credal_scenario(
     weight_prior: str = "uniform",
     segment_start: str = "mean",
     boundary_method: str = "lp",
+    outside_start: str = "start",
     seed=None,
 ) -> CredalScenario:
     r"""Draw R datasets of scenario S1, S2 or S3 (Mortier et al. 2023, Sec. 4.1 and App. A.1).
@@ -117,6 +124,10 @@ def credal_scenario(
         Start of the S2/S3 segment (see the module docstring).
     boundary_method : {"lp", "bisection", "grid"}, default "lp"
         How :func:`~credalbook.credal.boundary_point` finds :math:`\mathbf p_b`.
+    outside_start : {"start", "end"}, default "start"
+        :math:`\mathbf p_b` when the segment's start lies outside the hull (only possible with
+        ``segment_start="centre"``): the start (the printed Alg. 2) or the corner :math:`\mathbf e_c`
+        (the authors' ``getBoundary``; see the module docstring).
     seed : int, numpy Generator or None
 
     Returns
@@ -138,12 +149,13 @@ def credal_scenario(
     check_choice(weight_prior, "weight_prior", WEIGHT_PRIORS)
     check_choice(segment_start, "segment_start", _STARTS)
     check_choice(boundary_method, "boundary_method", _BOUNDARY_METHODS)
+    check_choice(outside_start, "outside_start", _OUTSIDE)
     rng = as_rng(seed)
     centre = dirichlet(np.full(k, 1.0 / k), rng, (r, n))
     alpha = np.maximum(k * centre / u, 1e-300)[:, :, None, :]
     ens = dirichlet(np.broadcast_to(alpha, (r, n, m, k)), rng)
     config = dict(n_datasets=r, n_instances=n, n_members=m, n_classes=k, u=u, weight_prior=weight_prior,
-                  segment_start=segment_start, boundary_method=boundary_method)
+                  segment_start=segment_start, boundary_method=boundary_method, outside_start=outside_start)
     if scenario == "S1":
         weights = draw_weights(m, weight_prior, rng, (r,))
         truth = np.einsum("rnmk,rm->rnk", ens, weights)
@@ -153,6 +165,9 @@ def credal_scenario(
     corner = start.argmax(axis=-1) if scenario == "S2" else rng.integers(0, k, size=(r, n))
     target = np.eye(k)[corner]
     boundary = boundary_point(ens, start, target, method=boundary_method).point
+    if outside_start == "end" and segment_start == "centre":
+        outside = ~in_credal_set(ens, start)
+        boundary[outside] = target[outside]
     step = rng.random((r, n, 1))
     truth = step * target + (1 - step) * boundary
     truth /= truth.sum(axis=-1, keepdims=True)

@@ -8,11 +8,17 @@ import subprocess
 import time
 from pathlib import Path
 
+from dataclasses import fields
+
 import numpy as np
 import pytest
 from PIL import Image
 
 from credalbook.book import api_pages, runner
+from credalbook.papers.criteria import VERDICTS
+from credalbook.papers.report import ComparisonRow
+
+ROW_FIELDS = [f.name for f in fields(ComparisonRow)]
 
 pytestmark = pytest.mark.slow
 
@@ -100,9 +106,14 @@ class TestChapters:
             assert data["chapter"] == nb.stem
             assert data["parameters"]["scale"] == "tiny"
             assert data["rows"], f"{nb.stem} reports no 'Paper vs. this book' rows"
+            assert data["counts"] == {v: sum(r["verdict"] == v for r in data["rows"]) for v in VERDICTS}
             for row in data["rows"]:
-                assert set(row) == {"artifact", "quantity", "paper", "book", "agrees", "note"}
-                assert isinstance(row["agrees"], bool)
+                assert set(row) == set(ROW_FIELDS), nb.stem
+                where = f"{nb.stem}: {row['artifact']} / {row['quantity']}"
+                assert row["verdict"] in VERDICTS, where
+                assert row["criterion"].strip(), f"{where} states no criterion"
+                if row["verdict"] in ("differs — cause shown", "not run here"):
+                    assert row["cause"].strip(), f"{where} names no cause"
 
     def test_executed_outputs(self, tiny_book):
         for nb in runner.chapter_paths():

@@ -4,7 +4,7 @@ import numbers
 
 import pytest
 
-from credalbook.papers.presets import PRESETS, SCALES, preset
+from credalbook.papers.presets import PRESETS, SCALES, SETTINGS, preset
 
 CHAPTERS = sorted(PRESETS)
 
@@ -28,7 +28,9 @@ class TestPreset:
     def test_sizes_grow_with_scale(self, chapter):
         tiny, quick, paper = (PRESETS[chapter][s] for s in SCALES)
         for key, value in tiny.items():
-            if isinstance(value, numbers.Number) and not isinstance(value, bool):
+            if key in SETTINGS:
+                assert value > 0 and paper[key] > 0, key
+            elif isinstance(value, numbers.Number) and not isinstance(value, bool):
                 assert value > 0, key
                 # None means "all of it" (e.g. the whole training split)
                 larger = [float("inf") if v is None else v for v in (quick[key], paper[key])]

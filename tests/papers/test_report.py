@@ -8,17 +8,20 @@ import numpy as np
 import pytest
 import torch
 
+from credalbook.papers.criteria import VERDICTS, at_least, close_to, ordered, rate_claim, sign_claim
 from credalbook.papers.report import Comparison, ComparisonRow, Table, load_comparison
 
-ROW_KEYS = ["artifact", "quantity", "paper", "book", "agrees", "note"]
+ROW_KEYS = ["artifact", "quantity", "paper", "book", "verdict", "criterion", "tolerance", "tolerance_source",
+            "replicates", "cause", "note"]
 
 
 def _comparison():
     c = Comparison("00_demo")
-    c.add("Eq. 6", "ECE of a perfect model", paper=0.0, book=np.float64(0.004), agrees=True, note="finite N")
-    c.add("Fig. 1", "Type I error", paper=0.05, book=np.float32(0.25), agrees=np.bool_(False),
-          note="chi2 reference over-rejects")
-    c.add("Table 1", "rejections", paper=np.int64(3), book=torch.tensor(4), agrees=False)
+    c.add("Eq. 6", "ECE of a perfect model", paper=0.0, book=np.float64(0.004),
+          judgement=close_to(0.004, 0.0, tol=0.01, tolerance_source="finite-N bias", bounds=(0, 1)), note="finite N")
+    c.add("Fig. 1", "Type I error", paper=0.05, book=np.float32(0.25),
+          judgement=rate_claim(15, 60, accept=(0.025, 0.075)), cause="the cell above: chi2 reference over-rejects")
+    c.add("Table 1", "rejections", paper=np.int64(3), book=torch.tensor(4), judgement=at_least(2, 4, 3))
     return c
 
 
@@ -27,21 +30,27 @@ class TestComparison:
         c = _comparison()
         assert len(c.rows) == 3 and c.n_agree == 1
         assert all(isinstance(r, ComparisonRow) for r in c.rows)
+        assert [r.verdict for r in c.rows] == ["agrees", "differs — cause shown", "differs — cause unknown"]
+        assert [r.agrees for r in c.rows] == [True, False, False]
         path = c.save({"scale": "tiny", "seed": np.int64(0), "hidden": (128,), "alpha": np.float64(0.05)})
         assert path == tmp_results / "00_demo.json"
         data = json.loads(path.read_text())
-        assert list(data) == ["chapter", "parameters", "rows"]
+        assert list(data) == ["chapter", "parameters", "counts", "rows"]
         assert data["chapter"] == "00_demo"
         assert data["parameters"] == {"scale": "tiny", "seed": 0, "hidden": [128], "alpha": 0.05}
+        assert data["counts"] == {"agrees": 1, "differs — cause shown": 1, "differs — cause unknown": 1,
+                                  "inconclusive": 0, "not run here": 0}
         assert len(data["rows"]) == 3
         for row in data["rows"]:
             assert list(row) == ROW_KEYS
-            assert isinstance(row["agrees"], bool)
+            assert row["verdict"] in VERDICTS and row["criterion"]
             assert isinstance(row["note"], str)
         first, second, third = data["rows"]
-        assert first == {"artifact": "Eq. 6", "quantity": "ECE of a perfect model", "paper": 0.0, "book": 0.004,
-                         "agrees": True, "note": "finite N"}
-        assert second["book"] == pytest.approx(0.25) and second["agrees"] is False
+        assert first["paper"] == 0.0 and first["book"] == 0.004 and first["tolerance"] == 0.01
+        assert first["criterion"] == "|book − paper| ≤ 0.01: |0.004 − 0| = 0.004"
+        assert first["tolerance_source"] == "finite-N bias" and first["note"] == "finite N"
+        assert second["book"] == pytest.approx(0.25) and second["replicates"] == 60
+        assert second["cause"] == "the cell above: chi2 reference over-rejects"
         assert third["paper"] == 3 and third["book"] == 4 and third["note"] == ""
         # numpy / torch scalars are stored as plain JSON numbers
         text = path.read_text()
@@ -54,13 +63,28 @@ class TestComparison:
         assert type(c.rows[1].book) is float
         assert type(c.rows[2].paper) is int
         assert type(c.rows[2].book) is int
-        c.add("x", "array", paper=np.array([1.0, 2.0]), book={"a": np.float32(0.5), 1: (np.int8(2),)}, agrees=True)
+        j = ordered(1.0, 2.0, relation="<")
+        c.add("x", "array", paper=np.array([1.0, 2.0]), book={"a": np.float32(0.5), 1: (np.int8(2),)}, judgement=j)
         assert c.rows[-1].paper == [1.0, 2.0]
         assert c.rows[-1].book == {"a": 0.5, "1": [2]}
-        assert c.rows[1].agrees is False and type(c.rows[1].agrees) is bool
         # non-numbers are kept
-        c.add("x", "claim", paper="over-confident", book=None, agrees=True)
+        c.add("x", "claim", paper="over-confident", book=None, judgement=j)
         assert c.rows[-1].paper == "over-confident" and c.rows[-1].book is None
+
+    def test_not_run_and_fidelity(self):
+        c = _comparison()
+        c.add("Fig. 2", "power", paper="high", book=0.5, judgement=rate_claim(30, 60, accept=(0.4, 1.0)))
+        c.not_run("Table 3", "CIFAR-100 ECE", paper=11.55, reason="CIFAR-100 is not on this machine",
+                  tested_by="tests/data/test_cifar.py")
+        assert c.rows[-1].verdict == "not run here" and c.rows[-1].book is None
+        assert c.rows[-1].cause == "code path tested by tests/data/test_cifar.py"
+        assert c.counts()["not run here"] == 1 and c.counts()["inconclusive"] == 1
+        assert c.fidelity == ("1 of 4 agree (1 differs — cause shown; 1 differs — cause unknown; 1 inconclusive; "
+                              "1 not run here)")
+        with pytest.raises(ValueError, match="needs a reason"):
+            c.not_run("a", "q", paper=1, reason="", tested_by="x")
+        with pytest.raises(ValueError, match="needs a reason"):
+            c.not_run("a", "q", paper=1, reason="no data", tested_by=" ")
 
     def test_save_to_directory(self, tmp_path):
         c = _comparison()
@@ -68,41 +92,48 @@ class TestComparison:
         assert path == tmp_path / "a" / "b" / "00_demo.json"
         assert json.loads(path.read_text())["parameters"] == {}
         # saving again overwrites
-        c.add("Extra", "q", paper=1, book=1, agrees=True)
+        c.add("Extra", "q", paper=1, book=1, judgement=at_least(1, 1, 1))
         assert len(json.loads(c.save(directory=tmp_path / "a" / "b").read_text())["rows"]) == 4
 
     def test_nan_round_trip(self, tmp_path):
         c = Comparison("nan")
-        c.add("Fig. 2", "not reported", paper=float("nan"), book=0.1, agrees=True)
+        c.add("Fig. 2", "not reported", paper=float("nan"), book=0.1, judgement=sign_claim(0.1, relation=">"))
         data = load_comparison(c.save(directory=tmp_path))
         assert math.isnan(data["rows"][0]["paper"])
 
     def test_html_and_str(self):
         c = _comparison()
-        c.add("Eq. <3>", "p < 0.05 & more", paper=0.123456, book=1e-5, agrees=True, note='"quoted"')
+        c.add("Eq. <3>", "p < 0.05 & more", paper=0.123456, book=1e-5, judgement=ordered(1e-5, 0.1, relation="<"),
+              note='"quoted"')
         html = c._repr_html_()
-        assert html.startswith('<table class="credalbook-table') and html.endswith("</tbody></table>")
-        for header in ("Artifact", "Quantity", "Paper", "This book", "Agrees", "Note"):
+        assert html.startswith('<table class="credalbook-table') and html.endswith("</p>")
+        for header in ("Artifact", "Quantity", "Paper", "This book", "Criterion", "Verdict", "Note"):
             assert f"<th>{header}</th>" in html
         assert "<td>0.004</td>" in html and "<td>0.25</td>" in html and "<td>3</td>" in html
         assert "<td>0.1235</td>" in html and "<td>1e-05</td>" in html  # 4 significant digits
         assert "Eq. &lt;3&gt;" in html and "p &lt; 0.05 &amp; more" in html and "&quot;quoted&quot;" in html
         assert "<3>" not in html and "p < 0.05" not in html
         assert html.count("<tr>") == 1 + 4
-        assert html.count("✓") == 2 and html.count("✗") == 2
+        assert "<td>differs — cause shown: the cell above: chi2 reference over-rejects</td>" in html
+        assert "2 of 4 agree (1 differs — cause shown; 1 differs — cause unknown)." in html
         text = str(c)
         assert text.splitlines()[0] == "Eq. 6 | ECE of a perfect model | paper 0 | book 0.004 | agrees"
-        assert "differs" in text.splitlines()[1]
+        assert text.splitlines()[1].endswith("differs — cause shown")
+        assert text.splitlines()[-1] == "2 of 4 agree (1 differs — cause shown; 1 differs — cause unknown)"
 
     def test_errors(self, tmp_path):
         c = Comparison("empty")
         with pytest.raises(ValueError, match="'empty' has no rows to save"):
             c.save(directory=tmp_path)
         assert not (tmp_path / "empty.json").exists()
-        for bad in (1, 0, "yes", None, 1.0, np.int64(1)):
-            with pytest.raises(ValueError, match="agrees must be True or False"):
-                c.add("a", "q", paper=1, book=1, agrees=bad)
+        for bad in (True, "agrees", None, {"verdict": "agrees"}):
+            with pytest.raises(TypeError, match="judgement must be"):
+                c.add("a", "q", paper=1, book=1, judgement=bad)
+        with pytest.raises(TypeError):
+            c.add("a", "q", paper=1, book=1, agrees=True)  # the old boolean is gone
         assert c.rows == []
+        c.add("a", "q", paper=1, book=2, judgement=ordered(1, 2, relation="<"), cause="Sec. 3")
+        assert c.rows[0].verdict == "agrees" and c.rows[0].cause == ""  # a cause is kept only for a difference
 
 
 class TestLoadComparison:
@@ -110,9 +141,9 @@ class TestLoadComparison:
         c = _comparison()
         path = c.save({"scale": "quick"})
         data = load_comparison(path)
-        assert data == c.to_dict({"scale": "quick"})
+        assert data == json.loads(json.dumps(c.to_dict({"scale": "quick"})))
         assert load_comparison(str(path)) == data
-        assert [r["agrees"] for r in data["rows"]] == [True, False, False]
+        assert [r["verdict"] for r in data["rows"]] == ["agrees", "differs — cause shown", "differs — cause unknown"]
 
     def test_errors(self, tmp_path):
         for missing in ("chapter", "parameters", "rows"):
@@ -193,3 +224,26 @@ def test_every_chapter_has_its_comparison_section(chapter):
     assert "## Paper vs. this book" in markdown
     if not chapter.stem.startswith("00_"):
         assert "compare(results" in code
+
+
+class TestFidelityOf:
+    def test_main(self):
+        from credalbook.papers.report import fidelity_of
+
+        assert fidelity_of({"agrees": 2}) == "2 of 2 agree"
+        assert fidelity_of({"agrees": 0, "not run here": 3}) == "0 of 0 agree (3 not run here)"
+        assert fidelity_of(_comparison().counts()) == _comparison().fidelity
+
+    def test_errors(self):
+        from credalbook.papers.report import fidelity_of
+
+        with pytest.raises(ValueError, match=r"not verdicts: \['agree'\]"):
+            fidelity_of({"agree": 1})
+
+    def test_runner_prints_the_count(self, tmp_path):
+        from credalbook.book.runner import _fidelity
+
+        path = _comparison().save(directory=tmp_path)
+        assert _fidelity(path) == "1 of 3 agree (1 differs — cause shown; 1 differs — cause unknown)"
+        path.write_text(json.dumps({"chapter": "x", "parameters": {}, "rows": []}))
+        assert _fidelity(path).startswith("no verdict count")

@@ -302,3 +302,38 @@ class TestNullStatistics:
         np.testing.assert_array_equal(chunked.null_distribution, whole.null_distribution)
         assert (chunked.statistic, chunked.p_value) == (whole.statistic, whole.p_value)
         np.testing.assert_array_equal(chunked.weights, whole.weights)
+
+
+class TestDecisionRule:
+    """``rule="abs"``: the authors' |t| > q against the signed null (tfmortie/calibration, caltest.py)."""
+
+    def test_reject(self):
+        from credalbook.stats.bootstrap import reject
+
+        assert reject(-0.3, 0.1).item() is False and reject(-0.3, 0.1, "abs").item() is True
+        np.testing.assert_array_equal(reject(np.array([0.2, -0.05]), 0.1, "abs"), [True, False])
+        with pytest.raises(ValueError, match="rule"):
+            reject(0.1, 0.0, "two-sided")
+
+    def test_set_test(self):
+        sc = credal_scenario("S1", n_datasets=1, n_instances=60, n_members=3, n_classes=3, u=0.3, seed=4)
+        kw = dict(measure="skce_ul", n_bootstrap=50, solver="search", seed=0)
+        paper = set_calibration_test(sc.ens_probs[0], sc.labels[0], **kw)
+        authors = set_calibration_test(sc.ens_probs[0], sc.labels[0], rule="abs", **kw)
+        # same null sample and minimum; only the decision differs
+        np.testing.assert_array_equal(paper.null_distribution, authors.null_distribution)
+        assert paper.statistic == authors.statistic and paper.rule == "t" and authors.rule == "abs"
+        assert authors.rejected == (abs(authors.statistic) > authors.threshold)
+        for a in (0.05, 0.3, 0.6):
+            q = np.quantile(paper.null_distribution, 1 - a)
+            assert paper.decision(a) == (paper.statistic > q) and authors.decision(a) == (abs(paper.statistic) > q)
+        # for a non-negative measure the rules agree
+        e1 = set_calibration_test(sc.ens_probs[0], sc.labels[0], measure="ece_conf", n_bootstrap=50, solver="search", seed=0)
+        e2 = set_calibration_test(sc.ens_probs[0], sc.labels[0], measure="ece_conf", n_bootstrap=50, solver="search", seed=0,
+                                  rule="abs")
+        assert e1.rejected == e2.rejected and e1.p_value == e2.p_value
+
+    def test_errors(self):
+        p = np.random.default_rng(0).dirichlet(np.ones(3), size=(40, 2))
+        with pytest.raises(ValueError, match="rule"):
+            set_calibration_test(p, np.zeros(40, dtype=int), rule="two-sided", n_bootstrap=10)

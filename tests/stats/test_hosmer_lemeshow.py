@@ -435,3 +435,52 @@ class TestSampleLabels:
     def test_errors(self):
         with pytest.raises(ValueError, match="probs"):
             sample_labels(np.array([[0.2, 0.2]]), np.random.default_rng(0))
+
+
+class TestAuthorsVariant:
+    """``variant="authors"``: the statistic of tfmortie/calibration's ``hl``, checked on hand-computed cases."""
+
+    def test_hand_example(self):
+        # order: argsort(1 − p0) = [0, 1, 2, 3], reversed [3, 2, 1, 0]; groups {3, 2}, {1, 0}
+        # {3, 2}: class 0 (0 − 0.4)²/0.4 = 0.4, class 1 (2 − 1.6)²/1.6 = 0.1
+        # {1, 0}: class 0 (1 − 1.4)²/1.4 = 0.114286, class 1 (1 − 0.6)²/0.6 = 0.266667
+        p = np.array([[0.8, 0.2], [0.6, 0.4], [0.3, 0.7], [0.1, 0.9]])
+        y = [0, 1, 1, 1]
+        assert hosmer_lemeshow_statistic(p, y, n_bins=2, variant="authors") == pytest.approx(0.4 + 0.1 + 0.16 / 1.4 + 0.16 / 0.6)
+        # tie-free: counts instead of bin means, i.e. the bin size (2) times the book's single grouping
+        assert hosmer_lemeshow_statistic(p, y, n_bins=2, variant="authors") == pytest.approx(
+            2 * hosmer_lemeshow_statistic(p, y, n_bins=2, grouping="single"))
+
+    def test_ties_reversed(self):
+        # p0 = 0.5, 0.5, 0.5, 0.2: ascending 1 − p0 is [0, 1, 2, 3] (stable), reversed [3, 2, 1, 0], so the tied
+        # instances 0, 1, 2 come in descending index order and the groups are {3, 2}, {1, 0}:
+        # {3, 2}: class 0 (0 − 0.7)²/0.7 = 0.7, class 1 (2 − 1.3)²/1.3 = 0.376923; {1, 0}: (1 − 1)² = 0 twice
+        p = np.array([[0.5, 0.5], [0.5, 0.5], [0.5, 0.5], [0.2, 0.8]])
+        y = [0, 1, 1, 1]
+        authors = hosmer_lemeshow_statistic(p, y, n_bins=2, variant="authors")
+        assert authors == pytest.approx(0.7 + 0.49 / 1.3)
+        # a stable ascending sort by p0 (the book's single grouping) forms {3, 0}, {1, 2}: counts 2.197802
+        single = hosmer_lemeshow_statistic(p, y, n_bins=2, grouping="single")
+        assert 2 * single == pytest.approx(0.09 / 0.7 + 0.09 / 1.3 + 1.0 + 1.0)
+        assert authors != pytest.approx(2 * single)
+
+    def test_empty_group_and_zero_expectation(self):
+        p = np.array([[0.7, 0.3], [0.4, 0.6]])
+        # N = 2 < B = 3: np.array_split leaves the last group empty, 0/0 = NaN, and the statistic is NaN
+        assert np.isnan(hosmer_lemeshow_statistic(p, [0, 1], n_bins=3, variant="authors"))
+        # a class with probability 0 in a group: 0/0 (NaN) when never observed, ∞ when observed
+        q = np.array([[0.5, 0.5, 0.0], [0.4, 0.6, 0.0], [0.3, 0.3, 0.4], [0.2, 0.2, 0.6]])
+        assert np.isnan(hosmer_lemeshow_statistic(q, [0, 1, 2, 2], n_bins=2, variant="authors"))
+        # (the group {2, 3} holds class 2 with E = 1.0; the group {1, 0} has E = 0 for class 2)
+        with np.errstate(all="ignore"):
+            assert hosmer_lemeshow_statistic(q[[0, 1, 2, 3]], [2, 1, 2, 2], n_bins=2, variant="authors") == np.inf
+
+    def test_batched_and_errors(self):
+        rng = np.random.default_rng(0)
+        p = rng.dirichlet(np.ones(3), size=(4, 30))
+        y = rng.integers(0, 3, size=(4, 30))
+        batched = hosmer_lemeshow_statistic(p, y, n_bins=5, variant="authors")
+        loop = [hosmer_lemeshow_statistic(p[i], y[i], n_bins=5, variant="authors") for i in range(4)]
+        np.testing.assert_allclose(batched, loop)
+        with pytest.raises(ValueError, match="variant"):
+            hosmer_lemeshow_statistic(p[0], y[0], variant="fagerland")

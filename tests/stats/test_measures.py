@@ -21,12 +21,14 @@ class TestCalibrationMeasure:
         ("ece_conf", lambda p, y: ece_confidence(p, y, n_bins=5)),
         ("ece_cwise", lambda p, y: ece_classwise(p, y, n_bins=5)),
         ("hl", lambda p, y: hosmer_lemeshow_statistic(p, y, n_bins=5)),
+        ("hl_authors", lambda p, y: hosmer_lemeshow_statistic(p, y, n_bins=5, variant="authors")),
         ("skce_ul", skce_ul),
         ("skce_uq", skce_uq),
     ])
     def test_main(self, data, name, reference):
         p, y = data
-        g = calibration_measure(name, n_bins=5)
+        g = (calibration_measure("hl", n_bins=5, variant="authors") if name == "hl_authors"
+             else calibration_measure(name, n_bins=5))
         np.testing.assert_allclose(g(p, y), reference(p, y), rtol=1e-12)
         np.testing.assert_allclose(g.func(p, y), reference(p, y), rtol=1e-12)
         assert g(p[0], y[0]) == pytest.approx(reference(p[0], y[0]))
@@ -34,6 +36,7 @@ class TestCalibrationMeasure:
     def test_names(self):
         assert calibration_measure("hl", n_bins=5).name == "HL (B=5)"
         assert calibration_measure("hl", grouping="single").name == "HL (B=10, single grouping)"
+        assert calibration_measure("hl", n_bins=5, variant="authors").name == "HL authors (B=5)"
         assert calibration_measure("skce_ul").smooth and not calibration_measure("ece_conf").smooth
 
     def test_errors(self):
@@ -41,6 +44,8 @@ class TestCalibrationMeasure:
             calibration_measure("mce")
         with pytest.raises(ValueError, match="n_bins"):
             calibration_measure("ece_conf", n_bins=0)
+        with pytest.raises(ValueError, match="variant must be one of"):
+            calibration_measure("hl", variant="paper")
         with pytest.raises(ValueError, match="probs must sum to 1"):
             calibration_measure("ece_conf")([[0.5, 0.6]], [0])
         with pytest.raises(ValueError, match="at least 10 instances"):

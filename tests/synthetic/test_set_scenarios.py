@@ -58,6 +58,29 @@ class TestCredalScenario:
         sc = credal_scenario("S2", n_datasets=2, n_instances=30, segment_start="centre", seed=4)
         assert np.mean(np.all(np.isclose(sc.boundary, sc.centre), axis=-1)) > 0.9
 
+    def test_centre_start_authors_fallback(self):
+        # The authors' getBoundary returns the corner e_c (its L[-1]) when p_e is outside the hull: the truth is
+        # then the corner and the label its class; inside the hull nothing changes (same draws as "start").
+        from credalbook.credal import in_credal_set
+
+        kw = dict(n_datasets=2, n_instances=30, segment_start="centre", seed=4)
+        book = credal_scenario("S2", **kw)
+        code = credal_scenario("S2", outside_start="end", **kw)
+        outside = ~in_credal_set(code.ens_probs, code.centre)
+        assert outside.mean() > 0.9 and code.config["outside_start"] == "end"
+        corner = np.eye(code.truth.shape[-1])[code.corner]
+        np.testing.assert_allclose(code.boundary[outside], corner[outside])
+        np.testing.assert_allclose(code.truth[outside], corner[outside])
+        np.testing.assert_array_equal(code.labels[outside], code.corner[outside])
+        np.testing.assert_array_equal(code.boundary[~outside], book.boundary[~outside])
+        np.testing.assert_array_equal(code.ens_probs, book.ens_probs)
+        # with the members' mean as start (always inside) the option changes nothing
+        a = credal_scenario("S3", n_datasets=1, n_instances=20, seed=1)
+        b = credal_scenario("S3", n_datasets=1, n_instances=20, seed=1, outside_start="end")
+        np.testing.assert_array_equal(a.truth, b.truth)
+        with pytest.raises(ValueError, match="outside_start"):
+            credal_scenario("S2", outside_start="corner")
+
     def test_reproducible(self):
         a = credal_scenario("S3", n_datasets=2, n_instances=20, seed=5)
         b = credal_scenario("S3", n_datasets=2, n_instances=20, seed=5)

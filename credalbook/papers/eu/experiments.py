@@ -28,7 +28,8 @@ so repeated and interrupted studies, and the mismatch variants (which share :mat
 
 Choices where the paper (whose supplement is missing) is silent are documented at each function:
 the GP settings, the seeds, the toy-data noise (:data:`TOY_NOISE_SD`), the real-data ball radius and
-fractions, and the definition of the second mismatch variant.
+fractions, the definition of the second mismatch variant, and the number of Monte-Carlo draws per point
+(``n_samples=1000``: the paper integrates by Monte Carlo but gives no number of draws).
 """
 
 from __future__ import annotations
@@ -55,6 +56,7 @@ from credalbook.metrics.epistemic import (
 )
 from credalbook.papers.eu.toy_data import TOY_GRID, EUToyData, eu_toy_data, toy_disc_layout
 from credalbook.gp.classifier import fit_gp_classifier, fit_gp_classifier_cached
+from credalbook.papers.criteria import INCONCLUSIVE, Judgement, close_to, mean_se, ordered, sign_claim
 from credalbook.papers.report import Table, count_of, reported
 
 __all__ = ["EU_ESTIMATORS", "EU_METRICS", "EU_PAPER_TABLE1", "EU_PAPER_TABLE2", "TOY_NOISE_SD", "EUIntervalCurves",
@@ -79,7 +81,9 @@ EU_PAPER_TABLE1 = _paper_table(reported("eu")["table1"]["rows"])
 #: Table 2 of the EU paper: dataset -> estimator -> metric -> (mean, sd); read from ``reported.json``.
 EU_PAPER_TABLE2 = _paper_table(reported("eu")["table2"]["rows"])
 #: Standard deviation of the toy Gaussians used by the book. The paper prints I_2 (s = 1), which
-#: cannot give its Table 1 (see :func:`toy_noise_summary` and the chapter); s = 0.3 can.
+#: cannot give its Table 1 (see :func:`toy_noise_summary` and the chapter); s = 0.3 can. Because it was
+#: chosen with Table 1's uncalibrated EECE of Ê_E in view, that number is not judged by
+#: :func:`credalbook.papers.eu.compare` (matching it would be circular).
 TOY_NOISE_SD = 0.3
 
 
@@ -307,6 +311,18 @@ class EUIntervalCurves:
             warnings.simplefilter("ignore", RuntimeWarning)
             return np.nanstd(v, axis=0, ddof=1)
 
+    def excess(self, which: str = "raw") -> np.ndarray:
+        r"""Per seed, the mean over the intervals of ``which`` (``"raw"`` or ``"calibrated"``) minus the gain, shape (S,).
+
+        Positive when the estimate lies above the accuracy gain on average over the equal-mass intervals
+        ("tends to overestimate the accuracy gain", Sec. 5.3.1); intervals empty in a seed are skipped.
+        """
+        if which not in ("raw", "calibrated"):
+            raise ValueError(f"which must be 'raw' or 'calibrated'; got {which!r}")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            return np.nanmean(getattr(self, which) - self.gain, axis=1)
+
 
 @dataclass(frozen=True)
 class EUStudy:
@@ -346,36 +362,101 @@ class EUStudy:
                                 calibrated=np.stack([e.calibrated_reliability.mean_eu for e in ev]),
                                 gain=np.stack([e.reliability.mean_gain for e in ev]))
 
-    def compare(self, paper: dict, *, k: float = 2.0) -> dict:
-        r"""Agreement with a paper table (estimator -> metric -> (mean, sd)).
+    def seed_values(self) -> dict:
+        """estimator -> metric -> the metric of every run as a list, in seed order; also ``eece_bits``.
 
-        A value agrees when :math:`|\bar m - m_{paper}| \le k\sqrt{sd_{paper}^2 + sd^2}` (our sd
-        counted as 0 with one seed). Returns estimator -> metric -> (paper str, book str, agrees).
+        What :func:`credalbook.papers.eu.compare` receives: the per-seed values, from which it computes
+        means, standard errors and paired differences (runs of studies over the same seeds pair up).
         """
-        return compare_summary(self.summary(), paper, k=k)
+        out = {k: {m: self.values(k, m).tolist() for m in EU_METRICS} for k in EU_ESTIMATORS}
+        for k in EU_ESTIMATORS:
+            out[k]["eece_bits"] = [float(r.eece_bits[k]) for r in self.runs]
+        return out
+
+    def compare(self, paper: dict, *, paper_seeds: int = 6) -> dict:
+        """Judge every metric against a paper table (estimator -> metric -> (mean, sd)): see :func:`compare_summary`."""
+        return compare_summary(self.seed_values(), paper, paper_seeds=paper_seeds)
 
 
-def compare_summary(summary: dict, paper: dict, *, k: float = 2.0) -> dict:
-    r"""Agreement of a study's :meth:`EUStudy.summary` with a paper table (estimator -> metric -> (mean, sd)).
+def _t_quantile(df: float) -> float:
+    """Two-sided 95% quantile of Student's t with ``df`` degrees of freedom (the normal's for df = ∞)."""
+    from scipy.stats import t
 
-    A value agrees when :math:`|\bar m - m_{paper}| \le k\sqrt{sd_{paper}^2 + sd^2}` (our sd counted
-    as 0 when it is NaN, with one seed). Returns estimator -> metric -> (paper str, book str, agrees).
+    return float(t.ppf(0.975, df)) if math.isfinite(df) else 1.959963984540054
+
+
+def _unknown_width(criterion: str, n: int) -> Judgement:
+    return Judgement(INCONCLUSIVE, f"{criterion}; from {count_of(n, 'seed')} the standard error is unknown", None,
+                     "the spread over seeds (needs at least 2 seeds)", n)
+
+
+def _paper_agreement(values, paper, *, paper_seeds: int, name: str = "book") -> Judgement:
+    r"""Judge a mean over seeds against a paper's mean ± sd over ``paper_seeds`` seeds.
+
+    The two means agree when :math:`|\bar m - m_{paper}| \le t\,\sqrt{sd_{paper}^2/S_{paper} + sd^2/S}`,
+    the combined standard error of the two means times Student's 95% quantile with the Welch-Satterthwaite
+    degrees of freedom, and differ otherwise. Inconclusive with one seed (our standard error unknown) or
+    when the band is as wide as the paper's value itself (the run could not tell it from zero).
+    """
+    mean, se, n = mean_se(values)
+    pm, psd = (float(v) for v in paper)
+    if n < 2:
+        return _unknown_width(f"|{name} − paper| within t × the combined standard error: {mean:.4g} vs {pm:.4g}", n)
+    pse = psd / math.sqrt(paper_seeds)
+    var = se**2 + pse**2
+    den = (se**4 / (n - 1) if se > 0 else 0.0) + (pse**4 / (paper_seeds - 1) if pse > 0 else 0.0)
+    df = var**2 / den if den > 0 else math.inf
+    z = _t_quantile(df)
+    tol = z * math.sqrt(var)
+    source = (f"Student-t 95% quantile {z:.2f} ({df:.1f} Welch df) × the combined standard error of the two means "
+              f"(paper: its ±sd {psd:g} / √{paper_seeds} seeds = {pse:.2g}; book: sd / √{n} seeds = {se:.2g})")
+    if tol >= abs(pm):
+        return Judgement(INCONCLUSIVE, f"|{name} − paper| ≤ {tol:.3g}: |{mean:.4g} − {pm:.4g}| = {abs(mean - pm):.3g}, "
+                         f"but the band is as wide as the paper's value: this run cannot tell it from 0", tol, source, n)
+    return close_to(mean, pm, tol=tol, tolerance_source=source, name=name, replicates=n)
+
+
+def _seed_claim(values, *, relation: str, name: str, threshold: float = 0.0) -> Judgement:
+    """Judge ``mean(values) relation threshold`` for per-seed values (paired differences, usually).
+
+    The margin is Student's 95% quantile with ``n - 1`` degrees of freedom times the standard error of
+    the mean over the ``n`` seeds; inconclusive with one seed.
+    """
+    mean, se, n = mean_se(values)
+    if n < 2:
+        return _unknown_width(f"{name} {relation} {threshold:g}: {mean:.4g}", n)
+    z = _t_quantile(n - 1)
+    source = f"Student-t 95% quantile {z:.2f} ({n - 1} df) × the standard error over {n} seeds ({se:.2g})"
+    if threshold == 0.0:
+        return sign_claim(mean, relation=relation, se=se, z=z, name=name, replicates=n, tolerance_source=source)
+    return ordered(mean, threshold, relation=relation, se_a=se, z=z, names=(name, f"{threshold:g}"), replicates=n,
+                   tolerance_source=source)
+
+
+def compare_summary(values: dict, paper: dict, *, paper_seeds: int = 6) -> dict:
+    r"""Judge a study's per-seed metrics (:meth:`EUStudy.seed_values`) against a paper table.
+
+    ``paper``: estimator -> metric -> (mean, sd over ``paper_seeds`` seeds). Each metric's mean over our
+    seeds agrees with the paper's when :math:`|\bar m - m_{paper}| \le t\sqrt{sd_{paper}^2/S_{paper} +
+    sd^2/S}` (standard errors of the two means, Student's 95% quantile with Welch's degrees of freedom;
+    :func:`credalbook.papers.criteria.close_to`); with one seed, or a band as wide as the paper's value,
+    the verdict is inconclusive. Returns estimator -> metric -> (paper "mean ± sd", book "mean ± sd", Judgement).
 
     Examples
     --------
-    >>> s = {"M": {m: (0.1, 0.01) for m in EU_METRICS}, "E": {m: (0.5, float("nan")) for m in EU_METRICS}}
-    >>> p = {"M": {m: (0.1, 0.02) for m in EU_METRICS}, "E": {m: (0.1, 0.02) for m in EU_METRICS}}
-    >>> out = compare_summary(s, p)
-    >>> out["M"]["eece"], out["E"]["eece"]
-    (('0.1 ± 0.02', '0.1 ± 0.01', True), ('0.1 ± 0.02', '0.5', False))
+    >>> v = {"M": {m: [0.10, 0.11, 0.12] for m in EU_METRICS}, "E": {m: [0.5] for m in EU_METRICS}}
+    >>> p = {k: {m: (0.1, 0.02) for m in EU_METRICS} for k in EU_ESTIMATORS}
+    >>> out = compare_summary(v, p)
+    >>> out["M"]["eece"][:2], out["M"]["eece"][2].verdict, out["E"]["eece"][2].verdict
+    (('0.1 ± 0.02', '0.11 ± 0.01'), 'agrees', 'inconclusive')
     """
     out = {}
     for est in EU_ESTIMATORS:
         for m in EU_METRICS:
-            (pm, psd), (bm, bsd) = paper[est][m], summary[est][m]
-            tol = k * math.hypot(psd, bsd if math.isfinite(bsd) else 0.0)
-            out.setdefault(est, {})[m] = (_fmt_mean_sd(pm, psd), _fmt_mean_sd(bm, bsd),
-                                          bool(abs(bm - pm) <= tol))
+            vals = np.asarray(values[est][m], dtype=np.float64)
+            (pm, psd) = paper[est][m]
+            out.setdefault(est, {})[m] = (_fmt_mean_sd(pm, psd), _fmt_mean_sd(*_mean_sd(vals)),
+                                          _paper_agreement(vals, (pm, psd), paper_seeds=paper_seeds))
     return out
 
 

@@ -5,17 +5,25 @@ representations*: the instance-dependent test's error rates, estimator analyses,
 from credalbook.papers.juergens.compare import (
     compare,
     paper_table1,
+    paper_table1_summary,
 )
 from credalbook.papers.juergens.error_rates import (
     instance_test_error_rates,
     JUERGENS_ESTIMATORS,
     JUERGENS_H1_ALPHAS,
+    summarise_error_rates,
 )
 from credalbook.papers.juergens.estimators import (
+    authors_lp_kde,
+    authors_mmd_kce,
     calibrated_combinations_example,
     estimator_landscape,
+    kl_gradient_check,
     Landscape,
+    lp_clamp_effect,
+    median_heuristic_bandwidth,
     simplex_grid,
+    skce_kernel_summary,
     weight_landscape,
 )
 from credalbook.papers.juergens.figures import (
@@ -29,13 +37,21 @@ from credalbook.papers.juergens.real_sets import (
 __all__ = [
     "compare",
     "paper_table1",
+    "paper_table1_summary",
     "instance_test_error_rates",
     "JUERGENS_ESTIMATORS",
     "JUERGENS_H1_ALPHAS",
+    "summarise_error_rates",
+    "authors_lp_kde",
+    "authors_mmd_kce",
     "calibrated_combinations_example",
     "estimator_landscape",
+    "kl_gradient_check",
     "Landscape",
+    "lp_clamp_effect",
+    "median_heuristic_bandwidth",
     "simplex_grid",
+    "skce_kernel_summary",
     "weight_landscape",
     "plot_instance_error_rates",
     "plot_landscape",

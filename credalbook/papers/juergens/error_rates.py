@@ -23,7 +23,7 @@ from credalbook.stats.weight_learning import fit_weight_function
 
 from credalbook.stats.instance import check_learner_options, split_indices
 
-__all__ = ["instance_test_error_rates", "JUERGENS_ESTIMATORS", "JUERGENS_H1_ALPHAS"]
+__all__ = ["instance_test_error_rates", "JUERGENS_ESTIMATORS", "JUERGENS_H1_ALPHAS", "summarise_error_rates"]
 
 #: Estimators of Figs. 3-4 with the bandwidths of the authors' statistics (mkjuergens/EnsembleCalibration@8dff2b5,
 #: ``src/config/config_cal_test.py``, l. 87, 114, 166; MMD from ``src/config/config_synthetic.py``, l. 149).
@@ -151,3 +151,123 @@ def instance_test_error_rates(
                   learner_options=dict(learner_options or {}), seed=seed)
     return ErrorRateStudy(hypothesis, tuple(names[i] for i in keep), stats[keep], nulls[keep], nfev[keep], config,
                           time.perf_counter() - start)
+
+
+def _decisions(study, alphas) -> np.ndarray:
+    """Reject (True) per test, dataset and level: (T, R, A), as :meth:`ErrorRateStudy.rejection_rates`."""
+    q = np.quantile(study.null, 1 - np.asarray(alphas), axis=-1)  # (A, T, R)
+    return np.moveaxis(study.statistics[None] > q, 0, -1)
+
+
+def summarise_error_rates(studies: dict, *, alphas=None, h1_alpha: float = 0.05, n_boot: int = 2000,
+                          seed: int = 0) -> dict:
+    r"""Counts and standard errors behind the Fig. 3-4 rows of :func:`~credalbook.papers.juergens.compare`.
+
+    Parameters
+    ----------
+    studies : dict
+        Hypothesis ("H0-const", ..., "H1-3") → :class:`~credalbook.papers.mortier.ErrorRateStudy` of
+        :func:`instance_test_error_rates`, one setting; every study has the same R.
+    alphas : sequence of float, optional
+        Levels of the H0 panels (default: Mortier et al.'s twelve, as the paper's figures).
+    h1_alpha : float, default 0.05
+        Level of the H1 rows.
+    n_boot : int, default 2000
+        Bootstrap draws over the datasets of each panel (the same draw for every test of a panel, so
+        the new test and Mortier's, run on the same datasets, stay paired).
+    seed : int
+
+    Returns
+    -------
+    dict
+        Plain numbers:
+
+        * ``R``; ``alphas``; ``h1_alpha``;
+        * ``h0_cells``: one dict per H0 panel, test and level — ``panel``, ``estimator``, ``kind``
+          ("new" or "Mortier"), ``alpha``, ``k`` (rejections), ``n`` (= R);
+        * ``h1_cells``: one per H1 panel and test at ``h1_alpha`` — ``panel``, ``estimator``,
+          ``kind``, ``k`` (misses: Type II), ``n``;
+        * ``gap``: mean :math:`|\text{rate} - \alpha|` over the H0 panels, levels and the tests of
+          L2, KL and MMD, ``new`` and ``Mortier``, their difference ``diff`` = Mortier − new and its
+          bootstrap standard error ``se``;
+        * ``type2``: mean Type II at ``h1_alpha`` over the H1 panels (L2, KL, MMD), ``new``,
+          ``Mortier``, ``diff`` = Mortier − new, ``se``;
+        * ``skce``: mean power at ``h1_alpha`` of the new test, ``others`` (L2, KL, MMD) and ``skce``,
+          ``diff`` = others − SKCE, ``se``;
+        * ``type2_by_panel``: H1 panel → the new test's mean Type II (L2, KL, MMD).
+
+    Examples
+    --------
+    >>> from credalbook.papers.mortier import ErrorRateStudy
+    >>> rng = np.random.default_rng(0)
+    >>> def st(h, shift):
+    ...     names = ("L2-CE · new", "L2-CE · Mortier", "SKCE · new", "SKCE · Mortier")
+    ...     return ErrorRateStudy(h, names, rng.normal(shift, 1, (4, 40)), rng.normal(0, 1, (4, 40, 100)),
+    ...                           np.zeros((4, 40), dtype=int))
+    >>> s = summarise_error_rates({"H0-const": st("H0-const", 0.0), "H1-1": st("H1-1", 3.0)}, n_boot=200)
+    >>> s["R"], len(s["h0_cells"]), len(s["h1_cells"])
+    (40, 48, 4)
+    """
+    from credalbook.papers.mortier.error_rates import PAPER_ALPHAS
+
+    alphas = np.asarray(PAPER_ALPHAS if alphas is None else alphas, dtype=np.float64)
+    if not studies:
+        raise ValueError("studies must hold at least one study")
+    rs = {st.n_datasets for st in studies.values()}
+    if len(rs) != 1:
+        raise ValueError(f"every study must have the same number of datasets; got {sorted(rs)}")
+    r = rs.pop()
+    rng = np.random.default_rng(seed)
+    n_boot = check_positive_int(n_boot, "n_boot")
+
+    def split(name):
+        est, kind = name.split(" · ")
+        return est, kind
+
+    h0_cells, h1_cells = [], []
+    # per panel: decision arrays and the bootstrap index draws
+    boot_idx = {h: rng.integers(0, r, size=(n_boot, r)) for h in studies}
+    gap_parts = {"new": [], "Mortier": []}  # (n_boot + 1,) arrays, one per (panel, test)
+    t2_parts = {"new": [], "Mortier": []}
+    pow_parts = {"others": [], "skce": []}
+    type2_by_panel = {}
+    for h, st in studies.items():
+        idx = np.vstack([np.arange(r)[None], boot_idx[h]])  # row 0: the data themselves
+        if st.is_null:
+            dec = _decisions(st, alphas)  # (T, R, A)
+            for t, name in enumerate(st.measures):
+                est, kind = split(name)
+                for a, alpha in enumerate(alphas):
+                    h0_cells.append(dict(panel=h, estimator=est, kind=kind, alpha=float(alpha),
+                                         k=int(dec[t, :, a].sum()), n=r))
+                if not est.startswith("SKCE"):
+                    rates = dec[t][idx].mean(axis=1)  # (B+1, A)
+                    gap_parts[kind].append(np.abs(rates - alphas).mean(axis=-1))
+        else:
+            dec = _decisions(st, [h1_alpha])[..., 0]  # (T, R)
+            new_t2 = []
+            for t, name in enumerate(st.measures):
+                est, kind = split(name)
+                h1_cells.append(dict(panel=h, estimator=est, kind=kind, k=int((~dec[t]).sum()), n=r))
+                miss = 1.0 - dec[t][idx].mean(axis=1)  # (B+1,)
+                if est.startswith("SKCE"):
+                    if kind == "new":
+                        pow_parts["skce"].append(1 - miss)
+                else:
+                    t2_parts[kind].append(miss)
+                    if kind == "new":
+                        pow_parts["others"].append(1 - miss)
+                        new_t2.append(miss[0])
+            if new_t2:
+                type2_by_panel[h] = float(np.mean(new_t2))
+
+    def pair(parts, a, b):
+        if not parts[a] or not parts[b]:
+            return None
+        va, vb = np.mean(parts[a], axis=0), np.mean(parts[b], axis=0)
+        d = vb - va
+        return {a: float(va[0]), b: float(vb[0]), "diff": float(d[0]), "se": float(np.std(d[1:], ddof=1))}
+
+    return dict(R=r, alphas=[float(a) for a in alphas], h1_alpha=float(h1_alpha), h0_cells=h0_cells,
+                h1_cells=h1_cells, gap=pair(gap_parts, "new", "Mortier"), type2=pair(t2_parts, "new", "Mortier"),
+                skce=pair(pow_parts, "skce", "others"), type2_by_panel=type2_by_panel)

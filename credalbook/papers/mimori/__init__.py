@@ -13,6 +13,7 @@ from credalbook.papers.mimori.alpha0 import (
 from credalbook.papers.mimori.compare import compare, POST_ROWS
 from credalbook.papers.mimori.experiments import (
     AlphaOptimumGrid,
+    bootstrap_metrics,
     build_mix_network,
     debiasing_study,
     DebiasingStudy,
@@ -26,6 +27,8 @@ from credalbook.papers.mimori.experiments import (
     optimal_log_alpha0_grid,
     PAPER_Z1_GRID,
     PredictorOutputs,
+    released_code_demo,
+    released_code_el_cl,
     theorem1_check,
     Theorem1Check,
     train_mix_network,
@@ -56,6 +59,7 @@ __all__ = [
     "compare",
     "POST_ROWS",
     "AlphaOptimumGrid",
+    "bootstrap_metrics",
     "build_mix_network",
     "debiasing_study",
     "DebiasingStudy",
@@ -69,6 +73,8 @@ __all__ = [
     "optimal_log_alpha0_grid",
     "PAPER_Z1_GRID",
     "PredictorOutputs",
+    "released_code_demo",
+    "released_code_el_cl",
     "theorem1_check",
     "Theorem1Check",
     "train_mix_network",

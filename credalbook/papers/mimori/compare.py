@@ -1,8 +1,20 @@
 """The "Paper vs. this book" rows of the Mimori et al. (2022) chapter, from a plain results dict.
 
-The chapter assembles its results (numbers, small arrays and the metric tables of
-:func:`~credalbook.papers.mimori.evaluate_predictors`) into one dict and calls :func:`compare`; the
+The chapter assembles its results (numbers, the metric tables of
+:func:`~credalbook.papers.mimori.evaluate_predictors` and their bootstrap resamples from
+:func:`~credalbook.papers.mimori.bootstrap_metrics`) into one dict and calls :func:`compare`; the
 paper's side of every row comes from ``reported.json`` (:func:`credalbook.papers.report.reported`).
+
+Every row goes through a judge of :mod:`credalbook.papers.criteria`. The book trains one network,
+so the uncertainty of its numbers is that of the finite test split: standard errors of differences
+between predictors come from a paired bootstrap over the test instances; those of Fig. 2 from its ten
+runs. The paper's numbers are on other data (Mix-MNIST, Mix-CIFAR-10, the private MDS), so the rows
+judge the direction of each of the paper's findings, not its digits, and say the setting in the note.
+
+What holds by construction is not a row (it is asserted in ``tests/papers/mimori``): α-calibration
+leaves the CPEs (Acc, L̂sq, ÊL, ĈE) unchanged; ts keeps accuracy; the mean Δ^D of App. F.2 has the
+sign of T − 1; Prop. 2 (ÊL unbiased), Theorem 1 and Fig. 3 (the optimal log α0 narrows as λ_α grows)
+are mathematical facts the chapter checks numerically.
 
 References
 ----------
@@ -12,11 +24,9 @@ Predictions in Medical Domain. arXiv:2007.01659 (2022).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 import numpy as np
 
-from credalbook.papers.mimori.reported import PAPER_DELTA_D, paper_values
+from credalbook.papers.criteria import combine, ordered, sign_claim
 from credalbook.papers.report import check_results, Comparison, reported
 
 __all__ = ["POST_ROWS", "compare"]
@@ -25,7 +35,11 @@ __all__ = ["POST_ROWS", "compare"]
 POST_ROWS = ("Raw+α", "Raw+ts+α", "MCDO", "MCDO+ts", "TTA", "TTA+ts")
 
 _CHAPTER = "03_mimori_label_histograms"
-_KEYS = ("dataset", "data_name", "metrics", "temperatures", "mean_delta", "fig2", "fig3", "theorem1")
+_KEYS = ("dataset", "data_name", "metrics", "boot", "fig2")
+_BOOT = "paired bootstrap over the test instances"
+_NAMES = {"EL": "ÊL", "CE": "ĈE", "CL": "ĈL", "L_sq": "L̂sq", "Acc": "Acc", "L_phi": "L̂φ", "CE_phi": "ĈEφ",
+          "EL post": "ÊL post"}
+_REAL = {"mnist": "Mix-MNIST", "cifar10": "Mix-CIFAR-10"}
 
 
 def _dot(value: float) -> str:
@@ -33,8 +47,40 @@ def _dot(value: float) -> str:
     return f"{value:.4f}".lstrip("0")
 
 
+def _se(x) -> float:
+    """Standard deviation of bootstrap replicates: the standard error of the statistic."""
+    return float(np.std(np.asarray(x, dtype=float), ddof=1))
+
+
+def _cfg_name(data_name, c) -> str:
+    return f"{data_name}({c})" if c != "variable" else "MDS-like"
+
+
+def _diff_claim(metrics, boot, c, a, b, key, relation, data_name):
+    """``metric(a) − metric(b)`` ``relation`` 0, with its paired-bootstrap standard error."""
+    d = metrics[c][a][key] - metrics[c][b][key]
+    se = _se(boot[c][a][key] - boot[c][b][key])
+    return sign_claim(d, relation=relation, se=se, name=f"{_NAMES[key]}({a}) − {_NAMES[key]}({b}) [{_cfg_name(data_name, c)}]",
+                      replicates=len(boot[c][a][key]), tolerance_source=f"2 × the {_BOOT}")
+
+
+def _q(claims: dict, key: str) -> str:
+    """The paper's words for a claim, in quotation marks (``reported.json``, ``claims``)."""
+    return f"\"{claims[key]['paper']}\""
+
+
+def _if_differs(judgement, cause: str) -> str:
+    """The cause a row names, only where it differs (a row that agrees names none)."""
+    return cause if judgement.verdict == "differs" else ""
+
+
+def _verdicts(judgements) -> str:
+    vs = [j.verdict for j in judgements]
+    return ", ".join(f"{vs.count(v)} {v}" for v in ("agrees", "differs", "inconclusive") if vs.count(v))
+
+
 def compare(results: dict, *, chapter: str = _CHAPTER) -> Comparison:
-    """The chapter's comparison rows: each finding of the paper next to ours, with a verdict.
+    """The chapter's comparison rows: each finding of the paper next to ours, judged by a criterion that can fail.
 
     Parameters
     ----------
@@ -42,23 +88,21 @@ def compare(results: dict, *, chapter: str = _CHAPTER) -> Comparison:
         What the chapter computed, as plain numbers and arrays:
 
         - ``dataset`` (``"fashion_mnist"``, ``"mnist"``, ...) and ``data_name`` (``"Mix-Fashion-MNIST"``);
-        - ``fig2``: ``n_instances``, ``n_labels`` and ``summary``, ``{(quantity, estimator, n_labels):
-          (mean, half_width)}`` of :meth:`~credalbook.papers.mimori.DebiasingStudy.summary`;
-        - ``fig3``: ``reg`` (the λ_α grid) and ``ranges`` (len(reg), 2), the min and max optimal log α0;
-        - ``theorem1``: ``alpha0`` (the simulated grid), ``max_z`` (largest |MC − closed form| in
-          standard errors) and ``scenarios``, ``{name: {"dpe_argmin", "dpe_optimum", "post_argmin",
-          "post_optimum"}}`` with the scenario ``"calibrated Z"``;
+        - ``fig2``: ``n_instances``, ``n_labels`` and ``estimates``, ``{(quantity, estimator, n_labels):
+          array (n_runs, len(n_instances))}`` of :class:`~credalbook.papers.mimori.DebiasingStudy`;
         - ``metrics``: ``{config: {predictor: {metric: value}}}`` for configs 2, 5 and ``"variable"``
           (:func:`~credalbook.papers.mimori.evaluate_predictors`, predictors in table order);
-        - ``temperatures``: ``{config: T}`` of temperature scaling;
-        - ``mean_delta``: ``{config: mean Δ^D}`` of :func:`~credalbook.papers.mimori.ts_dpe_shift`.
+        - ``boot``: ``{config: {predictor: {metric: array (n_boot,)}}}``, the same metrics on shared
+          bootstrap resamples of the test instances (:func:`~credalbook.papers.mimori.bootstrap_metrics`).
+        - ``temperatures`` (optional): ``{config: T}`` of temperature scaling; where some T < 1 the row
+          "ts degrades the DPEs" names the App. F.2 section as the cause when it differs.
     chapter : str
         The comparison's name (the results file's stem).
 
     Returns
     -------
     Comparison
-        Rows for Figs. 2-3, Theorem 1, Prop. 2, Tables 1, 2, 4-6, App. F.2 and the data.
+        Rows for Fig. 2, Tables 1, 2, 4, 5, 6 (MDS-1 and MDS-full), App. F.2, Fig. 6 and the data sets.
 
     Raises
     ------
@@ -76,132 +120,209 @@ def compare(results: dict, *, chapter: str = _CHAPTER) -> Comparison:
     0.0379
     """
     check_results(results, _KEYS)
-    claims = reported("mimori")["claims"]["values"]
+    numbers = reported("mimori")
+    claims = numbers["claims"]["values"]
     cmp = Comparison(chapter)
     dataset, data_name = results["dataset"], results["data_name"]
-    metrics, temperatures, mean_delta = results["metrics"], results["temperatures"], results["mean_delta"]
+    metrics, boot = results["metrics"], results["boot"]
     configs = list(metrics)
+    mix_cfgs = [c for c in configs if c != "variable"]
+    ref = _REAL.get(dataset)
+    same_net = (f"{data_name} stands in for Mix-MNIST and Mix-CIFAR-10 and the MDS-like setting (the same test images "
+                "with 1 + Poisson labels) for MDS; the validation settings "
+                + ", ".join(map(str, configs)) + " share one network and one test split, so this is one verdict, not one per setting")
+    if ref:
+        same_net = same_net.replace(f"{data_name} stands in for Mix-MNIST and Mix-CIFAR-10 and", f"{data_name} is the paper's data;")
 
-    # Fig. 2: plug-in against debiased EL and CL of a perfect predictor.
+    # Fig. 2: debiased against plug-in EL and CL of a perfect predictor (ten runs: their standard error).
     fig2 = results["fig2"]
-    summary, big = fig2["summary"], list(fig2["n_instances"]).index(10_000)
+    sizes = list(fig2["n_instances"])
     for n in fig2["n_labels"]:
-        pl, db = (summary[("EL", e, n)] for e in ("plug-in", "debiased"))
-        cl_pl, cl_db = (summary[("CL", e, n)] for e in ("plug-in", "debiased"))
-        covered = float(np.mean(np.abs(np.r_[db[0], cl_db[0]]) <= np.r_[db[1], cl_db[1]]))
-        cmp.add("Fig. 2", f"perfect predictor, {n} labels: plug-in EL, CL biased; debiased ≈ 0 (N = 100 → 10 000)",
-                paper=claims["fig2"]["paper"],
-                book=f"EL {pl[0][0]:.3f}/{pl[0][big]:.3f} vs {db[0][0]:.4f}/{db[0][big]:.4f}; CL {cl_pl[0][0]:.4f}/{cl_pl[0][big]:.5f} "
-                     f"vs {cl_db[0][0]:.4f}/{cl_db[0][big]:.5f}; 90% CI covers 0 at {covered:.0%} of points",
-                agrees=bool(covered >= 0.75 and np.all(pl[0] - pl[1] > 0) and np.all(np.abs(db[0]) < pl[0])))
+        parts = []
+        for q in ("EL", "CL"):
+            pl, db = (np.asarray(fig2["estimates"][(q, e, n)], dtype=float) for e in ("plug-in", "debiased"))
+            runs = pl.shape[0]
+            for j, size in enumerate(sizes):
+                se_pl, se_db = (x[:, j].std(ddof=1) / np.sqrt(runs) for x in (pl, db))
+                parts.append(ordered(abs(db[:, j].mean()), pl[:, j].mean(), relation="<", se_a=se_db, se_b=se_pl,
+                                     names=(f"|debiased {q}| (N={size})", f"plug-in {q}"), replicates=runs,
+                                     tolerance_source=f"2 × the standard error over {runs} runs"))
+        j = combine(parts, criterion=f"|mean debiased| < mean plug-in (the bias) for EL and CL at N = {sizes[0]} … {sizes[-1]}")
+        big = sizes.index(max(sizes))
+        est = {k: np.asarray(v, dtype=float).mean(axis=0)[big] for k, v in fig2["estimates"].items() if k[2] == n}
+        cmp.add("Fig. 2", f"perfect predictor, {n} labels per instance: debiased EL and CL closer to the truth (0) than plug-in",
+                paper=_q(claims, "fig2"),
+                book=f"N = {max(sizes):,}: EL {est[('EL', 'plug-in', n)]:.4f} (plug-in) vs {est[('EL', 'debiased', n)]:.4f}; "
+                     f"CL {est[('CL', 'plug-in', n)]:.5f} vs {est[('CL', 'debiased', n)]:.5f}",
+                judgement=j, note="the paper's setting (U(0, 1) positive probabilities, ten runs); each N and quantity must agree")
 
-    # Fig. 3: the range of the optimal log α0.
-    reg, ranges = results["fig3"]["reg"], np.asarray(results["fig3"]["ranges"])
-    width = ranges[:, 1] - ranges[:, 0]
-    cmp.add("Fig. 3", "range of optimal log α0 contains 0 and narrows as λ_α grows", paper=claims["fig3"]["paper"],
-            book=", ".join(f"λ={l:g}: [{lo:.2f}, {hi:.2f}]" for l, (lo, hi) in zip(reg, ranges)),
-            agrees=bool(np.all(ranges[:, 0] < 0) and np.all(ranges[:, 1] > 0) and np.all(np.diff(width) < 0)))
+    # Table 4 (and 5): ts lowers ÊL and ĈE of Raw.
+    t4 = numbers["table4"]["values"]
+    parts = [_diff_claim(metrics, boot, c, "Raw+ts", "Raw", k, "<", data_name) for c in mix_cfgs for k in ("EL", "CE")]
+    cmp.add("Table 4 (Table 5)", "ts lowers ÊL and ĈE of Raw",
+            paper=_q(claims, "ts_cpe") + " Mix-MNIST(2): ÊL " + f"{_dot(t4['Mix-MNIST(2)']['Raw']['EL'])} → {_dot(t4['Mix-MNIST(2)']['Raw+ts']['EL'])}, "
+                  f"ĈE {_dot(t4['Mix-MNIST(2)']['Raw']['CE'])} → {_dot(t4['Mix-MNIST(2)']['Raw+ts']['CE'])}",
+            book="; ".join(f"({c}) ÊL {metrics[c]['Raw']['EL']:.4f} → {metrics[c]['Raw+ts']['EL']:.4f}, "
+                           f"ĈE {metrics[c]['Raw']['CE']:.4f} → {metrics[c]['Raw+ts']['CE']:.4f}" for c in mix_cfgs),
+            judgement=(j := combine(parts, criterion="ĈE and ÊL of Raw+ts below Raw's, per validation setting")),
+            cause=_if_differs(j, "the temperature scan below Table 4 (T fitted by the NLL is larger than the T the squared-loss "
+                                 "metrics want)"),
+            note=same_net + "; 'kept accuracy' holds by construction (tested, not a row)")
 
-    # Theorem 1: simulated against closed-form optima of α0.
-    thm = results["theorem1"]
-    step = thm["alpha0"][1] / thm["alpha0"][0]
-    pairs = np.array([[s[f"{k}_argmin"], s[f"{k}_optimum"]] for s in thm["scenarios"].values() for k in ("dpe", "post")])
-    fin = np.isfinite(pairs).all(axis=1)
-    ok = np.isinf(pairs[~fin]).all() and np.all(np.abs(np.log(pairs[fin, 0] / pairs[fin, 1])) <= np.log(step) * 1.001)
-    thm_max, cal = thm["max_z"], thm["scenarios"]["calibrated Z"]
-    cmp.add("Theorem 1", "simulated optima of α0 (DPE, posterior) match the closed forms; Z = E[Q|G] gives (1 − u_Q)/v_Q twice",
-            paper=claims["theorem1"]["paper"],
-            book=f"calibrated Z: {cal['dpe_argmin']:.2f} and {cal['post_argmin']:.2f} (grid step ×{step:.2f}); "
-                 f"losses within {thm_max:.1f} s.e. of Eqs. 57, 67", agrees=bool(ok and thm_max < 4.5))
-
-    # Table 4: temperature scaling of Raw; Prop. 2 against the true EL.
-    for c in (2, 5):
-        ref, paper = paper_values(dataset, c)
-        r, t = metrics[c]["Raw"], metrics[c]["Raw+ts"]
-        ts_ok = t["Acc"] == r["Acc"] and t["EL"] < r["EL"] and t["CE"] < r["CE"]
-        cmp.add(f"Table 4 ({c})", "ts keeps accuracy and lowers ÊL and ĈE of Raw",
-                paper=f"{ref}: ÊL {paper['Raw']['EL']:.4f} → {paper['Raw+ts']['EL']:.4f}, ĈE {paper['Raw']['CE']:.4f} → {paper['Raw+ts']['CE']:.4f}",
-                book=f"Acc {r['Acc']:.4f} → {t['Acc']:.4f}, ÊL {r['EL']:.4f} → {t['EL']:.4f}, ĈE {r['CE']:.4f} → {t['CE']:.4f}",
-                agrees=bool(ts_ok), note="" if ts_ok else f"T = {temperatures[c]:.2f} minimises the validation NLL, "
-                "not the squared-loss metrics: see the temperature scan below Table 4")
-    el_gap = max(abs(m["EL"] - m["EL true"]) / m["EL true"] for c in (2, 5) for m in metrics[c].values())
-    cmp.add("Prop. 2 (our check)", "unbiased ÊL from the test histograms against the true EL from Q (largest relative gap)",
-            paper=claims["prop2"]["paper"], book=f"{el_gap:.1%}", agrees=bool(el_gap < 0.05))
-
-    # Tables 4-6: α keeps the CPEs; Table 5 / 6: TTA is best.
-    cpe_keys = ("Acc", "L_sq", "EL", "CE")
-    same = max(abs(metrics[c][b + "+α"][k] - metrics[c][b][k]) for c in configs for b in ("Raw", "Raw+ts", "Raw+vs", "Raw+ms")
-               for k in cpe_keys)
-    cmp.add("Tables 4-6", "α-calibration leaves Acc, L̂sq, ÊL, ĈE of Raw (+ts/vs/ms) unchanged", paper=claims["alpha_keeps_cpes"]["paper"],
-            book=f"largest difference {same:.1e}", agrees=bool(same < 1e-12))
-    if "TTA" in metrics[2]:
-        base = {b: metrics[2][b] for b in ("Raw", "MCDO", "TTA")}
-        acc, el = ({b: m[k] for b, m in base.items()} for k in ("Acc", "EL"))
-        best = max(acc, key=acc.get), min(el, key=el.get)
-        t5 = reported("mimori")["table5"]["values"]["Mix-CIFAR-10(2)"]
-        cmp.add("Table 5 / 6", "TTA has the best accuracy and ÊL among Raw, MCDO, TTA",
-                paper="Mix-CIFAR-10(2): " + "; ".join(
-                    f"{what} {_dot(t5['TTA'][k])} vs {_dot(t5['Raw'][k])}/{_dot(t5['MCDO'][k])}" for k, what in (("Acc", "Acc"), ("EL", "ÊL"))),
-                book=", ".join(f"{b}: Acc {m['Acc']:.4f}, ÊL {m['EL']:.4f}" for b, m in base.items()),
-                agrees=bool(best == ("TTA", "TTA")), note="" if best == ("TTA", "TTA") else
-                "random rotations and shifts at test time cost this briefly trained network accuracy; the paper's TTA "
-                "finding is from CIFAR-10 and MDS with long training under the same augmentation")
-
-    # Table 1: α lowers the DPE losses.
-    bases = [n for n in metrics[2] if not n.endswith("+α")]
-    for c in configs:
-        ref, paper = paper_values(dataset, c)
-        pb = [n for n in paper if not n.endswith("+α") and n + "+α" in paper and "L_phi" in paper[n]]
-        for key, what in (("L_phi", "L̂φ"), ("CE_phi", "ĈEφ")):
-            ours = sum(metrics[c][n + "+α"][key] < metrics[c][n][key] for n in bases)
-            theirs = sum(paper[n + "+α"][key] < paper[n][key] for n in pb)
-            cmp.add(f"Table 1 ({c})" if c != "variable" else "Tables 1, 6 (MDS-like)", f"α lowers {what} of the DPEs for every base predictor",
-                    paper=f"{ref}: {theirs} of {len(pb)}", book=f"{ours} of {len(bases)}", agrees=bool(ours == len(bases)),
-                    note="" if ours == len(bases) else "see the table: the exceptions are ensembles")
-
-    # Table 1 / App. F.2: temperature scaling degrades the DPEs.
-    for c in (2, 5):
-        ref, paper = paper_values(dataset, c)
-        r, t = metrics[c]["Raw"], metrics[c]["Raw+ts"]
-        worse = t["L_phi"] > r["L_phi"] and t["CE_phi"] > r["CE_phi"]
-        cmp.add(f"Table 1 ({c}) / F.2", "ts degrades the DPEs of Raw (L̂φ and ĈEφ rise)",
-                paper=f"{ref}: L̂φ {paper['Raw']['L_phi']:.4f} → {paper['Raw+ts']['L_phi']:.4f}, ĈEφ {paper['Raw']['CE_phi']:.4f} → {paper['Raw+ts']['CE_phi']:.4f}",
-                book=f"L̂φ {r['L_phi']:.4f} → {t['L_phi']:.4f}, ĈEφ {r['CE_phi']:.4f} → {t['CE_phi']:.4f}", agrees=bool(worse))
-    for c, delta in mean_delta.items():
-        ref = paper_values(dataset, c)[0]
-        p = PAPER_DELTA_D.get((ref.split("(")[0], None if c == "variable" else c))
-        cmp.add("App. F.2", f"mean Δ^D between Raw+ts and Raw is positive ({c})", paper=f"{ref}: {p}",
-                book=f"{delta:.4f} (T = {temperatures[c]:.3f})", agrees=bool(delta > 0),
-                note="" if delta > 0 else "T < 1 here: ts sharpens this under-confident network")
-
-    # Table 2: posterior CPEs.
-    for c in configs:
-        ref, paper = paper_values(dataset, c)
-        m = metrics[c]
-        drop = {n: 1 - m[n]["EL post"] / m[n]["EL"] for n in POST_ROWS if n in m}
-        cmp.add(f"Table 2 ({c})", "posterior ÊL below prior ÊL for α-calibrated models",
-                paper=f"{ref}: Raw+α {paper['Raw+α']['EL']:.4f} → {paper['Raw+α']['EL post']:.4f}",
-                book=f"Raw+α {m['Raw+α']['EL']:.4f} → {m['Raw+α']['EL post']:.4f}; Raw+ts+α {m['Raw+ts+α']['EL']:.4f} → {m['Raw+ts+α']['EL post']:.4f}",
-                agrees=bool(drop["Raw+α"] > 0 and drop["Raw+ts+α"] > 0))
-        ens = max(v for n, v in drop.items() if "α" not in n)
-        cmp.add(f"Table 2 ({c})", "ensembles gain less from the extra label than α (relative ÊL reduction)",
-                paper=f"{ref}: Raw+α {1 - paper['Raw+α']['EL post'] / paper['Raw+α']['EL']:.0%}, MCDO {1 - paper['MCDO']['EL post'] / paper['MCDO']['EL']:.0%}",
-                book=", ".join(f"{n} {v:.0%}" for n, v in drop.items()), agrees=bool(min(drop["Raw+α"], drop["Raw+ts+α"]) > ens),
-                note="our ensembles use Bayes' rule (Eq. 77), the authors' code a near-uniform weighting")
-
-    # Table 6: vector and matrix scaling on the MDS-like data.
+    # Table 6: ts lowers ÊL and ĈL of Raw, MCDO and TTA (MDS).
     if "variable" in metrics:
+        bases = [b for b in ("Raw", "MCDO", "TTA") if b in metrics["variable"]]
+        parts = [_diff_claim(metrics, boot, "variable", b + "+ts", b, k, "<", data_name) for b in bases for k in ("EL", "CL")]
         mv = metrics["variable"]
-        t6_rows = [n for n in mv if "+vs" in n or "+ms" in n]
-        lim = max(abs(mv[n]["EL"] - mv["Raw"]["EL"]) for n in t6_rows) / mv["Raw"]["EL"]
-        t6 = reported("mimori")["table6"]["values"]["MDS-1"]
-        t6_el = [row["EL"] for n, row in t6.items() if ("+vs" in n or "+ms" in n) and row["EL"] is not None]
-        cmp.add("Table 6 (MDS-like)", "vs / ms change the CPE metrics little (largest relative ÊL change vs Raw)",
-                paper=f"MDS-1: ÊL {_dot(t6['Raw']['EL'])} (Raw) vs {_dot(min(t6_el))}-{_dot(max(t6_el))}", book=f"{lim:.1%}",
-                agrees=bool(lim < 0.1), note="" if lim < 0.1 else "vs / ms correct the class biases of the under-trained network, unlike on MDS")
+        cmp.add("Table 6 (MDS-1)", "ts lowers ÊL and ĈL of Raw, MCDO and TTA",
+                paper=_q(claims, "ts_cpe_mds"),
+                book="; ".join(f"{b}: ÊL {mv[b]['EL']:.4f} → {mv[b + '+ts']['EL']:.4f}, ĈL {mv[b]['CL']:.4f} → {mv[b + '+ts']['CL']:.4f}"
+                               for b in bases),
+                judgement=(j := combine(parts)), cause=_if_differs(j, "the temperature scan below Table 4"),
+                note=f"MDS-like setting: the {data_name} test images with a variable number of labels (MDS is private)")
 
-    real = dataset in ("mnist", "cifar10")
-    cmp.add("Sec. 7 (data)", "Mix-MNIST, Mix-CIFAR-10 and MDS", paper=claims["data"]["paper"],
-            book=f"{data_name} with 2, 5 and 10 labels; variable counts simulated for MDS", agrees=real,
-            note="" if real else "different images: compare findings, not digits")
+    # Table 5 (and Table 6): TTA beats Raw and MCDO in Acc, L̂sq and ÊL.
+    c0 = mix_cfgs[0]
+    t5 = numbers["table5"]["values"]["Mix-CIFAR-10(2)"]
+    paper_t5 = (_q(claims, "tta") + " (App. F.1; the same words for MDS, App. F.3). Mix-CIFAR-10(2): " + "; ".join(
+                    f"{_NAMES[k]} TTA {_dot(t5['TTA'][k])} vs Raw {_dot(t5['Raw'][k])}, MCDO {_dot(t5['MCDO'][k])}"
+                    for k in ("Acc", "L_sq", "EL")))
+    if "TTA" in metrics[c0]:
+        parts = [_diff_claim(metrics, boot, c0, "TTA", b, k, ">" if k == "Acc" else "<", data_name)
+                 for b in ("Raw", "MCDO") for k in ("Acc", "L_sq", "EL")]
+        cmp.add("Table 5 (Table 6)", "TTA beats Raw and MCDO in Acc, L̂sq and ÊL", paper=paper_t5,
+                book="; ".join(f"{b}: Acc {metrics[c0][b]['Acc']:.4f}, L̂sq {metrics[c0][b]['L_sq']:.4f}, ÊL {metrics[c0][b]['EL']:.4f}"
+                               for b in ("Raw", "MCDO", "TTA")),
+                judgement=combine(parts),
+                note=f"{data_name} with mild flips, shifts and rotations (our choice; the paper trains Mix-CIFAR-10 and MDS with "
+                     "augmentation and runs TTA there), test histograms of 10 labels; Table 6 makes the same claim for MDS, "
+                     "which on our data is the same network and images: one verdict")
+    else:
+        cmp.not_run("Table 5 (Table 6)", "TTA beats Raw and MCDO in Acc, L̂sq and ÊL", paper=paper_t5,
+                    reason=f"no TTA for {data_name}: the network was trained without augmentation (as the paper's Mix-MNIST)",
+                    tested_by="tests/papers/mimori/test_experiments.py::TestMimoriPredictions")
+
+    # Table 1: α lowers L̂φ and ĈEφ for every base predictor.
+    paper_counts = []
+    for setting, paper in numbers["table1"]["values"].items():
+        for key in ("L_phi", "CE_phi"):
+            pb = [n for n in paper if not n.endswith("+α") and n + "+α" in paper
+                  and paper[n][key] is not None and paper[n + "+α"][key] is not None]
+            paper_counts.append((setting, key, sum(paper[n + "+α"][key] < paper[n][key] for n in pb), len(pb)))
+    for key in ("L_phi", "CE_phi"):
+        parts = [_diff_claim(metrics, boot, c, n + "+α", n, key, "<", data_name)
+                 for c in configs for n in metrics[c] if not n.endswith("+α") and n + "+α" in metrics[c]]
+        theirs = [(s, k, n) for s, key2, k, n in paper_counts if key2 == key]
+        cmp.add("Table 1", f"α lowers {_NAMES[key]} of the DPEs of every base predictor",
+                paper=_q(claims, "alpha_dpe") + f"; lower in {sum(k for _, k, _ in theirs)} of {sum(n for *_, n in theirs)} pairs of Table 1",
+                book=f"{sum(j.verdict == 'agrees' for j in parts)} of {len(parts)} pairs lower by more than 2 SE ({_verdicts(parts)})",
+                judgement=combine(parts, criterion=f"{_NAMES[key]}(X+α) < {_NAMES[key]}(X) for every base X and setting"),
+                note=same_net)
+
+    # Table 1 / App. F.2: ts degrades the DPEs of Raw.
+    sharpened = any(t < 1 for t in results.get("temperatures", {}).values())
+    parts = [_diff_claim(metrics, boot, c, "Raw+ts", "Raw", k, ">", data_name) for c in configs for k in ("L_phi", "CE_phi")]
+    m2 = numbers["table1"]["values"]["Mix-MNIST(2)"]
+    cmp.add("Table 1 / App. F.2", "ts raises L̂φ and ĈEφ of Raw (degrades its DPEs)",
+            paper=_q(claims, "ts_dpe") + f"; Mix-MNIST(2): L̂φ {_dot(m2['Raw']['L_phi'])} → {_dot(m2['Raw+ts']['L_phi'])}, "
+                  f"ĈEφ {_dot(m2['Raw']['CE_phi'])} → {_dot(m2['Raw+ts']['CE_phi'])}",
+            book="; ".join(f"{_cfg_name(data_name, c)}: L̂φ {metrics[c]['Raw']['L_phi']:.4f} → {metrics[c]['Raw+ts']['L_phi']:.4f}, "
+                           f"ĈEφ {metrics[c]['Raw']['CE_phi']:.4f} → {metrics[c]['Raw+ts']['CE_phi']:.4f}" for c in configs),
+            judgement=(j := combine(parts)),
+            cause=_if_differs(j, "the App. F.2 section: the fitted T is below 1 (ts sharpens), so Δ^D < 0" if sharpened else ""),
+            note=same_net + "; the mean Δ^D of App. F.2 has the sign of T − 1 by construction (tested; the chapter prints it)")
+
+    # Table 2: α-calibrated posterior CPEs beat the prior; ensembles gain less.
+    t2 = numbers["table2"]["values"]["Mix-MNIST(2)"]
+    parts = [sign_claim(metrics[c][n]["EL post"] - metrics[c][n]["EL"], relation="<",
+                        se=_se(boot[c][n]["EL post"] - boot[c][n]["EL"]), name=f"ÊL post − ÊL of {n} [{_cfg_name(data_name, c)}]",
+                        replicates=len(boot[c][n]["EL"]), tolerance_source=f"2 × the {_BOOT}")
+             for c in configs for n in ("Raw+α", "Raw+ts+α") if n in metrics[c]]
+    cmp.add("Table 2", "posterior ÊL below prior ÊL for the α-calibrated predictors",
+            paper=_q(claims, "alpha_post") + "; Mix-MNIST(2) Raw+α: "
+                  f"{_dot(t2['Raw+α']['EL'])} → {_dot(t2['Raw+α']['EL post'])}",
+            book="; ".join(f"{_cfg_name(data_name, c)} Raw+α {metrics[c]['Raw+α']['EL']:.4f} → {metrics[c]['Raw+α']['EL post']:.4f}"
+                           for c in configs),
+            judgement=combine(parts), note=same_net)
+    parts, shown = [], []
+    for c in configs:
+        ens = [n for n in POST_ROWS if "α" not in n and n in metrics[c]]
+        drop = {n: 1 - metrics[c][n]["EL post"] / metrics[c][n]["EL"] for n in ("Raw+α", *ens)}
+        best = max(ens, key=drop.get)
+        bd = {n: 1 - boot[c][n]["EL post"] / boot[c][n]["EL"] for n in ("Raw+α", best)}
+        parts.append(ordered(drop["Raw+α"], drop[best], relation=">", se_a=_se(bd["Raw+α"] - bd[best]),
+                             names=(f"relative ÊL reduction of Raw+α [{_cfg_name(data_name, c)}]", f"of {best}"),
+                             replicates=len(bd[best]), tolerance_source=f"2 × the {_BOOT} (of the difference)"))
+        shown.append(f"{_cfg_name(data_name, c)}: Raw+α {drop['Raw+α']:.0%}, best ensemble {best} {drop[best]:.0%}")
+    cmp.add("Table 2", "the extra label helps ensembles less than α (relative ÊL reduction)",
+            paper=_q(claims, "ensemble_post") + "; Mix-MNIST(2): Raw+α "
+                  f"{1 - t2['Raw+α']['EL post'] / t2['Raw+α']['EL']:.0%}, MCDO {1 - t2['MCDO']['EL post'] / t2['MCDO']['EL']:.0%}",
+            book="; ".join(shown), judgement=combine(parts),
+            note=same_net + "; our ensembles reweight members by Bayes' rule (Eq. 77), the authors' code by a near-uniform weighting")
+
+    # Table 6 (MDS-1): vs / ms change ÊL little.
+    t6 = numbers["table6"]["values"]["MDS-1"]
+    def rel_change(rows, n):
+        return abs(rows[n]["EL"] - rows[n.split("+")[0]]["EL"]) / rows[n.split("+")[0]]["EL"]
+    p_rows = [n for n in t6 if ("+vs" in n or "+ms" in n) and "α" not in n and t6[n]["EL"] is not None]
+    p_max = max(p_rows, key=lambda n: rel_change(t6, n))
+    paper_max = rel_change(t6, p_max)
+    if "variable" in metrics and any("+vs" in n or "+ms" in n for n in metrics["variable"]):
+        mv, bv = metrics["variable"], boot["variable"]
+        rows = [n for n in mv if ("+vs" in n or "+ms" in n) and "α" not in n]
+        b_max = max(rows, key=lambda n: rel_change(mv, n))
+        base_of = b_max.split("+")[0]
+        calibrates = abs(mv[b_max]["CL"] - mv[base_of]["CL"]) >= 0.5 * abs(mv[b_max]["EL"] - mv[base_of]["EL"])
+        t6_vm = {n: row["EL"] for n, row in t6.items() if ("+vs" in n or "+ms" in n) and row["EL"] is not None}
+        t6_el = list(t6_vm.values())
+        b_rel = np.max([np.abs(bv[n]["EL"] - bv[n.split("+")[0]]["EL"]) / bv[n.split("+")[0]]["EL"] for n in rows], axis=0)
+        cmp.add("Table 6 (MDS-1)", "vs / ms change ÊL little: largest relative change against the predictor they map",
+                paper=_q(claims, "vs_ms") + "; largest in Table 6: "
+                      f"{p_max} {_dot(t6[p_max]['EL'])} vs {p_max.split('+')[0]} {_dot(t6[p_max.split('+')[0]]['EL'])} ({paper_max:.1%})",
+                book=f"{b_max} {mv[b_max]['EL']:.4f} vs {b_max.split('+')[0]} {mv[b_max.split('+')[0]]['EL']:.4f} "
+                     f"({rel_change(mv, b_max):.1%})",
+                judgement=(j := ordered(rel_change(mv, b_max), paper_max, relation="<", se_a=_se(b_rel),
+                                        names=("the book's largest relative ÊL change", "the paper's largest"),
+                                        replicates=len(b_rel), tolerance_source=f"2 × the {_BOOT} of the book's largest "
+                                                                                "change; the paper's number as printed")),
+                cause=_if_differs(j, "the calibration-dispersion map (Fig. 5a): the change is in ĈL — vs / ms calibrate "
+                                     "the class biases of the under-trained network" if calibrates else ""),
+                note="each vs / ms row against its own base (X+vs against X). Table 6's vs / ms rows span ÊL "
+                     f"{_dot(min(t6_el))}-{_dot(max(t6_el))} around Raw's {_dot(t6['Raw']['EL'])} — a change of up to "
+                     f"{(t6['Raw']['EL'] - min(t6_el)) / t6['Raw']['EL']:.1%} if {min(t6_vm, key=t6_vm.get)} is set "
+                     "against Raw — so a bound of 10 % is not the paper's; MDS-like setting: the "
+                     f"{data_name} test images with a variable number of labels")
+
+    # Table 6 (MDS-full) and Fig. 6: not run.
+    full = numbers["table6"]["values"].get("MDS-full", {})
+    cmp.not_run("Table 6 (MDS-full)", "training on all labels improves L̂sq, ÊL and L̂φ over MDS-1; α still improves the DPEs",
+                paper=_q(claims, "mds_full") + "; Raw: L̂sq "
+                      f"{_dot(t6['Raw']['L_sq'])} → {_dot(full['Raw']['L_sq'])}, ÊL {_dot(t6['Raw']['EL'])} → {_dot(full['Raw']['EL'])}"
+                      if full else _q(claims, "mds_full"),
+                reason="MDS is private, and no honest analogue exists here: the book's base network trains on one label per "
+                       "instance (train_mix_network), and a Mix network trained on label histograms is not implemented",
+                tested_by="tests/papers/mimori/test_experiments.py::TestMimoriPredictions (the MDS-1 pipeline with variable "
+                          "label counts)")
+    cmp.not_run("Fig. 6", "calibration-dispersion map and DPE reliability diagram for MDS-full",
+                paper="Fig. 6: " + _q(claims, "fig6"),
+                reason="MDS-full (private, every training label) has no analogue here; the chapter draws Fig. 5's panels for "
+                       "the MDS-like setting",
+                tested_by="tests/papers/mimori/test_figures.py::TestPlotCalibrationDispersionMap, ::TestPlotDPEReliability")
+
+    # Sec. 7.1: the paper's data sets.
+    loaders = {"Mix-MNIST": ("mnist", "the MNIST files are not on this machine (the book builds on Fashion-MNIST; "
+                             "make_mix_dataset('mnist') runs them when supplied)",
+                             "tests/data/test_images.py::TestLoadMnist, tests/data/test_mix.py::TestMakeMixDataset"),
+               "Mix-CIFAR-10": ("cifar10", "the CIFAR-10 files are not on this machine (make_mix_dataset('cifar10') runs "
+                                "them when supplied)",
+                                "tests/data/test_images.py::TestLoadCifar::test_cifar10, tests/data/test_mix.py::TestMakeMixDataset"),
+               "MDS": (None, "MDS is private (App. E.1); the chapter simulates its variable label counts on Mix test images",
+                       "tests/data/test_mix.py::TestVariableLabelCounts, tests/papers/mimori/test_experiments.py::TestMimoriPredictions")}
+    for name, (key, reason, tests) in loaders.items():
+        if key == dataset:
+            continue
+        tables = {"Mix-MNIST": "Tables 1, 2, 4", "Mix-CIFAR-10": "Tables 1, 2, 5", "MDS": "Tables 1, 2, 6, Figs. 1, 5"}[name]
+        cmp.not_run("Sec. 7.1 (data)", f"the paper's numbers on {name} ({tables})",
+                    paper=f"{name}: {tables}", reason=reason, tested_by=tests,
+                    note=f"the rows above judge the paper's findings on {data_name}" + (" and the MDS-like setting" if name == "MDS" else ""))
     return cmp

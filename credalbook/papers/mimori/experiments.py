@@ -65,7 +65,8 @@ from credalbook.nn.training import fit
 __all__ = ["MIX_AUGMENTATIONS", "PAPER_Z1_GRID", "DebiasingStudy", "debiasing_study", "AlphaOptimumGrid",
            "optimal_log_alpha0_grid", "Theorem1Check", "theorem1_check", "MixNetwork", "build_mix_network",
            "mix_training_settings", "train_mix_network", "PredictorOutputs", "MimoriPredictions", "mimori_predictions",
-           "evaluate_predictors", "ts_dpe_shift", "dpe_reliability"]
+           "evaluate_predictors", "bootstrap_metrics", "ts_dpe_shift", "dpe_reliability", "released_code_el_cl",
+           "released_code_demo"]
 
 #: Training / TTA augmentation per base dataset: the paper's for CIFAR-10, none for MNIST (no TTA,
 #: as Table 4); Fashion-MNIST gets mild flips, shifts and rotations (our choice) so that TTA exists.
@@ -504,19 +505,66 @@ def evaluate_predictors(predictions: MimoriPredictions, config, *, names=None, n
     the unbiased EL of the posterior CPEs (Table 2; only where the predictor has them).
     """
     hist = predictions.test_hist[config]
-    majority = hist.argmax(axis=1)
-    out = {}
-    for name in names or predictions.names(config):
-        p = predictions.predictors[(config, name)]
-        d = cpe_loss_decomposition(hist, p.probs, n_bins=n_bins)
-        row = {"Acc": float((p.probs.argmax(axis=1) == majority).mean()), "L_sq": expected_squared_loss(hist, p.probs),
-               "EL": d.el_debiased, "CE": d.ce_debiased, "CL": d.cl_debiased, "DL": d.dl_debiased,
-               "EL true": float(((p.probs - predictions.true_probs) ** 2).sum(axis=1).mean()),
-               "L_phi": statistic_squared_loss(hist, p.dpe),
-               "CE_phi": statistic_calibration(hist, p.dpe, n_bins=n_bins).ce_debiased}
-        if p.posterior_probs is not None:
-            row["EL post"] = cpe_loss_decomposition(hist, p.posterior_probs, n_bins=n_bins).el_debiased
-        out[name] = row
+    return {name: _metric_row(hist, predictions.true_probs, predictions.predictors[(config, name)], n_bins)
+            for name in names or predictions.names(config)}
+
+
+def _metric_row(hist, true_probs, p: PredictorOutputs, n_bins: int, idx=None) -> dict:
+    """The metrics of :func:`evaluate_predictors` for one predictor, on the instances ``idx`` (all if None)."""
+    take = (lambda a: a) if idx is None else (lambda a: a[idx])
+    hist, probs, dpe = take(hist), take(p.probs), take(p.dpe)
+    d = cpe_loss_decomposition(hist, probs, n_bins=n_bins)
+    row = {"Acc": float((probs.argmax(axis=1) == hist.argmax(axis=1)).mean()), "L_sq": expected_squared_loss(hist, probs),
+           "EL": d.el_debiased, "CE": d.ce_debiased, "CL": d.cl_debiased, "DL": d.dl_debiased,
+           "EL true": float(((probs - take(true_probs)) ** 2).sum(axis=1).mean()),
+           "L_phi": statistic_squared_loss(hist, dpe),
+           "CE_phi": statistic_calibration(hist, dpe, n_bins=n_bins).ce_debiased}
+    if p.posterior_probs is not None:
+        row["EL post"] = cpe_loss_decomposition(hist, take(p.posterior_probs), n_bins=n_bins).el_debiased
+    return row
+
+
+def bootstrap_metrics(predictions: MimoriPredictions, config, *, names=None, n_boot: int = 200, n_bins: int = 15,
+                      seed: int = 0) -> dict:
+    r"""The metrics of :func:`evaluate_predictors` on `n_boot` bootstrap resamples of the test instances.
+
+    Every predictor is evaluated on the *same* resamples, so the standard error of a difference
+    between two predictors (or of a ratio of two metrics) is the standard deviation of that
+    difference over the resamples (a paired bootstrap over test instances). This is the
+    uncertainty of the book's numbers that comes from the finite test split: the chapter trains one
+    network, so it has no replicates over seeds.
+
+    Returns
+    -------
+    dict
+        ``{name: {metric: ndarray (n_boot,)}}``, the metrics of :func:`evaluate_predictors` except
+        ``"EL true"``.
+
+    Examples
+    --------
+    >>> from credalbook.papers.criteria import mean_se
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> q = rng.dirichlet(np.ones(3), size=400)
+    >>> hist = np.stack([rng.multinomial(5, p) for p in q])
+    >>> out = PredictorOutputs(q, 1 - (q**2).sum(axis=1))
+    >>> pred = MimoriPredictions("demo", (5,), q, {5: hist}, hist[:, :1], {(5, "Q"): out}, {}, None)
+    >>> b = bootstrap_metrics(pred, 5, n_boot=50)
+    >>> b["Q"]["EL"].shape, bool(abs(b["Q"]["EL"].mean()) < 3 * b["Q"]["EL"].std())   # the truth: EL = 0
+    ((50,), True)
+    """
+    check_positive_int(n_boot, "n_boot")
+    hist = predictions.test_hist[config]
+    rng = np.random.default_rng(np.random.SeedSequence([seed, 26]))
+    idx = rng.integers(0, len(hist), size=(n_boot, len(hist)))
+    names = list(names or predictions.names(config))
+    out = {n: {} for n in names}
+    for b in range(n_boot):
+        for n in names:
+            row = _metric_row(hist, predictions.true_probs, predictions.predictors[(config, n)], n_bins, idx[b])
+            for k, v in row.items():
+                if k != "EL true":
+                    out[n].setdefault(k, np.empty(n_boot))[b] = v
     return out
 
 
@@ -535,3 +583,102 @@ def dpe_reliability(predictions: MimoriPredictions, config, names, *, n_bins: in
     """``{name: StatisticCalibration}`` of the DPEs against the test histograms' disagreement (Figs. 1, 5b)."""
     hist = predictions.test_hist[config]
     return {n: statistic_calibration(hist, predictions.predictors[(config, n)].dpe, n_bins=n_bins) for n in names}
+
+
+# ------------------------------------------------------------------- the authors' released estimators
+def released_code_el_cl(label_hist, probs, *, n_bins: int = 15) -> dict:
+    r"""ÊL and ĈL as the authors' released code computes them (a transcription, for comparison only).
+
+    ``lh_calib/evaluation.py`` of github.com/m1m0r1/lh_calib, ``LHEval.get_cpe_decomp1`` (lines
+    192-242) with the sums of ``LHEval.summarize`` (lines 260-264) and the binning of
+    ``EquallySpacedBinningScheme`` (``np.digitize`` on the 14 inner edges, lines 107-116). Two
+    places differ from the paper's estimators (and from :func:`~credalbook.metrics.epistemic_loss`,
+    :func:`~credalbook.metrics.cpe_loss_decomposition`):
+
+    * **instances with one label** (lines 202-204): every instance's plug-in term
+      :math:`(\hat\mu_{ik} - z_{ik})^2 / N` is summed (line 202), but its bias term
+      :math:`\hat\mu_{ik}(1 - \hat\mu_{ik}) / (n_i - 1) / N` is *masked* where :math:`n_i = 1`
+      (line 204; masked entries drop out of the bin sums, line 217, and of pandas' sum, line 262),
+      so a single-label instance enters ÊL uncorrected — its plug-in term has expectation
+      :math:`\sum_k Q_k(1 - Q_k)` too many — and N still counts it. The paper leaves such
+      instances out (footnote 5: ÊL "can only be evaluated when more than one label per instance
+      is available").
+    * **bins with one instance** (lines 218-221): the bin keeps its plug-in calibration term
+      :math:`(\hat\mu_{ik} - z_{ik})^2 / N`, and its bias term is NaN ("not available", line 221),
+      which pandas' sum in ``summarize`` (line 264) skips, so the bin enters ĈL uncorrected. App. B.3
+      of the paper says "We use 0 for the estimators with such bins"; the book does (bins with
+      fewer than two instances contribute 0).
+
+    The transcription reproduces ``LHEval(LabelHist(y), pred).summarize(use_order2=False)``'s
+    ``el_debias`` and ``cl_debias`` to rounding (checked against the released file).
+
+    Returns
+    -------
+    dict
+        ``{"EL": ..., "CL": ...}`` (debiased, as their ``el_debias`` and ``cl_debias``).
+
+    Examples
+    --------
+    One instance with a single label: their ÊL keeps its plug-in term (0.5² + 0.5²) / 2.
+
+    >>> released_code_el_cl([[2, 0], [1, 0]], [[1.0, 0.0], [0.5, 0.5]])["EL"]
+    0.25
+    """
+    y = np.asarray(label_hist, dtype=float)
+    z = np.asarray(probs, dtype=float)
+    n_inst = len(y)
+    tot = y.sum(axis=1)
+    mu = y / tot[:, None]
+    el = ((mu - z) ** 2).sum() / n_inst
+    many = tot > 1                                   # their masked array: n_i − 1 == 0 is masked
+    el_bias = (mu[many] * (1 - mu[many]) / (tot[many] - 1)[:, None]).sum() / n_inst
+    idx = np.digitize(z, np.linspace(0.0, 1.0, n_bins + 1)[1:-1])
+    cl = cl_bias = 0.0
+    for k in range(z.shape[1]):
+        for b in range(n_bins):
+            m = idx[:, k] == b
+            size = int(m.sum())
+            if size:
+                cl += (mu[m, k].mean() - z[m, k].mean()) ** 2 * size / n_inst
+            if size > 1:                             # a bin with one instance: NaN, masked, i.e. no correction
+                cl_bias += mu[m, k].var() * (size / (size - 1)) / n_inst
+    return {"EL": float(el - el_bias), "CL": float(cl - cl_bias)}
+
+
+def released_code_demo(*, n_runs: int = 400, seed: int = 0) -> dict:
+    """Where the authors' released estimators are biased and the book's are not: a perfect predictor.
+
+    A binary perfect predictor (``z = Q``, ``Q ~ U(0, 1)``, as in Fig. 2), so EL = CL = 0, in three
+    settings: (a) 1 000 instances, half with one label and half with two; (b) 1 000 instances with
+    MDS-like counts ``1 + Poisson(4.79)`` (mean 5.79, App. E.1's validation mean); (c) 20 instances
+    with five labels each, so that most of the 15 bins hold one instance. Returns
+    ``{setting: {"EL book", "EL released code", "CL book", "CL released code"}: (mean, standard
+    error over n_runs)}``.
+
+    Examples
+    --------
+    >>> out = released_code_demo(n_runs=20)
+    >>> sorted(out)[0], sorted(out["(a) half single-labelled, N = 1000"])
+    ('(a) half single-labelled, N = 1000', ['CL book', 'CL released code', 'EL book', 'EL released code'])
+    """
+    check_positive_int(n_runs, "n_runs")
+    rng = np.random.default_rng(np.random.SeedSequence([seed, 2007]))
+    settings = {"(a) half single-labelled, N = 1000": lambda: np.repeat([1, 2], 500),
+                "(b) MDS-like counts 1 + Poisson(4.79), N = 1000": lambda: 1 + rng.poisson(4.79, 1000),
+                "(c) 5 labels, N = 20 (most bins hold one instance)": lambda: np.full(20, 5)}
+    out = {}
+    for name, counts_of in settings.items():
+        vals: dict = {}
+        for _ in range(n_runs):
+            counts = counts_of()
+            q1 = rng.uniform(size=len(counts))
+            q = np.stack([q1, 1 - q1], axis=1)
+            y1 = rng.binomial(counts, q1)
+            hist = np.stack([y1, counts - y1], axis=1)
+            d = cpe_loss_decomposition(hist, q)
+            theirs = released_code_el_cl(hist, q)
+            for key, v in (("EL book", d.el_debiased), ("CL book", d.cl_debiased),
+                           ("EL released code", theirs["EL"]), ("CL released code", theirs["CL"])):
+                vals.setdefault(key, []).append(v)
+        out[name] = {k: (float(np.mean(v)), float(np.std(v, ddof=1) / math.sqrt(n_runs))) for k, v in vals.items()}
+    return out

@@ -38,7 +38,7 @@ def _paper_values(numbers: dict) -> dict:
     """``{(reference, n_labels): {predictor: {metric: value}}}`` from Tables 4, 5, 1, 2 and the vs/ms
     rows of Table 6, merged in that order; null cells (NA, illegible) are left out."""
     t6 = {s: {n: row for n, row in rows.items() if "+vs" in n or "+ms" in n}
-          for s, rows in numbers["table6"]["values"].items()}
+          for s, rows in numbers["table6"]["values"].items() if s == "MDS-1"}   # MDS-full: another network
     parts = [numbers[t]["values"] for t in ("table4", "table5", "table1", "table2")] + [t6]
     out: dict = {}
     for part in parts:

@@ -3,8 +3,10 @@ studies of the set calibration test, real classifier sets, and the chapter's fig
 """
 
 from credalbook.papers.mortier.compare import (
+    chapter_results,
     compare,
     paper_table1,
+    s2_corner_check,
 )
 from credalbook.papers.mortier.error_rates import (
     ErrorRateStudy,
@@ -14,6 +16,7 @@ from credalbook.papers.mortier.error_rates import (
     set_test_error_rates,
 )
 from credalbook.papers.mortier.figures import (
+    plot_decision_rules,
     plot_error_rate_figure,
     plot_error_rates,
 )
@@ -24,13 +27,16 @@ from credalbook.papers.mortier.real_sets import (
 )
 
 __all__ = [
+    "chapter_results",
     "compare",
     "paper_table1",
+    "s2_corner_check",
     "ErrorRateStudy",
     "PAPER_ALPHAS",
     "PAPER_MEASURES",
     "PAPER_SETTINGS",
     "set_test_error_rates",
+    "plot_decision_rules",
     "plot_error_rate_figure",
     "plot_error_rates",
     "compare_solvers",

@@ -23,7 +23,8 @@ from scipy import stats
 from credalbook._progress import progress_bar
 from credalbook._validation import check_choice, check_positive_int, check_probability
 from credalbook.cache import cached
-from credalbook.stats.bootstrap import RESAMPLING, SOLVERS, WEIGHT_PRIORS, minimise_objective, null_statistics, MeasureObjective, exact_size
+from credalbook.stats.bootstrap import (RESAMPLING, SOLVERS, WEIGHT_PRIORS, minimise_objective, null_statistics,
+                                        MeasureObjective, exact_size, reject)
 from credalbook.synthetic.set_scenarios import SCENARIOS, credal_scenario
 from credalbook.stats.measures import calibration_measure
 
@@ -77,15 +78,28 @@ class ErrorRateStudy:
     def n_datasets(self) -> int:
         return self.statistics.shape[1]
 
-    def rejection_rates(self, alphas=PAPER_ALPHAS) -> np.ndarray:
-        """Fraction of datasets on which each test rejects, shape (T, len(alphas)) (Alg. 1, line 8)."""
+    def rejections(self, alphas=PAPER_ALPHAS, *, rule: str = "t") -> np.ndarray:
+        """Whether each test rejects on each dataset, shape (T, len(alphas), R) (Alg. 1, line 8).
+
+        ``rule``: ``"t"`` (the paper, :math:`t > q_{1-\\alpha}`) or ``"abs"`` (the authors' code,
+        :math:`|t| > q_{1-\\alpha}`); see :data:`~credalbook.stats.bootstrap.DECISION_RULES`.
+        """
         alphas = np.array([check_probability(a, "alphas") for a in np.atleast_1d(alphas)])
         q = np.quantile(self.null, 1 - alphas, axis=-1)  # (A, T, R)
-        return (self.statistics[None] > q).mean(axis=-1).T
+        return np.swapaxes(reject(self.statistics[None], q, rule), 0, 1)
 
-    def error_rates(self, alphas=PAPER_ALPHAS) -> np.ndarray:
+    def rejection_counts(self, alphas=PAPER_ALPHAS, *, rule: str = "t") -> dict:
+        """Measure name → number of datasets (of R) on which the test rejects, one int per level."""
+        counts = self.rejections(alphas, rule=rule).sum(axis=-1)
+        return {name: [int(c) for c in row] for name, row in zip(self.measures, counts)}
+
+    def rejection_rates(self, alphas=PAPER_ALPHAS, *, rule: str = "t") -> np.ndarray:
+        """Fraction of datasets on which each test rejects, shape (T, len(alphas)) (Alg. 1, line 8)."""
+        return self.rejections(alphas, rule=rule).mean(axis=-1)
+
+    def error_rates(self, alphas=PAPER_ALPHAS, *, rule: str = "t") -> np.ndarray:
         """Type I error (H0 scenarios S1, "H0-…": rejection rate) or Type II error (1 − rejection rate), (T, A)."""
-        rates = self.rejection_rates(alphas)
+        rates = self.rejection_rates(alphas, rule=rule)
         return rates if self.is_null else 1.0 - rates
 
     @property
@@ -117,11 +131,19 @@ class ErrorRateStudy:
         return (1 + (self.null >= self.statistics[..., None]).sum(axis=-1)) / (1 + self.null.shape[-1])
 
 
+#: The authors' Hosmer-Lemeshow statistic as a measure of the studies: ``("hl_authors", B)``.
+AUTHORS_HL = "hl_authors"
+
+
 def _measures(specs):
     out = []
     for spec in specs:
         name, n_bins = (spec, None) if isinstance(spec, str) else tuple(spec)
-        out.append(calibration_measure(name, n_bins=n_bins or 10))
+        if name == AUTHORS_HL:  # NaN where a cell has no expected count, as in tfmortie/calibration's hl
+            b = n_bins or 10
+            out.append(calibration_measure("hl", n_bins=b, variant="authors"))
+        else:
+            out.append(calibration_measure(name, n_bins=n_bins or 10))
     return out
 
 
@@ -140,7 +162,9 @@ def _run_chunk(scenario, n_datasets, setting, specs, n_bootstrap, solver, solver
         for r in range(n_datasets):
             obj = MeasureObjective(sc.ens_probs[r], sc.labels[r], g.func)
             w = minimise_objective(obj, m, solver, solver_options, rng)
-            stats[t, r] = obj(w)
+            # the authors' HL keeps its NaN (which never rejects, as in their code); the objective caps it
+            stats[t, r] = (g.func(np.einsum("nmk,m->nk", sc.ens_probs[r], w), sc.labels[r])
+                           if g.name.startswith("HL authors") else obj(w))
             nfev[t, r] = obj.n_evaluations
     return stats, nulls, nfev
 
@@ -162,6 +186,7 @@ def set_test_error_rates(
     resample: str = "bootstrap",
     scenario_prior: str = "uniform",
     segment_start: str = "mean",
+    outside_start: str = "start",
     seed: int = 0,
     n_jobs: int = -1,
     progress: bool = True,
@@ -176,7 +201,10 @@ def set_test_error_rates(
     n_instances, n_members, n_classes, u
         (N, M, K, u); see :data:`PAPER_SETTINGS`.
     measures : sequence of (name, n_bins) or names
-        Default: the paper's seven tests (:data:`PAPER_MEASURES`).
+        Default: the paper's seven tests (:data:`PAPER_MEASURES`). ``("hl_authors", B)`` is the
+        authors' Hosmer-Lemeshow statistic (``variant="authors"`` of
+        :func:`~credalbook.stats.hosmer_lemeshow_statistic`); its NaN statistics and NaN null
+        quantiles never reject, as in their code.
     n_bootstrap : int, default 100
         D.
     solver : str, default "cobyla_powell"
@@ -184,13 +212,16 @@ def set_test_error_rates(
         default is Powell's COBYLA, the algorithm the authors ran.
     solver_options : dict, optional
     weight_prior : {"uniform", "sparse"}
-        Null weights of the test (Alg. 1 line 3).
+        Null weights of the test (Alg. 1 line 3): Dir(1) (the paper, and the authors' synthetic
+        experiments, which pass ``l_prior = 1``) or Dir(1/M) (their sampler's default).
     resample : {"bootstrap", "permutation"}
         Alg. 1 line 2 (paper) or the authors' permutation.
     scenario_prior : {"uniform", "sparse"}
         S1's calibrated weights (paper: uniform; authors' code: sparse).
     segment_start : {"mean", "centre"}
         See :func:`~credalbook.synthetic.credal_scenario`.
+    outside_start : {"start", "end"}
+        See :func:`~credalbook.synthetic.credal_scenario` (``"end"``: the authors' ``getBoundary``).
     seed : int
     n_jobs : int, default -1
         Parallel workers (joblib; -1 = all cores). Results do not depend on it.
@@ -212,6 +243,8 @@ def set_test_error_rates(
     names = tuple(g.name for g in _measures(specs))
     setting = dict(n_instances=n_instances, n_members=n_members, n_classes=n_classes, u=u)
     scenario_options = dict(weight_prior=scenario_prior, segment_start=segment_start)
+    if outside_start != "start":  # only then, so that the cache keys of the default studies do not change
+        scenario_options["outside_start"] = outside_start
     sizes = [min(CHUNK, r - lo) for lo in range(0, r, CHUNK)]
     seqs = np.random.SeedSequence(seed).spawn(len(sizes))
     start = time.perf_counter()
@@ -222,5 +255,5 @@ def set_test_error_rates(
     stats, nulls, nfev = (np.concatenate([res[i] for res in results], axis=1) for i in range(3))
     config = dict(scenario=scenario, n_datasets=r, **setting, measures=specs, n_bootstrap=n_bootstrap, solver=solver,
                   solver_options=dict(solver_options or {}), weight_prior=weight_prior, resample=resample,
-                  scenario_prior=scenario_prior, segment_start=segment_start, seed=seed)
+                  scenario_prior=scenario_prior, segment_start=segment_start, outside_start=outside_start, seed=seed)
     return ErrorRateStudy(scenario, names, stats, nulls, nfev, config, time.perf_counter() - start)

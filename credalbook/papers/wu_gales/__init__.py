@@ -6,6 +6,11 @@ combinations, appendix toys, the reported numbers (``reported.json``), the chapt
 from credalbook.papers.wu_gales.compare import compare
 from credalbook.papers.wu_gales.experiments import (
     appendix_toys,
+    boot_weights,
+    bootstrap_ece_accuracy,
+    paired_estimate,
+    WG_BOOT_METRICS,
+    WG_N_BOOT,
     calibration_study,
     calibration_table,
     CalibrationStudy,
@@ -64,6 +69,11 @@ from credalbook.papers.wu_gales.toys import (
 __all__ = [
     "compare",
     "appendix_toys",
+    "boot_weights",
+    "bootstrap_ece_accuracy",
+    "paired_estimate",
+    "WG_BOOT_METRICS",
+    "WG_N_BOOT",
     "calibration_study",
     "calibration_table",
     "CalibrationStudy",

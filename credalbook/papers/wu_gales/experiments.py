@@ -25,9 +25,25 @@ random ones); the calibrators are re-fitted on the validation set for each run. 
 make the spread a lower bound on the spread over independently trained ensembles.
 
 **Fitting.** As in App. A.4 the temperatures minimise the ECE (15 bins) on the validation set with
-400 steps of SGD, learning rate 0.1 (``criterion="nll"`` is the option); "pre" fits each member's
-temperature to its own member (calibrating the members), dyn. uses equal-mass regions of the
-ensemble's max probability (see :class:`~credalbook.calibration.DynamicTemperatureScaling`).
+400 steps of SGD, learning rate 0.1 (``criterion="nll"`` is the option); dyn. uses equal-mass
+regions of the ensemble's max probability (see :class:`~credalbook.calibration.DynamicTemperatureScaling`).
+
+**The two readings of "pre".** Eq. 27 scales each member with its own temperature before the
+average, but does not say what the temperatures are fitted to. ``"pre"`` fits all M temperatures
+to the ECE of the *combined* prediction (``PreCombinationScaling(target="ensemble")``); this is
+the reading the paper's numbers imply: on CIFAR-100 its single LeNets have ECE 2.86 (Table 3, 90 %
+of the images), their uncalibrated ensemble 11.55 and "pre" 3.24 (Table 1). Members that close to
+calibrated change little when each is calibrated on its own, so that reading would leave the
+ensemble near 11.55 (the ensemble of calibrated members is under-confident, Prop. 1 and Fig. 1).
+``"pre_members"`` fits each temperature to its own member (``target="members"``), the other
+reading, shown beside it in the chapter; it is the one that adds to the ensemble's
+under-confidence, not the paper's "pre".
+
+**Standard errors.** Every study also keeps ``n_boot`` bootstrap resamples of the test set
+(the same resamples for every method, run and topology, so differences are paired): the ECE and
+accuracy of each run and method on each resample (:attr:`CalibrationStudy.boot`,
+:attr:`TopologyCombination.boot`). :func:`paired_estimate` turns them into a difference and its
+standard error, which the comparison rows judge.
 
 References
 ----------
@@ -48,6 +64,7 @@ from credalbook._validation import check_choice, check_positive_int
 from credalbook.cache import cached
 from credalbook.metrics.ensemble import (
     DEFAULT_EPSILON,
+    region_ids,
     acce,
     all_label_ece,
     criteria_summary,
@@ -88,7 +105,8 @@ from credalbook.papers.wu_gales.reported import WG_METRICS, WG_PAPER_COMBINATION
 #: the adaptive calibration error of Nixon et al. (2019). The paper's tables keep their column names.
 _SUMMARY_KEYS = {"ace": "all_label_ece"}
 
-__all__ = ["WG_METHODS", "WG_EPSILONS", "CalibrationStudy", "PropositionChecks", "TemperatureStudy",
+__all__ = ["WG_METHODS", "WG_EPSILONS", "WG_N_BOOT", "WG_BOOT_METRICS", "CalibrationStudy", "boot_weights",
+           "bootstrap_ece_accuracy", "paired_estimate", "PropositionChecks", "TemperatureStudy",
            "TopologyCombination", "ToyStudy", "appendix_toys", "calibration_study", "calibration_table",
            "combination_configs", "combination_table", "member_subsets", "proposition_checks", "region_study",
            "single_model_study",
@@ -99,6 +117,75 @@ WG_METHODS = ("none", "pre", "post", "dyn")
 #: Region half-widths of the Fig. 4 curves (1/2 and above: one region, the global criteria).
 WG_EPSILONS = (0.002, 0.005, 0.01, 1 / 60, 1 / 30, 0.05, 0.1, 0.2, 0.3, 0.5)
 _STRUCT = (None, "post", "dyn")
+#: Bootstrap resamples of the test set behind the standard errors of the comparison rows.
+WG_N_BOOT = 200
+#: What each bootstrap resample records, in order.
+WG_BOOT_METRICS = ("ece", "accuracy")
+
+
+def boot_weights(n: int, n_boot: int = WG_N_BOOT, *, seed=0) -> np.ndarray:
+    """Multinomial counts (n_boot, n) of ``n_boot`` bootstrap resamples of n instances (seeded, so
+    every study of one test set uses the same resamples).
+
+    >>> w = boot_weights(5, 3, seed=0)
+    >>> w.shape, w.sum(axis=1).tolist()
+    ((3, 5), [5.0, 5.0, 5.0])
+    """
+    n, b = check_positive_int(n, "n"), check_positive_int(n_boot, "n_boot")
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(0, n, size=(b, n))
+    out = np.zeros((b, n))
+    np.add.at(out, (np.repeat(np.arange(b), n), idx.ravel()), 1.0)
+    return out
+
+
+def bootstrap_ece_accuracy(probs, labels, weights, *, epsilon: float = DEFAULT_EPSILON) -> np.ndarray:
+    """Top-label ECE and accuracy of ``probs`` on each bootstrap resample: shape (B, 2).
+
+    ``weights`` (B, N) are resampling counts (:func:`boot_weights`); with all-ones weights this is
+    exactly :func:`~credalbook.metrics.ece` and the accuracy (the regions are those of the full sample).
+
+    >>> rng = np.random.default_rng(0)
+    >>> p = softmax(2 * rng.normal(size=(300, 4)), axis=1); y = rng.integers(0, 4, 300)
+    >>> out = bootstrap_ece_accuracy(p, y, np.ones((1, 300)))
+    >>> bool(np.isclose(out[0, 0], ece(p, y))), bool(np.isclose(out[0, 1], (p.argmax(1) == y).mean()))
+    (True, True)
+    """
+    p = np.asarray(probs, dtype=np.float64)
+    y = np.asarray(labels)
+    w = np.asarray(weights, dtype=np.float64)
+    n = len(p)
+    yhat = p.argmax(axis=1)
+    conf = p[np.arange(n), yhat]
+    correct = (yhat == y).astype(np.float64)
+    ids, n_regions = region_ids(conf, epsilon)
+    resid = np.zeros((n, n_regions))
+    resid[np.arange(n), ids] = conf - correct
+    return np.stack([np.abs(w @ resid).sum(axis=1) / n, w @ correct / n], axis=1)
+
+
+def paired_estimate(runs_a, boot_a, runs_b=None, boot_b=None) -> tuple[float, float]:
+    """Mean over runs of ``a − b`` (or of ``a``) and its standard error.
+
+    ``runs_*`` (R,) are the values of the runs on the test set; ``boot_*`` (B, R) the same on B
+    bootstrap resamples of the test set, shared by ``a`` and ``b`` (a paired difference). The
+    standard error combines the bootstrap spread of the mean over runs (test-set sampling) with
+    the spread over runs, ``sd/√R`` (members and fits; a lower bound where runs share members).
+
+    >>> a, b = np.array([0.05, 0.06]), np.array([0.03, 0.035])
+    >>> ba, bb = a + np.array([[0.01], [-0.01], [0.0]]), b + np.array([[0.008], [-0.012], [0.0]])
+    >>> d, se = paired_estimate(a, ba, b, bb)
+    >>> round(d, 4), round(se, 4)
+    (0.0225, 0.0028)
+    """
+    ra, ba = np.asarray(runs_a, dtype=float).ravel(), np.asarray(boot_a, dtype=float)
+    ba = ba.reshape(len(ba), -1)
+    if runs_b is not None:
+        ra = ra - np.asarray(runs_b, dtype=float).ravel()
+        ba = ba - np.asarray(boot_b, dtype=float).reshape(len(ba), -1)
+    boot_se = float(ba.mean(axis=1).std(ddof=1)) if len(ba) > 1 else 0.0
+    run_se = float(ra.std(ddof=1) / math.sqrt(len(ra))) if len(ra) > 1 else 0.0
+    return float(ra.mean()), math.hypot(boot_se, run_se)
 
 
 def _probs(logits) -> np.ndarray:
@@ -131,8 +218,9 @@ def member_subsets(n_members: int, subset_size: int, n_runs: int, *, seed=0) -> 
 
 
 def _calibrator(method: str, n_regions: int, regions, criterion: str, weights=None):
-    if method == "pre":
-        return PreCombinationScaling(criterion=criterion, weights=weights)
+    if method in ("pre", "pre_members"):  # temperatures fitted to the ensemble ("pre") or each to its member
+        target = "ensemble" if method == "pre" else "members"
+        return PreCombinationScaling(target=target, criterion=criterion, weights=weights)
     if method in ("post", "ts"):
         return PostCombinationScaling(criterion=criterion, weights=weights)
     return DynamicTemperatureScaling(n_regions, regions=regions, criterion=criterion, weights=weights)
@@ -149,20 +237,25 @@ def _fitted(method, z_val, y_val, *, n_regions=6, regions="equal_mass", criterio
 
 @cached
 def _calibration_runs(logits_val, y_val, logits_test, y_test, subsets, methods, *, regions, criterion,
-                      n_iter, epsilon, skce) -> dict:
-    """Criteria (runs, methods, metrics) and temperatures of each (method, R) in `methods` per subset."""
+                      n_iter, epsilon, skce, n_boot=WG_N_BOOT, boot_seed=0) -> dict:
+    """Criteria (runs, methods, metrics), their bootstrap over test instances (B, runs, methods, 2) and the
+    temperatures of each (method, R) in `methods` per subset."""
     metrics = WG_METRICS if skce else WG_METRICS[:-1]
     values = np.empty((len(subsets), len(methods), len(metrics)))
+    weights = boot_weights(len(y_test), n_boot, seed=boot_seed)
+    boot = np.empty((n_boot, len(subsets), len(methods), len(WG_BOOT_METRICS)))
     temps = []
     for i, s in enumerate(subsets):
         zv, zt = logits_val[:, list(s)], logits_test[:, list(s)]
         temps.append([])
         for j, (method, r) in enumerate(methods):
             predict, t = _fitted(method, zv, y_val, n_regions=r, regions=regions, criterion=criterion, n_iter=n_iter)
-            row = criteria_summary(predict(zt), y_test, epsilon=epsilon, skce=skce)
+            p = predict(zt)
+            row = criteria_summary(p, y_test, epsilon=epsilon, skce=skce)
             values[i, j] = [row[_SUMMARY_KEYS.get(k, k)] for k in metrics]
+            boot[:, i, j] = bootstrap_ece_accuracy(p, y_test, weights, epsilon=epsilon)
             temps[-1].append(t)
-    return dict(values=values, metrics=metrics, temperatures=temps)
+    return dict(values=values, metrics=metrics, temperatures=temps, boot=boot)
 
 
 @dataclass(frozen=True)
@@ -178,6 +271,8 @@ class CalibrationStudy:
     subsets : tuple of tuple  members of each run
     temperatures : list (runs) of list (methods) of ndarray  fitted temperatures
     n_regions : tuple of int  R of each method (0 where not dynamic)
+    boot : ndarray (B, runs, methods, 2) or None  ECE and accuracy (:data:`WG_BOOT_METRICS`) on B
+        bootstrap resamples of the test set, the same resamples for every run and method
     """
 
     topology: str
@@ -187,6 +282,26 @@ class CalibrationStudy:
     subsets: tuple = field(repr=False)
     temperatures: list = field(repr=False)
     n_regions: tuple = ()
+    boot: np.ndarray | None = field(default=None, repr=False)
+
+    def boot_runs(self, method: str, metric: str) -> np.ndarray:
+        """Bootstrap values (B, runs) of ``"ece"`` or ``"accuracy"`` for one method."""
+        check_choice(method, "method", self.methods)
+        check_choice(metric, "metric", WG_BOOT_METRICS)
+        if self.boot is None:
+            raise ValueError("this study has no bootstrap values (boot=None)")
+        return self.boot[:, :, self.methods.index(method), WG_BOOT_METRICS.index(metric)]
+
+    def estimate(self, method: str, metric: str = "ece", minus: str | None = None) -> tuple[float, float]:
+        """Mean over runs of ``method`` (minus ``minus``, paired) and its standard error (:func:`paired_estimate`)."""
+        if minus is None:
+            return paired_estimate(self.runs(method, metric), self.boot_runs(method, metric))
+        return paired_estimate(self.runs(method, metric), self.boot_runs(method, metric),
+                               self.runs(minus, metric), self.boot_runs(minus, metric))
+
+    def plain(self, metrics=WG_BOOT_METRICS) -> dict:
+        """Method -> metric -> ``{"runs": (R,), "boot": (B, R)}``: what the comparison rows need, as arrays."""
+        return {m: {k: {"runs": self.runs(m, k), "boot": self.boot_runs(m, k)} for k in metrics} for m in self.methods}
 
     def runs(self, method: str, metric: str) -> np.ndarray:
         """Values of one metric for one method, shape (runs,)."""
@@ -206,12 +321,15 @@ class CalibrationStudy:
 def calibration_study(ens: TopologyEnsemble, *, subset_size: int | None = None, n_runs: int = 10,
                       methods: Sequence[str] = WG_METHODS, n_regions: int = 6, regions="equal_mass",
                       criterion: str = "ece", n_iter: int = 400, epsilon: float = DEFAULT_EPSILON,
-                      skce: bool = True, seed=0) -> CalibrationStudy:
+                      skce: bool = True, seed=0, n_boot: int = WG_N_BOOT) -> CalibrationStudy:
     """Table 1 / 5 for one topology: none, pre, post and dyn. on ensembles of `subset_size` members.
 
     Each run takes a member subset (:func:`member_subsets`), fits the calibrators on the validation
     logits and scores the calibrated ensemble on the test set with
-    :func:`~credalbook.metrics.criteria_summary` (ε = 1/30: 15 bins). Cached on disk.
+    :func:`~credalbook.metrics.criteria_summary` (ε = 1/30: 15 bins), and on `n_boot` bootstrap
+    resamples of the test set (ECE and accuracy). ``"pre"`` fits the member temperatures to the
+    ensemble's ECE; add ``"pre_members"`` to `methods` for temperatures fitted each to its own
+    member (see the module docstring). Cached on disk.
 
     Examples
     --------
@@ -228,38 +346,39 @@ def calibration_study(ens: TopologyEnsemble, *, subset_size: int | None = None, 
     ...     CREDALBOOK_CACHE_DIR=old)
     """
     for m in methods:
-        check_choice(m, "methods", WG_METHODS + ("ts",))
+        check_choice(m, "methods", WG_METHODS + ("ts", "pre_members"))
     size = ens.n_members if subset_size is None else subset_size
     subsets = member_subsets(ens.n_members, size, n_runs, seed=seed)
     spec = tuple((m, n_regions if m == "dyn" else 0) for m in methods)
-    return _study(ens, subsets, spec, tuple(methods), regions, criterion, n_iter, epsilon, skce)
+    return _study(ens, subsets, spec, tuple(methods), regions, criterion, n_iter, epsilon, skce, n_boot)
 
 
-def _study(ens, subsets, spec, labels, regions, criterion, n_iter, epsilon, skce) -> CalibrationStudy:
+def _study(ens, subsets, spec, labels, regions, criterion, n_iter, epsilon, skce, n_boot=WG_N_BOOT) -> CalibrationStudy:
     out = _calibration_runs(ens.logits_val, ens.y_val, ens.logits_test, ens.y_test, subsets, spec,
-                            regions=regions, criterion=criterion, n_iter=n_iter, epsilon=epsilon, skce=skce)
+                            regions=regions, criterion=criterion, n_iter=n_iter, epsilon=epsilon, skce=skce,
+                            n_boot=n_boot)
     return CalibrationStudy(topology=ens.topology, methods=labels, metrics=tuple(out["metrics"]),
                             values=out["values"], subsets=subsets, temperatures=out["temperatures"],
-                            n_regions=tuple(r for _, r in spec))
+                            n_regions=tuple(r for _, r in spec), boot=out["boot"])
 
 
 def single_model_study(ens: TopologyEnsemble, *, criterion: str = "ece", n_iter: int = 400,
-                       epsilon: float = DEFAULT_EPSILON) -> CalibrationStudy:
+                       epsilon: float = DEFAULT_EPSILON, n_boot: int = WG_N_BOOT) -> CalibrationStudy:
     """Tables 3 / 4: every member alone (runs = members), without ("none") and with temperature scaling ("ts")."""
     subsets = tuple((m,) for m in range(ens.n_members))
     return _study(ens, subsets, (("none", 0), ("ts", 0)), ("none", "ts"), "equal_mass", criterion, n_iter,
-                  epsilon, False)
+                  epsilon, False, n_boot)
 
 
 def region_study(ens: TopologyEnsemble, *, n_regions: Sequence[int] = (1, 2, 3, 4, 6, 8, 10),
                  subset_size: int | None = None, n_runs: int = 10, regions="equal_mass", criterion: str = "ece",
-                 n_iter: int = 400, epsilon: float = DEFAULT_EPSILON, seed=0) -> CalibrationStudy:
+                 n_iter: int = 400, epsilon: float = DEFAULT_EPSILON, seed=0, n_boot: int = WG_N_BOOT) -> CalibrationStudy:
     """Fig. 3: dyn. with each number of regions R (methods ``"R=1"``, ...; R = 1 is post), no SKCE."""
     rs = tuple(check_positive_int(r, "n_regions") for r in n_regions)
     size = ens.n_members if subset_size is None else subset_size
     subsets = member_subsets(ens.n_members, size, n_runs, seed=seed)
     return _study(ens, subsets, tuple(("dyn", r) for r in rs), tuple(f"R={r}" for r in rs), regions,
-                  criterion, n_iter, epsilon, False)
+                  criterion, n_iter, epsilon, False, n_boot)
 
 
 def _pm(mean, two_sigma, unit) -> str:
@@ -300,6 +419,8 @@ class TemperatureStudy:
     calibrated_members_gap : float  global top-label gap (confidence − accuracy) of the ensemble of
         calibrated members; negative: under-confident
     calibrated_members_ece : float
+    calibrated_members_gap_se : float  standard error of that gap over the test instances (sd/√N)
+    accuracy_gain : float  the ensemble's accuracy (t = 1) minus its members' mean accuracy
     """
 
     topology: str
@@ -309,6 +430,8 @@ class TemperatureStudy:
     calibrated_ensemble_curve: ReliabilityCurve = field(repr=False)
     calibrated_members_gap: float = math.nan
     calibrated_members_ece: float = math.nan
+    calibrated_members_gap_se: float = math.nan
+    accuracy_gain: float = math.nan
 
 
 def temperature_study(ens: TopologyEnsemble, *, temperatures=None, n_bins: int = 15,
@@ -335,13 +458,16 @@ def temperature_study(ens: TopologyEnsemble, *, temperatures=None, n_bins: int =
     calibrated = _probs(z / sweep.member_optimal_temperature[:, None])
     ens_cal = calibrated.mean(axis=1)
     shared = _probs(z / sweep.ensemble_optimal_temperature).mean(axis=1)
+    gap_i = ens_cal.max(axis=1) - (ens_cal.argmax(axis=1) == y)
+    gain = float((_probs(z).mean(axis=1).argmax(axis=1) == y).mean() - (z.argmax(axis=2) == y[:, None]).mean())
     return TemperatureStudy(
         topology=ens.topology, sweep=sweep,
         member_curves=[reliability_curve(calibrated[:, m], y, n_bins=n_bins) for m in range(ens.n_members)],
         calibrated_members_curve=reliability_curve(ens_cal, y, n_bins=n_bins),
         calibrated_ensemble_curve=reliability_curve(shared, y, n_bins=n_bins),
         calibrated_members_gap=global_top_label_gap(ens_cal, y),
-        calibrated_members_ece=ece(ens_cal, y, epsilon=epsilon))
+        calibrated_members_ece=ece(ens_cal, y, epsilon=epsilon),
+        calibrated_members_gap_se=float(gap_i.std(ddof=1) / math.sqrt(len(y))), accuracy_gain=gain)
 
 
 # ---------------------------------------------------------------------------------- Tables 2, 6, 7, Fig. 2
@@ -357,6 +483,10 @@ class TopologyCombination:
     weights : ndarray (S,)  estimated on the validation set (after structure calibration)
     summary : dict  accuracy, nll, acce, all_label_ece (the paper's ACE), ecce, ece on the test set
     curve : ReliabilityCurve  of the combination on the test set (Fig. 2)
+    boot : ndarray (B, 2) or None  ECE and accuracy on B bootstrap resamples of the test set (the same
+        resamples for every combination of one call)
+    weights_se : ndarray (S,) or None  bootstrap standard error of the estimated weights (resampling
+        the validation set and re-estimating them; None for uniform weights)
     """
 
     topologies: tuple
@@ -366,6 +496,8 @@ class TopologyCombination:
     weights: np.ndarray
     summary: dict = field(repr=False)
     curve: ReliabilityCurve = field(repr=False)
+    boot: np.ndarray | None = field(default=None, repr=False)
+    weights_se: np.ndarray | None = field(default=None, repr=False)
 
     @property
     def label(self) -> str:
@@ -383,7 +515,8 @@ def _same_split(ensembles: Mapping[str, TopologyEnsemble]) -> None:
 
 def topology_combinations(ensembles: Mapping[str, TopologyEnsemble], configs, *, n_regions: int = 6,
                           regions="equal_mass", criterion: str = "ece", n_iter: int = 400,
-                          epsilon: float = DEFAULT_EPSILON, auc_kind: str = "ovr", n_bins: int = 15) -> list:
+                          epsilon: float = DEFAULT_EPSILON, auc_kind: str = "ovr", n_bins: int = 15,
+                          n_boot: int = WG_N_BOOT, n_boot_weights: int = 50, seed=0) -> list:
     r"""Tables 2, 6, 7 and Fig. 2: combine the ensembles of several topologies with estimated weights.
 
     For each ``(topologies, weighting, structure, ensemble)`` in `configs`: every topology's uniform
@@ -393,7 +526,9 @@ def topology_combinations(ensembles: Mapping[str, TopologyEnsemble], configs, *,
     :func:`~credalbook.calibration.auc_weights`, ``"uniform"``), and the weighted combination
     :math:`\sum_s w_s P_s` is optionally calibrated as a whole (``ensemble`` = "post" or "dyn", the
     structures' log-probabilities playing the role of member logits). Calibrated structures are
-    computed once per call.
+    computed once per call. Each combination is also scored on `n_boot` bootstrap resamples of the
+    test set (shared by all combinations), and Max-LL / AUC weights are re-estimated on
+    `n_boot_weights` bootstrap resamples of the validation set for their standard errors.
 
     Returns
     -------
@@ -402,7 +537,13 @@ def topology_combinations(ensembles: Mapping[str, TopologyEnsemble], configs, *,
     _same_split(ensembles)
     first = next(iter(ensembles.values()))
     yv, yt = first.y_val, first.y_test
-    memo = {}
+    memo, weight_memo = {}, {}
+    test_weights = boot_weights(len(yt), n_boot, seed=seed)
+    val_rng = np.random.default_rng(seed)
+    val_idx = val_rng.integers(0, len(yv), size=(n_boot_weights, len(yv)))
+
+    def estimate(weighting, pv, y):
+        return ml_weights(pv, y) if weighting == "ml" else auc_weights(pv, y, kind=auc_kind)
 
     def structure(name, cal):
         if (name, cal) not in memo:
@@ -423,17 +564,22 @@ def topology_combinations(ensembles: Mapping[str, TopologyEnsemble], configs, *,
             raise ValueError(f"no ensemble for topologies {missing}; available: {sorted(ensembles)}")
         lv = np.stack([structure(t, struct)[0] for t in topos], axis=1)
         lt = np.stack([structure(t, struct)[1] for t in topos], axis=1)
+        w_se = None
         if weighting == "uniform":
             w = np.full(len(topos), 1.0 / len(topos))
-        elif weighting == "ml":
-            w = ml_weights(np.exp(lv), yv)
         else:
-            w = auc_weights(np.exp(lv), yv, kind=auc_kind)
+            key = (tuple(topos), weighting, struct)
+            if key not in weight_memo:
+                pv = np.exp(lv)
+                reps = np.array([estimate(weighting, pv[i], yv[i]) for i in val_idx]) if n_boot_weights > 1 else None
+                weight_memo[key] = (estimate(weighting, pv, yv), None if reps is None else reps.std(axis=0, ddof=1))
+            w, w_se = weight_memo[key]
         p = _fitted(ens_cal, lv, yv, n_regions=n_regions, regions=regions, criterion=criterion, n_iter=n_iter,
                     weights=w)[0](lt)
         out.append(TopologyCombination(tuple(topos), weighting, struct, ens_cal, w,
                                        criteria_summary(p, yt, epsilon=epsilon, skce=False),
-                                       reliability_curve(p, yt, n_bins=n_bins)))
+                                       reliability_curve(p, yt, n_bins=n_bins),
+                                       bootstrap_ece_accuracy(p, yt, test_weights, epsilon=epsilon), w_se))
     return out
 
 
@@ -475,11 +621,13 @@ class PropositionChecks:
     Attributes
     ----------
     topology : str
-    member_temperatures : ndarray (M,)  "pre" temperatures calibrating each member (validation set)
+    member_temperatures : ndarray (M,)  temperatures calibrating each member on its own (validation set)
     min_confidence_gap, mean_confidence_gap : float  Eq. 23: mean member confidence − ensemble
         confidence per instance (≥ 0)
     regional : RegionalConfidence  Eq. 18 per region of the ensemble confidence (calibrated members)
     calibration : EnsembleCalibration  Props. 1-2 numbers (calibrated members)
+    ensemble_gap_se : float  standard error over the test instances of the ensemble's global top-label
+        gap ``calibration.ensemble_top_label_gap`` (sd/√N)
     prop2_error : float  max |ensemble class gaps − mean member class gaps| (0 up to rounding)
     prop4 : dict  instance, member, tau, the member's top label/confidence change (0) and the ensemble's
         confidence change (= τ/M) and label change (False)
@@ -493,13 +641,15 @@ class PropositionChecks:
     calibration: EnsembleCalibration = field(repr=False)
     prop2_error: float
     prop4: dict = field(repr=False)
+    ensemble_gap_se: float = math.nan
 
 
 def proposition_checks(ens: TopologyEnsemble, *, criterion: str = "ece", n_iter: int = 400,
                        epsilon: float = DEFAULT_EPSILON, tau: float = 0.01) -> PropositionChecks:
-    """Numbers behind Eq. 18/23 and Props. 1, 2, 4 for the members calibrated by "pre" temperatures.
+    """Numbers behind Eq. 18/23 and Props. 1, 2, 4 for members calibrated each by its own temperature.
 
-    The temperatures are fitted on the validation logits (each member to itself), the checks use the
+    The temperatures are fitted on the validation logits (each member to itself: the "pre_members"
+    reading of :func:`calibration_study`, the premise of Prop. 1), the checks use the
     test logits; Prop. 4 perturbs the first instance (of the first 1000 disagreements) where a member's
     top label differs from the ensemble's and a third class can give up `tau`.
 
@@ -514,8 +664,10 @@ def proposition_checks(ens: TopologyEnsemble, *, criterion: str = "ece", n_iter:
     >>> round(3 * pc.prop4["ensemble_confidence_change"] / pc.prop4["tau"], 6)   # τ / M
     1.0
     """
-    # App. A.4: SGD, learning rate 0.1, 400 iterations (the library's default fits to convergence instead)
-    pre = PreCombinationScaling(criterion=criterion).fit(ens.logits_val, ens.y_val, optimizer="sgd", n_iter=n_iter)
+    # App. A.4: SGD, learning rate 0.1, 400 iterations (the library's default fits to convergence instead);
+    # here each member is calibrated on its own (target="members"), the premise of Prop. 1
+    pre = PreCombinationScaling(target="members", criterion=criterion).fit(ens.logits_val, ens.y_val, optimizer="sgd",
+                                                                          n_iter=n_iter)
     t = pre.temperatures
     members = _probs(ens.logits_test.astype(np.float64) / t[:, None])
     y = ens.y_test
@@ -536,8 +688,11 @@ def proposition_checks(ens: TopologyEnsemble, *, criterion: str = "ece", n_iter:
                      ensemble_confidence_change=float(new[0].mean(0).max() - one[0].mean(0).max()),
                      ensemble_label_changed=bool(new[0].mean(0).argmax() != y_ens[n]))
         break
+    ens_p = members.mean(axis=1)
+    gap_i = ens_p.max(axis=1) - (ens_p.argmax(axis=1) == y)
     return PropositionChecks(ens.topology, t, float(gap.min()), float(gap.mean()),
-                             regional_confidence(members, y, epsilon=epsilon), calib, prop2, prop4)
+                             regional_confidence(members, y, epsilon=epsilon), calib, prop2, prop4,
+                             float(gap_i.std(ddof=1) / math.sqrt(len(y))))
 
 
 # ----------------------------------------------------------------------------------------- App. A.3
@@ -552,6 +707,9 @@ class ToyStudy:
     ensemble_ace, ensemble_ece : ndarray (E,)  Alg. 1 ensemble against the true probabilities
     member_ace, member_ece : ndarray (E,)  largest value over the members (0: all calibrated)
     alg1_ace : float  ensemble ACE at ε = 1/30 (the paper's 0.0697)
+    alg1_ace_se : float  its Monte-Carlo standard error: the spread of the ACE over 10 equal parts of the
+        sample, divided by √10
+    alg1_gap_se : float  standard error of ``alg1_gap`` over the instances (sd/√N)
     alg1_shared_ace : float  the same with regions shared by all members (Prop. 3: 0)
     alg1_gap, alg1_accuracy_gain : float  the ensemble's global top-label gap and its accuracy gain over
         the members (Prop. 1: calibrated members and a gain force a negative gap)
@@ -574,6 +732,8 @@ class ToyStudy:
     alg2_true_ace: float
     alg2_theory: float
     sizes: dict = field(default_factory=dict)
+    alg1_ace_se: float = math.nan
+    alg1_gap_se: float = math.nan
 
 
 @cached
@@ -605,6 +765,10 @@ def appendix_toys(alg1_samples: int = 100_000, alg2_samples: int = 100_000, *, n
     calib = ensemble_calibration(toy.ens_probs, truth)
     shared = calibrated_members_ensemble(alg1_samples, n_classes=n_classes, n_members=n_members, bin_size=bin_size,
                                          shared_regions=True, seed=seed)
+    parts = np.array_split(np.arange(alg1_samples), 10)
+    ace_parts = [all_label_ece(toy.probs[i], truth[i], epsilon=DEFAULT_EPSILON) for i in parts]
+    ens_top = toy.probs.argmax(axis=1)
+    gap_i = toy.probs.max(axis=1) - truth[np.arange(alg1_samples), ens_top]
     alg2 = paired_label_predictions(alg2_samples - alg2_samples % n_classes, n_classes=n_classes,
                                     bin_size=bin_size, seed=seed)
     return ToyStudy(example1=example1, epsilons=eps, ensemble_ace=curves["ace"], ensemble_ece=curves["ece"],
@@ -616,4 +780,6 @@ def appendix_toys(alg1_samples: int = 100_000, alg2_samples: int = 100_000, *, n
                     alg2_true_ace=all_label_ece(alg2.probs, alg2.true_probs, epsilon=0.0),
                     alg2_theory=paired_label_theoretical_ace(n_classes, bin_size),
                     sizes=dict(alg1_samples=alg1_samples, alg2_samples=alg2_samples, n_classes=n_classes,
-                               n_members=n_members, bin_size=bin_size))
+                               n_members=n_members, bin_size=bin_size),
+                    alg1_ace_se=float(np.std(ace_parts, ddof=1) / math.sqrt(len(parts))),
+                    alg1_gap_se=float(gap_i.std(ddof=1) / math.sqrt(alg1_samples)))

@@ -1,38 +1,39 @@
 """The EU paper's reported numbers (credalbook/papers/eu/reported.json) and its "Paper vs. this book" rows."""
 
 import json
+import math
 from pathlib import Path
 
+import numpy as np
 import pytest
 
+from credalbook.papers.criteria import VERDICTS
 from credalbook.papers.eu import EU_ESTIMATORS, EU_METRICS, EU_PAPER_TABLE1, EU_PAPER_TABLE2, compare, compare_summary
 from credalbook.papers.report import Comparison, reported
 
-CHAPTER = Path(__file__).resolve().parents[3] / "chapters" / "05_epistemic_uncertainty_gp.ipynb"
-NAN = float("nan")
+ROOT = Path(__file__).resolve().parents[3]
+CHAPTER = ROOT / "chapters" / "05_epistemic_uncertainty_gp.ipynb"
 
 
-def _summary(rho, eece, cal, sd=0.01, bits=None):
-    """A study summary (estimator -> metric -> (mean, sd)) with the same sd everywhere."""
-    out = {k: {"rho_epi": (rho[k], sd), "eece": (eece[k], sd), "calibrated_eece": (cal[k], sd)} for k in EU_ESTIMATORS}
-    if bits is not None:
-        for k in EU_ESTIMATORS:
-            out[k]["eece_bits"] = (bits[k], sd)
-    return out
+def _study(rho, eece, cal, *, n=3, spread=0.001):
+    """Per-seed values (estimator -> metric -> list) around the given means, the same offsets for every metric."""
+    off = spread * (np.arange(n) - (n - 1) / 2)
+    return {k: {"rho_epi": list(rho[k] + off), "eece": list(eece[k] + off), "calibrated_eece": list(cal[k] + off),
+                "eece_bits": list(eece[k] / math.log(2) + off)} for k in EU_ESTIMATORS}
 
 
-def _results():
-    toy = _summary(rho={"M": 0.1, "E": 0.12}, eece={"M": 0.025, "E": 0.30}, cal={"M": 0.021, "E": 0.015},
-                   bits={"M": 0.036, "E": 0.39})
-    m1 = _summary(rho={"M": 0.1, "E": 0.12}, eece={"M": 0.025, "E": 0.30}, cal={"M": 0.022, "E": 0.016})
-    m2 = _summary(rho={"M": 0.11, "E": 0.10}, eece={"M": 0.025, "E": 0.30}, cal={"M": 0.023, "E": 0.025})
-    real = _summary(rho={"M": 0.07, "E": 0.2}, eece={"M": 0.0065, "E": 0.33}, cal={"M": 0.0058, "E": 0.0045}, sd=NAN)
-    return dict(toy=toy, toy_seeds=2, toy_window=(8, 10), toy_floor=0.0123, toy_over_M=0.4, mismatch=[toy, m1, m2],
-                real=real, real_seeds=1, real_over_M=0.7, dataset="kuzushiji49")
+def _results(dataset="kuzushiji49", n=3):
+    toy = _study(rho={"M": 0.108, "E": 0.20}, eece={"M": 0.0249, "E": 0.30}, cal={"M": 0.03, "E": 0.015}, n=n)
+    m1 = _study(rho={"M": 0.108, "E": 0.20}, eece={"M": 0.0249, "E": 0.30}, cal={"M": 0.031, "E": 0.016}, n=n)
+    m2 = _study(rho={"M": 0.11, "E": 0.10}, eece={"M": 0.0249, "E": 0.30}, cal={"M": 0.031, "E": 0.025}, n=n)
+    real = _study(rho={"M": 0.065, "E": 0.2}, eece={"M": 0.0063, "E": 0.33}, cal={"M": 0.0058, "E": 0.0045}, n=n,
+                  spread=0.0001)
+    return dict(toy=toy, toy_window=(8, 10), toy_noise_sd=0.3, toy_floor=0.0123, toy_excess_M=[0.01, 0.02, 0.03][:n],
+                mismatch=[toy, m1, m2], real=real, real_excess_M=[0.05, 0.06, 0.07][:n], dataset=dataset)
 
 
 def _row(cmp, artifact, quantity):
-    rows = [r for r in cmp.rows if r.artifact == artifact and r.quantity == quantity]
+    rows = [r for r in cmp.rows if r.artifact == artifact and r.quantity.startswith(quantity)]
     assert len(rows) == 1, (artifact, quantity, [r.quantity for r in cmp.rows if r.artifact == artifact])
     return rows[0]
 
@@ -41,13 +42,12 @@ class TestReported:
     def test_main(self):
         rep = reported("eu")
         assert isinstance(rep["_paper"], str) and "Epistemic Uncertainty" in rep["_paper"]
-        entries = {k: v for k, v in rep.items() if k != "_paper"}
-        assert {"table1", "table2"} <= set(entries)
+        entries = {k: v for k, v in rep.items() if not k.startswith("_")}
+        assert {"table1", "table2", "text_sec5_3_1", "text_sec5_3_2", "text_sec5_4_1"} <= set(entries)
         for name, entry in entries.items():
             assert isinstance(entry.get("source"), str) and entry["source"], name
         assert rep["table1"]["source"].startswith("Table 1") and rep["table2"]["source"].startswith("Table 2")
-        assert rep["table1"]["seeds"] == 6
-        # rows -> columns -> [mean, sd] (null where the paper reports nothing; it reports every cell)
+        assert rep["table1"]["seeds"] == 6 and rep["table2"]["seeds"] is None and "does not state" in rep["table2"]["seeds_note"]
         for d in rep["table2"]["rows"].values():
             for row in d.values():
                 assert list(row) == list(EU_METRICS) and all(len(v) == 2 for v in row.values())
@@ -55,6 +55,8 @@ class TestReported:
         assert rep["table2"]["rows"]["EMNIST"]["M"]["calibrated_eece"] == [0.0122, 0.0027]
         assert rep["text_sec5_3_1"]["calibrated_eece_below"] == 0.02
         assert rep["text_sec5_4"]["datasets"]["EMNIST"] == {"observations": 131600, "classes": 47}
+        assert rep["text_sec5_3_2"]["claims"]["variant2"] == ("In modification 2, the performance of Ê_E decreases and "
+                                                             "Ê_M is comparatively better.")
 
     def test_constants_from_json(self):
         rep = reported("eu")
@@ -71,9 +73,27 @@ class TestReported:
 
 class TestCompareSummary:
     def test_main(self):
-        out = compare_summary(_results()["toy"], EU_PAPER_TABLE1)
-        assert out["E"]["eece"] == ("0.393 ± 0.014", "0.3 ± 0.01", False)  # 0.093 > 2 hypot(0.014, 0.01)
-        assert out["M"]["rho_epi"] == ("0.108 ± 0.023", "0.1 ± 0.01", True)
+        values = _results()["toy"]
+        out = compare_summary(values, EU_PAPER_TABLE1)
+        paper, book, j = out["M"]["eece"]
+        assert (paper, book, j.verdict, j.replicates) == ("0.0249 ± 0.002", "0.0249 ± 0.001", "agrees", 3)
+        assert "Welch df" in j.tolerance_source and "0.002 / √6" in j.tolerance_source
+        # standard errors of the means, not standard deviations: the tolerance is t·√(0.002²/6 + 0.001²/3)
+        se = math.hypot(0.002 / math.sqrt(6), 0.001 / math.sqrt(3))  # the two means' standard errors, not the sds
+        assert 2.0 < j.tolerance / se < 4.31  # Student's quantile, between z and t with 2 df
+        assert out["E"]["rho_epi"][2].verdict == "differs"  # 0.2 vs 0.121 ± 0.028
+        # within two paper sds (the old criterion) but many standard errors away: differs now
+        far = {k: {m: [EU_PAPER_TABLE1[k][m][0] + 1.5 * EU_PAPER_TABLE1[k][m][1] + d for d in (-1e-4, 0, 1e-4)]
+                   for m in EU_METRICS} for k in EU_ESTIMATORS}
+        assert all(row[m][2].verdict == "differs" for row in compare_summary(far, EU_PAPER_TABLE1).values() for m in EU_METRICS)
+
+    def test_inconclusive(self):
+        one = {k: {m: [EU_PAPER_TABLE1[k][m][0]] for m in EU_METRICS} for k in EU_ESTIMATORS}
+        j = compare_summary(one, EU_PAPER_TABLE1)["M"]["eece"][2]
+        assert j.verdict == "inconclusive" and "standard error is unknown" in j.criterion and j.replicates == 1
+        wide = {k: {m: [0.0, 0.5] for m in EU_METRICS} for k in EU_ESTIMATORS}  # a band wider than the paper's value
+        j = compare_summary(wide, EU_PAPER_TABLE1)["M"]["eece"][2]
+        assert j.verdict == "inconclusive" and "cannot tell it from 0" in j.criterion
 
 
 class TestCompare:
@@ -81,48 +101,104 @@ class TestCompare:
         cmp = compare(_results())
         assert isinstance(cmp, Comparison) and cmp.chapter == "05_epistemic_uncertainty_gp"
         artifacts = [r.artifact for r in cmp.rows]
-        assert artifacts == (["Table 1"] * 7 + ["Table 1 / Fig. 3"] * 6 + ["Sec. 5.3.2"] * 3 + ["Table 2 (EMNIST)"] * 6
-                             + ["Table 2 (K-49)"] * 6 + ["Table 2 / Fig. 4"] * 5)
-        # Table 1: mean ± sd against the paper's, within 2 combined sds
-        r = _row(cmp, "Table 1", "EECE of Ê_E (mean ± sd)")
-        assert (r.paper, r.book, r.agrees) == ("0.393 ± 0.014", "0.3 ± 0.01", False)
-        assert r.note == "2 seeds, 8 × 10 cluster window; EECE floor of our test sets ≈ 0.012"
-        r = _row(cmp, "Table 1", "calibrated EECE of Ê_M (mean ± sd)")
-        assert (r.paper, r.agrees, r.note) == ("0.0182 ± 0.005", True, "2 seeds, 8 × 10 cluster window")
-        r = _row(cmp, "Table 1", "EECE of Ê_E with entropies in bits")
-        assert (r.paper, r.book, r.agrees) == ("0.393 ± 0.014", "0.39 ± 0.01", True)
-        # claims of Sec. 5.3.1: 0.021 is not below the paper's 0.02; over_M 0.4 is not over half
-        r = _row(cmp, "Table 1 / Fig. 3", "both calibrate to a small EECE (below 0.02)")
-        assert (r.paper, r.book, r.agrees, r.note) == ("yes", "M 0.0210, E 0.0150", False, "sampling floor of our test sets ≈ 0.012")
-        r = _row(cmp, "Table 1 / Fig. 3", "Ê_M over-estimates the gain before calibration (share of intervals)")
-        assert (r.book, r.agrees, r.note) == ("0.40", False, "")
-        assert _row(cmp, "Table 1 / Fig. 3", "after calibration Ê_E has the lower EECE").agrees
+        assert artifacts == (["Table 1"] * 5 + ["Sec. 5.3.1 (toy)"] * 4 + ["Table 1", "Sec. 5.3.1 / Fig. 3"]
+                             + ["Sec. 5.3.2"] * 2 + ["Table 2 (EMNIST)"] + ["Table 2 (K-49)"] * 6
+                             + ["Sec. 5.4.1 / Table 2"] * 2 + ["Table 2"] * 2 + ["Sec. 5.4.1 / Fig. 4"]
+                             + ["Sec. 5.4.1 / Table 2"] * 2 + ["Sec. 5.4.1 / Fig. 4"])
+        assert all(r.verdict in VERDICTS and r.criterion.strip() for r in cmp.rows)
+        # the toy EECE of Ê_E set the noise: not a row, in nats or in bits
+        assert not [r for r in cmp.rows if r.artifact == "Table 1" and r.quantity.startswith("EECE of Ê_E")]
+        r = _row(cmp, "Table 1", "EECE of Ê_M")
+        assert (r.paper, r.book, r.verdict, r.replicates) == ("0.0249 ± 0.002", "0.0249 ± 0.001", "agrees", 3)
+        assert r.note.startswith("3 seeds (paper: 6), a 8 × 10 cluster window") and "sd 0.3" in r.note
+        r = _row(cmp, "Table 1", "calibrated EECE of Ê_M")  # 0.03 vs 0.0182: differs, and the floor does not explain it
+        assert r.verdict == "differs — cause unknown" and r.cause == ""
+        r = _row(cmp, "Table 1", "ρ_epi of Ê_E")
+        assert r.verdict == "differs — cause unknown"
+        # the paper's sentences, verbatim, judged on paired per-seed differences
+        claims = reported("eu")["text_sec5_3_1"]["claims"]
+        r = _row(cmp, "Sec. 5.3.1 (toy)", claims["rho"])
+        assert r.quantity == claims["rho"] and r.verdict == "agrees" and "Student-t" in r.tolerance_source
+        assert _row(cmp, "Sec. 5.3.1 (toy)", claims["calibrated"]).verdict == "agrees"
+        assert _row(cmp, "Sec. 5.3.1 (toy)", claims["raw_E"]).verdict == "agrees"  # 0.30 / 0.0249 = 12 > 5
+        r = _row(cmp, "Sec. 5.3.1 (toy)", "Overall, both methods")
+        assert r.verdict == "differs — cause unknown"  # M 0.03 is not below 0.02; the floor 0.012 is below 0.02
+        assert _row(cmp, "Table 1", "calibration lowers the EECE of Ê_M").verdict == "differs — cause unknown"
+        r = _row(cmp, "Sec. 5.3.1 / Fig. 3", claims["overestimate"])
+        assert r.verdict == "inconclusive"  # mean 0.02, se 0.0058, t(2) = 4.30
         # Sec. 5.3.2
-        r = cmp.rows[13]
-        assert r.quantity.startswith("variant 1") and (r.book, r.agrees) == ("Δ M +0.0010, Δ E +0.0010", True)
-        r = cmp.rows[14]
-        assert (r.book, r.agrees) == ("Δ M +0.0020, Δ E +0.0100", True)
-        assert (cmp.rows[15].book, cmp.rows[15].agrees) == ("M 0.110 vs E 0.100", True)
-        # Table 2: K-49 is our dataset (judged by sds; ours NaN with one seed), EMNIST by the paper's range
+        v1 = _row(cmp, "Sec. 5.3.2", "We find that in modification 1")
+        assert v1.verdict == "agrees" and v1.book == "Δ M +0.0010, Δ E +0.0010" and "[all of 4" in v1.criterion
+        v2 = _row(cmp, "Sec. 5.3.2", "In modification 2")
+        assert v2.verdict == "agrees" and v2.book == "Δ M +0.0010, Δ E +0.0100" and "ρ_epi M 0.108 → 0.110" in v2.note
+        # Table 2: K-49 judged, EMNIST not run here
         r = _row(cmp, "Table 2 (K-49)", "ρ_epi of Ê_M")
-        assert (r.paper, r.book, r.agrees, r.note) == ("0.065 ± 0.015", "0.07", True, "")
-        assert not _row(cmp, "Table 2 (K-49)", "ρ_epi of Ê_E").agrees  # 0.2 vs 0.101 ± 0.014
-        r = _row(cmp, "Table 2 (EMNIST)", "ρ_epi of Ê_M")  # range [0.035, 0.128]
-        assert r.agrees and r.note == "ours on kuzushiji49; judged against the range of the paper's two datasets"
-        assert not _row(cmp, "Table 2 (EMNIST)", "ρ_epi of Ê_E").agrees  # range [0.073, 0.14]
-        r = _row(cmp, "Table 2 / Fig. 4", "calibrated Ê_E has a lower EECE than calibrated Ê_M")
-        assert (r.book, r.agrees, r.note) == ("E 0.0045 vs M 0.0058", True, "kuzushiji49, 1 seed")
-        assert cmp.n_agree == sum(r.agrees for r in cmp.rows) and 0 < cmp.n_agree < len(cmp.rows)
+        assert (r.paper, r.verdict) == ("0.065 ± 0.015", "agrees") and "seeds assumed 6" in r.note
+        assert _row(cmp, "Table 2 (K-49)", "ρ_epi of Ê_E").verdict == "differs — cause unknown"  # 0.2 vs 0.101 ± 0.014
+        r = _row(cmp, "Table 2 (EMNIST)", "ρ_epi, EECE")
+        assert r.verdict == "not run here" and "EMNIST files are not on this machine" in r.criterion and r.book is None
+        claims = reported("eu")["text_sec5_4_1"]["claims"]
+        r = _row(cmp, "Sec. 5.4.1 / Table 2", claims["calibrated"])
+        assert r.verdict == "agrees" and r.note.startswith("kuzushiji49, 3 seeds, paired per seed")
+        assert _row(cmp, "Sec. 5.4.1 / Fig. 4", claims["overestimate_emnist"]).verdict == "not run here"
+        r = _row(cmp, "Sec. 5.4.1 / Table 2", claims["rho_k49"])
+        assert r.verdict == "not run here" and "against this sentence" in r.note
+        assert cmp.counts()["not run here"] == 5 and sum(cmp.counts().values()) == len(cmp.rows) == 28
+
+    def test_fashion_mnist_is_judged_once(self):
+        """An analogue dataset is not judged against the paper's numbers; its sentences count once."""
+        cmp = compare(_results("fashion_mnist"))
+        assert len(cmp.rows) == 23 and cmp.counts()["not run here"] == 6
+        for d in EU_PAPER_TABLE2:
+            rows = [r for r in cmp.rows if r.artifact == f"Table 2 ({d})"]
+            assert len(rows) == 1 and rows[0].verdict == "not run here" and "not an analogue" in rows[0].note
+        rho = [r for r in cmp.rows if r.quantity == reported("eu")["text_sec5_4_1"]["claims"]["rho"]]
+        assert len(rho) == 1 and "an analogue of the paper's data" in rho[0].note
+
+    def test_emnist(self):
+        cmp = compare(_results("emnist_letters"))
+        r = _row(cmp, "Table 2 (EMNIST)", "EECE of Ê_M")
+        assert r.verdict in ("agrees", "differs — cause unknown") and "EMNIST Balanced" in r.note
+        r = _row(cmp, "Sec. 5.4.1 / Fig. 4", reported("eu")["text_sec5_4_1"]["claims"]["overestimate_emnist"])
+        assert r.verdict == "agrees"  # 0.06 ± 0.0058, t(2) = 4.30
+        assert _row(cmp, "Table 2 (K-49)", "ρ_epi, EECE").verdict == "not run here"
+
+    def test_floor_is_a_shown_cause(self):
+        res = _results()
+        res["toy_floor"] = 0.025  # above the paper's calibrated EECEs 0.0182 and 0.0152, and above 0.02
+        cmp = compare(res)
+        r = _row(cmp, "Table 1", "calibrated EECE of Ê_M")
+        assert r.verdict == "differs — cause shown" and "EECE floor of our test sets, 0.025" in r.cause
+        assert _row(cmp, "Sec. 5.3.1 (toy)", "Overall, both methods").verdict == "differs — cause shown"
+
+    def test_one_seed_is_inconclusive(self):
+        cmp = compare(_results(n=1))
+        run = [r for r in cmp.rows if r.verdict != "not run here"]
+        assert run and all(r.verdict == "inconclusive" for r in run)
 
     def test_matches_paper(self):
-        """Our values equal to the paper's agree on every Table 1 and Table 2 row."""
-        res = _results()
-        res["toy"] = {k: {**{m: EU_PAPER_TABLE1[k][m] for m in EU_METRICS}, "eece_bits": (0.393, 0.0)} for k in EU_ESTIMATORS}
-        res["real"] = {k: {m: EU_PAPER_TABLE2["EMNIST"][k][m] for m in EU_METRICS} for k in EU_ESTIMATORS}
-        res["dataset"] = "emnist_letters"
+        """Our means equal to the paper's, with a small spread, agree on every Table 1 and Table 2 row."""
+        res = _results("emnist_letters")
+        res["toy"] = {k: {m: [EU_PAPER_TABLE1[k][m][0] + d for d in (-1e-4, 0, 1e-4)] for m in EU_METRICS}
+                      for k in EU_ESTIMATORS}
+        res["real"] = {k: {m: [EU_PAPER_TABLE2["EMNIST"][k][m][0] + d for d in (-1e-4, 0, 1e-4)] for m in EU_METRICS}
+                       for k in EU_ESTIMATORS}
+        res["mismatch"] = [res["toy"]] * 3
         cmp = compare(res)
-        assert all(r.agrees for r in cmp.rows if r.artifact in ("Table 1", "Table 2 (EMNIST)"))
-        assert json.loads(json.dumps(cmp.to_dict()))["rows"][0]["book"] == "0.108 ± 0.023"
+        judged = [r for r in cmp.rows if r.artifact in ("Table 1", "Table 2 (EMNIST)") and "mean ± sd" in r.quantity]
+        assert len(judged) == 11 and all(r.verdict == "agrees" for r in judged)
+        assert json.loads(json.dumps(cmp.to_dict()))["rows"][0]["book"] == "0.108 ± 0.0001"
+
+    def test_not_run_rows_name_existing_tests(self):
+        cmp = compare(_results("fashion_mnist"))
+        for r in cmp.rows:
+            if r.verdict != "not run here":
+                continue
+            assert r.cause.startswith("code path tested by ")
+            for node in r.cause.removeprefix("code path tested by ").split(", "):
+                path, *names = node.split("::")
+                text = (ROOT / path).read_text(encoding="utf-8")
+                assert all(f"class {n}" in text or f"def {n}" in text for n in names), node
 
     def test_errors(self):
         with pytest.raises(TypeError, match="results must be a mapping"):
@@ -133,7 +209,11 @@ class TestCompare:
             compare(res)
         res = _results()
         res["mismatch"] = res["mismatch"][:2]
-        with pytest.raises(ValueError, match="three summaries"):
+        with pytest.raises(ValueError, match="three studies"):
+            compare(res)
+        res = _results()
+        res["mismatch"] = [res["toy"], _results(n=2)["toy"], res["toy"]]
+        with pytest.raises(ValueError, match="the same number each"):
             compare(res)
 
 
@@ -150,3 +230,4 @@ def test_chapter_has_no_typed_paper_numbers():
     for text in ("0.41", "0.33", "142{,}693", "142,693", "131,600", "38\\times46", "0.015 to 0.018", "0.1 in the paper"):
         assert text not in source, text
     assert "compare(results)" in source and "Comparison(" not in source
+    assert "seed_values()" in source  # compare receives per-seed values, not means and sds

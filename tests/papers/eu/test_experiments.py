@@ -204,12 +204,37 @@ class TestToyExperiments:
         table = study.table()
         assert isinstance(table, Table) and list(table.rows) == ["Ê_M", "Ê_E"]
         assert table.columns == ["ρ_epi", "EECE", "Calib. EECE"] and " ± " in table.rows["Ê_M"]["EECE"]
-        mirror = {k: {m: (s[k][m][0], 0.0) for m in EU_METRICS} for k in EU_ESTIMATORS}
-        assert all(a for row in study.compare(mirror).values() for (_, _, a) in row.values())
+        values = study.seed_values()
+        for k in EU_ESTIMATORS:
+            assert values[k]["eece_bits"] == [r.eece_bits[k] for r in direct]
+            for m in EU_METRICS:
+                assert values[k][m] == [r.metric(k, m) for r in direct]
+        # judged with the standard errors of the two means (paper: sd / √paper_seeds)
+        mirror = {k: {m: (s[k][m][0], 0.01) for m in EU_METRICS} for k in EU_ESTIMATORS}
+        out = study.compare(mirror, paper_seeds=6)
+        assert all(j.verdict in ("agrees", "inconclusive") and j.replicates == 2 for row in out.values()
+                   for (_, _, j) in row.values())
         far = {k: {m: (s[k][m][0] + 10.0, 0.001) for m in EU_METRICS} for k in EU_ESTIMATORS}
-        assert not any(a for row in study.compare(far).values() for (_, _, a) in row.values())
+        assert all(j.verdict == "differs" for row in study.compare(far).values() for (_, _, j) in row.values())
+        excess = study.curves("M").excess()
+        np.testing.assert_allclose(excess, [np.nanmean(r.evaluations["M"].reliability.mean_eu
+                                                       - r.evaluations["M"].reliability.mean_gain) for r in direct])
+        with pytest.raises(ValueError, match="which must be 'raw' or 'calibrated'"):
+            study.curves("M").excess("gain")
         with pytest.raises(ValueError, match="seeds must name at least one seed"):
             toy_eu_study([], progress=False, **TOY)
+
+    def test_variant1_leaves_the_evaluation_unchanged(self, tmp_cache):
+        """By construction (same evaluation carving, the same f_tr and f_aug, the same Monte-Carlo seed), mismatch
+        variant 1 changes only the calibration map: ρ_epi and the raw EECE are those of the Sec. 5.3 layout. The
+        chapter's comparison therefore has no row for them (Sec. 5.3.2)."""
+        base = toy_eu_experiment(0, **TOY)
+        v1 = toy_eu_experiment(0, **{**TOY, "calibration": dict(DISCS, shape=(1, 1), radius=1.9)})
+        np.testing.assert_array_equal(v1.test_index, base.test_index)
+        for k in EU_ESTIMATORS:
+            np.testing.assert_array_equal(v1.eu[k], base.eu[k])
+            assert v1.metric(k, "rho_epi") == base.metric(k, "rho_epi") and v1.metric(k, "eece") == base.metric(k, "eece")
+        assert not np.array_equal(v1.calibration_test_index, base.calibration_test_index)
 
     def test_noise_summary(self):
         loud, quiet = toy_noise_summary(1.0, subsample=20000), toy_noise_summary(0.3, subsample=20000)

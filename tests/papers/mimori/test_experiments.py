@@ -8,8 +8,10 @@ from scipy import stats
 
 from credalbook.papers.mimori import optimal_log_alpha0
 from credalbook.calibration import dirichlet_posterior_probs
+from credalbook.metrics import cpe_loss_decomposition
 from credalbook.papers.mimori import (
     MIX_AUGMENTATIONS,
+    bootstrap_metrics,
     build_mix_network,
     debiasing_study,
     dpe_reliability,
@@ -17,6 +19,8 @@ from credalbook.papers.mimori import (
     mimori_predictions,
     mix_training_settings,
     optimal_log_alpha0_grid,
+    released_code_demo,
+    released_code_el_cl,
     theorem1_check,
     train_mix_network,
     ts_dpe_shift,
@@ -210,3 +214,54 @@ class TestPaperValues:
         t = side_by_side({"Raw": {"EL": 0.1}, "TTA": {"EL": 0.2}}, paper, ["EL"], rows=["TTA", "Raw", "MCDO"])
         assert list(t.rows) == ["TTA", "Raw"] and t.columns == ["EL paper", "EL book"]
         assert math.isnan(t.rows["TTA"]["EL paper"]) and t.rows["Raw"]["EL paper"] == 0.0388
+
+
+class TestBootstrapMetrics:
+    def test_main(self, tiny_predictions):
+        p = tiny_predictions
+        b = bootstrap_metrics(p, 2, names=["Raw", "Raw+α", "MCDO"], n_boot=20, seed=1)
+        m = evaluate_predictors(p, 2, names=["Raw", "Raw+α", "MCDO"])
+        assert set(b) == {"Raw", "Raw+α", "MCDO"} and "EL true" not in b["Raw"] and "EL post" in b["MCDO"]
+        assert all(v.shape == (20,) for row in b.values() for v in row.values())
+        # the same resamples for every predictor: α's CPE metrics equal its base's in every resample
+        np.testing.assert_array_equal(b["Raw+α"]["EL"], b["Raw"]["EL"])
+        assert not np.allclose(b["Raw+α"]["L_phi"], b["Raw"]["L_phi"])
+        # resamples spread around the full-sample value
+        assert abs(b["Raw"]["EL"].mean() - m["Raw"]["EL"]) < 4 * b["Raw"]["EL"].std() + 1e-12
+        np.testing.assert_array_equal(bootstrap_metrics(p, 2, names=["Raw"], n_boot=20, seed=1)["Raw"]["EL"], b["Raw"]["EL"])
+        with pytest.raises(ValueError, match="n_boot"):
+            bootstrap_metrics(p, 2, n_boot=0)
+
+
+class TestReleasedCode:
+    def test_hand_computed(self):
+        # one single-label instance: the released code keeps its plug-in term, the book leaves it out
+        from credalbook.metrics import epistemic_loss
+        h, z = [[2, 0], [1, 0]], [[1.0, 0.0], [0.5, 0.5]]
+        assert released_code_el_cl(h, z)["EL"] == pytest.approx(0.25)        # ((0.5² + 0.5²) + 0) / 2
+        assert epistemic_loss(h, z) == pytest.approx(0.0)
+        # a bin with one instance: its plug-in CL (2/2 − 0.5)² / 1 per class stays in the released code's CL
+        one = released_code_el_cl([[2, 0]], [[0.5, 0.5]])
+        assert one["CL"] == pytest.approx(0.5)
+        assert cpe_loss_decomposition([[2, 0]], [[0.5, 0.5]]).cl_debiased == 0.0
+
+    def test_agrees_with_the_book_when_sound(self):
+        # every instance with ≥ 2 labels and every bin with ≥ 2 instances: the two computations coincide
+        rng = np.random.default_rng(0)
+        z = np.repeat(rng.dirichlet(np.ones(3), size=10), 30, axis=0)
+        h = np.stack([rng.multinomial(4, p) for p in z])
+        d = cpe_loss_decomposition(h, z)
+        r = released_code_el_cl(h, z)
+        assert r["EL"] == pytest.approx(d.el_debiased) and r["CL"] == pytest.approx(d.cl_debiased)
+
+    def test_demo(self):
+        out = released_code_demo(n_runs=60, seed=0)
+        (a, b, c) = out.values()
+        for setting in out.values():                      # the book: within 4 s.e. of the truth 0
+            for key in ("EL book", "CL book"):
+                m, se = setting[key]
+                assert abs(m) < 4 * se + 1e-4, key
+        m, se = a["EL released code"]
+        assert m > 0.1 and m > 10 * se                    # half single-labelled: E[2Q(1 − Q)] / 2 = 1/6
+        m, se = c["CL released code"]
+        assert m > 5 * se                                  # lone instances in their bins keep their plug-in bias

@@ -7,63 +7,49 @@ import numpy as np
 import pytest
 
 from credalbook.papers.mortier import compare, paper_table1
-from credalbook.papers.report import Comparison, reported
+from credalbook.papers.report import reported
 
 CHAPTER = Path(__file__).resolve().parents[3] / "chapters" / "01_mortier_set_calibration.ipynb"
 COLUMNS = ("avg_acc", "avg_ece_conf", "avg_ece_cwise", "h0_conf", "acc_conf", "ece_conf", "h0_cwise", "acc_cwise",
            "ece_cwise")
 
 
+ALPHAS = [0.05, 0.13, 0.21, 0.30, 0.38, 0.46, 0.54, 0.62, 0.70, 0.79, 0.87, 0.95]
+MEASURES = ("SKCE_ul", "HL (B=5)", "HL (B=10)", "ECE_conf (B=5)", "ECE_conf (B=10)", "ECE_cwise (B=5)",
+            "ECE_cwise (B=10)")
+
+
+def _counts(rates, r):
+    """measure → rejection counts at the twelve levels from a measure → (level → rate) rule."""
+    return {m: [int(round(rates(m, a) * r)) for a in ALPHAS] for m in MEASURES}
+
+
 def _results(**over):
-    row = {"h0_conf": "REJ.", "avg_ece_conf": 0.1, "ece_conf": 0.05}
-    res = dict(skce_excess=0.12, skce_excess_code=0.2, binned_excess=-0.01, hl_s2=0.9, s2_ece=0.5, s3_ece=0.1,
-               mean_type1={"Fig. 1": 0.30, "Fig. 2": 0.25, "Fig. 3": 0.3, "Fig. 4": 0.3},
-               gap={"Fig. 1": 0.20, "Fig. 2": 0.2, "Fig. 3": 0.25, "Fig. 4": 0.1},
-               table1={"S": dict(row), "DE": dict(row, h0_conf="¬REJ.", avg_ece_conf=0.08, ece_conf=0.01),
-                       "DN(0.1)": dict(row, avg_ece_conf=0.0612), "DN(0.6)": dict(row, avg_ece_conf=0.0196)},
-               dataset="digits")
+    r = 1000
+    calibrated = _counts(lambda m, a: (min(1.0, 2.2 * a) if m == "SKCE_ul" else a), r)
+    conservative = _counts(lambda m, a: 0.5 * a, r)
+    res = dict(
+        alphas=ALPHAS,
+        type1={"Fig. 1": {"R": r, "counts": _counts(lambda m, a: (min(1.0, 2.2 * a) if m == "SKCE_ul" else 0.6 * a), r)},
+               "Fig. 2": {"R": r, "counts": conservative}, "Fig. 3": {"R": r, "counts": conservative},
+               "Fig. 4": {"R": r, "counts": conservative}},
+        type1_abs={"R": r, "counts": calibrated},
+        type2={"S2": {"R": r, "counts": {**{m: 950 for m in MEASURES}, **{m: 50 for m in MEASURES if "ECE" in m}}},
+               "S3": {"R": r, "counts": {m: 0 for m in MEASURES}}},
+        type2_mean={"S2": [0.05, 0.005, r], "S3": [0.0, 0.0, r]},
+        mean_type1={"Fig. 1": [0.30, 0.01, r], "Fig. 2": [0.25, 0.01, r], "Fig. 3": [0.3, 0.01, r],
+                    "Fig. 4": [0.3, 0.01, r]},
+        gap={"Fig. 1": [0.20, 0.005, r], "Fig. 2": [0.2, 0.005, r], "Fig. 3": [0.21, 0.005, r],
+             "Fig. 4": [0.1, 0.005, r]},
+        solvers={"Fig. 1": "cobyla_powell", "Fig. 2": "cobyla_powell", "Fig. 3": "search", "Fig. 4": "cobyla_powell"},
+        table1={"S": {"h0_conf": "REJ.", "h0_cwise": "REJ.", "avg_ece_conf": 0.1, "ece_conf": 0.05},
+                "DN(0.1)": {"h0_conf": "REJ.", "h0_cwise": "REJ.", "avg_ece_conf": 0.06, "ece_conf": 0.05},
+                "DN(0.6)": {"h0_conf": "¬REJ.", "h0_cwise": "REJ.", "avg_ece_conf": 0.02, "ece_conf": 0.01},
+                "DE": {"h0_conf": "¬REJ.", "h0_cwise": "¬REJ.", "avg_ece_conf": 0.08, "ece_conf": 0.01}},
+        table1_diffs={"dn": [-0.04, 0.005, 5000], "de": [-0.07, 0.005, 5000]},
+        dataset="digits", head=[1e-2, 0.9], fig1_left={"k": 50, "n": 50})
     res.update(over)
     return res
-
-
-def _old_cells(skce_excess, skce_excess_code, binned_excess, hl_s2, s2_ece, s3_ece, mean_type1, gap, table1, dataset):
-    """The chapter's comparison cells before they moved into :func:`compare` (the reference)."""
-    cmp = Comparison("01_mortier_set_calibration")
-    cmp.add("Fig. 1 right", "SKCE_ul: Type I error exceeds α (max over α of rate − upper 95% band)",
-            paper="exceeds α", book=skce_excess, agrees=bool(skce_excess > 0),
-            note="the unbiased estimator's null sample is evaluated at λ0, the statistic at a minimum")
-    cmp.add("Fig. 1 right (authors' code)", "SKCE_ul Type I error with Dir(1/M) weights and permuted instances "
-            "(max over α of rate − upper band)", paper="exceeds α", book=skce_excess_code, agrees=bool(skce_excess_code > 0),
-            note="the reading of Alg. 1 in the released code")
-    cmp.add("Fig. 1 right", "HL, ECE tests: Type I error at or below α (max over α of rate − upper band)",
-            paper="≤ α", book=binned_excess, agrees=bool(binned_excess <= 0))
-    cmp.add("Fig. 1 right", "HL has low power in S2: mean Type II error of HL (5, 10 bins) at α = 0.05",
-            paper="high Type II", book=hl_s2, agrees=bool(hl_s2 > 0.5))
-    cmp.add("Fig. 1 right", "S3 easier than S2: mean Type II of the ECE tests at α = 0.05 (S2 → S3)",
-            paper="S3 < S2", book=f"{s2_ece:.3f} → {s3_ece:.3f}", agrees=bool(s3_ece < s2_ece))
-    cmp.add("Fig. 1 right", "ECE_conf and ECE_cwise reliable for both errors: their mean Type II in S3 at α = 0.05",
-            paper="low", book=s3_ece, agrees=bool(s3_ece < 0.3))
-    cmp.add("App. Fig. 2", "larger sets (u = 0.1 vs 0.01) more conservative: mean Type I over α",
-            paper="lower with u = 0.1", book=f"{mean_type1['Fig. 1']:.3f} → {mean_type1['Fig. 2']:.3f}",
-            agrees=bool(mean_type1["Fig. 2"] < mean_type1["Fig. 1"]))
-    cmp.add("App. Fig. 3", "M = 100 changes little: mean |Type I − α| (M = 10 → 100)",
-            paper="no significant influence", book=f"{gap['Fig. 1']:.3f} → {gap['Fig. 3']:.3f}",
-            agrees=bool(abs(gap["Fig. 3"] - gap["Fig. 1"]) < 0.1), note="Fig. 3 here uses the batched search minimiser")
-    cmp.add("App. Fig. 4", "K = 100 brings the Type I error closer to α: mean |Type I − α| (K = 10 → 100)",
-            paper="closer to α", book=f"{gap['Fig. 1']:.3f} → {gap['Fig. 4']:.3f}", agrees=bool(gap["Fig. 4"] < gap["Fig. 1"]),
-            note="bootstrap with replacement biases the ECE_cwise null at K = 100 (table above)")
-    s_row, de_row, dn1, dn6 = (table1[name] for name in ("S", "DE", "DN(0.1)", "DN(0.6)"))
-    cmp.add("Table 1", "single network S rejected for ECE_conf", paper="REJ. (all datasets)",
-            book=s_row["h0_conf"], agrees=s_row["h0_conf"] == "REJ.", note=f"{dataset}, small CNN backbone")
-    cmp.add("Table 1", "deep ensemble DE not rejected for ECE_conf", paper="¬REJ. (almost always)",
-            book=de_row["h0_conf"], agrees=de_row["h0_conf"] == "¬REJ.", note=f"{dataset}, small CNN backbone")
-    cmp.add("Table 1", "DN(0.6) better confidence-calibrated than DN(0.1): average ECE_conf on the test split",
-            paper="DN(0.6) lower", book=f"{dn1['avg_ece_conf']:.4f} vs {dn6['avg_ece_conf']:.4f}",
-            agrees=bool(dn6["avg_ece_conf"] < dn1["avg_ece_conf"]))
-    cmp.add("Table 1", "DE: weighted average better confidence-calibrated than the plain average (ECE_conf)",
-            paper="0.1680 → 0.0150 (CIFAR-10, MOB)", book=f"{de_row['avg_ece_conf']:.4f} → {de_row['ece_conf']:.4f}",
-            agrees=bool(de_row["ece_conf"] <= de_row["avg_ece_conf"]))
-    return cmp
 
 
 class TestReported:
@@ -111,32 +97,86 @@ class TestCompare:
     def test_main(self):
         cmp = compare(_results())
         rows = cmp.rows
-        assert len(rows) == 13 and cmp.chapter == "01_mortier_set_calibration"
-        assert [r.agrees for r in rows] == [True, True, True, True, True, True, True, True, True, True, True, True, True]
-        assert rows[0].paper == "exceeds α" and rows[0].book == 0.12
-        assert rows[4].book == "0.500 → 0.100"
-        assert rows[11].book == "0.0612 vs 0.0196"
-        assert rows[12].paper == "0.1680 → 0.0150 (CIFAR-10, MOB)" and rows[12].book == "0.0800 → 0.0100"
-        assert rows[9].note == "digits, small CNN backbone"
+        assert len(rows) == 15 and cmp.chapter == "01_mortier_set_calibration"
+        verdicts = {(r.artifact, r.quantity[:30]): r.verdict for r in rows}
+        assert all(v == "agrees" for v in verdicts.values()), verdicts
+        assert all(r.criterion and r.verdict for r in rows)
+        skce = rows[1]
+        assert skce.paper == "exceeds α" and "t > q" in skce.book and skce.replicates == 1000
+        assert "[all of 8" in skce.criterion
+        assert rows[-1].note.startswith("digits, a small CNN backbone") and "lr 1e-5, momentum 0.99" in rows[-1].note
+        s_row = next(r for r in rows if r.quantity.startswith("single network"))
+        assert s_row.paper == "in general not calibrated: REJ. on 9 of 10 rows (not: BACTERIA)"
+        de_row = next(r for r in rows if r.quantity.startswith("deep ensemble"))
+        assert de_row.paper == "almost never rejected: ¬REJ. on 9 of 10 rows (not: PROTEINS)"
+        cw = next(r for r in rows if r.quantity.startswith("not classwise"))
+        assert cw.paper.endswith("REJ. on 34 of 40 rows") and cw.book == "3 of 4 (S, DN(0.1), DN(0.6))"
+        dn6 = next(r for r in rows if r.quantity.startswith("DN(0.6) not rejected"))
+        assert dn6.paper.startswith("DN(0.6) sometimes not rejected: ¬REJ. on 7 of 10 rows (not: ")
+        fig3 = next(r for r in rows if r.artifact == "App. Fig. 3")
+        assert "search" in fig3.note and "cobyla_powell" in fig3.note
+        at_paper = compare(_results(head=[1e-5, 0.99])).rows[-1].note
+        assert "App. A.2" not in at_paper and "lr 1e-05, momentum 0.99" in at_paper
 
     def test_disagreements(self):
-        res = _results(skce_excess=-0.05, binned_excess=0.02, hl_s2=0.4, s3_ece=0.6,
-                       gap={"Fig. 1": 0.1, "Fig. 2": 0.1, "Fig. 3": 0.35, "Fig. 4": 0.2})
+        res = _results()
+        res["type1"]["Fig. 1"]["counts"]["SKCE_ul"] = [int(0.5 * a * 1000) for a in ALPHAS]  # conservative
+        res["type2"]["S2"]["counts"]["ECE_cwise (B=10)"] = 900
+        res["type2_authors"] = {"R": 1000, "counts": {m: 10 for m in MEASURES}}
+        res["table1"]["S"]["h0_conf"] = "¬REJ."
         res["table1"]["DE"]["h0_conf"] = "REJ."
-        agrees = [r.agrees for r in compare(res).rows]
-        assert agrees == [False, True, False, False, False, False, True, False, False, True, False, True, True]
+        res["table1_diffs"]["dn"] = [0.01, 0.002, 5000]
+        res["fig1_left"] = {"k": 49, "n": 50}
+        res["gap"]["Fig. 3"] = [0.35, 0.005, 1000]
+        rows = {r.quantity: r for r in compare(res).rows}
+        skce = rows["SKCE_ul: Type I error exceeds α (the paper's decision t > q)"]
+        assert skce.verdict == "differs — cause shown" and "|t| > q" in skce.cause
+        ece = rows["ECE_conf and ECE_cwise reliable for the Type II error: S2 and S3 at α = 0.05"]
+        assert ece.verdict == "differs — cause shown" and "authors' code" in ece.book
+        assert rows["single network S rejected for ECE_conf"].verdict == "differs — cause unknown"
+        assert rows["deep ensemble DE not rejected for ECE_conf"].verdict == "differs — cause unknown"
+        dn = rows["DN(0.6) better confidence-calibrated than DN(0.1): average ECE_conf on the test split"]
+        assert dn.verdict == "differs — cause unknown"
+        assert rows["M = 100 changes little: mean |Type I − α| (M = 10 → 100)"].verdict == "differs — cause unknown"
+        corner = next(r for q, r in rows.items() if q.startswith("S2: the segment ends"))
+        assert corner.verdict == "differs — cause shown" and corner.book == "49 of 50 instances"
+        # the permuted-instances demonstrations give the causes of the binned Type I and the K = 100 rows
+        res["type1"]["Fig. 1"]["counts"]["ECE_cwise (B=10)"] = [min(1000, int(2 * a * 1000)) for a in ALPHAS]
+        res["gap"]["Fig. 4"] = [0.3, 0.005, 1000]
+        rows = {r.quantity: r for r in compare(res).rows}
+        binned = rows["HL and ECE tests: Type I error mostly lower than the significance level"]
+        k100 = rows["K = 100 brings the Type I error closer to α: mean |Type I − α| (K = 10 → 100)"]
+        assert binned.verdict == k100.verdict == "differs — cause unknown"
+        res["type1_permutation"] = {"R": 1000, "counts": _counts(lambda m, a: 0.5 * a, 1000)}
+        res["gap_fig4_permutation"] = [0.1, 0.005, 1000]
+        rows = {r.quantity: r for r in compare(res).rows}
+        binned = rows["HL and ECE tests: Type I error mostly lower than the significance level"]
+        k100 = rows["K = 100 brings the Type I error closer to α: mean |Type I − α| (K = 10 → 100)"]
+        assert binned.verdict == k100.verdict == "differs — cause shown"
+        assert "permuted" in binned.book and "permuted" in k100.book
+        # without the abs-rule demonstration the SKCE row's cause is unknown
+        res["type1_abs"] = res["type1"]["Fig. 1"]
+        skce = next(r for r in compare(res).rows if r.quantity.startswith("SKCE_ul"))
+        assert skce.verdict == "differs — cause unknown"
 
-    def test_same_rows_as_the_chapter_cells(self):
-        """:func:`compare` builds exactly the rows the chapter's cells built before they moved."""
-        rng = np.random.default_rng(0)
-        for _ in range(20):
-            u = rng.uniform(-0.2, 0.8, size=10)
-            tab = {n: {"h0_conf": rng.choice(["REJ.", "¬REJ."]), "avg_ece_conf": rng.uniform(0, 0.2),
-                       "ece_conf": rng.uniform(0, 0.2)} for n in ("S", "DE", "DN(0.1)", "DN(0.6)")}
-            res = _results(skce_excess=np.float64(u[0]), skce_excess_code=u[1], binned_excess=u[2], hl_s2=u[3],
-                           s2_ece=u[4], s3_ece=u[5], mean_type1={f"Fig. {i}": rng.uniform() for i in range(1, 5)},
-                           gap={f"Fig. {i}": rng.uniform(0, 0.3) for i in range(1, 5)}, table1=tab)
-            assert compare(res).to_dict() == _old_cells(**res).to_dict()
+    def test_small_runs_are_inconclusive(self):
+        """R = 8 datasets cannot decide a Type I claim, a Type II claim or a difference of means."""
+        r = 8
+        edge = {m: [round(1.5 * a * r) for a in ALPHAS] for m in MEASURES}  # on the edge of both regions
+        res = _results(type1={f: {"R": r, "counts": edge} for f in ("Fig. 1", "Fig. 2", "Fig. 3", "Fig. 4")},
+                       type1_abs={"R": r, "counts": edge},
+                       type2={s: {"R": r, "counts": {m: 1 for m in MEASURES}} for s in ("S2", "S3")},
+                       type2_mean={"S2": [0.2, 0.15, r], "S3": [0.1, 0.1, r]},
+                       mean_type1={f: [0.3, 0.1, r] for f in ("Fig. 1", "Fig. 2", "Fig. 3", "Fig. 4")},
+                       gap={f: [0.2, 0.1, r] for f in ("Fig. 1", "Fig. 2", "Fig. 3", "Fig. 4")})
+        rows = compare(res).rows
+        for row in rows[1:9]:
+            assert row.verdict == "inconclusive", (row.quantity, row.verdict, row.criterion)
+
+    def test_by_construction_rows_are_gone(self):
+        """The former row "weighted ≤ plain average" held by construction; its identity is a test below."""
+        quantities = [r.quantity for r in compare(_results()).rows]
+        assert not any("better confidence-calibrated than the plain average" in q for q in quantities)
 
     def test_errors(self):
         with pytest.raises(TypeError, match="results"):
@@ -145,6 +185,75 @@ class TestCompare:
         del res["gap"]
         with pytest.raises(ValueError, match="gap"):
             compare(res)
+        with pytest.raises(ValueError, match="levels"):
+            compare(_results(alphas=[0.05, 0.3]))
+
+
+def test_weighted_average_not_worse_on_the_calibration_split():
+    """By construction: λ minimises ECE_conf on the calibration split from uniform weights (COBYLA's start),
+    so the weighted average is never worse there than the plain one (the former comparison row)."""
+    from types import SimpleNamespace
+
+    from credalbook.metrics.classification import ece_confidence
+    from credalbook.papers.mortier import evaluate_classifier_set
+
+    rng = np.random.default_rng(3)
+    for trial in range(3):
+        p = rng.dirichlet(np.full(3, 0.5), size=(160, 4))
+        y = np.array([rng.choice(3, p=q) for q in p[:, trial]])
+        cs = SimpleNamespace(ens_probs_cal=p[:80], y_cal=y[:80], ens_probs_test=p[80:], y_test=y[80:])
+        row = evaluate_classifier_set(cs, n_bootstrap=20, solver="cobyla")
+        cal_weighted = ece_confidence(np.einsum("nmk,m->nk", p[:80], row["weights_conf"]), y[:80], n_bins=5)
+        cal_plain = ece_confidence(p[:80].mean(axis=1), y[:80], n_bins=5)
+        assert cal_weighted <= cal_plain + 1e-12
+        assert set(row) >= {"h0_conf", "h0_cwise"}  # Table 1's classwise decision is produced
+
+
+class TestChapterResults:
+    def test_s2_corner_check(self):
+        from credalbook.papers.mortier import s2_corner_check
+        from credalbook.synthetic import credal_scenario
+
+        sc = credal_scenario("S2", n_instances=200, n_members=10, n_classes=3, u=0.1, seed=0)
+        out = s2_corner_check(sc)
+        closest = sc.ens_probs.max(axis=-2).argmax(axis=-1)
+        assert out == {"k": int((closest == sc.corner).sum()), "n": 200}
+        with pytest.raises(ValueError, match="S2 or S3"):
+            s2_corner_check(credal_scenario("S1", n_instances=5, n_members=2, n_classes=3, seed=0))
+
+    def test_main(self, tmp_cache):
+        from types import SimpleNamespace
+
+        from credalbook.papers.mortier import chapter_results, evaluate_classifier_set, set_test_error_rates
+
+        small = dict(n_datasets=6, n_instances=30, n_members=2, n_classes=3, u=0.5, n_bootstrap=20, n_jobs=1,
+                     progress=False, solver="search")
+        studies = {f: {s: set_test_error_rates(s, seed=i, **small) for s in ("S1", "S2", "S3")}
+                   for i, f in enumerate(("Fig. 1", "Fig. 2", "Fig. 3", "Fig. 4"))}
+        rng = np.random.default_rng(0)
+        p = rng.dirichlet(np.ones(3), size=(120, 3))
+        y = rng.integers(0, 3, size=120)
+        sets = {n: SimpleNamespace(ens_probs_cal=p[:60], y_cal=y[:60], ens_probs_test=p[60:], y_test=y[60:])
+                for n in ("S", "DN(0.1)", "DN(0.6)", "DE")}
+        table1 = {n: evaluate_classifier_set(cs, n_bootstrap=20, solver="search") for n, cs in sets.items()}
+        res = chapter_results(studies, table1=table1, sets=sets, dataset="toy", head=(1e-2, 0.9),
+                              fig1_left={"k": 3, "n": 4}, s2_authors=studies["Fig. 2"]["S2"],
+                              permutation=studies["Fig. 2"]["S1"], fig4_permutation=studies["Fig. 3"]["S1"])
+        s1 = studies["Fig. 1"]["S1"]
+        assert res["type1"]["Fig. 1"]["R"] == 6
+        assert res["type1"]["Fig. 1"]["counts"]["SKCE_ul"] == [int(c) for c in (s1.rejection_rates()[0] * 6).round()]
+        abs_rate = np.mean(np.abs(s1.statistics[0]) > np.quantile(s1.null[0], 0.95, axis=-1))
+        assert res["type1_abs"]["counts"]["SKCE_ul"][0] == round(abs_rate * 6)
+        s2 = studies["Fig. 1"]["S2"]
+        assert res["type2"]["S2"]["counts"]["HL (B=5)"] == round(6 * s2.error_rates([0.05])[1, 0])
+        assert res["gap"]["Fig. 1"][0] == pytest.approx(np.abs(s1.rejection_rates() - np.array(ALPHAS)).mean())
+        assert res["mean_type1"]["Fig. 1"][0] == pytest.approx(s1.rejection_rates().mean())
+        assert res["table1_diffs"]["dn"][0] == 0.0  # the same predictions
+        assert "type2_authors" in res and res["head"] == [0.01, 0.9]
+        assert res["type1_permutation"]["R"] == 6 and len(res["gap_fig4_permutation"]) == 3
+        cmp = compare(res)
+        assert len(cmp.rows) == 15
+        json.dumps(cmp.to_dict())
 
 
 def test_chapter_has_no_typed_paper_numbers():

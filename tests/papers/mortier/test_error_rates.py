@@ -65,3 +65,42 @@ class TestSetTestErrorRates:
         study = set_test_error_rates("S1", n_jobs=1, seed=6, **SMALL)
         with pytest.raises(ValueError, match="alphas"):
             study.rejection_rates([1.5])
+
+
+class TestAuthorsOptions:
+    def test_decision_rules(self, tmp_cache):
+        study = set_test_error_rates("S1", n_jobs=1, seed=8, **SMALL)
+        alphas = [0.05, 0.3, 0.6]
+        q = np.quantile(study.null, 1 - np.array(alphas), axis=-1)  # (A, T, R)
+        for rule, t in (("t", study.statistics), ("abs", np.abs(study.statistics))):
+            expected = (t[None] > q).sum(axis=-1).T  # (T, A)
+            counts = study.rejection_counts(alphas, rule=rule)
+            assert counts == {m: [int(c) for c in row] for m, row in zip(study.measures, expected)}
+            np.testing.assert_allclose(study.rejection_rates(alphas, rule=rule), expected / 25)
+        # ECE is non-negative: the rules agree; SKCE_ul can be negative: |t| > q rejects at least as often
+        assert study.rejection_counts(alphas)["ECE_conf (B=5)"] == study.rejection_counts(alphas, rule="abs")["ECE_conf (B=5)"]
+        assert all(a >= b for a, b in zip(study.rejection_counts(alphas, rule="abs")["SKCE_ul"],
+                                          study.rejection_counts(alphas)["SKCE_ul"]))
+        with pytest.raises(ValueError, match="rule"):
+            study.rejections(alphas, rule="two-sided")
+
+    def test_authors_hl_nan_never_rejects(self, tmp_cache):
+        from credalbook.stats import hosmer_lemeshow_statistic
+
+        kw = {**SMALL, "measures": (("hl_authors", 5),), "u": 0.01, "n_classes": 6, "n_datasets": 10}
+        study = set_test_error_rates("S3", n_jobs=1, seed=9, **kw)
+        assert study.measures == ("HL authors (B=5)",)
+        nan_null = np.isnan(study.null[0]).any(axis=-1)
+        assert nan_null.any()  # exact zeros in the members give cells with no expected count
+        assert not study.rejections([0.05, 0.5])[0][:, nan_null].any()  # a NaN quantile never rejects
+        p = np.random.default_rng(0).dirichlet(np.ones(3), size=40)
+        y = np.random.default_rng(1).integers(0, 3, 40)
+        from credalbook.papers.mortier.error_rates import _measures
+
+        g = _measures([("hl_authors", 5)])[0]
+        assert g.func(p, y) == pytest.approx(hosmer_lemeshow_statistic(p, y, n_bins=5, variant="authors"))
+
+    def test_authors_s2(self, tmp_cache):
+        kw = {**SMALL, "measures": (("ece_conf", 5),), "n_datasets": 5}
+        study = set_test_error_rates("S2", n_jobs=1, seed=2, segment_start="centre", outside_start="end", **kw)
+        assert study.config["outside_start"] == "end" and study.config["segment_start"] == "centre"

@@ -14,7 +14,11 @@ from credalbook.calibration import DynamicTemperatureScaling, PostCombinationSca
 from credalbook.papers.wu_gales import TopologyEnsemble, topology_ensemble_logits
 from credalbook.papers.wu_gales import (
     WG_METHODS,
+    WG_N_BOOT,
     CalibrationStudy,
+    boot_weights,
+    bootstrap_ece_accuracy,
+    paired_estimate,
     appendix_toys,
     calibration_study,
     calibration_table,
@@ -80,8 +84,8 @@ class TestCalibrationStudy:
         s = list(st.subsets[0])
         zv, zt = ens.logits_val[:, s], ens.logits_test[:, s]
         direct = {"none": softmax(zt.astype(np.float64), axis=2).mean(axis=1),
-                  "pre": PreCombinationScaling(criterion="ece").fit(zv, ens.y_val, optimizer="sgd",
-                                                                    **FIT).predict_proba(zt),
+                  "pre": PreCombinationScaling(target="ensemble", criterion="ece").fit(
+                      zv, ens.y_val, optimizer="sgd", **FIT).predict_proba(zt),
                   "post": PostCombinationScaling(criterion="ece").fit(zv, ens.y_val, optimizer="sgd",
                                                                       **FIT).predict_proba(zt),
                   "dyn": DynamicTemperatureScaling(6, criterion="ece").fit(zv, ens.y_val, optimizer="sgd",
@@ -94,6 +98,44 @@ class TestCalibrationStudy:
         # two-sigma is twice the sample standard deviation over runs
         v = st.runs("dyn", "ece")
         assert st.two_sigma("dyn", "ece") == pytest.approx(2 * v.std(ddof=1))
+        # bootstrap over test instances: (B, runs, methods, [ece, accuracy]), paired across methods
+        assert st.boot.shape == (WG_N_BOOT, 3, 4, 2)
+        np.testing.assert_array_equal(st.boot_runs("post", "accuracy"), st.boot_runs("none", "accuracy"))
+        d, se = st.estimate("dyn", "ece", minus="none")
+        assert d == pytest.approx(st.mean("dyn", "ece") - st.mean("none", "ece")) and se > 0
+        assert st.estimate("post", "accuracy", minus="none") == (0.0, 0.0)
+        plain = st.plain()
+        assert plain["pre"]["ece"]["runs"].shape == (3,) and plain["pre"]["ece"]["boot"].shape == (WG_N_BOOT, 3)
+
+    def test_pre_readings(self, tmp_cache):
+        """"pre" fits the member temperatures to the ensemble's ECE, "pre_members" each to its own member."""
+        ens = _ensemble()
+        fit = dict(n_iter=400)  # App. A.4; the ensemble target moves M temperatures by a shared gradient, slower
+        st = calibration_study(ens, methods=("none", "pre", "pre_members"), subset_size=3, n_runs=1, skce=False, **fit)
+        zv = ens.logits_val
+        vals = {}
+        for method, target in (("pre", "ensemble"), ("pre_members", "members")):
+            cal = PreCombinationScaling(target=target, criterion="ece").fit(zv, ens.y_val, optimizer="sgd", **fit)
+            np.testing.assert_allclose(st.temperatures[0][st.methods.index(method)], cal.temperatures, rtol=1e-9)
+            vals[method] = ece(cal.predict_proba(zv), ens.y_val)
+        # members calibrated on their own leave the ensemble under-confident (Prop. 1); the ensemble-fitted
+        # reading calibrates the ensemble better on the data it was fitted to (0.058 against 0.078 here)
+        assert vals["pre"] < vals["pre_members"] - 0.01
+
+    def test_bootstrap_helpers(self):
+        rng = np.random.default_rng(3)
+        p = softmax(2 * rng.normal(size=(400, 5)), axis=1)
+        y = rng.integers(0, 5, 400)
+        w = boot_weights(400, 50, seed=1)
+        assert w.shape == (50, 400) and np.all(w.sum(axis=1) == 400)
+        np.testing.assert_array_equal(w, boot_weights(400, 50, seed=1))
+        out = bootstrap_ece_accuracy(p, y, w)
+        # each resample's ECE/accuracy equals the library's on the resampled instances when regions are kept
+        i = np.repeat(np.arange(400), w[0].astype(int))
+        assert out[0, 1] == pytest.approx((p[i].argmax(1) == y[i]).mean())
+        assert out[0, 0] == pytest.approx(ece(p[i], y[i]))
+        d, se = paired_estimate([0.1], out[:, 0:1])
+        assert d == 0.1 and se == pytest.approx(out[:, 0].std(ddof=1))
 
     def test_reproducible_and_cached(self, tmp_cache):
         ens = _ensemble(seed=1)
@@ -154,6 +196,13 @@ class TestTemperatureStudy:
         assert len(st.member_curves) == 4
         z = ens.logits_test.astype(np.float64) / s.member_optimal_temperature[:, None]
         assert st.calibrated_members_ece == pytest.approx(ece(softmax(z, axis=2).mean(axis=1), ens.y_test))
+        # the gap's standard error over the test instances, and the ensemble's accuracy gain at t = 1
+        p = softmax(z, axis=2).mean(axis=1)
+        g = p.max(1) - (p.argmax(1) == ens.y_test)
+        assert st.calibrated_members_gap_se == pytest.approx(g.std(ddof=1) / np.sqrt(len(g)))
+        zt = ens.logits_test.astype(np.float64)
+        gain = (softmax(zt, axis=2).mean(1).argmax(1) == ens.y_test).mean() - (zt.argmax(2) == ens.y_test[:, None]).mean()
+        assert st.accuracy_gain == pytest.approx(gain)
 
 
 class TestTopologyCombinations:
@@ -182,10 +231,23 @@ class TestTopologyCombinations:
         again = topology_combinations(same, [(("LEN", "DSN121", "RSN"), "ml", "post", None)], **FIT)[0]
         assert again.summary["accuracy"] == rows[1].summary["accuracy"]
         assert rows[2].weights.tolist() == [0.5, 0.5]
+        # bootstrap: (B, [ece, accuracy]) with the same test resamples for every combination
+        assert rows[0].boot.shape == (WG_N_BOOT, 2) and rows[0].weights_se.shape == (3,) and rows[2].weights_se is None
+        assert np.all(rows[0].weights_se >= 0)
+        np.testing.assert_array_equal(again.boot[:, 1], rows[1].boot[:, 1])  # ensemble calibration keeps accuracy
         table = combination_table(rows, paper=WG_PAPER_COMBINATION)
         # the DSN121 + RSN AUC row has a counterpart in Table 6; the others use other topology sets
         assert len(table.rows) == 5
         assert table.rows["DSN121+RSN · auc · struct post · ens - (paper, Table 6)"]["ece"] == 2.03
+
+    def test_auc_weights_even_by_construction(self):
+        """Table 6's "AUC weights more even" holds for any data: AUC/ΣAUC with every AUC in [1/2, 1]."""
+        ens = self._ensembles()
+        base = ens["RSN"]
+        same = {t: TopologyEnsemble(e.logits_val, base.y_val, e.logits_test, base.y_test, t, e.seeds, e.histories,
+                                    e.seconds, 0, {}) for t, e in ens.items()}
+        auc = topology_combinations(same, [(("LEN", "DSN121", "RSN"), "auc", "post", None)], n_boot_weights=1, **FIT)[0]
+        assert auc.weights.max() / auc.weights.min() <= 2 and auc.weights_se is None
 
     def test_errors(self):
         ens = {"RSN": _ensemble()}
@@ -230,6 +292,8 @@ class TestAppendixToys:
         assert toy.ensemble_ace[-1] < 1e-12 < toy.ensemble_ece[-1]  # ε = 1/2: global ACE 0, ECE not
         assert toy.alg1_shared_ace < 1e-12  # Prop. 3
         assert toy.alg1_accuracy_gain > 0 > toy.alg1_gap  # calibrated members + gain: under-confident
+        # Monte-Carlo standard errors of the comparison rows: the ACE's from 10 parts, the gap's over instances
+        assert 1e-4 < toy.alg1_ace_se < 3e-3 and 0 < toy.alg1_gap_se < 2e-3
         # Alg. 2: sample ACE 0, theoretical 9/32
         assert toy.alg2_sample_ace == 0 and toy.alg2_theory == 9 / 32
         assert toy.alg2_true_ace == pytest.approx(9 / 32, abs=0.02)

@@ -104,6 +104,15 @@ class TestCalibratedMembersEnsemble:
         values = [all_label_ece(toy.probs, toy.true_probs, epsilon=e) for e in (0.005, 0.05, 0.25, 1.0)]
         assert values[0] > 0.06 and all(a >= b for a, b in zip(values, values[1:]))
 
+    def test_global_ace_zero_for_every_predictor(self):
+        """Fig. 4's "ACE → 0 at ε = 1/2" is true of any predictor (so it is a test, not a comparison row):
+        with one region, ACE = |Σ_i Σ_j (p_ij − y_ij)| / (NK) and both rows sum to one."""
+        rng = np.random.default_rng(7)
+        p = rng.dirichlet(np.ones(5) * 0.3, size=1000)
+        y = rng.integers(0, 5, 1000)
+        assert all_label_ece(p, y, epsilon=0.5) == pytest.approx(0.0, abs=1e-12)
+        assert ece(p, y, epsilon=0.5) > 0  # while the top-label error need not vanish
+
     def test_paper_scale(self):
         toy = calibrated_members_ensemble(**PAPER_ALG1, seed=2)
         assert toy.probs.shape == (1_000_000, 4)
