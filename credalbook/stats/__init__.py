@@ -6,6 +6,7 @@ calibration measures the tests evaluate.
 from credalbook.stats.bootstrap import (
     bootstrap_calibration_test,
     CalibrationTestResult,
+    DECISION_RULES,
     exact_size,
     minimise_calibration_measure,
     MeasureObjective,
@@ -45,6 +46,7 @@ from credalbook.stats.weight_learning import (
 __all__ = [
     "bootstrap_calibration_test",
     "CalibrationTestResult",
+    "DECISION_RULES",
     "exact_size",
     "minimise_calibration_measure",
     "MeasureObjective",

@@ -137,7 +137,6 @@ def reject(statistic, threshold, rule: str = "t"):
     return (np.abs(t) if rule == "abs" else t) > threshold
 
 
-
 @dataclass(frozen=True)
 class CalibrationTestResult:
     """Outcome of :func:`bootstrap_calibration_test` or :func:`set_calibration_test`.

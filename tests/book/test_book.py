@@ -243,7 +243,8 @@ def test_eu_chapter_n_seeds(tmp_path, monkeypatch):
     result = json.loads((tmp_path / "one" / "book" / "_build" / "results" / f"{chapter}.json").read_text())
     assert result["parameters"]["n_seeds"] == 1
     table1 = [r for r in result["rows"] if r["artifact"] == "Table 1" and r["quantity"].startswith("ρ_epi")]
-    assert table1 and all(r["note"].startswith("1 seed,") for r in table1)  # tiny scale has two seeds
+    assert table1 and all(r["note"].startswith("1 seed ") for r in table1)  # tiny scale has two seeds
+    assert all(r["verdict"] == "inconclusive" for r in table1)  # one seed: no standard error, no verdict
     failures = runner.run_chapters("tiny", book_root=tmp_path / "zero", chapters=[chapter],
                                    extra_parameters={"n_seeds": 0}, progress=False)
     assert len(failures) == 1 and "n_seeds must be a positive integer or None; got 0" in failures[0].error

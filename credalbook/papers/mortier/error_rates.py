@@ -82,7 +82,7 @@ class ErrorRateStudy:
         """Whether each test rejects on each dataset, shape (T, len(alphas), R) (Alg. 1, line 8).
 
         ``rule``: ``"t"`` (the paper, :math:`t > q_{1-\\alpha}`) or ``"abs"`` (the authors' code,
-        :math:`|t| > q_{1-\\alpha}`); see :data:`~credalbook.stats.bootstrap.DECISION_RULES`.
+        :math:`|t| > q_{1-\\alpha}`); see :data:`~credalbook.stats.DECISION_RULES`.
         """
         alphas = np.array([check_probability(a, "alphas") for a in np.atleast_1d(alphas)])
         q = np.quantile(self.null, 1 - alphas, axis=-1)  # (A, T, R)
