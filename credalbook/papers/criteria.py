@@ -275,15 +275,19 @@ def rate_claim(k, n, *, accept, level: float = 0.95, name: str = "rate",
     return Judgement(verdict, crit, max(c_hi - c_lo, 0.0) / 2, f"{tolerance_source}; binomial interval, R = {n}", n)
 
 
-def combine(judgements, *, rule: str = "all", criterion: str | None = None) -> Judgement:
+def combine(judgements, *, rule: str = "all", need: int | None = None, criterion: str | None = None) -> Judgement:
     """One verdict from several (e.g. one per α level or per panel).
 
     ``rule="all"``: agrees when every part agrees, differs when any differs, inconclusive otherwise.
     ``rule="any"``: agrees when any part agrees, differs when every part differs, inconclusive otherwise.
+    ``need=k`` (overrides ``rule``): agrees when at least ``k`` parts agree, differs when the parts that
+    agree or are inconclusive cannot reach ``k``, inconclusive otherwise ("all" is ``k = n``, "any" ``k = 1``).
 
     >>> a, d, i = (Judgement(v, v) for v in ("agrees", "differs", "inconclusive"))
     >>> combine([a, i]).verdict, combine([a, d, i]).verdict, combine([d, i], rule="any").verdict
     ('inconclusive', 'differs', 'inconclusive')
+    >>> combine([a, a, d], need=2).verdict, combine([a, i, d], need=2).verdict, combine([a, d, d], need=2).verdict
+    ('agrees', 'inconclusive', 'differs')
     """
     parts = list(judgements)
     if not parts or not all(isinstance(j, Judgement) for j in parts):
@@ -291,10 +295,13 @@ def combine(judgements, *, rule: str = "all", criterion: str | None = None) -> J
     if rule not in ("all", "any"):
         raise ValueError(f"rule must be 'all' or 'any'; got {rule!r}")
     vs = [j.verdict for j in parts]
-    if rule == "all":
-        verdict = DIFFERS if DIFFERS in vs else AGREES if all(v == AGREES for v in vs) else INCONCLUSIVE
+    if need is None:
+        need = len(vs) if rule == "all" else 1
     else:
-        verdict = AGREES if AGREES in vs else DIFFERS if all(v == DIFFERS for v in vs) else INCONCLUSIVE
+        at_least(0, len(vs), need)  # refuses need < 1, need > n
+        rule = f"at least {need}"
+    agree, open_ = vs.count(AGREES), vs.count(AGREES) + vs.count(INCONCLUSIVE)
+    verdict = AGREES if agree >= need else DIFFERS if open_ < need else INCONCLUSIVE
     counts = ", ".join(f"{vs.count(v)} {v}" for v in _JUDGED if vs.count(v))
     text = criterion or "; ".join(j.criterion for j in parts)
     sources = "; ".join(dict.fromkeys(j.tolerance_source for j in parts if j.tolerance_source))

@@ -96,6 +96,20 @@ class TestAtLeastAndCombine:
         with pytest.raises(ValueError):
             combine([])
 
+    def test_combine_need(self):
+        a, d, i = (Judgement(v, v) for v in (AGREES, DIFFERS, INCONCLUSIVE))
+        assert combine([a, a, d], need=2).verdict == AGREES
+        assert combine([a, i, d], need=2).verdict == INCONCLUSIVE
+        assert combine([a, d, d], need=2).verdict == DIFFERS
+        assert "[at least 2 of 3: 1 agrees, 1 differs, 1 inconclusive]" in combine([a, i, d], need=2).criterion
+        # need = n is "all", need = 1 is "any", for every mix of three verdicts
+        for mix in ([a, a, a], [a, a, i], [a, i, d], [i, i, d], [d, d, d], [i, i, i]):
+            assert combine(mix, need=3).verdict == combine(mix).verdict
+            assert combine(mix, need=1).verdict == combine(mix, rule="any").verdict
+        for bad in (0, 4):
+            with pytest.raises(ValueError):
+                combine([a, a, d], need=bad)
+
 
 # The kinds of criteria a row may not use: each holds whatever the data, so it is a test, not a row.
 REFUSED_KINDS = {

@@ -69,11 +69,6 @@ def _q(claims: dict, key: str) -> str:
     return f"\"{claims[key]['paper']}\""
 
 
-def _if_differs(judgement, cause: str) -> str:
-    """The cause a row names, only where it differs (a row that agrees names none)."""
-    return cause if judgement.verdict == "differs" else ""
-
-
 def _verdicts(judgements) -> str:
     vs = [j.verdict for j in judgements]
     return ", ".join(f"{vs.count(v)} {v}" for v in ("agrees", "differs", "inconclusive") if vs.count(v))
@@ -165,7 +160,7 @@ def compare(results: dict, *, chapter: str = _CHAPTER) -> Comparison:
             book="; ".join(f"({c}) ÊL {metrics[c]['Raw']['EL']:.4f} → {metrics[c]['Raw+ts']['EL']:.4f}, "
                            f"ĈE {metrics[c]['Raw']['CE']:.4f} → {metrics[c]['Raw+ts']['CE']:.4f}" for c in mix_cfgs),
             judgement=(j := combine(parts, criterion="ĈE and ÊL of Raw+ts below Raw's, per validation setting")),
-            cause=_if_differs(j, "the temperature scan below Table 4 (T fitted by the NLL is larger than the T the squared-loss "
+            cause=("the temperature scan below Table 4 (T fitted by the NLL is larger than the T the squared-loss "
                                  "metrics want)"),
             note=same_net + "; 'kept accuracy' holds by construction (tested, not a row)")
 
@@ -178,7 +173,7 @@ def compare(results: dict, *, chapter: str = _CHAPTER) -> Comparison:
                 paper=_q(claims, "ts_cpe_mds"),
                 book="; ".join(f"{b}: ÊL {mv[b]['EL']:.4f} → {mv[b + '+ts']['EL']:.4f}, ĈL {mv[b]['CL']:.4f} → {mv[b + '+ts']['CL']:.4f}"
                                for b in bases),
-                judgement=(j := combine(parts)), cause=_if_differs(j, "the temperature scan below Table 4"),
+                judgement=combine(parts), cause="the temperature scan below Table 4",
                 note=f"MDS-like setting: the {data_name} test images with a variable number of labels (MDS is private)")
 
     # Table 5 (and Table 6): TTA beats Raw and MCDO in Acc, L̂sq and ÊL.
@@ -229,7 +224,7 @@ def compare(results: dict, *, chapter: str = _CHAPTER) -> Comparison:
             book="; ".join(f"{_cfg_name(data_name, c)}: L̂φ {metrics[c]['Raw']['L_phi']:.4f} → {metrics[c]['Raw+ts']['L_phi']:.4f}, "
                            f"ĈEφ {metrics[c]['Raw']['CE_phi']:.4f} → {metrics[c]['Raw+ts']['CE_phi']:.4f}" for c in configs),
             judgement=(j := combine(parts)),
-            cause=_if_differs(j, "the App. F.2 section: the fitted T is below 1 (ts sharpens), so Δ^D < 0" if sharpened else ""),
+            cause=("the App. F.2 section: the fitted T is below 1 (ts sharpens), so Δ^D < 0" if sharpened else ""),
             note=same_net + "; the mean Δ^D of App. F.2 has the sign of T − 1 by construction (tested; the chapter prints it)")
 
     # Table 2: α-calibrated posterior CPEs beat the prior; ensembles gain less.
@@ -285,7 +280,7 @@ def compare(results: dict, *, chapter: str = _CHAPTER) -> Comparison:
                                         names=("the book's largest relative ÊL change", "the paper's largest"),
                                         replicates=len(b_rel), tolerance_source=f"2 × the {_BOOT} of the book's largest "
                                                                                 "change; the paper's number as printed")),
-                cause=_if_differs(j, "the calibration-dispersion map (Fig. 5a): the change is in ĈL — vs / ms calibrate "
+                cause=("the calibration-dispersion map (Fig. 5a): the change is in ĈL — vs / ms calibrate "
                                      "the class biases of the under-trained network" if calibrates else ""),
                 note="each vs / ms row against its own base (X+vs against X). Table 6's vs / ms rows span ÊL "
                      f"{_dot(min(t6_el))}-{_dot(max(t6_el))} around Raw's {_dot(t6['Raw']['EL'])} — a change of up to "

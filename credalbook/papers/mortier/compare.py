@@ -282,7 +282,7 @@ def compare(results: Mapping, *, chapter: str = "01_mortier_set_calibration") ->
     cmp.add("Fig. 1 left", "S2: the segment ends at the simplex corner closest to the convex set (L1 distance)",
             paper=claim["fig1_left_closest_corner"], book=f"{fl['k']} of {fl['n']} instances", judgement=j,
             cause=("section 'Fig. 1 (left)': the generator takes the corner of the largest class of the segment's "
-                   "start, as the authors' code does (argmax of p_e)") if j.verdict == "differs" else "",
+                   "start, as the authors' code does (argmax of p_e)"),
             note="K = 3, M = 10 and the illustration's spread u; the closest corner is argmax_c max_m p_c^(m). The text "
                  "(Sec. 4.1) says 'the closest corner in Δ^K and p_e', which the authors' code reads as argmax p_e")
 

@@ -33,7 +33,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from credalbook.papers.criteria import (AGREES, DIFFERS, INCONCLUSIVE, Judgement, at_least, close_to, combine,
+from credalbook.papers.criteria import (AGREES, DIFFERS, INCONCLUSIVE, Judgement, close_to, combine,
                                         ordered, sign_claim)
 from credalbook.papers.report import Comparison, check_results, reported
 from credalbook.papers.wu_gales.experiments import paired_estimate
@@ -56,8 +56,8 @@ def count_rule(parts: Mapping[str, Judgement], need: int, *, what: str = "topolo
     """Count per-case judgements: at least ``need`` of them must agree.
 
     Agrees when the cases that agree reach ``need``; differs when the agreeing and inconclusive
-    cases together cannot reach it; inconclusive otherwise (:func:`~credalbook.papers.criteria.at_least`
-    on both counts).
+    cases together cannot reach it; inconclusive otherwise (:func:`~credalbook.papers.criteria.combine`
+    with ``need``), with every case's verdict and criterion in the row's criterion.
 
     Examples
     --------
@@ -68,10 +68,8 @@ def count_rule(parts: Mapping[str, Judgement], need: int, *, what: str = "topolo
     'differs'
     """
     vs = [j.verdict for j in parts.values()]
-    n, k, k_open = len(vs), vs.count(AGREES), vs.count(AGREES) + vs.count(INCONCLUSIVE)
-    lo = at_least(k, n, need, what=what, tolerance_source=source)
-    hi = at_least(k_open, n, need, what=what, tolerance_source=source)
-    verdict = AGREES if lo.verdict == AGREES else DIFFERS if hi.verdict == DIFFERS else INCONCLUSIVE
+    n, k = len(vs), vs.count(AGREES)
+    verdict = combine(list(parts.values()), need=need).verdict
     each = "; ".join(f"{name}: {j.verdict} ({j.criterion})" for name, j in parts.items())
     crit = (f"at least {need} of {n} {what} agree: {k} agree, {vs.count(DIFFERS)} differ, "
             f"{vs.count(INCONCLUSIVE)} inconclusive [{each}]")
@@ -325,7 +323,7 @@ def _singles(cmp: Comparison, results: Mapping, paper: dict) -> None:
         cmp.add(ref["single_name"], "LeNet less accurate than each deep topology (single models, 90 % of the training "
                 "images)", paper=", ".join(f"{t} {single_ref[t]['none']['accuracy'][0]}" for t in singles),
                 book=", ".join(f"{t} {100 * acc[t][0]:.1f}" for t in singles), judgement=j,
-                cause="The members: four topologies (the table of member accuracies)" if j.verdict == DIFFERS else "",
+                cause="The members: four topologies (the table of member accuracies)",
                 note=f"{where}; the paper's topologies are far deeper than the CPU-sized ones at quick scale")
     key1, key3, data = _other_table(results["dataset"])
     other = paper[key3]
@@ -400,8 +398,7 @@ def _topologies(cmp: Comparison, results: Mapping, paper: dict) -> None:
                     tolerance_source=f"{_Z:g} × SE of the weights: bootstrap over the validation set")
         cmp.add("Table 2", "Max-LL weights of the four topologies: LeNet's below RSN's",
                 paper=", ".join(f"{t} {pw[t]:.2f}" for t in full), book=", ".join(f"{t} {w[t]:.2f}" for t in full),
-                judgement=j, cause="The members: four topologies (LeNet is not the weakest member here)"
-                if j.verdict == DIFFERS else "",
+                judgement=j, cause="The members: four topologies (LeNet is not the weakest member here)",
                 note=f"the paper reads nothing into the weights beyond Sec. 4.1's {F['table2']['quote']!r}; {where}")
 
     for table, weighting, label, quote in (("2", "ml", "Table 2 / Fig. 2", F["fig2"]["quote"]),
@@ -439,6 +436,6 @@ def _topologies(cmp: Comparison, results: Mapping, paper: dict) -> None:
         cmp.add("Table 7 / App. A.4", "adding LeNet to a uniform combination worsens its ECE (1e-2)",
                 paper=f"{uni7[None][big]['ece']:.2f} vs {uni7[None][small]['ece']:.2f}",
                 book=f"{100 * with_len:.2f} vs {100 * without:.2f}", judgement=j,
-                cause="The members: four topologies (LeNet is not the weakest member here)" if j.verdict == DIFFERS else "",
+                cause="The members: four topologies (LeNet is not the weakest member here)",
                 note=f"on CIFAR-100 LeNet is far weaker and less over-confident than the deep members; quote: "
                      f"{F['lenet']['quote']!r}; {where}")
