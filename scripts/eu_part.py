@@ -25,6 +25,9 @@ from pathlib import Path
 import numpy as np
 
 
+VARIANTS = ("main", "large_calibration", "low_aleatoric", "carved_less")
+
+
 def _commit(explicit: str | None) -> dict:
     if explicit:
         return {"commit": explicit, "clean": None}
@@ -61,11 +64,17 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--part", choices=("toy", "real"), required=True)
     parser.add_argument("--seeds", type=int, nargs="+", required=True)
+    parser.add_argument("--variant", choices=VARIANTS, default="main",
+                        help="toy part only: the main experiment (Sec. 5.3.1), mismatch variant 1 (three large calibration "
+                             "discs) or 2 (low-aleatoric test points removed in every second disc) of Sec. 5.3.2, or the "
+                             "chapter's sensitivity run with milder carving")
     parser.add_argument("--dataset", default="fashion_mnist", help="real part only")
     parser.add_argument("--device", default="auto")
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--commit", default=None, help="the commit, where the tree has no .git")
     args = parser.parse_args(argv)
+    if args.part == "real" and args.variant != "main":
+        parser.error("--variant applies to --part toy only")
     if len(set(args.seeds)) != len(args.seeds) or min(args.seeds) < 0:
         parser.error(f"--seeds must be distinct non-negative integers; got {args.seeds}")
 
@@ -75,14 +84,22 @@ def main(argv=None) -> int:
         kwargs = dict(noise_sd=TOY_NOISE_SD, window=cfg["toy_window"], evaluation=cfg["toy_discs"],
                       calibration=cfg["toy_discs"], gp=cfg["toy_gp"], n_bins=cfg["n_bins"],
                       n_samples=cfg["n_samples"], device=args.device)
-        study = toy_eu_study(args.seeds, name="toy data", progress=False, **kwargs)
+        if args.variant == "large_calibration":
+            kwargs["calibration"] = {**cfg["toy_discs"], **cfg["toy_large_discs"]}
+        elif args.variant == "low_aleatoric":
+            n_discs = int(np.prod(cfg["toy_discs"]["shape"]))
+            kwargs.update(low_aleatoric_discs=list(range(1, n_discs, 2)), aleatoric_threshold=cfg["aleatoric_threshold"])
+        elif args.variant == "carved_less":
+            less = {**cfg["toy_discs"], "p_train": cfg["toy_carved_less"]}
+            kwargs.update(evaluation=less, calibration=less)
+        study = toy_eu_study(args.seeds, name=f"toy data ({args.variant})", progress=False, **kwargs)
     else:
         kwargs = dict(n_points=cfg["real_points"], split=cfg["real_split"], gp=cfg["real_gp"], n_bins=cfg["n_bins"],
                       n_samples=cfg["n_samples"], device=args.device)
         study = real_eu_study(args.dataset, args.seeds, progress=False, **kwargs)
     wall = time.perf_counter() - start
     record = {
-        "chapter": "05_epistemic_uncertainty_gp", "scale": "paper", "part": args.part,
+        "chapter": "05_epistemic_uncertainty_gp", "scale": "paper", "part": args.part, "variant": args.variant,
         "dataset": "toy" if args.part == "toy" else args.dataset, "seeds": study.seeds,
         "seed_values": study.seed_values(),
         "excess_M": study.curves("M").excess("raw").tolist(),
@@ -95,7 +112,8 @@ def main(argv=None) -> int:
                      "preset": {k: v for k, v in kwargs.items() if k != "device"}},
     }
     args.out.mkdir(parents=True, exist_ok=True)
-    path = args.out / f"{args.part}{'' if args.part == 'toy' else '-' + args.dataset}-seeds-{min(args.seeds)}-{max(args.seeds)}.json"
+    tag = ("" if args.variant == "main" else "-" + args.variant) if args.part == "toy" else "-" + args.dataset
+    path = args.out / f"{args.part}{tag}-seeds-{min(args.seeds)}-{max(args.seeds)}.json"
     path.write_text(json.dumps(record, indent=1, default=lambda o: o.tolist() if hasattr(o, "tolist") else str(o)) + "\n")
     print(f"{path}: {len(study.seeds)} seeds in {wall:.0f} s; GP training {sum(r.fit_seconds for r in study.runs):.0f} s")
     return 0
