@@ -394,3 +394,39 @@ def check_weights(weights, n_members: int, *, name: str = "weights", atol: float
         bad = np.abs(sums - 1).argmax()
         raise ValueError(f"{name} must sum to 1 (a point of the simplex Δ_M); a row sums to {np.ravel(sums)[bad]:.6g}")
     return w
+
+
+def as_predictions(x, name: str = "probs", *, from_logits: bool = False, ndim: int = 2) -> np.ndarray:
+    """Predictions as float64 NumPy rows on the simplex: the one door for probabilities or logits.
+
+    ``x`` is a NumPy array or a torch tensor (CPU or CUDA; float16, bfloat16, float32 or float64)
+    of shape (N, K) (``ndim=2``) or (N, M, K) (``ndim=3``, an ensemble). Probabilities are checked
+    by :func:`check_probs` (with the tolerance of their dtype, :func:`simplex_atol`); with
+    ``from_logits=True`` finite logits are checked by :func:`check_logits` and turned into
+    probabilities by a softmax over the last axis in float64. Probabilities stored in a lower
+    precision (float16, float32, integers) are clipped at 0 and renormalised in float64, so that
+    their rows sum to one within float64 rounding; float64 input is returned as it is (no copy).
+
+    Examples
+    --------
+    >>> as_predictions(torch.tensor([[0.0, 0.0], [2.0, 0.0]], dtype=torch.float16), from_logits=True).round(4)
+    array([[0.5   , 0.5   ],
+           [0.8808, 0.1192]])
+    >>> as_predictions(np.ones((2, 3)) / 3).dtype
+    dtype('float64')
+    """
+    if not isinstance(from_logits, (bool, np.bool_)):
+        raise ValueError(f"from_logits must be True or False; got {from_logits!r}")
+    shape = "(N, K)" if ndim == 2 else "(N, M, K)" if ndim == 3 else f"{ndim} dimensions"
+    if from_logits:
+        return torch.softmax(check_logits(x, name, ndim=ndim), dim=-1).numpy()
+    if x is not None and not _is_tensor(x) and not isinstance(x, np.ndarray):
+        x = as_numpy(x, name)
+    if x is not None and x.ndim != ndim:
+        raise ValueError(f"{name} must have shape {shape}; got shape {tuple(x.shape)}")
+    dtype = x.dtype if x is not None else None
+    p = check_ens_probs(x, name, exact_ndim=True) if ndim == 3 else check_probs(x, name=name, min_ndim=ndim)
+    if dtype not in (np.float64, torch.float64):  # float16/32 rows: back onto the simplex in float64
+        p = np.maximum(p, 0.0)
+        p /= p.sum(axis=-1, keepdims=True)
+    return p

@@ -13,7 +13,8 @@ import numpy as np
 from credalbook.metrics.classification import ReliabilityCurve
 
 __all__ = ["set_theme", "PALETTE", "plot_reliability_diagram", "plot_rejection_rates", "simplex_coordinates",
-           "plot_credal_scenario", "plot_polytope_sampling", "plot_null_distributions"]
+           "plot_credal_scenario", "plot_polytope_sampling", "plot_null_distributions", "ReliabilityDisplay",
+           "plot_test_result"]
 
 #: Colour-blind-safe palette used throughout the book.
 PALETTE = "colorblind"
@@ -109,6 +110,255 @@ def plot_reliability_diagram(curve: ReliabilityCurve, *, ax=None, label: str | N
         ax.set_xlabel(rf"predicted probability $\hat p_{{ik}}$ ({which})")
         ax.set_ylabel("observed frequency")
     ax.legend(loc="upper left", frameon=True)
+    return ax
+
+
+def draw_consistency_band(ax, bands, *, color="C1", label: str | None = None):
+    """Shade a :class:`~credalbook.metrics.ConsistencyBands` around the diagonal: from ``low`` to ``high``
+    at each non-empty bin's mean prediction (Bröcker & Smith 2007); returns the PolyCollection."""
+    ok = np.isfinite(bands.mean_predicted) & np.isfinite(bands.low) & np.isfinite(bands.high)
+    if label is None:
+        label = f"{bands.level:.0%} consistency band"
+    return ax.fill_between(bands.mean_predicted[ok], bands.low[ok], bands.high[ok], color=color, alpha=0.35,
+                           linewidth=0, label=label, zorder=2.5)
+
+
+#: Most panels :meth:`ReliabilityDisplay.from_predictions` draws for ``kind="classwise"`` without ``class_index``.
+MAX_CLASS_PANELS = 25
+
+
+class ReliabilityDisplay:
+    """Reliability diagram with consistency bands and a counts histogram (as scikit-learn's ``CalibrationDisplay``).
+
+    Build it with :meth:`from_predictions` (computes and plots), or from a curve you computed
+    (:func:`credalbook.metrics.reliability_curve`, :func:`credalbook.metrics.consistency_bands`)
+    and call :meth:`plot`.
+
+    Parameters
+    ----------
+    curve : ReliabilityCurve or sequence of ReliabilityCurve
+        One panel per curve (a sequence: one per class).
+    bands : ConsistencyBands, sequence of them (one per curve), or None
+    name : str, optional
+        The model's name, in the legend.
+
+    Attributes
+    ----------
+    curve, bands, name
+        As given (a single curve / band, or tuples of them).
+    ax_ : matplotlib Axes, or ndarray of Axes (one per class)
+        Set by :meth:`plot`.
+    figure_ : matplotlib Figure
+        Set by :meth:`plot`.
+
+    References
+    ----------
+    Bröcker, Smith. Increasing the reliability of reliability diagrams. Weather and Forecasting 22,
+    651-661, 2007 (consistency bars). scikit-learn's ``sklearn.calibration.CalibrationDisplay`` (the
+    display pattern).
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> rng = np.random.default_rng(0)
+    >>> p = rng.dirichlet(np.ones(3), size=500)
+    >>> y = (rng.random(500)[:, None] > p.cumsum(axis=1)).sum(axis=1)
+    >>> d = ReliabilityDisplay.from_predictions(p, y, n_bins=10, n_resamples=200, seed=0)
+    >>> d.curve.kind, d.bands.level, len(d.ax_.collections)   # the gaps and the band
+    ('confidence', 0.95, 2)
+    """
+
+    def __init__(self, curve, bands=None, *, name: str | None = None):
+        many = isinstance(curve, (list, tuple))
+        curves = tuple(curve) if many else (curve,)
+        if not curves or not all(isinstance(c, ReliabilityCurve) for c in curves):
+            raise ValueError("curve must be a ReliabilityCurve (from credalbook.metrics.reliability_curve) "
+                             f"or a non-empty sequence of them; got {curve!r}")
+        if bands is not None:
+            band_list = tuple(bands) if isinstance(bands, (list, tuple)) else (bands,)
+            if len(band_list) != len(curves) or not all(hasattr(b, "low") and hasattr(b, "high") for b in band_list):
+                raise ValueError(f"bands must be a ConsistencyBands per curve ({len(curves)}); got {bands!r}")
+        self.curve = curves if many else curves[0]
+        self.bands = bands if bands is None or not many else tuple(bands)
+        self.name = name
+        self.ax_ = None
+        self.figure_ = None
+
+    @classmethod
+    def from_predictions(cls, probs, labels, *, kind: str = "top_label", class_index: int | None = None,
+                         strategy: str = "uniform", n_bins: int = 15, bands: float | None = 0.95,
+                         n_resamples: int = 1000, seed=None, show_counts: bool = True, ax=None,
+                         name: str | None = None) -> "ReliabilityDisplay":
+        """Compute the reliability curve(s) and consistency bands of ``probs`` and ``labels``, and plot them.
+
+        Parameters
+        ----------
+        probs : array-like or tensor, shape (N, K)
+        labels : array-like or tensor of int, shape (N,)
+        kind : {"top_label", "classwise"}, default "top_label"
+            ``"classwise"`` draws one panel per class, or only ``class_index``.
+        class_index : int, optional
+            With ``kind="classwise"``: the one class to draw.
+        strategy : {"uniform", "quantile"}, default "uniform"
+            Equal-width or equal-mass bins.
+        n_bins : int, default 15
+        bands : float in (0, 1) or None, default 0.95
+            The level of the consistency bands; None draws none.
+        n_resamples : int, default 1000
+            Resamples of the bands.
+        seed : None, int, SeedSequence or Generator
+            Seed of the bands.
+        show_counts : bool, default True
+            Draw the histogram of bin counts.
+        ax : matplotlib Axes, or a sequence of K Axes (per-class panels), optional
+        name : str, optional
+
+        Returns
+        -------
+        ReliabilityDisplay
+        """
+        from credalbook._validation import as_rng, check_probability, check_probs_labels
+        from credalbook.metrics import consistency_bands, reliability_curve
+        from credalbook.metrics.consistency import binning_of, curve_kind
+
+        curve_kind_ = curve_kind(kind)
+        binning = binning_of(strategy)
+        if bands is not None:
+            bands = check_probability(bands, "bands")
+        if not isinstance(show_counts, (bool, np.bool_)):
+            raise ValueError(f"show_counts must be True or False; got {show_counts!r}")
+        p, y = check_probs_labels(probs, labels)
+        if p.ndim != 2:
+            raise ValueError(f"probs must have shape (N, K) for a reliability diagram; got shape {p.shape}")
+        per_class = curve_kind_ == "classwise" and class_index is None
+        if per_class and p.shape[1] > MAX_CLASS_PANELS:
+            raise ValueError(f"kind='classwise' draws one panel per class, at most {MAX_CLASS_PANELS}; got K = "
+                             f"{p.shape[1]} classes (pass class_index= to draw one)")
+        indices = list(range(p.shape[1])) if per_class else [class_index]
+        curves = [reliability_curve(p, y, n_bins=n_bins, kind=curve_kind_, class_index=c, binning=binning)
+                  for c in indices]
+        band_list = None
+        if bands is not None:
+            rng = as_rng(seed)
+            band_list = [consistency_bands(p, kind=curve_kind_, class_index=c, n_bins=n_bins, strategy=strategy,
+                                           level=bands, n_resamples=n_resamples, seed=rng) for c in indices]
+        display = cls(curves if per_class else curves[0],
+                      None if band_list is None else (band_list if per_class else band_list[0]), name=name)
+        return display.plot(ax=ax, show_counts=show_counts)
+
+    def plot(self, *, ax=None, name: str | None = None, show_counts: bool = True) -> "ReliabilityDisplay":
+        """Draw the diagram(s): bars of the observed frequencies, the gaps, the diagonal, the consistency band
+        and (``show_counts``) the counts histogram. Sets ``ax_`` and ``figure_``; returns ``self``."""
+        name = self.name if name is None else name
+        curves = self.curve if isinstance(self.curve, tuple) else (self.curve,)
+        bands = (self.bands if isinstance(self.bands, tuple) else (self.bands,)) if self.bands is not None else None
+        many = isinstance(self.curve, tuple)
+        if many:
+            if ax is None:
+                import matplotlib.pyplot as plt
+
+                ncols = min(len(curves), 5)
+                nrows = -(-len(curves) // ncols)
+                fig, grid = plt.subplots(nrows, ncols, figsize=(3.4 * ncols, 3.4 * nrows), squeeze=False)
+                for extra in grid.ravel()[len(curves):]:
+                    extra.set_axis_off()
+                axes = grid.ravel()[:len(curves)]
+            else:
+                axes = np.ravel(np.asarray(ax, dtype=object))
+                if len(axes) != len(curves):
+                    raise ValueError(f"ax must hold one Axes per class ({len(curves)}); got {len(axes)}")
+        else:
+            axes = np.array([axes_or_new(ax)], dtype=object)
+        for i, (panel, curve) in enumerate(zip(axes, curves)):
+            label = f"ECE = {curve.calibration_error:.3f}"
+            plot_reliability_diagram(curve, ax=panel, label=label if name is None else f"{name} ({label})",
+                                     show_counts=show_counts)
+            if bands is not None:
+                draw_consistency_band(panel, bands[i])
+                panel.legend(loc="upper left", frameon=True, fontsize="small")
+            if curve.kind == "classwise" and curve.class_index is not None:
+                panel.set_title(f"class {curve.class_index}")
+        self.ax_ = axes if many else axes[0]
+        self.figure_ = axes[0].figure
+        if many and ax is None:
+            self.figure_.tight_layout()
+        return self
+
+
+_RESULT_FIELDS = ("statistic", "p_value", "alpha", "method", "null_distribution", "null_model", "threshold")
+
+
+def plot_test_result(result, *, ax=None, bins: int | str = "auto"):
+    """Draw a calibration test's null distribution and its observed statistic.
+
+    A histogram of ``result.null_distribution`` (the statistic on resamples under H0) and/or the
+    density of ``result.null_model`` (a frozen ``scipy.stats`` distribution: asymptotic or exact
+    null; its mass function for a discrete one), the observed ``statistic`` as a red line, the
+    critical value ``threshold`` (when given) as a dashed line, and the method, p-value and α in
+    the title.
+
+    Parameters
+    ----------
+    result : TestResult
+        Any object with the fields ``statistic``, ``p_value``, ``alpha``, ``method``,
+        ``null_distribution`` (ndarray or None), ``null_model`` (frozen distribution or None) and
+        ``threshold`` (float or None), as :class:`credalbook.stats.TestResult`.
+    ax : matplotlib Axes, optional
+    bins : int or str, default "auto"
+        Of the histogram (``numpy.histogram_bin_edges``).
+
+    Returns
+    -------
+    matplotlib Axes
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> from types import SimpleNamespace
+    >>> from scipy import stats
+    >>> r = SimpleNamespace(statistic=2.1, p_value=0.018, alpha=0.05, method="skce_linear",
+    ...                     null_distribution=None, null_model=stats.norm(), threshold=1.645)
+    >>> plot_test_result(r).get_title()
+    'skce_linear: p = 0.018 (α = 0.05)'
+    """
+    missing = [f for f in _RESULT_FIELDS if not hasattr(result, f)]
+    if missing:
+        raise TypeError(f"result must be a test result with the fields {list(_RESULT_FIELDS)}; "
+                        f"{type(result).__name__} lacks {missing}")
+    ax = axes_or_new(ax)
+    stat = float(result.statistic)
+    null = result.null_distribution
+    if null is not None:
+        v = np.asarray(null, dtype=np.float64).ravel()
+        v = v[np.isfinite(v)]
+        if v.size:
+            ax.hist(v, bins=bins, density=True, color="C0", alpha=0.6,
+                    label=f"null distribution ({v.size} resamples)")
+    if result.null_model is not None:
+        model = result.null_model
+        name = getattr(getattr(model, "dist", None), "name", type(model).__name__)
+        lo, hi = (float(x) for x in model.ppf([0.0005, 0.9995]))
+        lo, hi = min(lo, stat) if np.isfinite(stat) else lo, max(hi, stat) if np.isfinite(stat) else hi
+        pad = 0.05 * (hi - lo if hi > lo else 1.0)
+        if hasattr(model, "pdf"):
+            x = np.linspace(lo - pad, hi + pad, 400)
+            ax.plot(x, model.pdf(x), color="C2" if null is not None else "C0", label=f"null model ({name})")
+            if null is None:
+                ax.fill_between(x, model.pdf(x), color="C0", alpha=0.2)
+        else:  # a discrete distribution
+            x = np.arange(np.floor(lo), np.ceil(hi) + 1)
+            ax.vlines(x, 0, model.pmf(x), color="C2" if null is not None else "C0", label=f"null model ({name})")
+    if np.isfinite(stat):
+        ax.axvline(stat, color="C3", linewidth=2, label=f"observed statistic = {stat:.4g}")
+    if result.threshold is not None and np.isfinite(float(result.threshold)):
+        ax.axvline(float(result.threshold), color="black", linestyle="--", linewidth=1,
+                   label=f"critical value (α = {float(result.alpha):g})")
+    ax.set_title(f"{result.method}: p = {float(result.p_value):.3g} (α = {float(result.alpha):g})")
+    ax.set_xlabel("test statistic")
+    ax.set_ylabel("density under $H_0$")
+    ax.legend(loc="best", fontsize="small")
     return ax
 
 

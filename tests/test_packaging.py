@@ -29,7 +29,7 @@ def _parse(requirements) -> dict[str, str]:
 def _pyproject_packages() -> dict[str, str]:
     project = PYPROJECT["project"]
     extras = project["optional-dependencies"]
-    reqs = [*project["dependencies"], *extras["gp"], *extras["book"], *extras["test"]]
+    reqs = [*project["dependencies"], *extras["gp"], *extras["book"], *extras["scale"], *extras["test"]]
     return _parse(reqs)
 
 
@@ -54,7 +54,8 @@ class TestDependencies:
         extras = PYPROJECT["project"]["optional-dependencies"]
         assert set(_parse(extras["gp"])) == {"gpytorch"}
         assert {"jupyter-book", "papermill", "jupyterlab", "seaborn"} <= set(_parse(extras["book"]))
-        assert extras["all"] == ["credalbook[gp,book]"]
+        assert set(_parse(extras["scale"])) == {"dask"}
+        assert extras["all"] == ["credalbook[gp,book,scale]"]
 
     def test_environment_yml_agrees(self):
         py, env = _pyproject_packages(), _environment_packages()

@@ -644,6 +644,9 @@ EXCLUDED = {
                      "data.load_fashion_mnist", "data.load_kuzushiji49", "data.load_mnist", "data.load_dataset",
                      "data.split_dataset", "data.make_mix_dataset"],
                     "reads dataset files"),
+    "data.load_array": "reads prediction files (tests/data/test_prediction_files.py feeds it malformed ones)",
+    **dict.fromkeys(["stats.skce_block_values", "stats.skce_bootstrap_null", "stats.skce_quadratic_statistic"],
+                    "unvalidated helper for checked arrays"),
 }
 
 
@@ -676,6 +679,10 @@ def _public_callables() -> set[str]:
 EXCLUDED.update({n: "networks, training loops and devices (nn: only seed_everything is cheap)"
                  for n in _public_callables() if n.startswith("nn.") and n not in _MANUAL})
 SPECS = _all_specs()
+SPECS["metrics.bootstrap_ci"] = Spec("metrics.bootstrap_ci", M.bootstrap_ci,
+                                     {**_PL, "ci": "fraction", "n_resamples": "count", "seed": "seed"},
+                                     fixed={"metric": M.accuracy})
+SPECS["stats.skce_test"].min_n = 4  # the linear estimator's normal null needs two pairs
 
 
 def test_every_public_callable_is_classified():

@@ -38,6 +38,7 @@ PAGES = {
     "gp": ("credalbook.gp",),
     "plotting": ("credalbook.plotting",),
     "cache": ("credalbook.cache",),
+    "cli": ("credalbook.cli",),
     "papers": tuple(f"credalbook.papers.{p}" for p in ("mortier", "juergens", "mimori", "wu_gales", "eu",
                                                         "presets", "criteria", "report")),
     "book": ("credalbook.book.runner", "credalbook.book.api_pages"),

@@ -79,6 +79,13 @@ def chapter_paths(names=None, *, chapters_dir: Path | None = None) -> list[Path]
     return paths
 
 
+def is_guide(nb: Path) -> bool:
+    """Whether a chapter is a guide (notebook metadata ``credalbook.kind == "guide"``): it reproduces no
+    paper, so it writes no "Paper vs. this book" results file."""
+    meta = json.loads(Path(nb).read_text()).get("metadata", {})
+    return meta.get("credalbook", {}).get("kind") == "guide"
+
+
 def package_fingerprint() -> str:
     """Hash of the package's source files and version: a code change re-executes the chapters."""
     h = hashlib.sha256(__version__.encode())
@@ -183,7 +190,9 @@ def _execute_all(notebooks, parameters, executed, results, *, force, progress, s
     for nb in notebooks:
         out = executed / nb.name
         key = _key(nb, parameters, fingerprint)
-        if not force and state.get(nb.stem) == key and out.exists() and _results_match(results / f"{nb.stem}.json", parameters):
+        guide = is_guide(nb)
+        if (not force and state.get(nb.stem) == key and out.exists()
+                and (guide or _results_match(results / f"{nb.stem}.json", parameters))):
             print(f"[credalbook] {nb.stem}: up to date ({parameters}), not re-executed", flush=True)
             continue
         print(f"[credalbook] {nb.stem}: executing with {parameters}", flush=True)
@@ -206,13 +215,13 @@ def _execute_all(notebooks, parameters, executed, results, *, force, progress, s
             print(f"[credalbook] FAILED: {failure}", file=sys.stderr, flush=True)
             continue
         tmp.replace(out)
-        if not (results / f"{nb.stem}.json").exists():
+        if not guide and not (results / f"{nb.stem}.json").exists():
             failures.append(ChapterFailure(nb.stem, None, None, f"it wrote no results file {results / (nb.stem + '.json')}", out))
             continue
         state[nb.stem] = key
         state_path.write_text(json.dumps(state, indent=2))
-        print(f"[credalbook] {nb.stem}: done in {time.perf_counter() - start:.1f} s; paper vs. this book: "
-              f"{_fidelity(results / f'{nb.stem}.json')}", flush=True)
+        verdicts = "a guide, no paper comparison" if guide else f"paper vs. this book: {_fidelity(results / f'{nb.stem}.json')}"
+        print(f"[credalbook] {nb.stem}: done in {time.perf_counter() - start:.1f} s; {verdicts}", flush=True)
     state_path.write_text(json.dumps(state, indent=2))
     return failures
 

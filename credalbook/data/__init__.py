@@ -28,6 +28,10 @@ from credalbook.data.mix import (
     sample_label_hist,
     variable_label_counts,
 )
+from credalbook.data.prediction_files import (
+    load_array,
+    PREDICTION_FILE_SUFFIXES,
+)
 from credalbook.data.splits import (
     train_val_test_split,
 )
@@ -54,4 +58,6 @@ __all__ = [
     "sample_label_hist",
     "variable_label_counts",
     "train_val_test_split",
+    "load_array",
+    "PREDICTION_FILE_SUFFIXES",
 ]

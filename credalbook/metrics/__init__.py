@@ -32,6 +32,7 @@ from credalbook.metrics.classification import (
     reliability_curve,
     ReliabilityCurve,
 )
+from credalbook.metrics.consistency import ConsistencyBands, consistency_bands, RELIABILITY_KINDS
 from credalbook.metrics.distribution import (
     brier_estimator,
     dirichlet_kde_calibration_map,
@@ -73,6 +74,7 @@ from credalbook.metrics.epistemic import (
     fit_eu_calibration,
     interval_index,
 )
+from credalbook.metrics.intervals import bootstrap_ci, CHUNK_BYTES, CI_METHODS, Estimate
 from credalbook.metrics.kernel import (
     as_kernel,
     AUTO_BLOCK_SIZE,
@@ -211,4 +213,11 @@ __all__ = [
     "predictive_probability",
     "uncertainty_decomposition",
     "UncertaintyDecomposition",
+    "Estimate",
+    "bootstrap_ci",
+    "CI_METHODS",
+    "CHUNK_BYTES",
+    "ConsistencyBands",
+    "consistency_bands",
+    "RELIABILITY_KINDS",
 ]

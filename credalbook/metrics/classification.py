@@ -22,6 +22,7 @@ one-hot label.
 
 from __future__ import annotations
 
+import functools
 import numbers
 from dataclasses import dataclass
 
@@ -37,6 +38,13 @@ from credalbook.metrics.binning import (
     equal_mass_cuts,
     equal_width_bin_index,
     uniform_edges,
+)
+from credalbook.metrics.intervals import (
+    batch_capable,
+    bootstrap_estimate,
+    check_ci_keyword,
+    check_unbatched,
+    counts_estimate,
 )
 
 __all__ = [
@@ -66,7 +74,30 @@ def one_hot(labels: np.ndarray, n_classes: int) -> np.ndarray:
     return (labels[..., None] == np.arange(n_classes)).astype(np.float64)
 
 
-def accuracy(probs, labels):
+_MEAN_CI_DOC = """ci : float in (0, 1) or None, default None
+        With a level (e.g. 0.95): return an :class:`~credalbook.metrics.Estimate`, the value with
+        its bootstrap percentile interval. The metric is a mean of per-instance terms, so the
+        terms are computed once and each replicate averages the resampled terms: the replicates
+        of :func:`credalbook.metrics.bootstrap_ci` evaluating the metric on gathered predictions
+        (the same indices for the same seed, the same numbers), O(N) instead of O(N·K) per
+        replicate. ``probs`` must be (N, K).
+    n_resamples : int, default 1000
+        Bootstrap replicates (with ``ci``).
+    seed : None, int, SeedSequence or Generator
+        Seed of the resamples (with ``ci``)."""
+
+
+def _mean_last(terms: np.ndarray) -> np.ndarray:
+    return terms.mean(axis=-1)
+
+
+def _mean_estimate(terms: np.ndarray, value: float, *, ci, n_resamples, seed):
+    """Bootstrap interval of the mean of per-instance ``terms`` (N,): the ``ci=`` of accuracy, NLL, Brier score."""
+    return bootstrap_estimate(_mean_last, (terms,), value, ci=ci, n_resamples=n_resamples, seed=seed)
+
+
+@batch_capable
+def accuracy(probs, labels, *, ci: float | None = None, n_resamples: int = 1000, seed=None):
     r"""Fraction of instances whose arg-max class equals the label.
 
     .. math:: \mathrm{Acc} = \frac1N \sum_{i=1}^N 1[\hat y_i = y_i]
@@ -77,37 +108,75 @@ def accuracy(probs, labels):
     ----------
     probs : array-like, shape (..., N, K)
     labels : array-like of int, shape (..., N)
+    {ci}
 
     Returns
     -------
-    float or ndarray of shape (...)
+    float, ndarray of shape (...), or Estimate (with ``ci``)
+
+    References
+    ----------
+    Efron, Tibshirani. An Introduction to the Bootstrap. 1993, Ch. 13 (the percentile interval).
 
     Examples
     --------
     >>> accuracy([[0.7, 0.3], [0.4, 0.6], [0.9, 0.1]], [0, 0, 0])
     0.6666666666666666
+    >>> e = accuracy([[0.7, 0.3], [0.4, 0.6], [0.9, 0.1]], [0, 0, 0], ci=0.9, n_resamples=200, seed=0)
+    >>> round(e.value, 4), e.low <= e.value <= e.high
+    (0.6667, True)
     """
+    check_ci_keyword(ci, n_resamples, seed)
     p, y = check_probs_labels(probs, labels)
-    return as_scalar((p.argmax(axis=-1) == y).mean(axis=-1))
+    if ci is not None:
+        check_unbatched(p)
+    hits = p.argmax(axis=-1) == y
+    value = as_scalar(hits.mean(axis=-1))
+    if ci is None:
+        return value
+    return _mean_estimate(hits.astype(np.float64), value, ci=ci, n_resamples=n_resamples, seed=seed)
 
 
-def brier_score(probs, labels):
+@batch_capable
+def brier_score(probs, labels, *, ci: float | None = None, n_resamples: int = 1000, seed=None):
     r"""Multi-class Brier score: mean squared distance to the one-hot label, summed over classes.
 
     .. math:: \mathrm{BS} = \frac1N \sum_{i=1}^N \sum_{k=1}^K (\hat p_{ik} - y_{ik})^2
 
     (Brier, 1950; the "proper score" of Jürgens et al., Eq. 16.) It lies in [0, 2].
 
+    Parameters
+    ----------
+    probs : array-like, shape (..., N, K)
+    labels : array-like of int, shape (..., N)
+    {ci}
+
+    Returns
+    -------
+    float, ndarray of shape (...), or Estimate (with ``ci``)
+
+    References
+    ----------
+    Brier. Verification of forecasts expressed in terms of probability. Monthly Weather Review, 1950.
+
     Examples
     --------
     >>> round(brier_score([[0.7, 0.3], [0.4, 0.6]], [0, 0]), 6)
     0.45
     """
+    check_ci_keyword(ci, n_resamples, seed)
     p, y = check_probs_labels(probs, labels)
-    return as_scalar(((p - one_hot(y, p.shape[-1])) ** 2).sum(axis=-1).mean(axis=-1))
+    if ci is not None:
+        check_unbatched(p)
+    terms = ((p - one_hot(y, p.shape[-1])) ** 2).sum(axis=-1)
+    value = as_scalar(terms.mean(axis=-1))
+    if ci is None:
+        return value
+    return _mean_estimate(terms, value, ci=ci, n_resamples=n_resamples, seed=seed)
 
 
-def nll(probs, labels, *, eps: float = 1e-12):
+@batch_capable
+def nll(probs, labels, *, eps: float = 1e-12, ci: float | None = None, n_resamples: int = 1000, seed=None):
     r"""Negative log-likelihood (log loss) of the labels, in nats.
 
     .. math:: \mathrm{NLL} = -\frac1N \sum_{i=1}^N \log \hat p_{i y_i}
@@ -116,15 +185,42 @@ def nll(probs, labels, *, eps: float = 1e-12):
     a large finite value (``-log(eps)`` ≈ 27.6) instead of ``inf``; ``eps`` must be a finite number
     >= 0 (``eps=0`` turns the clipping off).
 
+    Parameters
+    ----------
+    probs : array-like, shape (..., N, K)
+    labels : array-like of int, shape (..., N)
+    eps : float >= 0, default 1e-12
+    {ci}
+
+    Returns
+    -------
+    float, ndarray of shape (...), or Estimate (with ``ci``)
+
+    References
+    ----------
+    Good. Rational decisions. Journal of the Royal Statistical Society B, 1952 (the logarithmic score).
+
     Examples
     --------
     >>> round(nll([[0.5, 0.5], [0.25, 0.75]], [0, 1]), 6)
     0.490415
     """
+    check_ci_keyword(ci, n_resamples, seed)
     p, y = check_probs_labels(probs, labels)
     eps = check_positive_float(eps, "eps", allow_zero=True)
+    if ci is not None:
+        check_unbatched(p)
     p_true = np.take_along_axis(p, y[..., None], axis=-1)[..., 0]
-    return as_scalar(-np.log(np.clip(p_true, eps, None)).mean(axis=-1))
+    terms = -np.log(np.clip(p_true, eps, None))
+    value = as_scalar(terms.mean(axis=-1))
+    if ci is None:
+        return value
+    return _mean_estimate(terms, value, ci=ci, n_resamples=n_resamples, seed=seed)
+
+
+for _metric in (accuracy, brier_score, nll):
+    if _metric.__doc__:   # None under python -OO
+        _metric.__doc__ = _metric.__doc__.replace("{ci}", _MEAN_CI_DOC)
 
 
 def _check_options(n_bins, binning, norm, debiased) -> tuple[int, str, float, bool]:
@@ -172,8 +268,9 @@ def _top_label(p: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return conf, np.where(yhat == y, 0, -1)
 
 
+@batch_capable
 def ece_confidence(probs, labels, *, n_bins: int = 10, binning: str = "equal_width", norm: float = 1,
-                   debiased: bool = False):
+                   debiased: bool = False, ci: float | None = None, n_resamples: int = 1000, seed=None):
     r"""Confidence (top-label) expected calibration error (Mortier et al., Eq. 6; Guo et al. 2017).
 
     .. math::
@@ -209,10 +306,18 @@ def ece_confidence(probs, labels, *, n_bins: int = 10, binning: str = "equal_wid
         and returns :math:`\sqrt{\max(\widehat{\mathrm{CE}}^2, 0)}` (their ``unbiased_l2_ce``).
         The plug-in squared error overestimates the true one by about
         :math:`\sum_j \mathrm{Acc}_j(1-\mathrm{Acc}_j)/N`; the correction removes that bias.
+    ci : float in (0, 1) or None, default None
+        With a level (e.g. 0.95): return an :class:`~credalbook.metrics.Estimate`, the error with
+        its bootstrap percentile interval (:func:`credalbook.metrics.bootstrap_ci`; the
+        instances resampled ``n_resamples`` times, vectorised). ``probs`` must be (N, K).
+    n_resamples : int, default 1000
+        Bootstrap replicates (with ``ci``).
+    seed : None, int, SeedSequence or Generator
+        Seed of the resamples (with ``ci``).
 
     Returns
     -------
-    float or ndarray of shape (...)
+    float, ndarray of shape (...), or Estimate (with ``ci``)
 
     References
     ----------
@@ -233,10 +338,24 @@ def ece_confidence(probs, labels, *, n_bins: int = 10, binning: str = "equal_wid
     0.4
     >>> round(ece_confidence(p, [0, 0, 0, 1], norm=2, debiased=True), 6)   # sqrt(0.16 - (1/2)(0.25/1))
     0.187083
+    >>> e = ece_confidence(p, [0, 0, 0, 1], ci=0.9, n_resamples=200, seed=0)
+    >>> e.value, e.low <= e.value <= e.high
+    (0.4, True)
     """
     n_bins, binning, norm, debiased = _check_options(n_bins, binning, norm, debiased)
+    check_ci_keyword(ci, n_resamples, seed)
     p, y = check_probs_labels(probs, labels)
-    return as_scalar(ece_confidence_batched(p, y, n_bins, binning=binning, norm=norm, debiased=debiased))
+    if ci is not None:
+        check_unbatched(p)
+    value = as_scalar(ece_confidence_batched(p, y, n_bins, binning=binning, norm=norm, debiased=debiased))
+    if ci is None:
+        return value
+    conf, positive = _top_label(p, y)
+    if binning == "equal_width":
+        return _equal_width_estimate(conf, positive, value, n_bins=n_bins, norm=norm, debiased=debiased,
+                                     ci=ci, n_resamples=n_resamples, seed=seed)
+    statistic = functools.partial(_top_label_error, n_bins=n_bins, binning=binning, norm=norm, debiased=debiased)
+    return bootstrap_estimate(statistic, (conf, positive), value, ci=ci, n_resamples=n_resamples, seed=seed)
 
 
 def ece_confidence_batched(p: np.ndarray, y: np.ndarray, n_bins: int, *, binning: str = "equal_width",
@@ -246,12 +365,19 @@ def ece_confidence_batched(p: np.ndarray, y: np.ndarray, n_bins: int, *, binning
     For inner loops over checked inputs (bootstrap replicates); always returns an array.
     """
     conf, positive = _top_label(p, y)
+    return _top_label_error(conf, positive, n_bins=n_bins, binning=binning, norm=norm, debiased=debiased)
+
+
+def _top_label_error(conf: np.ndarray, positive: np.ndarray, *, n_bins: int, binning: str, norm: float,
+                     debiased: bool) -> np.ndarray:
+    """The top-label error from confidences (..., N, 1) and the correct-prediction problem index (..., N)."""
     s = _bin_statistics(conf, positive, n_bins, binning, counts=norm != 1 or debiased)
     return _root(_power_error(s, norm, debiased)[..., 0], norm)
 
 
+@batch_capable
 def ece_classwise(probs, labels, *, n_bins: int = 10, binning: str = "equal_width", norm: float = 1,
-                  debiased: bool = False):
+                  debiased: bool = False, ci: float | None = None, n_resamples: int = 1000, seed=None):
     r"""Classwise expected calibration error (Mortier et al., Eq. 5; Kull et al. 2019).
 
     .. math::
@@ -268,7 +394,7 @@ def ece_classwise(probs, labels, *, n_bins: int = 10, binning: str = "equal_widt
     ``debiased`` (p = 2) corrects each class's squared error as in :func:`ece_confidence` and
     clips it at 0 before the mean over classes, as Kumar et al.'s marginal estimator does.
 
-    Parameters and return value as in :func:`ece_confidence`.
+    Parameters and return value as in :func:`ece_confidence` (``ci``: a bootstrap interval).
 
     References
     ----------
@@ -282,8 +408,107 @@ def ece_classwise(probs, labels, *, n_bins: int = 10, binning: str = "equal_widt
     0.45
     """
     n_bins, binning, norm, debiased = _check_options(n_bins, binning, norm, debiased)
+    check_ci_keyword(ci, n_resamples, seed)
     p, y = check_probs_labels(probs, labels)
-    return as_scalar(ece_classwise_batched(p, y, n_bins, binning=binning, norm=norm, debiased=debiased))
+    if ci is not None:
+        check_unbatched(p)
+    value = as_scalar(ece_classwise_batched(p, y, n_bins, binning=binning, norm=norm, debiased=debiased))
+    if ci is None:
+        return value
+    if binning == "equal_width":
+        return _classwise_counts_estimate(p, y, value, n_bins=n_bins, norm=norm, debiased=debiased, ci=ci,
+                                          n_resamples=n_resamples, seed=seed)
+    statistic = functools.partial(ece_classwise_batched, n_bins=n_bins, binning=binning, norm=norm, debiased=debiased)
+    return bootstrap_estimate(statistic, (p, y), value, ci=ci, n_resamples=n_resamples, seed=seed)
+
+
+def _classwise_counts_estimate(p: np.ndarray, y: np.ndarray, value: float, *, n_bins: int, norm: float,
+                               debiased: bool, **options):
+    r"""Bootstrap interval of the equal-width classwise error from the multiplicities of the instances.
+
+    Equal-width bins do not move under resampling, so each (instance, class) cell
+    :math:`j = k B + b_{ik}` and its weight :math:`o_{ik} - \hat p_{ik}` are computed once, as a
+    sparse (N, K·B) matrix :math:`W` with K entries per row; a replicate with multiplicities
+    :math:`m_i` (``numpy.bincount`` of its indices) has the gap sums :math:`m^\top W`, one sparse
+    product per chunk of replicates (bin sizes and positives alike, for ``norm != 1`` or
+    ``debiased``). The indices are those of gathering (:func:`~credalbook.metrics.intervals.resample_counts`),
+    so the replicates equal those of binning the gathered rows up to the order of the sums
+    (1e-12; a test holds them to a plain loop). About 3× faster at N = 10⁶, K = 10.
+    """
+    from scipy import sparse
+
+    n, k = p.shape
+    cells = equal_width_bin_index(p, n_bins)
+    cells += n_bins * np.arange(k, dtype=np.intp)
+    index = np.int32 if n * k < 2**31 else np.int64   # scipy's index type: no copies in the constructor
+    cells = cells.astype(index).ravel()
+    indptr = np.arange(0, n * k + 1, k, dtype=index)
+    rows = np.arange(n)
+    w = np.negative(p)
+    w[rows, y] += 1.0  # 1 - x at the positive outcome, exactly as bin_statistics computes o - x
+    mats = [sparse.csr_matrix((w.ravel(), cells, indptr), shape=(n, k * n_bins))]
+    if norm != 1 or debiased:
+        hit = np.zeros((n, k))
+        hit[rows, y] = 1.0
+        mats += [sparse.csr_matrix((np.ones(n * k), cells, indptr), shape=(n, k * n_bins)),
+                 sparse.csr_matrix((hit.ravel(), cells, indptr), shape=(n, k * n_bins))]
+    statistic = functools.partial(_counts_error, mats=mats, n=n, n_classes=k, n_bins=n_bins, norm=norm,
+                                  debiased=debiased)
+    return counts_estimate(statistic, n, value, **options)
+
+
+def _counts_error(counts: np.ndarray, *, mats: list, n: int, n_classes: int, n_bins: int, norm: float,
+                  debiased: bool) -> np.ndarray:
+    """The classwise error of R' replicates with multiplicities ``counts`` (R', N) → (R',)."""
+    shape = (counts.shape[0], n_classes, n_bins)
+    sums = [np.ascontiguousarray(counts @ a).reshape(shape) for a in mats]   # C order: the sums of bin_statistics
+    s = BinStatistics(gap=sums[0], counts=sums[1] if len(sums) > 1 else None,
+                      positives=sums[2] if len(sums) > 1 else None, n=n)
+    return _root(_power_error(s, norm, debiased).mean(axis=-1), norm)
+
+
+def _equal_width_estimate(x: np.ndarray, pos: np.ndarray, value: float, *, n_bins: int, norm: float,
+                          debiased: bool, **options):
+    """Bootstrap interval of an equal-width error of C problems (x (N, C), positive problem ``pos`` (N,) or -1).
+
+    An instance's equal-width bins do not depend on the other instances, so they are computed once,
+    with the weights :math:`o - x` and the bin of the positive outcome; a replicate gathers those
+    and sums them per bin (one ``numpy.bincount``), in the order of the resampled instances, as
+    :func:`credalbook.metrics.bin_statistics` sums the resampled data. Used for the top-label
+    error (C = 1: a third of the time of gathering and binning the confidences); for K classes
+    gathering K bins and K weights per instance is slower than binning the gathered rows.
+    """
+    n, c = x.shape
+    ids = equal_width_bin_index(x, n_bins) + n_bins * np.arange(c)
+    w = np.negative(x)
+    hit = np.flatnonzero(pos >= 0)
+    w[hit, pos[hit]] += 1.0  # 1 - x at the positive outcome, as bin_statistics computes o - x
+    hit_ids = np.full(n, -1, dtype=np.intp)
+    hit_ids[hit] = ids[hit, pos[hit]]
+    statistic = functools.partial(_replicate_error, n_bins=n_bins, n_problems=c, norm=norm, debiased=debiased)
+    if c == 1:  # 1-D arrays gather faster
+        ids, w = ids[:, 0].copy(), w[:, 0].copy()
+    data = (ids, w, hit_ids) if norm != 1 or debiased else (ids, w)
+    return bootstrap_estimate(statistic, data, value, **options)
+
+
+def _replicate_error(ids: np.ndarray, w: np.ndarray, hit_ids: np.ndarray | None = None, *, n_bins: int,
+                     n_problems: int, norm: float, debiased: bool) -> np.ndarray:
+    """The binned error (mean over the problems) of R' replicates of gathered bins ``ids`` and weights ``w``
+    (R', N, C) or (R', N) for C = 1, and positive bins ``hit_ids`` (R', N; needed for norm != 1 or debiased) → (R',)."""
+    m, n = ids.shape[:2]
+    ids = ids.reshape(m, n, -1)
+    nb = n_problems * n_bins
+    offset = nb * np.arange(m, dtype=np.intp)
+    flat = (ids + offset[:, None, None]).ravel()
+    shape = (m, n_problems, n_bins)
+    gap = np.bincount(flat, weights=w.ravel(), minlength=m * nb).reshape(shape)
+    counts = positives = None
+    if norm != 1 or debiased:
+        counts = np.bincount(flat, minlength=m * nb).reshape(shape)
+        positives = np.bincount((hit_ids + offset[:, None])[hit_ids >= 0], minlength=m * nb).reshape(shape)
+    return _root(_power_error(BinStatistics(gap=gap, counts=counts, positives=positives, n=n), norm, debiased)
+                 .mean(axis=-1), norm)
 
 
 def ece_classwise_batched(p: np.ndarray, y: np.ndarray, n_bins: int, *, binning: str = "equal_width",
@@ -297,7 +522,8 @@ def ece_classwise_batched(p: np.ndarray, y: np.ndarray, n_bins: int, *, binning:
     return _root(_power_error(s, norm, debiased).mean(axis=-1), norm)
 
 
-def ace(probs, labels, *, n_bins: int = 10):
+@batch_capable
+def ace(probs, labels, *, n_bins: int = 10, ci: float | None = None, n_resamples: int = 1000, seed=None):
     r"""Adaptive calibration error ACE of Nixon et al. (2019): classwise, equal-mass ranges.
 
     .. math::
@@ -327,10 +553,12 @@ def ace(probs, labels, *, n_bins: int = 10):
     labels : array-like of int, shape (..., N)
     n_bins : int, default 10
         R, the number of ranges per class.
+    ci, n_resamples, seed
+        A bootstrap interval, as in :func:`ece_confidence`.
 
     Returns
     -------
-    float or ndarray of shape (...)
+    float, ndarray of shape (...), or Estimate (with ``ci``)
 
     References
     ----------
@@ -345,7 +573,7 @@ def ace(probs, labels, *, n_bins: int = 10):
     >>> round(ace(p, [0, 1, 1, 1], n_bins=2), 6)   # class 0: (2/4)|0 - 0.35| + (2/4)|0.5 - 0.85|; class 1 alike
     0.35
     """
-    return ece_classwise(probs, labels, n_bins=n_bins, binning="equal_mass")
+    return ece_classwise(probs, labels, n_bins=n_bins, binning="equal_mass", ci=ci, n_resamples=n_resamples, seed=seed)
 
 
 @dataclass(frozen=True)
@@ -408,28 +636,10 @@ def reliability_curve(probs, labels, *, n_bins: int = 10, kind: str = "confidenc
     p, y = check_probs_labels(probs, labels)
     if p.ndim != 2:
         raise ValueError(f"probs must have shape (N, K) for a reliability curve; got {p.shape}")
-    k = p.shape[1]
-    if kind == "confidence":
-        if class_index is not None:
-            raise ValueError("class_index is only used with kind='classwise'")
-        pred = p.max(axis=1)
-        obs = (p.argmax(axis=1) == y).astype(np.float64)
-    else:
-        onehot = one_hot(y, k)
-        if class_index is None:
-            pred, obs = p.ravel(), onehot.ravel()
-        else:
-            if isinstance(class_index, bool) or not isinstance(class_index, (int, np.integer)) or not 0 <= class_index < k:
-                raise ValueError(f"class_index must be an integer in [0, {k}); got {class_index!r}")
-            pred, obs = p[:, class_index], onehot[:, class_index]
-    if binning == "equal_width":
-        idx, edges = equal_width_bin_index(pred, n_bins), uniform_edges(n_bins)
-    else:
-        cuts = equal_mass_cuts(pred, n_bins)
-        idx, edges = cut_index(pred, cuts), np.concatenate(([0.0], np.clip(cuts, 0.0, 1.0), [1.0]))
-    counts = bin_sums(idx, None, n_bins)
+    check_class_index(class_index, kind, p.shape[1])
+    pred, obs = reliability_values(p, y, kind, class_index)
+    idx, edges, counts, mean_pred = reliability_bin_means(pred, n_bins, binning)
     with np.errstate(invalid="ignore", divide="ignore"):
-        mean_pred = bin_sums(idx, pred, n_bins) / counts
         observed = bin_sums(idx, obs, n_bins) / counts
     return ReliabilityCurve(
         bin_edges=edges,
@@ -439,6 +649,49 @@ def reliability_curve(probs, labels, *, n_bins: int = 10, kind: str = "confidenc
         kind=kind,
         class_index=None if class_index is None else int(class_index),
     )
+
+
+def check_class_index(class_index, kind: str, n_classes: int) -> None:
+    """``class_index``: None, or with ``kind="classwise"`` an integer in [0, K)."""
+    if kind != "classwise":
+        if class_index is not None:
+            raise ValueError("class_index is only used with kind='classwise'")
+        return
+    integer = isinstance(class_index, (int, np.integer)) and not isinstance(class_index, (bool, np.bool_))
+    if class_index is not None and not (integer and 0 <= class_index < n_classes):
+        raise ValueError(f"class_index must be an integer in [0, {n_classes}); got {class_index!r}")
+
+
+def reliability_values(p: np.ndarray, y: np.ndarray | None, kind: str, class_index: int | None):
+    r"""The values a reliability diagram bins and their outcomes (None without ``y``); checked (N, K) inputs.
+
+    ``"confidence"``: :math:`c_i` and :math:`1[\hat y_i = y_i]`; ``"classwise"``: :math:`\hat p_{ik}` and
+    :math:`1[y_i = k]` of one class, or of all (i, k) pairs (flattened) when ``class_index`` is None.
+    """
+    if kind == "confidence":
+        return p.max(axis=1), None if y is None else (p.argmax(axis=1) == y).astype(np.float64)
+    if class_index is None:
+        return p.ravel(), None if y is None else one_hot(y, p.shape[1]).ravel()
+    return p[:, class_index], None if y is None else (y == class_index).astype(np.float64)
+
+
+def reliability_bins(pred: np.ndarray, n_bins: int, binning: str) -> tuple[np.ndarray, np.ndarray]:
+    """Bin of each value (:func:`credalbook.metrics.equal_width_bin_index` or equal-mass cuts) and the edges
+    (B + 1,) a diagram draws: 0, the cuts clipped to [0, 1], and 1 for equal-mass bins."""
+    if binning == "equal_width":
+        return equal_width_bin_index(pred, n_bins), uniform_edges(n_bins)
+    cuts = equal_mass_cuts(pred, n_bins)
+    return cut_index(pred, cuts), np.concatenate(([0.0], np.clip(cuts, 0.0, 1.0), [1.0]))
+
+
+def reliability_bin_means(pred: np.ndarray, n_bins: int, binning: str):
+    """:func:`reliability_bins` plus each bin's count and mean prediction (NaN in an empty bin):
+    ``(ids, edges, counts, mean_predicted)``, what a reliability curve and its consistency bands share."""
+    idx, edges = reliability_bins(pred, n_bins, binning)
+    counts = bin_sums(idx, None, n_bins)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean_pred = bin_sums(idx, pred, n_bins) / counts
+    return idx, edges, counts, mean_pred
 
 
 def calibration_summary(probs, labels, *, n_bins: int = 10) -> dict:

@@ -69,6 +69,7 @@ Probabilistic Classifier Sets. AISTATS 2023, Eqs. (7)-(8).
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -88,6 +89,7 @@ from credalbook._validation import (
     check_probs_labels,
 )
 from credalbook.metrics.classification import one_hot
+from credalbook.metrics.intervals import batch_capable, bootstrap_estimate, check_ci_keyword, check_unbatched
 
 __all__ = [
     "DEFAULT_BANDWIDTH",
@@ -384,12 +386,12 @@ def as_kernel(kernel=None, bandwidth: float = DEFAULT_BANDWIDTH) -> Callable:
 # --------------------------------------------------------------------------------------------
 
 
-def _residuals(p, y):
+def skce_residuals(p, y):
     """p − e_y for integer labels y (..., N), or p − t for target rows t (..., N, K)."""
     return p - (y if y.ndim == p.ndim else one_hot(y, p.shape[-1]))
 
 
-def _pair_term(kern: np.ndarray, r_a: np.ndarray, r_b: np.ndarray) -> np.ndarray:
+def skce_pair_term(kern: np.ndarray, r_a: np.ndarray, r_b: np.ndarray) -> np.ndarray:
     """:math:`r_a^T Γ r_b` for a scalar (...) or matrix (..., K, K) kernel value."""
     k = r_a.shape[-1]
     if kern.shape == r_a.shape[:-1]:
@@ -404,9 +406,14 @@ def _pair_term(kern: np.ndarray, r_a: np.ndarray, r_b: np.ndarray) -> np.ndarray
 
 def _linear(p: np.ndarray, r: np.ndarray, kernel: Callable) -> np.ndarray:
     """Eq. 8: mean over the pairs (2i, 2i+1) along axis -2; (..., N, K) → (...)."""
+    return _linear_terms(p, r, kernel).mean(axis=-1)
+
+
+def _linear_terms(p: np.ndarray, r: np.ndarray, kernel: Callable) -> np.ndarray:
+    """The ⌊N/2⌋ independent terms of Eq. 8, one per pair (2i, 2i+1); (..., N, K) → (..., ⌊N/2⌋)."""
     half = p.shape[-2] // 2
     a, b = slice(0, 2 * half, 2), slice(1, 2 * half, 2)
-    return _pair_term(np.asarray(kernel(p[..., a, :], p[..., b, :])), r[..., a, :], r[..., b, :]).mean(axis=-1)
+    return skce_pair_term(np.asarray(kernel(p[..., a, :], p[..., b, :])), r[..., a, :], r[..., b, :])
 
 
 def _quadratic(p: np.ndarray, r: np.ndarray, kernel: Callable) -> float:
@@ -416,7 +423,7 @@ def _quadratic(p: np.ndarray, r: np.ndarray, kernel: Callable) -> float:
     def gram(a, b):
         return np.asarray(kernel(*np.broadcast_arrays(a[:, None, :], b[None, :, :])))
 
-    diagonal = float(_pair_term(np.asarray(kernel(p, p)), r, r).sum())
+    diagonal = float(skce_pair_term(np.asarray(kernel(p, p)), r, r).sum())
     per_row = n * k * (k if np.ndim(kernel(p[:1], p[:1])) == 3 else 1)
     block = max(1, _PAIRS_PER_BLOCK // per_row)
     total = 0.0
@@ -427,7 +434,7 @@ def _quadratic(p: np.ndarray, r: np.ndarray, kernel: Callable) -> float:
         elif kern.shape == (len(r_s), n, k, k):
             total += float(np.einsum("is,ijst,jt->", r_s, kern, r))
         else:
-            _pair_term(kern, *np.broadcast_arrays(r_s[:, None, :], r[None, :, :]))  # raises the shape error
+            skce_pair_term(kern, *np.broadcast_arrays(r_s[:, None, :], r[None, :, :]))  # raises the shape error
     return (total - diagonal) / (n * (n - 1))
 
 
@@ -650,7 +657,7 @@ def skce_batched(p, y, kernel: Callable, *, estimator: str = "quadratic", block_
         m = _check_block_size(block_size, n)
         yb = _blocks(y, n // m, m, 1 if y.ndim == p.ndim else 0)
         return skce_batched(_blocks(p, n // m, m, 1), yb, kernel, estimator="quadratic").mean(axis=-1)
-    r = _residuals(p, y)
+    r = skce_residuals(p, y)
     if estimator == "linear":
         return _linear(p, r, kernel)
     flat_p, flat_r = p.reshape(-1, n, k), r.reshape(-1, n, k)
@@ -659,8 +666,10 @@ def skce_batched(p, y, kernel: Callable, *, estimator: str = "quadratic", block_
     return np.array([_quadratic(pi, ri, kernel) for pi, ri in zip(flat_p, flat_r)]).reshape(batch)
 
 
+@batch_capable
 def skce(probs, labels, *, kernel: Callable | None = None, bandwidth: float = DEFAULT_BANDWIDTH,
-         estimator: str = "auto", block_size: int = AUTO_BLOCK_SIZE):
+         estimator: str = "auto", block_size: int = AUTO_BLOCK_SIZE, ci: float | None = None,
+         n_resamples: int = 1000, seed=None):
     r"""Unbiased squared kernel calibration error: quadratic (Eq. 7), linear (Eq. 8) or block estimator.
 
     NumPy inputs give NumPy results (as :func:`skce_uq`, :func:`skce_ul`); torch tensors give a
@@ -695,10 +704,22 @@ def skce(probs, labels, *, kernel: Callable | None = None, bandwidth: float = DE
         and :func:`resolve_estimator`.
     block_size : int, default 1000
         m of the block estimator, 2 <= m <= N (m = 2 is the linear estimator, m = N the quadratic).
+    ci : float in (0, 1) or None, default None
+        With a level (e.g. 0.95): return an :class:`~credalbook.metrics.Estimate` with a bootstrap
+        percentile interval (tensors are evaluated as NumPy arrays, without gradients; ``probs``
+        must be (N, K)). The linear and block estimators are means of independent terms (one per
+        pair, one per block), and those terms are resampled; the quadratic estimator resamples
+        the instances and, in each replicate, leaves out the pairs of an instance with its own
+        copies (whose terms :math:`\mathbf r_i^\top\Gamma(\hat{\mathbf p}_i, \hat{\mathbf p}_i)\mathbf r_i > 0`
+        would shift every replicate up), :math:`R` times :math:`O(N^2)` work.
+    n_resamples : int, default 1000
+        Bootstrap replicates (with ``ci``).
+    seed : None, int, SeedSequence or Generator
+        Seed of the resamples (with ``ci``).
 
     Returns
     -------
-    float, ndarray of shape (...), or tensor of shape (...)
+    float, ndarray of shape (...), tensor of shape (...), or Estimate (with ``ci``)
 
     References
     ----------
@@ -723,17 +744,70 @@ def skce(probs, labels, *, kernel: Callable | None = None, bandwidth: float = DE
     """
     check_choice(estimator, "estimator", SKCE_ESTIMATORS)
     kern = as_kernel(kernel, bandwidth)
-    if isinstance(probs, torch.Tensor):
+    check_ci_keyword(ci, n_resamples, seed)
+    if isinstance(probs, torch.Tensor) and ci is None:
         p, y = _tensors(probs, labels, min_instances=2)
     else:
         p, y = check_probs_labels(probs, labels, min_instances=2)
     if resolve_estimator(estimator, p.shape[-2]) == "block":
         _check_block_size(block_size, p.shape[-2])
+    if ci is not None:
+        return _skce_estimate(p, y, kern, resolve_estimator(estimator, p.shape[-2]), block_size,
+                              ci=ci, n_resamples=n_resamples, seed=seed)
     value = skce_batched(p, y, kern, estimator=estimator, block_size=block_size)
     return value if isinstance(value, torch.Tensor) else as_scalar(value)
 
 
-def skce_ul(probs, labels, *, kernel: Callable | None = None, bandwidth: float = DEFAULT_BANDWIDTH):
+def _mean_last(terms: np.ndarray) -> np.ndarray:
+    return terms.mean(axis=-1)
+
+
+def _skce_estimate(p: np.ndarray, y: np.ndarray, kern: Callable, estimator: str, block_size: int, **options):
+    """The SKCE of checked (N, K) data with its bootstrap interval (see :func:`skce`, ``ci``); the value is
+    computed as :func:`skce_batched` computes it (the mean of the same terms), once."""
+    check_unbatched(p)
+    n = p.shape[0]
+    if estimator == "linear":
+        terms = _linear_terms(p, skce_residuals(p, y), kern)
+    elif estimator == "block":
+        n_blocks = n // block_size
+        if n_blocks < 2:
+            raise ValueError(f"a bootstrap interval of the block estimator needs at least two blocks; got N = {n} "
+                             f"with block_size = {block_size}")
+        terms = skce_batched(_blocks(p, n_blocks, block_size, 1), _blocks(y, n_blocks, block_size, 0), kern,
+                             estimator="quadratic")
+    else:
+        value = as_scalar(skce_batched(p, y, kern, estimator="quadratic"))
+        statistic = functools.partial(_quadratic_without_ties, kernel=kern)
+        return bootstrap_estimate(statistic, (p, y, np.arange(n)), value, **options)
+    if terms.shape[0] < 2:
+        raise ValueError(f"a bootstrap interval of the linear estimator needs N >= 4; got N = {n}")
+    return bootstrap_estimate(_mean_last, (terms,), as_scalar(_mean_last(terms)), **options)
+
+
+def _quadratic_without_ties(p: np.ndarray, y: np.ndarray, origin: np.ndarray, *, kernel: Callable) -> np.ndarray:
+    r"""Eq. 7 on bootstrap replicates (R', N, K) over the pairs of positions with different origins.
+
+    A replicate with :math:`c_i` copies of instance i has :math:`\sum_i c_i(c_i - 1)` ordered pairs
+    of copies of the same instance, whose terms :math:`h_{ii} = \mathbf r_i^\top\Gamma_{ii}\mathbf r_i`
+    are taken out of the sum of all :math:`N(N-1)` pairs and out of the number of pairs.
+    """
+    n = p.shape[-2]
+    total = skce_batched(p, y, kernel, estimator="quadratic") * (n * (n - 1))
+    r = skce_residuals(p, y)
+    h = skce_pair_term(np.asarray(kernel(p, p)), r, r)  # (R', N): the diagonal term of each position
+    out = np.empty(p.shape[0])
+    for a in range(p.shape[0]):
+        c = np.bincount(origin[a], minlength=n)
+        dup = c[origin[a]] - 1  # other copies of the instance at each position
+        pairs = n * (n - 1) - int((c * (c - 1)).sum())
+        out[a] = (total[a] - float((dup * h[a]).sum())) / pairs if pairs > 0 else np.nan
+    return out
+
+
+@batch_capable
+def skce_ul(probs, labels, *, kernel: Callable | None = None, bandwidth: float = DEFAULT_BANDWIDTH,
+            ci: float | None = None, n_resamples: int = 1000, seed=None):
     r"""Linear-time unbiased SKCE estimator (Mortier et al. 2023, Eq. 8; Widmann et al. 2019).
 
     Pairs instances (1, 2), (3, 4), … in the given order (an odd last instance is ignored):
@@ -753,10 +827,12 @@ def skce_ul(probs, labels, *, kernel: Callable | None = None, bandwidth: float =
         pair; None uses :func:`tv_kernel` with ``bandwidth`` times the identity.
     bandwidth : float, default 2.0
         h of the default kernel :math:`\exp(-d_{TV}^2/h)`.
+    ci, n_resamples, seed
+        A bootstrap interval (:class:`~credalbook.metrics.Estimate`), as in :func:`skce`.
 
     Returns
     -------
-    float or ndarray of shape (...)
+    float, ndarray of shape (...), or Estimate (with ``ci``)
 
     References
     ----------
@@ -770,11 +846,17 @@ def skce_ul(probs, labels, *, kernel: Callable | None = None, bandwidth: float =
     >>> round(skce_ul(p, [0, 1]), 6)   # exp(-0.4**2 / 2) * (-0.2*0.4 + 0.2*-0.4)
     -0.147699
     """
+    check_ci_keyword(ci, n_resamples, seed)
     p, y = check_probs_labels(probs, labels, min_instances=2)
-    return as_scalar(skce_batched(p, y, as_kernel(kernel, bandwidth), estimator="linear"))
+    kern = as_kernel(kernel, bandwidth)
+    if ci is not None:
+        return _skce_estimate(p, y, kern, "linear", 2, ci=ci, n_resamples=n_resamples, seed=seed)
+    return as_scalar(skce_batched(p, y, kern, estimator="linear"))
 
 
-def skce_uq(probs, labels, *, kernel: Callable | None = None, bandwidth: float = DEFAULT_BANDWIDTH):
+@batch_capable
+def skce_uq(probs, labels, *, kernel: Callable | None = None, bandwidth: float = DEFAULT_BANDWIDTH,
+            ci: float | None = None, n_resamples: int = 1000, seed=None):
     r"""Quadratic-time unbiased SKCE estimator over all pairs (Mortier et al. 2023, Eq. 7).
 
     .. math::
@@ -786,7 +868,7 @@ def skce_uq(probs, labels, *, kernel: Callable | None = None, bandwidth: float =
     256 × 2048 kernel values (4 MiB), on threads for large N, never holding an (N, N) or
     (N, N, K) array (N = 10⁵, K = 10: under a minute on 2 cores, about 30 MiB). For N above
     :data:`QUADRATIC_MAX_N` the block estimator of :func:`skce` costs time linear in N.
-    Parameters as in :func:`skce_ul`.
+    Parameters as in :func:`skce_ul` (``ci``: see :func:`skce`).
 
     References
     ----------
@@ -800,5 +882,9 @@ def skce_uq(probs, labels, *, kernel: Callable | None = None, bandwidth: float =
     >>> bool(np.isclose(skce_uq(p, [0, 1]), skce_ul(p, [0, 1])))
     True
     """
+    check_ci_keyword(ci, n_resamples, seed)
     p, y = check_probs_labels(probs, labels, min_instances=2)
-    return as_scalar(skce_batched(p, y, as_kernel(kernel, bandwidth), estimator="quadratic"))
+    kern = as_kernel(kernel, bandwidth)
+    if ci is not None:
+        return _skce_estimate(p, y, kern, "quadratic", 2, ci=ci, n_resamples=n_resamples, seed=seed)
+    return as_scalar(skce_batched(p, y, kern, estimator="quadratic"))

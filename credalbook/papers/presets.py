@@ -30,6 +30,17 @@ PRESETS = {
         "paper": dict(n_train=60000, n_test=10000, epochs=100, hidden=(512, 512), n_synthetic=200000,
                       hl_datasets=1000, hl_resamples=999, n_resamples=9999),
     },
+    "00b_is_my_classifier_calibrated": {
+        # The guide reuses the primer's network (same training sizes, so its cached fit); n_resamples: the
+        # bootstrap intervals and resampling tests; methods: the one-classifier tests shown (the quadratic
+        # SKCE test costs O(N^2) per replicate and is left to the reader at these N).
+        "tiny": dict(n_train=2000, n_test=2000, epochs=4, hidden=(128,), n_resamples=99,
+                     methods=("consistency", "skce_linear", "hosmer_lemeshow")),
+        "quick": dict(n_train=10000, n_test=10000, epochs=40, hidden=(512, 512), n_resamples=999,
+                      methods=("consistency", "skce_linear", "hosmer_lemeshow")),
+        "paper": dict(n_train=60000, n_test=10000, epochs=100, hidden=(512, 512), n_resamples=9999,
+                      methods=("consistency", "skce_linear", "hosmer_lemeshow")),
+    },
     "01_mortier_set_calibration": {
         # fig*: datasets R per scenario for Fig. 1 and App. Figs. 2-4 (paper: 1000 each); n_bootstrap: D;
         # fig3_solver: minimiser for M = 100 (COBYLA costs >= 15 s per test there); solver_datasets:

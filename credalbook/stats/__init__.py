@@ -1,6 +1,7 @@
 """Calibration tests with p-values: the bootstrap test of one classifier and of a set of
 classifiers, the instance-dependent test with a learned weight function, Hosmer-Lemeshow, and the
-calibration measures the tests evaluate.
+calibration measures the tests evaluate; the SKCE tests of Widmann et al.; one entry point,
+:func:`calibration_test`, whose results share :class:`TestResult`.
 """
 
 from credalbook.stats.bootstrap import (
@@ -35,6 +36,16 @@ from credalbook.stats.measures import (
     estimator_measure,
     MEASURES,
 )
+from credalbook.stats.result import TestResult
+from credalbook.stats.kernel_tests import (
+    SKCE_NULLS,
+    SKCE_TEST_ESTIMATORS,
+    skce_block_values,
+    skce_bootstrap_null,
+    skce_quadratic_statistic,
+    skce_test,
+)
+from credalbook.stats.classifier import METHODS, calibration_test
 from credalbook.stats.weight_learning import (
     fit_weight_function,
     LOSS_PRESETS,
@@ -73,4 +84,13 @@ __all__ = [
     "PROPER_SCORES",
     "WeightFunction",
     "WeightLearningConfig",
+    "TestResult",
+    "calibration_test",
+    "METHODS",
+    "skce_test",
+    "SKCE_TEST_ESTIMATORS",
+    "SKCE_NULLS",
+    "skce_block_values",
+    "skce_quadratic_statistic",
+    "skce_bootstrap_null",
 ]

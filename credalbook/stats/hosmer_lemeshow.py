@@ -55,7 +55,9 @@ from credalbook._validation import (
     check_probs,
     check_probs_labels,
 )
+from credalbook._parallel import check_n_jobs, run_chunks
 from credalbook.metrics.classification import one_hot
+from credalbook.stats.result import TestResult
 from credalbook.synthetic.predictions import calibrated_predictions, sample_labels
 
 __all__ = [
@@ -74,9 +76,12 @@ _RESAMPLE_DRAWS = 1 << 22
 _INSTANCE_CHUNK = 1 << 14
 
 
-@dataclass(frozen=True)
-class HosmerLemeshowResult:
-    """Result of :func:`hosmer_lemeshow`.
+@dataclass(frozen=True, kw_only=True, init=False)
+class HosmerLemeshowResult(TestResult):
+    """Result of :func:`hosmer_lemeshow`: a :class:`~credalbook.stats.TestResult` (``method="hosmer_lemeshow"``).
+
+    ``rejected`` is ``p_value <= alpha``; ``null_model`` is None (the χ² references are for
+    ``count_statistic``, not for ``statistic``; see ``dof``).
 
     Attributes
     ----------
@@ -94,18 +99,24 @@ class HosmerLemeshowResult:
         The resampled statistics (``reference="resampling"``).
     """
 
-    statistic: float
     count_statistic: float
-    p_value: float
     reference: str
     grouping: str
     n_bins: int
     dof: int | None
-    null_distribution: np.ndarray | None = None
 
-    def decision(self, alpha: float = 0.05) -> bool:
-        """True when :math:`H_0` (the model is calibrated) is rejected at level ``alpha``."""
-        return bool(self.p_value <= check_probability(alpha, "alpha"))
+    def __init__(self, statistic, count_statistic, p_value, reference, grouping, n_bins, dof, null_distribution=None,
+                 *, alpha: float = 0.05, rejected: bool | None = None, method: str = "hosmer_lemeshow",
+                 null_model=None, threshold: float | None = None, details: dict | None = None):
+        # positional order of the earlier releases: (statistic, count_statistic, p_value, reference,
+        # grouping, n_bins, dof, null_distribution); the TestResult fields are keywords
+        values = dict(statistic=statistic, p_value=p_value, alpha=alpha,
+                      rejected=bool(p_value <= alpha) if rejected is None else bool(rejected), method=method,
+                      null_distribution=null_distribution, null_model=null_model, threshold=threshold,
+                      details=dict(details or {}), count_statistic=count_statistic, reference=reference,
+                      grouping=grouping, n_bins=n_bins, dof=dof)
+        for key, value in values.items():
+            object.__setattr__(self, key, value)
 
 
 def _bin_starts(n: int, n_bins: int) -> np.ndarray:
@@ -245,7 +256,9 @@ def hosmer_lemeshow(
     grouping: str = "per_class",
     reference: str = "resampling",
     n_resamples: int = 999,
+    alpha: float = 0.05,
     seed=None,
+    n_jobs=None,
 ) -> HosmerLemeshowResult:
     r"""Hosmer-Lemeshow calibration test with a valid p-value by default.
 
@@ -264,7 +277,13 @@ def hosmer_lemeshow(
         conservative.
     n_resamples : int, default 999
         R, the number of label resamples (``reference="resampling"``).
+    alpha : float, default 0.05
+        Level of ``rejected`` (:math:`p \le \alpha`).
     seed : int, numpy Generator or None
+    n_jobs : int or None
+        None: the R resamples in one serial stream. An integer: in chunks of ``NULL_CHUNK``
+        resamples through joblib, seeded per chunk (:mod:`credalbook._parallel`); the values do not
+        depend on ``n_jobs`` but differ from those of ``n_jobs=None``.
 
     Returns
     -------
@@ -287,6 +306,8 @@ def hosmer_lemeshow(
     check_choice(grouping, "grouping", _GROUPINGS)
     check_choice(reference, "reference", _REFERENCES)
     n_resamples = check_positive_int(n_resamples, "n_resamples")   # at the door, even when unused
+    alpha = check_probability(alpha, "alpha")
+    n_jobs = check_n_jobs(n_jobs)
     rng = as_rng(seed)
     p, y = check_probs_labels(probs, labels, min_instances=n_bins)
     if p.ndim != 2:
@@ -299,10 +320,28 @@ def hosmer_lemeshow(
             raise ValueError(f"n_bins must be > 2 for the chi2 reference ((K-1)(B-2) dof); got {n_bins}")
         dof = (k - 1) * (n_bins - 2) if reference == "chi2" else (k - 1) * n_bins
         p_chi2 = float(stats.chi2.sf(count_stat, dof))
-        return HosmerLemeshowResult(stat, count_stat, p_chi2, reference, grouping, n_bins, dof)
-    null = _resampled_statistics(p, binning, n_resamples, rng)
+        return _hl_result(stat, count_stat, p_chi2, alpha, reference, grouping, n_bins, dof, None, p.shape)
+    if n_jobs is None:
+        null = _resampled_statistics(p, binning, n_resamples, rng)
+    else:
+        null = run_chunks(_resample_chunk, n_resamples, seed=rng, chunk_size=NULL_CHUNK, n_jobs=n_jobs,
+                          args=(p, binning))
     p_value = (1 + np.count_nonzero(null >= stat)) / (1 + n_resamples)
-    return HosmerLemeshowResult(stat, count_stat, float(p_value), reference, grouping, n_bins, None, null)
+    return _hl_result(stat, count_stat, float(p_value), alpha, reference, grouping, n_bins, None, null, p.shape)
+
+
+#: Resamples per chunk when ``n_jobs`` is given (fixed: the values do not depend on ``n_jobs``).
+NULL_CHUNK = 50
+
+
+def _hl_result(stat, count_stat, p_value, alpha, reference, grouping, n_bins, dof, null, shape):
+    details = {"n": shape[0], "K": shape[1], "n_bins": n_bins, "reference": reference, "grouping": grouping,
+               "count_statistic": count_stat, "dof": dof}
+    if null is not None:
+        details["n_resamples"] = int(null.size)
+    return HosmerLemeshowResult(stat, count_stat, p_value, reference, grouping, n_bins, dof, null, alpha=alpha,
+                                threshold=None if null is None else float(np.quantile(null, 1 - alpha)),
+                                details=details)
 
 
 def _cell_table(p: np.ndarray, binning) -> np.ndarray:
@@ -313,6 +352,10 @@ def _cell_table(p: np.ndarray, binning) -> np.ndarray:
     cells = np.empty((n, k), dtype=np.int64)
     np.put_along_axis(cells, order, bin_of_rank[:, None] * k + np.arange(k), axis=0)
     return cells.ravel()
+
+
+def _resample_chunk(size, rng, p, binning):
+    return _resampled_statistics(p, binning, size, rng)
 
 
 def _resampled_statistics(p, binning, n_resamples, rng):

@@ -25,12 +25,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from credalbook._validation import (as_numpy, as_rng, check_choice, check_labels, check_positive_int, check_probability,
+from credalbook._validation import (as_numpy, as_predictions, as_rng, check_choice, check_labels, check_positive_int, check_probability,
                                     check_real_dtype, check_seed, first_index, fmt_index)
 from credalbook.metrics.distribution import ESTIMATORS
 from credalbook.stats.measures import estimator_measure
-from credalbook.stats.bootstrap import RESAMPLING, CalibrationTestResult, null_statistics, _result
-from credalbook._validation import check_ens_probs
+from credalbook._parallel import check_n_jobs
+from credalbook.stats.bootstrap import RESAMPLING, CalibrationTestResult, _result, null_replicates
 from credalbook.stats.weight_learning import WeightFunction, fit_weight_function
 
 __all__ = ["InstanceTestResult", "instance_calibration_test", "split_indices"]
@@ -113,7 +113,9 @@ def instance_calibration_test(
     alpha: float = 0.05,
     resample: str = "permutation",
     learner_options: dict | None = None,
+    from_logits: bool = False,
     seed=0,
+    n_jobs=None,
 ) -> InstanceTestResult:
     r"""Test whether some instance-dependent convex combination of a set of classifiers is calibrated (Jürgens et al., Alg. 1).
 
@@ -148,11 +150,18 @@ def instance_calibration_test(
     learner_options : dict, optional
         Passed to :func:`~credalbook.stats.fit_weight_function` (``hidden``, ``lr``, ``max_epochs``,
         ``patience``, ``score``, ``gamma``, ``device`` …).
+    from_logits : bool, default False
+        ``ens_probs`` holds logits (N, M, K): softmax in float64 first. NumPy arrays or torch
+        tensors (CPU/CUDA, float16/32/64) are accepted for ``features``, ``ens_probs`` and ``labels``.
     seed : int
+    n_jobs : int or None
+        The null replicates serially (None) or in seeded chunks through joblib (see
+        :func:`~credalbook.stats.set_calibration_test`).
 
     Returns
     -------
     InstanceTestResult
+        A :class:`~credalbook.stats.TestResult` with ``method="instance"``.
 
     Examples
     --------
@@ -165,9 +174,8 @@ def instance_calibration_test(
     >>> res.weights.shape, res.null_distribution.shape
     ((200, 2), (50,))
     """
-    ens = check_ens_probs(ens_probs)
-    if ens.ndim != 3:
-        raise ValueError(f"ens_probs must have shape (N, M, K); got {ens.shape}")
+    ens = as_predictions(ens_probs, "ens_probs", from_logits=from_logits, ndim=3)
+    n_jobs = check_n_jobs(n_jobs)
     check_choice(estimator, "estimator", ESTIMATORS)
     g = estimator_measure(estimator, **dict(estimator_options or {}))
     alpha = check_probability(alpha, "alpha")
@@ -192,6 +200,8 @@ def instance_calibration_test(
     p = np.einsum("nmk,nm->nk", ens[test], lam)
     y_test = y[test]
     t = float(g.func(p, y_test))
-    null = null_statistics(p[:, None, :], g.func, n_bootstrap, "uniform", resample, rng)
-    base = _result(t, null, alpha, g.name, lam, "meta-learner", 1)
+    null = null_replicates(p[:, None, :], g.func, n_bootstrap, "uniform", resample, rng, n_jobs)
+    base = _result(t, null, alpha, g.name, lam, "meta-learner", 1, method="instance",
+                   details={"n": len(test), "M": ens.shape[1], "K": ens.shape[2], "estimator": estimator,
+                            "resample": resample})
     return InstanceTestResult(**vars(base), weight_function=wf, combined_probs=p, test_indices=test)

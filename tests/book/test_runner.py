@@ -25,6 +25,9 @@ class TestChapterPaths:
             assert p.stem in PRESETS, f"{p.stem} has no preset table in credalbook.papers.presets"
             assert set(PRESETS[p.stem]) == set(SCALES)
 
+    def test_guides(self):
+        assert [p.stem for p in runner.chapter_paths() if runner.is_guide(p)] == ["00b_is_my_classifier_calibrated"]
+
     def test_errors(self):
         with pytest.raises(ValueError, match="unknown chapters"):
             runner.chapter_paths(["no_such_chapter"])
@@ -45,6 +48,23 @@ class TestRunChapters:
         # The source notebook is never overwritten.
         src = json.loads((DUMMIES / "failing_chapter.ipynb").read_text())
         assert all(not c.get("outputs") for c in src["cells"] if c["cell_type"] == "code")
+
+    def test_guide_needs_no_results_file(self, tmp_path):
+        import nbformat
+
+        src = tmp_path / "chapters"
+        src.mkdir()
+        for stem, kind in (("guide", "guide"), ("paper", None)):
+            nb = nbformat.v4.new_notebook()
+            nb.cells = [nbformat.v4.new_code_cell('scale = "quick"', metadata={"tags": ["parameters"]}),
+                        nbformat.v4.new_code_cell("x = 1")]
+            nb.metadata["kernelspec"] = {"display_name": "Python 3", "language": "python", "name": "python3"}
+            if kind:
+                nb.metadata["credalbook"] = {"kind": kind}
+            nbformat.write(nb, src / f"{stem}.ipynb")
+        failures = runner.run_chapters("tiny", book_root=tmp_path / "root", chapters_dir=src, progress=False)
+        assert [f.chapter for f in failures] == ["paper"] and "no results file" in failures[0].error
+        assert (tmp_path / "root" / "book" / "executed" / "guide.ipynb").exists()
 
     def test_errors(self, tmp_path):
         with pytest.raises(ValueError, match="scale must be one of"):

@@ -243,6 +243,46 @@ class TestNLL:
             assert nll([[1.0, 0.0]], [1], eps=0.0) == math.inf
 
 
+class TestMeanMetricsCi:
+    """``ci=`` of accuracy, NLL and Brier score: per-instance terms resampled, the replicates of evaluating
+    the metric on the gathered predictions (the path of bootstrap_ci for a function of its own) bit for bit."""
+
+    @pytest.mark.parametrize("metric", [accuracy, nll, brier_score, functools.partial(nll, eps=0.05)])
+    def test_equals_gathering_predictions(self, metric):
+        from credalbook.metrics import bootstrap_ci
+
+        p, y = calibrated_predictions(1001, 4, seed=8)
+        est = metric(p, y, ci=0.9, n_resamples=300, seed=3)
+        old = bootstrap_ci(lambda a, b: metric(a, b), p, y, ci=0.9, n_resamples=300, seed=3, batched=True)
+        np.testing.assert_array_equal(est.replicates, old.replicates)
+        assert est == old and est.value == metric(p, y) and est.n_resamples == 300
+        rng = np.random.default_rng(3)   # a plain loop: one index draw of size N per replicate
+        loop = [metric(p[i], y[i]) for i in (rng.integers(0, 1001, 1001) for _ in range(300))]
+        np.testing.assert_array_equal(est.replicates, loop)
+        assert bootstrap_ci(metric, p, y, ci=0.9, n_resamples=300, seed=3) == est   # bootstrap_ci delegates
+
+    def test_by_hand(self):
+        """Two instances, one correct: a replicate's accuracy is 0, 1/2 or 1 with probabilities 1/4, 1/2, 1/4;
+        the 95 % percentile interval of 2000 replicates is [0, 1]."""
+        p, y = [[0.9, 0.1], [0.2, 0.8]], [0, 0]
+        est = accuracy(p, y, ci=0.95, n_resamples=2000, seed=0)
+        assert (est.value, est.low, est.high) == (0.5, 0.0, 1.0)
+        share = np.mean(est.replicates == 0.5)
+        assert abs(share - 0.5) < 4 * np.sqrt(0.25 / 2000)
+
+    def test_errors(self):
+        p, y = calibrated_predictions(50, 3, seed=0)
+        for metric in (accuracy, nll, brier_score):
+            with pytest.raises(ValueError, match="ci"):
+                metric(p, y, ci=1.5)
+            with pytest.raises(ValueError, match="n_resamples"):
+                metric(p, y, ci=0.9, n_resamples=1)
+            with pytest.raises(ValueError, match=r"probs must have shape \(N, K\) when ci is given"):
+                metric(np.stack([p, p]), np.stack([y, y]), ci=0.9)
+            with pytest.raises(ValueError, match="n_resamples"):   # checked even without ci
+                metric(p, y, n_resamples=0)
+
+
 class TestHelpers:
     def test_main(self):
         np.testing.assert_array_equal(one_hot(np.array([[1, 0], [2, 2]]), 3),

@@ -34,6 +34,7 @@ fractions, the definition of the second mismatch variant, and the number of Mont
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import math
 import warnings
@@ -56,6 +57,8 @@ from credalbook.metrics.epistemic import (
 )
 from credalbook.papers.eu.toy_data import TOY_GRID, EUToyData, eu_toy_data, toy_disc_layout
 from credalbook.gp.classifier import fit_gp_classifier, fit_gp_classifier_cached
+from credalbook._parallel import check_n_jobs
+from credalbook.papers.sweeps import sweep
 from credalbook.papers.criteria import INCONCLUSIVE, Judgement, close_to, mean_se, ordered, sign_claim
 from credalbook.papers.report import Table, count_of, reported
 
@@ -460,11 +463,19 @@ def compare_summary(values: dict, paper: dict, *, paper_seeds: int = 6) -> dict:
     return out
 
 
-def _study(name: str, func, seeds, config: dict, progress: bool) -> EUStudy:
+def _study(name: str, func, seeds, config: dict, progress: bool, n_jobs: int = 1) -> EUStudy:
+    """``func(seed)`` for every seed (one run per seed: its own data, splits and GP fits) into an :class:`EUStudy`.
+
+    The seeds go through :func:`credalbook.papers.sweeps.sweep`: ``n_jobs=1`` here one after another, otherwise
+    through joblib (one seed per work unit; in worker processes the GPs train with one torch thread);
+    ``func`` must be picklable (a module-level function or a :func:`functools.partial` of one).
+    """
     seeds = [int(s) for s in (range(seeds) if isinstance(seeds, (int, np.integer)) else seeds)]
     if not seeds:
         raise ValueError("seeds must name at least one seed")
-    runs = tuple(func(s) for s in progress_bar(seeds, progress=progress, desc=name))
+    n_jobs = check_n_jobs(n_jobs)
+    runs = tuple(progress_bar(sweep(func, [(s,) for s in seeds], n_jobs=n_jobs), total=len(seeds), progress=progress,
+                              desc=name))
     return EUStudy(name=name, runs=runs, config=dict(config, seeds=seeds))
 
 
@@ -554,12 +565,16 @@ def toy_eu_experiment(seed: int = 0, *, noise_sd: float = TOY_NOISE_SD, window=N
                              progress=progress)
 
 
-def toy_eu_study(seeds=6, *, name: str = "toy data", progress: bool = True, **kwargs) -> EUStudy:
+def toy_eu_study(seeds=6, *, name: str = "toy data", progress: bool = True, n_jobs: int = 1, **kwargs) -> EUStudy:
     """:func:`toy_eu_experiment` for each seed (an int ``S`` means seeds 0..S-1): Table 1 and Fig. 3.
 
-    ``kwargs`` go to :func:`toy_eu_experiment`; ``progress`` shows a bar over the seeds.
+    ``kwargs`` go to :func:`toy_eu_experiment`; ``progress`` shows a bar over the seeds. ``n_jobs`` seeds
+    run at once through joblib (-1: all cores; inside ``joblib.parallel_config(backend="dask")`` on a
+    ``dask.distributed`` cluster, whose workers must see the cache folder); each seed fits its own GPs
+    with one torch thread in a worker process, so results do not depend on ``n_jobs`` beyond the float
+    rounding of one torch thread against several (none when the serial run has one thread too).
     """
-    return _study(name, lambda s: toy_eu_experiment(s, **kwargs), seeds, kwargs, progress)
+    return _study(name, functools.partial(toy_eu_experiment, **kwargs), seeds, kwargs, progress, n_jobs)
 
 
 def toy_noise_summary(noise_sd: float, *, seed: int = 0, subsample=None) -> dict:

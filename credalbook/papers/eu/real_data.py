@@ -15,6 +15,7 @@ submission, Secs. 5.2 and 5.4.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -161,10 +162,11 @@ def real_eu_experiment(dataset: str = "fashion_mnist", seed: int = 0, *, n_point
 
 
 def real_eu_study(dataset: str = "fashion_mnist", seeds=6, *, name: str | None = None, progress: bool = True,
-                  **kwargs) -> EUStudy:
+                  n_jobs: int = 1, **kwargs) -> EUStudy:
     """:func:`real_eu_experiment` for each seed: one dataset's block of Table 2 and panels of Fig. 4.
 
-    ``kwargs`` go to :func:`real_eu_experiment`; ``progress`` shows a bar over the seeds.
+    ``kwargs`` go to :func:`real_eu_experiment`; ``progress`` shows a bar over the seeds; ``n_jobs``
+    seeds run at once, as in :func:`credalbook.papers.eu.toy_eu_study`.
     """
-    return _study(name or dataset, lambda s: real_eu_experiment(dataset, s, **kwargs), seeds,
-                  dict(kwargs, dataset=dataset), progress)
+    return _study(name or dataset, functools.partial(real_eu_experiment, dataset, **kwargs), seeds,
+                  dict(kwargs, dataset=dataset), progress, n_jobs)

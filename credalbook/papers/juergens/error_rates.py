@@ -17,6 +17,8 @@ from credalbook.cache import cached
 from credalbook.metrics.distribution import ESTIMATORS
 from credalbook.stats.measures import estimator_measure
 from credalbook.stats.bootstrap import RESAMPLING, SOLVERS, minimise_objective, null_statistics, MeasureObjective
+from credalbook._parallel import check_n_jobs
+from credalbook.papers.sweeps import sweep
 from credalbook.papers.mortier.error_rates import ErrorRateStudy
 from credalbook.synthetic.instance_scenarios import HYPOTHESES, INSTANCE_SETTINGS, instance_scenario
 from credalbook.stats.weight_learning import fit_weight_function
@@ -34,6 +36,53 @@ JUERGENS_ESTIMATORS = (("lp", {"bandwidth": 0.01}), ("kl", {"bandwidth": 0.01}),
 JUERGENS_H1_ALPHAS = (0.005, 0.01, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3)
 
 
+#: Solvers that draw no random numbers: their minimisations can run apart from the estimator's stream.
+_RNG_FREE_SOLVERS = frozenset({"cobyla", "cobyla_powell", "slsqp", "grid"})
+#: Datasets per work unit of Mortier et al.'s minimisations (fixed, so results do not depend on ``n_jobs``).
+MINIMA_CHUNK = 10
+
+
+def _minima(ens_test, y_test, g, solver, rng):
+    """Mortier et al.'s statistic (min over constant λ) and the minimiser's evaluations per dataset, in order."""
+    m = ens_test.shape[2]
+    st, nf = np.empty(len(ens_test)), np.empty(len(ens_test), dtype=np.int64)
+    for i in range(len(ens_test)):
+        obj = MeasureObjective(ens_test[i], y_test[i], g.func)
+        st[i] = obj(minimise_objective(obj, m, solver, {}, rng))
+        nf[i] = obj.n_evaluations
+    return st, nf
+
+
+def _estimator_unit(x, ens, y, opt, val, test, name, opts, seq, n_bootstrap, resample, mortier, mortier_resample,
+                    mortier_solver, with_minima, learner, device):
+    """One estimator's weight network, statistics and null samples (and Mortier's minima if ``with_minima``),
+    all from the estimator's own stream ``seq`` in the order of the serial study."""
+    rng = np.random.default_rng(seq)
+    g = estimator_measure(name, **opts)
+    wf = fit_weight_function(x[:, opt], ens[:, opt], y[:, opt], estimator=name, estimator_options=opts,
+                             val_features=x[:, val], val_ens_probs=ens[:, val], val_labels=y[:, val], device=device,
+                             seed=int(rng.integers(2**31)), **learner)
+    ens_test, y_test = ens[:, test], y[:, test]
+    p = wf.combine(x[:, test], ens_test)
+    stat = g.func(p, y_test)
+    null = null_statistics(p[:, :, None, :], g.func, n_bootstrap, "uniform", resample, rng)
+    if not mortier:
+        return stat, null, wf.best_epoch, None, None
+    null_m = null_statistics(ens_test, g.func, n_bootstrap, "uniform", mortier_resample, rng)
+    minima = _minima(ens_test, y_test, g, mortier_solver, rng) if with_minima else None
+    return stat, null, wf.best_epoch, null_m, minima
+
+
+def _unit(kind, args):
+    """A work unit of :func:`instance_test_error_rates`: ``"estimator"`` or ``"minima"`` (a chunk of datasets)."""
+    if kind == "estimator":
+        return _estimator_unit(*args)
+    ens, y, test, lo, name, opts, solver = args  # a solver that draws no random numbers: any rng will do
+    chunk = slice(lo, lo + MINIMA_CHUNK)
+    return lo, _minima(ens[chunk][:, test], y[chunk][:, test], estimator_measure(name, **opts), solver,
+                       np.random.default_rng(0))
+
+
 def _test_names(specs):
     names = []
     for name, opts in specs:
@@ -42,7 +91,7 @@ def _test_names(specs):
     return tuple(names)
 
 
-@cached(ignore=["progress"])
+@cached(ignore=["n_jobs", "progress"])
 def instance_test_error_rates(
     setting: str,
     hypothesis: str,
@@ -59,6 +108,7 @@ def instance_test_error_rates(
     learner_options: dict | None = None,
     device: str = "cpu",
     seed: int = 0,
+    n_jobs: int = 1,
     progress: bool = True,
 ) -> ErrorRateStudy:
     r"""Type I / II error study of the new test and of Mortier et al.'s test (Jürgens et al., Figs. 3-4).
@@ -90,6 +140,15 @@ def instance_test_error_rates(
     device : str, default "cpu"
         Where the weight networks train (``"auto"``: CUDA when available).
     seed : int
+    n_jobs : int or None, default 1
+        Work units run at once through joblib (1: here, one after another; -1: all cores; None: one
+        after another unless a ``joblib.parallel_config`` says otherwise; inside
+        ``joblib.parallel_config(backend="dask")`` the units go to the ``dask.distributed`` cluster). A unit is one
+        estimator (its weight network, null samples and, for a solver that draws random numbers,
+        Mortier et al.'s minimisations, from the estimator's own seed) or, for a solver that draws none
+        (the default ``"cobyla_powell"``), the minimisations on a fixed chunk of datasets. Results do not
+        depend on ``n_jobs`` (in worker processes the weight networks train with one torch thread: equal
+        to a one-thread serial run).
     progress : bool
 
     Returns
@@ -110,6 +169,7 @@ def instance_test_error_rates(
         check_choice(name, "estimators", ESTIMATORS)
     if not specs:
         raise ValueError("estimators must name at least one estimator")
+    n_jobs = check_n_jobs(n_jobs)
     start = time.perf_counter()
     seqs = np.random.SeedSequence(seed).spawn(2 + len(specs))
     sc = instance_scenario(setting, hypothesis, n_datasets=n_datasets, n_instances=n_instances,
@@ -123,26 +183,29 @@ def instance_test_error_rates(
     nfev = np.zeros((len(names), r), dtype=np.int64)
     steps = progress_bar(total=len(specs) * (1 + (r if mortier else 0)), desc=f"{setting} {hypothesis}",
                          progress=progress)
-    m = ens.shape[2]
-    for t, ((name, opts), seq) in enumerate(zip(specs, seqs[2:])):
-        rng = np.random.default_rng(seq)
-        g = estimator_measure(name, **opts)
-        wf = fit_weight_function(x[:, opt], ens[:, opt], y[:, opt], estimator=name, estimator_options=opts,
-                                 val_features=x[:, val], val_ens_probs=ens[:, val], val_labels=y[:, val],
-                                 device=device, seed=int(rng.integers(2**31)), **check_learner_options(learner_options))
-        p = wf.combine(x[:, test], ens[:, test])
-        stats[2 * t] = g.func(p, y[:, test])
-        nulls[2 * t] = null_statistics(p[:, :, None, :], g.func, n_bootstrap, "uniform", resample, rng)
-        nfev[2 * t] = wf.best_epoch
-        steps.update(1)
-        if not mortier:
-            continue
-        nulls[2 * t + 1] = null_statistics(ens[:, test], g.func, n_bootstrap, "uniform", mortier_resample, rng)
-        for i in range(r):
-            obj = MeasureObjective(ens[i, test], y[i, test], g.func)
-            stats[2 * t + 1, i] = obj(minimise_objective(obj, m, mortier_solver, {}, rng))
-            nfev[2 * t + 1, i] = obj.n_evaluations
-            steps.update(1)
+    # Work units: per estimator, the weight network, both null samples and (when the solver draws random
+    # numbers, from the estimator's stream after the nulls) Mortier's minimisations; with a solver that draws
+    # none, the minimisations run apart in fixed chunks of datasets. Neither depends on n_jobs.
+    split_minima = mortier and mortier_solver in _RNG_FREE_SOLVERS
+    learner = check_learner_options(learner_options)
+    items = [("estimator", t, (x, ens, y, opt, val, test, name, opts, seq, n_bootstrap, resample, mortier,
+                               mortier_resample, mortier_solver, not split_minima, learner, device))
+             for t, ((name, opts), seq) in enumerate(zip(specs, seqs[2:]))]
+    if split_minima:
+        items += [("minima", t, (ens, y, test, lo, name, opts, mortier_solver)) for t, (name, opts) in enumerate(specs)
+                  for lo in range(0, r, MINIMA_CHUNK)]
+    for (kind, t, _), res in zip(items, sweep(_unit, [(kind, args) for kind, _, args in items], n_jobs=n_jobs)):
+        if kind == "estimator":
+            stats[2 * t], nulls[2 * t], nfev[2 * t], null_m, minima = res
+            if mortier:
+                nulls[2 * t + 1] = null_m
+            if minima is not None:
+                stats[2 * t + 1], nfev[2 * t + 1] = minima
+            steps.update(1 + (r if minima is not None else 0))
+        else:
+            lo, (st, nf) = res
+            stats[2 * t + 1, lo:lo + len(st)], nfev[2 * t + 1, lo:lo + len(st)] = st, nf
+            steps.update(len(st))
     steps.close()
     keep = [i for i, nm in enumerate(names) if mortier or nm.endswith("new")]
     config = dict(setting=setting, hypothesis=hypothesis, n_datasets=r, n_instances=n_instances,

@@ -52,6 +52,8 @@ from credalbook.cache import cached, checkpoint_path
 from credalbook.calibration.selection import select_calibrator
 from credalbook.calibration.scaling import CALIBRATORS
 from credalbook.nn.device import resolve_device
+from credalbook._parallel import check_n_jobs
+from credalbook.papers.sweeps import sweep
 from credalbook.papers.mimori.alpha0 import (dpe_alpha0_interval, dpe_conditional_loss, optimal_log_alpha0,
                                              posterior_alpha0_interval, posterior_conditional_epistemic_loss)
 from credalbook.calibration.dirichlet import dirichlet_posterior_probs, ensemble_disagreement, ensemble_posterior_probs
@@ -99,13 +101,34 @@ class DebiasingStudy:
         return out
 
 
+def _debiasing_runs(n: int, seq: np.random.SeedSequence, sizes: np.ndarray, n_runs: int, n_bins: int) -> dict:
+    """The estimates of :func:`debiasing_study` for ``n`` labels per instance, from the stream ``seq``."""
+    rng = np.random.default_rng(seq)
+    est = {(q, e, n): np.empty((n_runs, len(sizes))) for q in ("EL", "CL") for e in ("plug-in", "debiased")}
+    for r in range(n_runs):
+        for j, size in enumerate(sizes):
+            q = rng.uniform(size=size)
+            probs = np.stack([q, 1 - q], axis=1)
+            d = cpe_loss_decomposition(sample_label_hist(probs, n, seed=rng), probs, n_bins=n_bins)
+            for key, v in ((("EL", "plug-in"), d.el_plugin), (("EL", "debiased"), d.el_debiased),
+                           (("CL", "plug-in"), d.cl_plugin), (("CL", "debiased"), d.cl_debiased)):
+                est[(*key, n)][r, j] = v
+    return est
+
+
 def debiasing_study(*, n_instances=(100, 200, 500, 1000, 2000, 5000, 10000), n_labels=(2, 5), n_runs: int = 10,
-                    n_bins: int = 15, seed: int = 0) -> DebiasingStudy:
+                    n_bins: int = 15, seed: int = 0, n_jobs: int = 1) -> DebiasingStudy:
     r"""Plug-in vs debiased EL and CL of a perfect predictor (Sec. 3.3, App. B.5, Fig. 2).
 
     For each instance :math:`q \sim U(0, 1)`, :math:`n` labels are drawn from Bernoulli(q) and the
     predictor says :math:`z = (q, 1 - q)`, so EL = CL = 0; Eqs. (9)-(10) and (13)-(14) are
     evaluated with :func:`~credalbook.metrics.cpe_loss_decomposition`.
+
+    Each number of labels has its own random stream (a child of ``SeedSequence(seed)``) and is one work
+    unit: ``n_jobs`` units run at once through joblib (-1: all cores; inside
+    ``joblib.parallel_config(backend="dask")`` on a ``dask.distributed`` cluster); results do not depend
+    on it. (The runs of one number of labels share its stream, as they always have, so they stay in
+    one unit; the whole study takes well under a second.)
 
     Examples
     --------
@@ -115,21 +138,13 @@ def debiasing_study(*, n_instances=(100, 200, 500, 1000, 2000, 5000, 10000), n_l
     """
     n_runs = check_positive_int(n_runs, "n_runs")
     sizes = np.asarray([check_positive_int(n, "n_instances", minimum=2) for n in n_instances])
-    ss = np.random.SeedSequence(seed)
-    est = {(q, e, n): np.empty((n_runs, len(sizes))) for q in ("EL", "CL") for e in ("plug-in", "debiased")
-           for n in n_labels}
-    for n, s_n in zip(n_labels, ss.spawn(len(n_labels))):
-        n = check_positive_int(n, "n_labels", minimum=2)
-        rng = np.random.default_rng(s_n)
-        for r in range(n_runs):
-            for j, size in enumerate(sizes):
-                q = rng.uniform(size=size)
-                probs = np.stack([q, 1 - q], axis=1)
-                d = cpe_loss_decomposition(sample_label_hist(probs, n, seed=rng), probs, n_bins=n_bins)
-                for key, v in ((("EL", "plug-in"), d.el_plugin), (("EL", "debiased"), d.el_debiased),
-                               (("CL", "plug-in"), d.cl_plugin), (("CL", "debiased"), d.cl_debiased)):
-                    est[(*key, n)][r, j] = v
-    return DebiasingStudy(sizes, tuple(n_labels), est)
+    ns = [check_positive_int(n, "n_labels", minimum=2) for n in n_labels]
+    items = [(n, s_n, sizes, n_runs, n_bins) for n, s_n in zip(ns, np.random.SeedSequence(seed).spawn(len(ns)))]
+    est = {}
+    for part in sweep(_debiasing_runs, items, n_jobs=check_n_jobs(n_jobs)):
+        est.update(part)
+    order = [(q, e, n) for q in ("EL", "CL") for e in ("plug-in", "debiased") for n in ns]
+    return DebiasingStudy(sizes, tuple(n_labels), {k: est[k] for k in order})
 
 
 @dataclass(frozen=True)
@@ -525,7 +540,7 @@ def _metric_row(hist, true_probs, p: PredictorOutputs, n_bins: int, idx=None) ->
 
 
 def bootstrap_metrics(predictions: MimoriPredictions, config, *, names=None, n_boot: int = 200, n_bins: int = 15,
-                      seed: int = 0) -> dict:
+                      seed: int = 0, n_jobs: int = 1) -> dict:
     r"""The metrics of :func:`evaluate_predictors` on `n_boot` bootstrap resamples of the test instances.
 
     Every predictor is evaluated on the *same* resamples, so the standard error of a difference
@@ -533,6 +548,11 @@ def bootstrap_metrics(predictions: MimoriPredictions, config, *, names=None, n_b
     difference over the resamples (a paired bootstrap over test instances). This is the
     uncertainty of the book's numbers that comes from the finite test split: the chapter trains one
     network, so it has no replicates over seeds.
+
+    The resampling indices are drawn once, up front; the resamples are evaluated in fixed chunks of
+    ``BOOT_CHUNK`` (25), ``n_jobs`` chunks at once through joblib (-1: all cores; inside
+    ``joblib.parallel_config(backend="dask")`` on a ``dask.distributed`` cluster), so results do not
+    depend on ``n_jobs``.
 
     Returns
     -------
@@ -558,14 +578,28 @@ def bootstrap_metrics(predictions: MimoriPredictions, config, *, names=None, n_b
     rng = np.random.default_rng(np.random.SeedSequence([seed, 26]))
     idx = rng.integers(0, len(hist), size=(n_boot, len(hist)))
     names = list(names or predictions.names(config))
+    outputs = {n: predictions.predictors[(config, n)] for n in names}
+    items = [(hist, predictions.true_probs, outputs, n_bins, idx[lo:lo + BOOT_CHUNK])
+             for lo in range(0, n_boot, BOOT_CHUNK)]
     out = {n: {} for n in names}
-    for b in range(n_boot):
-        for n in names:
-            row = _metric_row(hist, predictions.true_probs, predictions.predictors[(config, n)], n_bins, idx[b])
-            for k, v in row.items():
-                if k != "EL true":
-                    out[n].setdefault(k, np.empty(n_boot))[b] = v
+    b = 0
+    for rows in sweep(_boot_rows, items, n_jobs=check_n_jobs(n_jobs)):
+        for row in rows:
+            for n in names:
+                for k, v in row[n].items():
+                    if k != "EL true":
+                        out[n].setdefault(k, np.empty(n_boot))[b] = v
+            b += 1
     return out
+
+
+#: Bootstrap resamples per work unit of :func:`bootstrap_metrics` (fixed: results do not depend on ``n_jobs``).
+BOOT_CHUNK = 25
+
+
+def _boot_rows(hist, true_probs, outputs: dict, n_bins: int, idx: np.ndarray) -> list:
+    """The metric rows of every predictor on each resample ``idx[b]`` of the test instances, in order."""
+    return [{n: _metric_row(hist, true_probs, p, n_bins, i) for n, p in outputs.items()} for i in idx]
 
 
 def ts_dpe_shift(predictions: MimoriPredictions, config, *, base: str = "Raw") -> dict:

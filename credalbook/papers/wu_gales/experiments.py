@@ -96,6 +96,8 @@ from credalbook.papers.wu_gales.toys import (
     paired_label_theoretical_ace,
 )
 from credalbook.metrics.classification import ReliabilityCurve, reliability_curve
+from credalbook._parallel import check_n_jobs
+from credalbook.papers.sweeps import sweep
 from credalbook.papers.report import Table
 from credalbook.papers.wu_gales.topologies import TopologyEnsemble
 from credalbook.papers.wu_gales.reported import WG_METRICS, WG_PAPER_COMBINATION, WG_UNITS
@@ -235,27 +237,36 @@ def _fitted(method, z_val, y_val, *, n_regions=6, regions="equal_mass", criterio
     return cal.predict_proba, np.atleast_1d(cal.temperatures if hasattr(cal, "temperatures") else cal.temperature)
 
 
-@cached
-def _calibration_runs(logits_val, y_val, logits_test, y_test, subsets, methods, *, regions, criterion,
-                      n_iter, epsilon, skce, n_boot=WG_N_BOOT, boot_seed=0) -> dict:
-    """Criteria (runs, methods, metrics), their bootstrap over test instances (B, runs, methods, 2) and the
-    temperatures of each (method, R) in `methods` per subset."""
-    metrics = WG_METRICS if skce else WG_METRICS[:-1]
-    values = np.empty((len(subsets), len(methods), len(metrics)))
-    weights = boot_weights(len(y_test), n_boot, seed=boot_seed)
-    boot = np.empty((n_boot, len(subsets), len(methods), len(WG_BOOT_METRICS)))
+def _subset_run(logits_val, y_val, logits_test, y_test, subset, methods, regions, criterion, n_iter, epsilon,
+                metrics, skce, weights):
+    """One run of :func:`_calibration_runs`: criteria (methods, metrics), bootstrap (B, methods, 2), temperatures."""
+    zv, zt = logits_val[:, list(subset)], logits_test[:, list(subset)]
+    values = np.empty((len(methods), len(metrics)))
+    boot = np.empty((len(weights), len(methods), len(WG_BOOT_METRICS)))
     temps = []
-    for i, s in enumerate(subsets):
-        zv, zt = logits_val[:, list(s)], logits_test[:, list(s)]
-        temps.append([])
-        for j, (method, r) in enumerate(methods):
-            predict, t = _fitted(method, zv, y_val, n_regions=r, regions=regions, criterion=criterion, n_iter=n_iter)
-            p = predict(zt)
-            row = criteria_summary(p, y_test, epsilon=epsilon, skce=skce)
-            values[i, j] = [row[_SUMMARY_KEYS.get(k, k)] for k in metrics]
-            boot[:, i, j] = bootstrap_ece_accuracy(p, y_test, weights, epsilon=epsilon)
-            temps[-1].append(t)
-    return dict(values=values, metrics=metrics, temperatures=temps, boot=boot)
+    for j, (method, r) in enumerate(methods):
+        predict, t = _fitted(method, zv, y_val, n_regions=r, regions=regions, criterion=criterion, n_iter=n_iter)
+        p = predict(zt)
+        row = criteria_summary(p, y_test, epsilon=epsilon, skce=skce)
+        values[j] = [row[_SUMMARY_KEYS.get(k, k)] for k in metrics]
+        boot[:, j] = bootstrap_ece_accuracy(p, y_test, weights, epsilon=epsilon)
+        temps.append(t)
+    return values, boot, temps
+
+
+@cached(ignore=["n_jobs"])
+def _calibration_runs(logits_val, y_val, logits_test, y_test, subsets, methods, *, regions, criterion,
+                      n_iter, epsilon, skce, n_boot=WG_N_BOOT, boot_seed=0, n_jobs=1) -> dict:
+    """Criteria (runs, methods, metrics), their bootstrap over test instances (B, runs, methods, 2) and the
+    temperatures of each (method, R) in `methods` per subset; the runs (subsets) go through
+    :func:`credalbook.papers.sweeps.sweep` with ``n_jobs``."""
+    metrics = WG_METRICS if skce else WG_METRICS[:-1]
+    weights = boot_weights(len(y_test), n_boot, seed=boot_seed)
+    items = [(logits_val, y_val, logits_test, y_test, s, methods, regions, criterion, n_iter, epsilon, metrics, skce,
+              weights) for s in subsets]
+    runs = list(sweep(_subset_run, items, n_jobs=n_jobs))
+    values, boot = np.stack([v for v, _, _ in runs]), np.stack([b for _, b, _ in runs], axis=1)
+    return dict(values=values, metrics=metrics, temperatures=[t for _, _, t in runs], boot=boot)
 
 
 @dataclass(frozen=True)
@@ -321,7 +332,7 @@ class CalibrationStudy:
 def calibration_study(ens: TopologyEnsemble, *, subset_size: int | None = None, n_runs: int = 10,
                       methods: Sequence[str] = WG_METHODS, n_regions: int = 6, regions="equal_mass",
                       criterion: str = "ece", n_iter: int = 400, epsilon: float = DEFAULT_EPSILON,
-                      skce: bool = True, seed=0, n_boot: int = WG_N_BOOT) -> CalibrationStudy:
+                      skce: bool = True, seed=0, n_boot: int = WG_N_BOOT, n_jobs: int = 1) -> CalibrationStudy:
     """Table 1 / 5 for one topology: none, pre, post and dyn. on ensembles of `subset_size` members.
 
     Each run takes a member subset (:func:`member_subsets`), fits the calibrators on the validation
@@ -330,6 +341,11 @@ def calibration_study(ens: TopologyEnsemble, *, subset_size: int | None = None, 
     resamples of the test set (ECE and accuracy). ``"pre"`` fits the member temperatures to the
     ensemble's ECE; add ``"pre_members"`` to `methods` for temperatures fitted each to its own
     member (see the module docstring). Cached on disk.
+
+    ``n_jobs`` runs the runs (member subsets) at once through joblib (-1: all cores; inside
+    ``joblib.parallel_config(backend="dask")`` on a ``dask.distributed`` cluster); each run is fitted
+    without random numbers and the bootstrap resamples are drawn once, so results do not depend on it
+    (runs in worker processes use one torch thread). Not part of the cache key.
 
     Examples
     --------
@@ -350,35 +366,43 @@ def calibration_study(ens: TopologyEnsemble, *, subset_size: int | None = None, 
     size = ens.n_members if subset_size is None else subset_size
     subsets = member_subsets(ens.n_members, size, n_runs, seed=seed)
     spec = tuple((m, n_regions if m == "dyn" else 0) for m in methods)
-    return _study(ens, subsets, spec, tuple(methods), regions, criterion, n_iter, epsilon, skce, n_boot)
+    return _study(ens, subsets, spec, tuple(methods), regions, criterion, n_iter, epsilon, skce, n_boot, n_jobs)
 
 
-def _study(ens, subsets, spec, labels, regions, criterion, n_iter, epsilon, skce, n_boot=WG_N_BOOT) -> CalibrationStudy:
+def _study(ens, subsets, spec, labels, regions, criterion, n_iter, epsilon, skce, n_boot=WG_N_BOOT,
+           n_jobs=1) -> CalibrationStudy:
     out = _calibration_runs(ens.logits_val, ens.y_val, ens.logits_test, ens.y_test, subsets, spec,
                             regions=regions, criterion=criterion, n_iter=n_iter, epsilon=epsilon, skce=skce,
-                            n_boot=n_boot)
+                            n_boot=n_boot, n_jobs=check_n_jobs(n_jobs))
     return CalibrationStudy(topology=ens.topology, methods=labels, metrics=tuple(out["metrics"]),
                             values=out["values"], subsets=subsets, temperatures=out["temperatures"],
                             n_regions=tuple(r for _, r in spec), boot=out["boot"])
 
 
 def single_model_study(ens: TopologyEnsemble, *, criterion: str = "ece", n_iter: int = 400,
-                       epsilon: float = DEFAULT_EPSILON, n_boot: int = WG_N_BOOT) -> CalibrationStudy:
-    """Tables 3 / 4: every member alone (runs = members), without ("none") and with temperature scaling ("ts")."""
+                       epsilon: float = DEFAULT_EPSILON, n_boot: int = WG_N_BOOT, n_jobs: int = 1) -> CalibrationStudy:
+    """Tables 3 / 4: every member alone (runs = members), without ("none") and with temperature scaling ("ts").
+
+    ``n_jobs``: as in :func:`calibration_study`.
+    """
     subsets = tuple((m,) for m in range(ens.n_members))
     return _study(ens, subsets, (("none", 0), ("ts", 0)), ("none", "ts"), "equal_mass", criterion, n_iter,
-                  epsilon, False, n_boot)
+                  epsilon, False, n_boot, n_jobs)
 
 
 def region_study(ens: TopologyEnsemble, *, n_regions: Sequence[int] = (1, 2, 3, 4, 6, 8, 10),
                  subset_size: int | None = None, n_runs: int = 10, regions="equal_mass", criterion: str = "ece",
-                 n_iter: int = 400, epsilon: float = DEFAULT_EPSILON, seed=0, n_boot: int = WG_N_BOOT) -> CalibrationStudy:
-    """Fig. 3: dyn. with each number of regions R (methods ``"R=1"``, ...; R = 1 is post), no SKCE."""
+                 n_iter: int = 400, epsilon: float = DEFAULT_EPSILON, seed=0, n_boot: int = WG_N_BOOT,
+                 n_jobs: int = 1) -> CalibrationStudy:
+    """Fig. 3: dyn. with each number of regions R (methods ``"R=1"``, ...; R = 1 is post), no SKCE.
+
+    ``n_jobs``: as in :func:`calibration_study`.
+    """
     rs = tuple(check_positive_int(r, "n_regions") for r in n_regions)
     size = ens.n_members if subset_size is None else subset_size
     subsets = member_subsets(ens.n_members, size, n_runs, seed=seed)
     return _study(ens, subsets, tuple(("dyn", r) for r in rs), tuple(f"R={r}" for r in rs), regions,
-                  criterion, n_iter, epsilon, False, n_boot)
+                  criterion, n_iter, epsilon, False, n_boot, n_jobs)
 
 
 def _pm(mean, two_sigma, unit) -> str:

@@ -1,0 +1,346 @@
+r"""Bootstrap confidence intervals for any metric of one classifier, vectorised and seeded.
+
+A calibration error computed on N test instances is a random quantity; :func:`bootstrap_ci`
+gives it a scale. The N instances are resampled with replacement :math:`R` times
+(``n_resamples``), the metric is evaluated on every replicate, and the interval is read off the
+replicates :math:`\hat\theta^*_1, \dots, \hat\theta^*_R` (Efron & Tibshirani 1993):
+
+.. math::
+    \text{percentile: } \bigl[\hat\theta^*_{(\alpha/2)},\ \hat\theta^*_{(1-\alpha/2)}\bigr],
+    \qquad
+    \text{basic: } \bigl[2\hat\theta - \hat\theta^*_{(1-\alpha/2)},\ 2\hat\theta - \hat\theta^*_{(\alpha/2)}\bigr],
+
+with :math:`1 - \alpha` the level ``ci`` and :math:`\hat\theta^*_{(q)}` the q-quantile of the
+replicates (linear interpolation, ``numpy.quantile``).
+
+**Vectorised.** The resample indices of many replicates are drawn at once, as an (R', N) array,
+and the metric is evaluated on the (R', N, K) gathered predictions in one call of its batched
+form (:func:`credalbook.metrics.ece_classwise_batched`, :func:`credalbook.metrics.skce_batched`, a
+:class:`~credalbook.stats.CalibrationMeasure`'s ``func``, ...). R' is chosen so that one chunk
+holds about :data:`CHUNK_BYTES` (256 MiB) of indices and gathered data: N = 10⁶, K = 10 runs one
+to a few replicates at a time, in well under 1 GiB. The indices are drawn from one
+:class:`numpy.random.Generator` replicate after replicate, so the replicates do not depend on the
+chunk size: a plain loop that draws ``rng.integers(0, N, N)`` per replicate gives the same
+numbers. The ``ci=`` keyword of each calibration error gathers only what its replicates need:
+the top-label ECE with equal-width bins gathers each instance's bin and weight :math:`o - x`
+(computed once) and sums them with one ``numpy.bincount``; the classwise ECE with equal-width
+bins computes each (instance, class) cell and weight once and weights them by the multiplicities
+of the resampled instances (:func:`resample_counts`: the same indices, one sparse product per
+chunk of replicates); accuracy, NLL and the Brier score resample their per-instance terms; the
+linear and block SKCE resample their independent terms (one per pair or block), which costs
+nothing next to computing them. Time per replicate at N = 10⁶, K = 10 on one core: accuracy,
+NLL, Brier score about 0.01 s each, top-label ECE 0.02 s, classwise ECE 0.03 s, ACE
+(equal-mass) 0.4 s, smooth ECE 0.3 s; the SKCE (block estimator) 1000 replicates in well under
+a second after its 6 s evaluation.
+
+**Which interval.** ``method="percentile"`` (default) is transformation-respecting and stays in
+the range of the metric (a calibration error's interval never goes below 0); ``"basic"``
+reflects the replicates about the estimate, which corrects a shift of the bootstrap distribution
+but can leave the range. BCa (Efron 1987) needs N leave-one-out evaluations for its acceleration
+constant, :math:`O(N^2)` for a binned error at N = 10⁶, and is not offered. Note that a plug-in
+calibration error is biased upward (the absolute value of a noisy gap); near perfect calibration
+neither interval covers the *population* error at its nominal rate, while for the mean of
+independent terms (accuracy, Brier score, the linear SKCE) both do (the tests check it).
+
+References
+----------
+Efron, Tibshirani. An Introduction to the Bootstrap. Chapman & Hall 1993, Ch. 13 (percentile
+interval) and Sec. 13.3; Davison, Hinkley. Bootstrap Methods and their Application. CUP 1997,
+Sec. 5.2 (basic and percentile intervals), Sec. 5.3 (BCa).
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from credalbook._validation import (
+    as_rng,
+    check_choice,
+    check_positive_int,
+    check_probability,
+    check_probs_labels,
+    check_seed,
+)
+
+__all__ = ["CI_METHODS", "CHUNK_BYTES", "Estimate", "bootstrap_ci"]
+
+#: Interval methods of :func:`bootstrap_ci`.
+CI_METHODS = ("percentile", "basic")
+#: Bytes of resample indices and gathered data per chunk of replicates (memory bound of the bootstrap).
+CHUNK_BYTES = 1 << 28
+# Temporaries of a batched metric, in units of the gathered data (bins, residuals, ...).
+_WORK_FACTOR = 2
+
+_BATCH_CAPABLE: set = set()
+
+
+def batch_capable(fn: Callable) -> Callable:
+    """Mark a public metric ``fn(probs (..., N, K), labels (..., N)) -> (...)`` as accepting leading batch
+    dimensions, so that :func:`bootstrap_ci` evaluates it on chunks of replicates at once."""
+    _BATCH_CAPABLE.add(fn)
+    return fn
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A metric's value with a bootstrap confidence interval.
+
+    Attributes
+    ----------
+    value : float
+        The metric on the data (not the mean of the replicates).
+    low, high : float
+        The interval.
+    level : float
+        Its nominal coverage, e.g. 0.95.
+    n_resamples : int
+        R, the number of bootstrap replicates.
+    method : str
+        ``"percentile"`` or ``"basic"``.
+    replicates : ndarray (R,) or None
+        The metric on each replicate (not compared, not printed).
+
+    Examples
+    --------
+    >>> e = Estimate(0.12, 0.1, 0.15, 0.95, 1000, "percentile")
+    >>> float(e), f"{e:.2f}"
+    (0.12, '0.12 [0.10, 0.15]')
+    """
+
+    value: float
+    low: float
+    high: float
+    level: float
+    n_resamples: int
+    method: str
+    replicates: np.ndarray | None = field(default=None, repr=False, compare=False)
+
+    def __float__(self) -> float:
+        return float(self.value)
+
+    def __format__(self, spec: str) -> str:
+        if not spec:
+            return str(self)
+        return f"{format(self.value, spec)} [{format(self.low, spec)}, {format(self.high, spec)}]"
+
+    def to_dict(self) -> dict:
+        """Plain numbers and strings (for tables and JSON): value, low, high, level, n_resamples, method."""
+        return {"value": float(self.value), "low": float(self.low), "high": float(self.high),
+                "level": float(self.level), "n_resamples": int(self.n_resamples), "method": self.method}
+
+
+def check_ci_options(ci, n_resamples, seed, method: str = "percentile") -> tuple[float, int, object, str]:
+    """Validate the options of a bootstrap interval: ``ci`` in (0, 1), ``n_resamples`` >= 2, a seed, a method."""
+    level = check_probability(ci, "ci")
+    n_resamples = check_positive_int(n_resamples, "n_resamples", minimum=2)
+    seed = check_seed(seed)
+    check_choice(method, "method", CI_METHODS)
+    return level, n_resamples, seed, method
+
+
+def check_ci_keyword(ci, n_resamples, seed) -> None:
+    """Validate the ``ci``, ``n_resamples`` and ``seed`` keywords of a metric, also when ``ci`` is None
+    (an option that is not used is still checked, so a typo never passes silently)."""
+    if ci is not None:
+        check_probability(ci, "ci")
+    check_positive_int(n_resamples, "n_resamples", minimum=2)
+    check_seed(seed)
+
+
+def _chunk_size(n: int, data: tuple, n_resamples: int) -> int:
+    """Replicates per chunk: their indices and gathered data (times the metric's temporaries) in CHUNK_BYTES."""
+    per_instance = 8 + _WORK_FACTOR * sum(a.itemsize * int(np.prod(a.shape[1:], dtype=np.int64)) for a in data)
+    return int(max(1, min(n_resamples, CHUNK_BYTES // max(1, n * per_instance))))
+
+
+def resample_statistic(statistic: Callable, data: tuple, *, n_resamples: int, seed) -> np.ndarray:
+    """``statistic`` on R bootstrap replicates of ``data`` (arrays sharing axis 0 of length N) → (R,).
+
+    ``statistic(*gathered)`` receives the arrays gathered at the indices of R' replicates, shape
+    (R', N, ...), and returns (R',). Indices come from one generator, replicate after replicate
+    (``rng.integers(0, N, size=(R', N))`` per chunk, which draws as R' calls of size N would).
+    No validation.
+    """
+    n = data[0].shape[0]
+    rng = as_rng(seed)
+    step = _chunk_size(n, data, n_resamples)
+    out = np.empty(n_resamples)
+    for s in range(0, n_resamples, step):
+        m = min(step, n_resamples - s)
+        idx = rng.integers(0, n, size=(m, n))
+        values = np.asarray(statistic(*(np.take(a, idx, axis=0) for a in data)), dtype=np.float64)
+        if values.shape != (m,):
+            raise ValueError(f"metric must return one value per replicate, shape ({m},), on a batch of "
+                             f"replicates; got shape {values.shape} (pass batched=False for a metric of one data set)")
+        out[s:s + m] = values
+    return out
+
+
+def resample_counts(statistic: Callable, n: int, *, n_resamples: int, seed) -> np.ndarray:
+    """``statistic`` on R bootstrap replicates of N instances given by their multiplicities → (R,).
+
+    ``statistic(counts)`` receives the multiplicities of R' replicates, float64 (R', N) (how often
+    each instance was drawn), and returns (R',). The resample indices are those of
+    :func:`resample_statistic` with the same seed (``rng.integers(0, N, size=(R', N))`` per chunk,
+    one replicate after the other), so a statistic that weights precomputed per-instance terms by
+    the counts gives the replicates of gathering them, up to the order of the floating-point
+    sums. For statistics whose per-instance terms do not change under resampling (equal-width
+    bins): O(N) per replicate instead of gathering O(N·K) data. No validation.
+    """
+    rng = as_rng(seed)
+    # counts of R' replicates (and copies the statistic may make of them) in CHUNK_BYTES
+    step = int(max(1, min(n_resamples, CHUNK_BYTES // max(1, 32 * n))))
+    counts = np.empty((step, n))
+    out = np.empty(n_resamples)
+    for s in range(0, n_resamples, step):
+        m = min(step, n_resamples - s)
+        for r in range(m):   # one draw of N indices per replicate: the stream of rng.integers(0, N, size=(R', N))
+            counts[r] = np.bincount(rng.integers(0, n, size=n), minlength=n)
+        out[s:s + m] = statistic(counts[:m])
+    return out
+
+
+def interval(value: float, replicates: np.ndarray, *, level: float, method: str) -> Estimate:
+    """The :class:`Estimate` of ``value`` from its bootstrap ``replicates`` (R,); no validation of the options."""
+    if not np.all(np.isfinite(replicates)):
+        bad = int(np.count_nonzero(~np.isfinite(replicates)))
+        raise ValueError(f"the metric is not finite on {bad} of {replicates.size} bootstrap replicates; "
+                         "it cannot be given an interval")
+    q_low, q_high = np.quantile(replicates, [(1 - level) / 2, (1 + level) / 2])
+    if method == "basic":
+        q_low, q_high = 2 * value - q_high, 2 * value - q_low
+    return Estimate(float(value), float(q_low), float(q_high), float(level), int(replicates.size), method,
+                    replicates=replicates)
+
+
+def bootstrap_estimate(statistic: Callable, data: tuple, value: float, *, ci, n_resamples, seed,
+                       method: str = "percentile") -> Estimate:
+    """Options checked, replicates of ``statistic`` on ``data`` (see :func:`resample_statistic`), interval.
+
+    The door of the ``ci=`` keyword of the metrics: ``statistic`` is a metric's unvalidated batched form.
+    """
+    level, n_resamples, seed, method = check_ci_options(ci, n_resamples, seed, method)
+    reps = resample_statistic(statistic, data, n_resamples=n_resamples, seed=seed)
+    return interval(value, reps, level=level, method=method)
+
+
+def counts_estimate(statistic: Callable, n: int, value: float, *, ci, n_resamples, seed,
+                    method: str = "percentile") -> Estimate:
+    """Options checked, replicates of ``statistic(counts (R', N)) -> (R',)`` (see :func:`resample_counts`), interval."""
+    level, n_resamples, seed, method = check_ci_options(ci, n_resamples, seed, method)
+    reps = resample_counts(statistic, n, n_resamples=n_resamples, seed=seed)
+    return interval(value, reps, level=level, method=method)
+
+
+def _loop(metric: Callable, p: np.ndarray, y: np.ndarray) -> np.ndarray:
+    return np.array([_real(metric(pi, yi)) for pi, yi in zip(p, y)])
+
+
+def _real(v) -> float:
+    arr = np.asarray(v.detach().cpu() if hasattr(v, "detach") else v)
+    if arr.ndim != 0 or arr.dtype.kind not in "iufb":
+        raise ValueError(f"metric must return one real number for one data set; got {v!r}")
+    return float(arr)
+
+
+def _base(metric):
+    while isinstance(metric, functools.partial):
+        metric = metric.func
+    return metric
+
+
+def _has_ci_keyword(metric) -> bool:
+    """Whether ``metric`` is (a keyword-only partial of) a metric of this package with the ``ci=`` keyword."""
+    base = _base(metric)
+    if not getattr(base, "__module__", "").startswith("credalbook.metrics."):
+        return False
+    partials, m = [], metric
+    while isinstance(m, functools.partial):
+        partials.append(m)
+        m = m.func
+    if any(pt.args or {"ci", "n_resamples", "seed"} & set(pt.keywords) for pt in partials):
+        return False
+    return "ci" in inspect.signature(base).parameters
+
+
+def bootstrap_ci(metric: Callable, probs, labels, *, ci: float = 0.95, n_resamples: int = 1000, seed=None,
+                 method: str = "percentile", batched: bool | None = None) -> Estimate:
+    r"""Bootstrap confidence interval of ``metric(probs, labels)``: resample instances, percentile interval.
+
+    Parameters
+    ----------
+    metric : callable
+        ``metric(probs (N, K), labels (N,)) -> float``: any metric of credalbook
+        (:func:`~credalbook.metrics.ece_confidence`, :func:`~credalbook.metrics.brier_score`, a
+        ``functools.partial`` of one with options, ...), a
+        :class:`~credalbook.stats.CalibrationMeasure`, or a function of your own.
+    probs : array-like or tensor, shape (N, K)
+    labels : array-like or tensor of int, shape (N,)
+    ci : float in (0, 1), default 0.95
+        The level of the interval.
+    n_resamples : int >= 2, default 1000
+        R, the number of bootstrap replicates.
+    seed : None, int, SeedSequence or Generator
+        Fixes the resamples; the same seed gives the same interval.
+    method : {"percentile", "basic"}, default "percentile"
+        See the module docstring (why percentile is the default).
+    batched : bool or None
+        Whether ``metric`` accepts leading batch dimensions, (R', N, K) → (R',), and is evaluated
+        on many replicates per call. None: True for the metrics of :mod:`credalbook.metrics` that
+        do (and for a ``CalibrationMeasure``, whose unvalidated batched function is used), else
+        False (one call per replicate). A calibration error of this package with a ``ci=``
+        keyword (or a ``functools.partial`` of one with keyword options) is given the work
+        itself: ``bootstrap_ci(ece_confidence, p, y)`` is ``ece_confidence(p, y, ci=0.95)``.
+
+    Returns
+    -------
+    Estimate
+        ``value`` is ``metric(probs, labels)``.
+
+    References
+    ----------
+    Efron, Tibshirani. An Introduction to the Bootstrap. 1993, Ch. 13; Davison, Hinkley. Bootstrap
+    Methods and their Application. 1997, Sec. 5.2.
+
+    Examples
+    --------
+    >>> from credalbook.metrics import accuracy
+    >>> rng = np.random.default_rng(0)
+    >>> p = rng.dirichlet(np.ones(3), size=400)
+    >>> y = (rng.random(400)[:, None] > p.cumsum(axis=1)).sum(axis=1)
+    >>> e = bootstrap_ci(accuracy, p, y, n_resamples=200, seed=0)
+    >>> e.low < e.value < e.high, e.n_resamples, e.method
+    (True, 200, 'percentile')
+    """
+    level, n_resamples, seed, method = check_ci_options(ci, n_resamples, seed, method)
+    if not callable(metric):
+        raise TypeError(f"metric must be a callable metric(probs, labels); got {metric!r}")
+    if batched is not None and not isinstance(batched, (bool, np.bool_)):
+        raise ValueError(f"batched must be None, True or False; got {batched!r}")
+    p, y = check_probs_labels(probs, labels)
+    if p.ndim != 2:
+        raise ValueError(f"probs must have shape (N, K) for a bootstrap interval; got shape {p.shape}")
+    if _has_ci_keyword(metric):  # a metric of this package: its own ci= (fast paths, SKCE terms)
+        est = metric(p, y, ci=level, n_resamples=n_resamples, seed=seed)
+        return est if method == est.method else interval(est.value, est.replicates, level=level, method=method)
+    value = _real(metric(p, y))
+    func = getattr(metric, "func", None)
+    if hasattr(metric, "min_instances") and callable(func) and batched is not False:  # a CalibrationMeasure
+        statistic = func
+    elif batched or (batched is None and _base(metric) in _BATCH_CAPABLE):
+        statistic = metric
+    else:
+        statistic = functools.partial(_loop, metric)
+    reps = resample_statistic(statistic, (p, y), n_resamples=n_resamples, seed=seed)
+    return interval(value, reps, level=level, method=method)
+
+
+def check_unbatched(p: np.ndarray) -> None:
+    """An interval is for one data set: ``probs`` of shape (N, K)."""
+    if p.ndim != 2:
+        raise ValueError(f"probs must have shape (N, K) when ci is given (one data set); got shape {p.shape}")
