@@ -86,11 +86,11 @@ def calibration_test(probs, labels, *, method: str = "consistency", measure="ece
     alpha : float, default 0.05
     seed : int, numpy Generator or None
     n_jobs : int or None
-        Resampling through joblib in fixed chunks with per-chunk seeds; any integer gives the
-        same result (``n_jobs=None``: the serial stream of the underlying function, which for
-        ``"hosmer_lemeshow"``, and for ``"consistency"`` with ``fast_null=False`` or a measure
-        other than ``"ece_conf"``, is that of earlier releases, and runs locally). Inside ``joblib.parallel_config(backend="dask")`` with a ``dask.distributed``
-        client, ``n_jobs=-1`` sends the chunks to the cluster, with the p-value of ``n_jobs=1``.
+        Resampling through joblib in fixed chunks with per-chunk seeds, so that every value gives the
+        same result (``None`` runs the chunks here, one after another, as ``1``). Inside
+        ``joblib.parallel_config(backend="dask")`` with a ``dask.distributed`` client, ``n_jobs=-1``
+        sends the chunks to the cluster, with the p-value of the serial run. (The functions this one
+        calls keep, with their own ``n_jobs=None``, the single random stream of earlier releases.)
     **options
         Method options: ``resample``, ``rule``, ``fast_null`` (consistency; see below); ``kernel``, ``bandwidth``
         (SKCE, see :func:`~credalbook.stats.skce_test`; default: the Laplacian kernel with the
@@ -143,6 +143,7 @@ def calibration_test(probs, labels, *, method: str = "consistency", measure="ece
     alpha = check_probability(alpha, "alpha")
     n_resamples = check_positive_int(n_resamples, "n_resamples")
     n_jobs = check_n_jobs(n_jobs)
+    n_jobs = 1 if n_jobs is None else n_jobs  # chunked streams always: the result never depends on n_jobs
     if method == "consistency" and isinstance(measure, str):
         check_choice(measure, "measure", MEASURES)
     p = as_predictions(probs, "probs", from_logits=from_logits)

@@ -43,10 +43,10 @@ class TestCalibrationTest:
     def test_agrees_with_the_tests_it_calls(self):
         p, y = _data(seed=1, temperature=0.8)
         a = calibration_test(p, y, n_resamples=99, seed=3, measure="ece_cwise", n_bins=5)
-        b = bootstrap_calibration_test(p, y, n_bootstrap=99, seed=3, measure="ece_cwise", n_bins=5)
+        b = bootstrap_calibration_test(p, y, n_bootstrap=99, seed=3, measure="ece_cwise", n_bins=5, n_jobs=1)
         assert a.p_value == b.p_value and np.array_equal(a.null_distribution, b.null_distribution)
         a = calibration_test(p, y, method="hosmer_lemeshow", n_resamples=99, seed=3, grouping="single")
-        b = hosmer_lemeshow(p, y, n_resamples=99, seed=3, grouping="single")
+        b = hosmer_lemeshow(p, y, n_resamples=99, seed=3, grouping="single", n_jobs=1)
         assert a.p_value == b.p_value and a.statistic == b.statistic
         a = calibration_test(p, y, method="skce_quadratic", n_resamples=99, seed=3, bandwidth=0.5)
         b = skce_test(p, y, estimator="quadratic", n_resamples=99, seed=3, bandwidth=0.5)
@@ -289,7 +289,7 @@ class TestFastTopLabelNull:
         two = calibration_test(p, y, n_resamples=r, seed=11, n_jobs=2)
         np.testing.assert_array_equal(one.null_distribution, two.null_distribution)
         assert one.p_value == two.p_value and one.null_distribution.shape == (r,)
-        assert not np.array_equal(one.null_distribution, a.null_distribution)   # chunked: another stream
+        np.testing.assert_array_equal(one.null_distribution, a.null_distribution)   # None runs the chunks as 1
 
     def test_blocks_do_not_change_values(self, monkeypatch):
         """Replicates drawn in blocks of one, or many, give the same values: the draws of a block are
@@ -298,7 +298,8 @@ class TestFastTopLabelNull:
 
         p, y = _data(n=300, k=3, seed=6)
         monkeypatch.setattr(bootstrap, "TOP_LABEL_BLOCK", 1)
-        single = calibration_test(p, y, n_resamples=20, seed=2).null_distribution
+        single = bootstrap.top_label_consistency_test(p, y, n_bins=10, n_resamples=20, alpha=0.05,
+                                                      seed=2).null_distribution   # n_jobs=None: one stream
         rng = np.random.default_rng(2)
         conf = p.max(1)
         bins = np.minimum((conf * 10).astype(int), 9)
@@ -310,9 +311,9 @@ class TestFastTopLabelNull:
         np.testing.assert_allclose(single, expected, rtol=1e-12, atol=1e-15)
 
     def test_fast_null_false_and_other_measures(self):
-        """fast_null=False, or any other measure, is bootstrap_calibration_test with its stream."""
+        """fast_null=False, or any other measure, is bootstrap_calibration_test (its chunked stream)."""
         p, y = _data(n=200, k=3, seed=7)
-        ref = bootstrap_calibration_test(p, y, n_bootstrap=60, seed=8)
+        ref = bootstrap_calibration_test(p, y, n_bootstrap=60, seed=8, n_jobs=1)
         res = calibration_test(p, y, n_resamples=60, seed=8, fast_null=False)
         np.testing.assert_array_equal(res.null_distribution, ref.null_distribution)
         assert res.p_value == ref.p_value
