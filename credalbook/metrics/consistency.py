@@ -86,7 +86,7 @@ class ConsistencyBands:
     Attributes
     ----------
     bin_edges : ndarray (B + 1,)
-        As :attr:`credalbook.metrics.ReliabilityCurve.bin_edges` for the same data and options.
+        As the ``bin_edges`` of :class:`~credalbook.metrics.ReliabilityCurve` for the same data and options.
     counts : ndarray (B,)
         Forecasts per bin.
     mean_predicted : ndarray (B,)

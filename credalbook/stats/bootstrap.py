@@ -663,8 +663,8 @@ def null_replicates(ens: np.ndarray, func, n_bootstrap: int, weight_prior: str, 
     """:func:`null_statistics` of one checked set (N, M, K), serial or in chunks through joblib.
 
     ``n_jobs=None`` draws all replicates from ``rng`` in one stream (the values of earlier
-    releases). Any integer splits them into chunks of :data:`NULL_CHUNK` replicates, each seeded
-    from a SeedSequence drawn from ``rng`` (:func:`credalbook._parallel.run_chunks`): the same
+    releases). Any integer splits them into chunks of ``NULL_CHUNK`` replicates, each seeded
+    from a SeedSequence drawn from ``rng`` (``credalbook._parallel.run_chunks``): the same
     values for every ``n_jobs`` (1, 8, or a dask cluster inside ``joblib.parallel_config``), but
     not the values of ``n_jobs=None``.
     """
@@ -721,7 +721,7 @@ def top_label_consistency_test(p: np.ndarray, y: np.ndarray, *, n_bins: int, n_r
     stream is another one, so the null samples and p-values differ from those of
     :func:`bootstrap_calibration_test` with the same seed (only in Monte Carlo error; the tests
     compare the two distributions). ``n_jobs``: None draws one serial stream; an integer runs
-    chunks of :data:`NULL_CHUNK` replicates through joblib, with values that do not depend on it.
+    chunks of ``NULL_CHUNK`` replicates through joblib, with values that do not depend on it.
 
     References
     ----------
@@ -797,10 +797,10 @@ def set_calibration_test(
         may be NumPy arrays or torch tensors (CPU/CUDA, float16/32/64).
     seed : int, numpy Generator or None
     n_jobs : int or None
-        None: the D replicates in one serial stream. An integer: in chunks of :data:`NULL_CHUNK`
+        None: the D replicates in one serial stream. An integer: in chunks of ``NULL_CHUNK``
         through joblib (-1: all CPUs; a dask cluster inside ``joblib.parallel_config(backend="dask")``),
         with values that do not depend on ``n_jobs`` (but differ from those of ``n_jobs=None``);
-        see :func:`null_replicates`.
+        see ``null_replicates``.
 
     Returns
     -------

@@ -102,7 +102,7 @@ def calibration_test(probs, labels, *, method: str = "consistency", measure="ece
 
         ``fast_null`` (bool, default True): with ``method="consistency"`` and
         ``measure="ece_conf"``, draw the null distribution by
-        :func:`~credalbook.stats.bootstrap.top_label_consistency_test`. Under :math:`H_0` a
+        ``credalbook.stats.bootstrap.top_label_consistency_test``. Under :math:`H_0` a
         resampled label :math:`y^*_i \sim \mathrm{Cat}(\hat{\mathbf p}_i)` hits the predicted
         class with probability :math:`\max_k \hat p_{ik}`, and the top-label ECE depends on the
         labels only through these hits, so a replicate costs O(N) instead of O(N·K) (about 15×

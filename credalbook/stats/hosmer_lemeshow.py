@@ -282,7 +282,7 @@ def hosmer_lemeshow(
     seed : int, numpy Generator or None
     n_jobs : int or None
         None: the R resamples in one serial stream. An integer: in chunks of ``NULL_CHUNK``
-        resamples through joblib, seeded per chunk (:mod:`credalbook._parallel`); the values do not
+        resamples through joblib, seeded per chunk (``credalbook._parallel``); the values do not
         depend on ``n_jobs`` but differ from those of ``n_jobs=None``.
 
     Returns

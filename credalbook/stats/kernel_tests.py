@@ -233,7 +233,7 @@ def skce_bootstrap_null(p: np.ndarray, y: np.ndarray, kernel, n_resamples: int, 
                         h: np.ndarray | None = None) -> np.ndarray:
     r"""R bootstrap replicates of :math:`T` under :math:`H_0` (Arcones & Giné 1992), in chunks (no validation).
 
-    Chunks of ``BOOTSTRAP_CHUNK`` replicates, seeded by :func:`credalbook._parallel.run_chunks`, so
+    Chunks of ``BOOTSTRAP_CHUNK`` replicates, seeded by ``credalbook._parallel.run_chunks``, so
     the values do not depend on ``n_jobs``.
     """
     r = skce_residuals(p, y)
@@ -303,7 +303,7 @@ def skce_test(probs, labels, *, estimator: str = "linear", null: str | None = No
     seed : int, numpy Generator or None
         Randomness of the bootstrap.
     n_jobs : int or None
-        Bootstrap chunks through joblib (:mod:`credalbook._parallel`); results do not depend on it.
+        Bootstrap chunks through joblib (``credalbook._parallel``); results do not depend on it.
 
     Returns
     -------
