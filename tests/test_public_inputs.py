@@ -644,6 +644,7 @@ EXCLUDED = {
                      "data.load_fashion_mnist", "data.load_kuzushiji49", "data.load_mnist", "data.load_dataset",
                      "data.split_dataset", "data.make_mix_dataset"],
                     "reads dataset files"),
+    "synthetic.widmann_test_errors": "its first argument is a test callable; inputs are checked by the test it runs",
     "data.load_array": "reads prediction files (tests/data/test_prediction_files.py feeds it malformed ones)",
     **dict.fromkeys(["stats.skce_block_values", "stats.skce_bootstrap_null", "stats.skce_quadratic_statistic"],
                     "unvalidated helper for checked arrays"),

@@ -31,7 +31,9 @@ from credalbook.papers.criteria import AGREES, DIFFERS, DIFFERS_SHOWN, DIFFERS_U
 __all__ = ["Comparison", "ComparisonRow", "Table", "check_results", "count_of", "fidelity_of", "reported_table_rows", "glue", "load_comparison", "reported"]
 
 #: The papers whose reported numbers live in ``credalbook/papers/<paper>/reported.json``.
-PAPERS = ("mortier", "juergens", "mimori", "wu_gales", "eu")
+#: Papers whose reported numbers are data files here; "widmann" (Widmann, Lindsten & Zachariah 2019,
+#: Figs. 1-2, the SKCE tests) is the reference of credalbook.synthetic.widmann, not a chapter's paper.
+PAPERS = ("mortier", "juergens", "mimori", "wu_gales", "eu", "widmann")
 
 
 def _plain(value):

@@ -280,12 +280,14 @@ def skce_test(probs, labels, *, estimator: str = "linear", null: str | None = No
         (degenerate U-statistic) for the quadratic one. ``"distribution_free"``: Hoeffding's bound.
     kernel : callable or None
         A kernel of :func:`credalbook.metrics.skce` (:class:`~credalbook.metrics.TVKernel`,
-        :class:`~credalbook.metrics.LaplacianKernel`, ..., or a user kernel). None: the kernel of
-        Widmann et al. (2019, Sec. 6), :math:`k(\mathbf p, \mathbf q) = \exp(-\lVert\mathbf p -
-        \mathbf q\rVert_2/\nu)\,\mathbf I_K` (``LaplacianKernel(bandwidth)``).
+        :class:`~credalbook.metrics.LaplacianKernel`, ..., or a user kernel). None: an exponential kernel
+        :math:`k(\mathbf p, \mathbf q) = \exp(-\lVert\mathbf p - \mathbf q\rVert_2/\nu)\,\mathbf I_K`
+        (``LaplacianKernel(bandwidth)``). Widmann et al. (2019, Sec. 6) use the same form with the total
+        variation distance in place of the Euclidean one (``TVExponentialKernel`` of
+        :mod:`credalbook.synthetic.widmann` reproduces their setting).
     bandwidth : float or None
         :math:`\nu` of the default kernel; None: the median heuristic, the median distance between
-        predictions (:func:`credalbook.metrics.median_heuristic`, as in Widmann et al.). The
+        predictions (:func:`credalbook.metrics.median_heuristic`; Widmann et al. take the median TV distance). The
         kernel then depends on the predictions only, so the tests stay valid conditionally on them.
         (The TV kernel :math:`\exp(-d_{TV}^2/2)`, the default of :func:`credalbook.metrics.skce`,
         varies little over the simplex and tests little more than

@@ -1,5 +1,6 @@
 """Synthetic predictions with known calibration: calibrated draws, label sampling, and the
-set and instance-dependent scenarios with known ground truth.
+set and instance-dependent scenarios with known ground truth, and the generative models of
+Widmann et al. (2019) with the empirical errors of calibration tests on them.
 """
 
 from credalbook.synthetic.instance_scenarios import (
@@ -18,6 +19,15 @@ from credalbook.synthetic.set_scenarios import (
     CredalScenario,
     SCENARIOS,
 )
+from credalbook.synthetic.widmann import (
+    median_tv_distance,
+    TVExponentialKernel,
+    WIDMANN_MODELS,
+    widmann_model,
+    widmann_test_errors,
+    WidmannModel,
+    WidmannTestErrors,
+)
 
 __all__ = [
     "HYPOTHESES",
@@ -30,4 +40,11 @@ __all__ = [
     "credal_scenario",
     "CredalScenario",
     "SCENARIOS",
+    "WIDMANN_MODELS",
+    "WidmannModel",
+    "widmann_model",
+    "TVExponentialKernel",
+    "median_tv_distance",
+    "WidmannTestErrors",
+    "widmann_test_errors",
 ]

@@ -250,3 +250,24 @@ class TestFidelityOf:
         assert _fidelity(path) == "1 of 3 agree (1 differs — cause shown; 1 differs — cause unknown)"
         path.write_text(json.dumps({"chapter": "x", "parameters": {}, "rows": []}))
         assert _fidelity(path).startswith("no verdict count")
+
+
+def test_widmann_reported_figure_2():
+    """The published curves of Widmann et al. (2019) Fig. 2: six tests x three models on 101 levels; the
+    type I curves (M1) are empirical CDFs of p-values, so non-decreasing in alpha, and they hold the values
+    tests/synthetic/test_widmann.py compares with."""
+    from credalbook.papers.report import reported
+
+    fig = reported("widmann")["figure_2_pvalues_comparison"]
+    alphas = np.asarray(fig["alphas"])
+    assert alphas.shape == (101,) and alphas[0] == 0 and alphas[-1] == 1
+    curves = fig["test_error"]
+    assert set(curves) == {"C", "D_b", "D_uq", "D_l", "A_uq", "A_l"}
+    for test, models in curves.items():
+        assert set(models) == {"M1", "M2", "M3"}, test
+        for model, curve in models.items():
+            c = np.asarray(curve)
+            assert c.shape == (101,) and np.all((c >= 0) & (c <= 1)), (test, model)
+        assert np.all(np.diff(models["M1"]) >= 0), test
+    at = int(np.flatnonzero(np.isclose(alphas, 0.05))[0])
+    assert curves["A_l"]["M1"][at] == 0.0455 and curves["A_l"]["M3"][at] == 0.8141
