@@ -23,12 +23,14 @@ PRESETS = {
         # n_train: training images; epochs of the over-fitted MLP; hl_*: Type I error check of the
         # Hosmer-Lemeshow references on perfectly calibrated synthetic models (N=1000, K=10, B=10).
         # n_synthetic: instances of the synthetic calibrated model of the "notions" section.
+        # widmann_*: data sets per model and bootstrap draws of Widmann et al.'s Fig. 2 (paper: 10^4 and 1000).
         "tiny": dict(n_train=2000, n_test=2000, epochs=4, hidden=(128,), n_synthetic=5000,
-                     hl_datasets=20, hl_resamples=99, n_resamples=199),
+                     hl_datasets=20, hl_resamples=99, n_resamples=199, widmann_datasets=40, widmann_bootstrap=99),
         "quick": dict(n_train=10000, n_test=10000, epochs=40, hidden=(512, 512), n_synthetic=50000,
-                      hl_datasets=200, hl_resamples=199, n_resamples=999),
+                      hl_datasets=200, hl_resamples=199, n_resamples=999, widmann_datasets=1000, widmann_bootstrap=1000),
         "paper": dict(n_train=60000, n_test=10000, epochs=100, hidden=(512, 512), n_synthetic=200000,
-                      hl_datasets=1000, hl_resamples=999, n_resamples=9999),
+                      hl_datasets=1000, hl_resamples=999, n_resamples=9999, widmann_datasets=10000,
+                      widmann_bootstrap=1000),
     },
     "00b_is_my_classifier_calibrated": {
         # The guide reuses the primer's network (same training sizes, so its cached fit); n_resamples: the
