@@ -9,6 +9,16 @@ depend on ``n_jobs``, so neither do the null samples nor the p-value: ``n_jobs=1
 ``dask.distributed`` client they go to the cluster (a laptop ``LocalCluster``, or a SLURM cluster
 through dask-jobqueue).
 
+:func:`sweep` is the one dispatcher underneath: it runs independent items (the chunks here, and the
+datasets, seeds or member subsets of the chapters' sweeps in :mod:`credalbook.papers`) in this
+process without joblib for ``n_jobs=1``, else through :class:`joblib.Parallel` with no backend of its
+own, so that a surrounding ``joblib.parallel_config`` decides where they run. In a worker *process*
+(loky, dask) an item runs with one torch thread (small torch models use cores better side by side than
+split across threads) and with the parent's cache folder (``$CREDALBOOK_CACHE_DIR``), so cached fits
+are shared; on a cluster that folder must be on a file system every worker sees. Items in threads of
+this process (joblib's ``"threading"`` backend, a ``LocalCluster`` with ``processes=False``) leave both
+alone.
+
 Examples
 --------
 >>> def draws(size, rng):
@@ -22,12 +32,17 @@ Examples
 from __future__ import annotations
 
 import numbers
+import os
+import sys
+from collections.abc import Callable, Iterable, Iterator
 
 import numpy as np
 
 from credalbook._validation import as_rng, check_positive_int
+from credalbook.cache import ENV_VAR as CACHE_ENV_VAR
+from credalbook.cache import cache_dir
 
-__all__ = ["DEFAULT_CHUNK_SIZE", "check_n_jobs", "root_seed", "chunk_sizes", "run_chunks"]
+__all__ = ["DEFAULT_CHUNK_SIZE", "check_n_jobs", "root_seed", "chunk_sizes", "run_chunks", "sweep"]
 
 #: Replicates per chunk unless a test chooses otherwise: enough work per task to hide joblib's
 #: overhead at small N, small enough that 1000 replicates make 10 tasks for 10 workers.
@@ -93,17 +108,61 @@ def run_chunks(func, total: int, *, seed=None, chunk_size: int = DEFAULT_CHUNK_S
     ndarray
         The chunks' results concatenated along the first axis, in chunk order.
     """
-    from joblib import Parallel, delayed
-
     total = check_positive_int(total, "n_resamples")
     chunk_size = check_positive_int(chunk_size, "chunk_size")
     n_jobs = check_n_jobs(n_jobs)
     sizes = chunk_sizes(total, chunk_size)
     seeds = root_seed(seed).spawn(len(sizes))
     kwargs = dict(kwargs or {})
-    parts = Parallel(n_jobs=n_jobs)(delayed(_call)(func, size, s, args, kwargs) for size, s in zip(sizes, seeds))
+    parts = sweep(_call, [(func, size, s, args, kwargs) for size, s in zip(sizes, seeds)], n_jobs=n_jobs)
     return np.concatenate([np.asarray(p) for p in parts], axis=0)
 
 
 def _call(func, size, seed_seq, args, kwargs):
     return func(size, np.random.default_rng(seed_seq), *args, **kwargs)
+
+
+def _in_worker(func: Callable, args: tuple, parent_pid: int, cache_root: str):
+    """``func(*args)``; in another process than the parent's with one torch thread and the parent's cache."""
+    if os.getpid() != parent_pid:
+        os.environ[CACHE_ENV_VAR] = cache_root  # workers may be reused across calls: do not inherit
+        torch = sys.modules.get("torch")
+        if torch is not None:
+            torch.set_num_threads(1)
+    return func(*args)
+
+
+def sweep(func: Callable, items: Iterable[tuple], *, n_jobs: int = 1) -> Iterator:
+    """``func(*item)`` for every item, yielded in the order of ``items`` as they finish.
+
+    Parameters
+    ----------
+    func : callable
+        A module-level function (it is pickled to the workers).
+    items : iterable of tuple
+        Positional arguments of each call.
+    n_jobs : int or None, default=1
+        1: here, one after another, without joblib. Otherwise :class:`joblib.Parallel` ``(n_jobs)``
+        under the active ``joblib.parallel_config`` (loky processes by default; e.g.
+        ``backend="dask"`` for a ``dask.distributed`` cluster).
+
+    Returns
+    -------
+    iterator
+        The results, in the order of ``items``.
+
+    Examples
+    --------
+    >>> items = [(2, 3), (3, 2)]
+    >>> list(sweep(pow, items)) == list(sweep(pow, items, n_jobs=2)) == list(sweep(pow, items, n_jobs=None)) == [8, 9]
+    True
+    """
+    from joblib import Parallel, delayed
+
+    n_jobs = check_n_jobs(n_jobs)
+    items = [tuple(it) for it in items]
+    if n_jobs == 1 or len(items) <= 1:
+        return (func(*it) for it in items)
+    pid, root = os.getpid(), str(cache_dir())
+    jobs = (delayed(_in_worker)(func, it, pid, root) for it in items)
+    return iter(Parallel(n_jobs=n_jobs, return_as="generator")(jobs))

@@ -14,7 +14,7 @@ from credalbook.metrics.classification import ReliabilityCurve
 
 __all__ = ["set_theme", "PALETTE", "plot_reliability_diagram", "plot_rejection_rates", "simplex_coordinates",
            "plot_credal_scenario", "plot_polytope_sampling", "plot_null_distributions", "ReliabilityDisplay",
-           "plot_test_result"]
+           "plot_test_result", "plot_test_errors"]
 
 #: Colour-blind-safe palette used throughout the book.
 PALETTE = "colorblind"
@@ -359,6 +359,51 @@ def plot_test_result(result, *, ax=None, bins: int | str = "auto"):
     ax.set_xlabel("test statistic")
     ax.set_ylabel("density under $H_0$")
     ax.legend(loc="best", fontsize="small")
+    return ax
+
+
+def plot_test_errors(errors, *, published=None, title: str | None = None, ax=None, level: float = 0.95):
+    """Empirical test error of a calibration test against the significance level, with its binomial band.
+
+    Parameters
+    ----------
+    errors : credalbook.synthetic.WidmannTestErrors
+        Or any object with ``alphas``, ``errors``, ``kind`` ("type_I"/"type_II"), ``n_datasets`` and
+        ``band(level)`` (exact binomial intervals, shape (len(alphas), 2)).
+    published : (alphas, values), optional
+        A published curve, drawn dashed over the same range of levels.
+    title : str, optional
+    ax : matplotlib Axes, optional
+    level : float, default 0.95
+        Of the band.
+
+    Returns
+    -------
+    matplotlib Axes
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> from types import SimpleNamespace
+    >>> run = SimpleNamespace(alphas=np.array([0.05, 0.1]), errors=np.array([0.04, 0.1]), kind="type_I",
+    ...                       n_datasets=100, band=lambda level: np.array([[0.01, 0.1], [0.05, 0.18]]))
+    >>> ax = plot_test_errors(run, published=([0.0, 0.05, 0.1, 0.5], [0.0, 0.05, 0.1, 0.5]))
+    >>> len(ax.lines), ax.get_ylabel()
+    (2, 'type I error')
+    """
+    ax = axes_or_new(ax)
+    alphas = np.asarray(errors.alphas, dtype=float)
+    if published is not None:
+        pa, pv = (np.asarray(v, dtype=float) for v in published)
+        keep = pa <= alphas.max() + 1e-9
+        ax.plot(pa[keep], pv[keep], "k--", label="published")
+    band = np.asarray(errors.band(level))
+    ax.fill_between(alphas, band[:, 0], band[:, 1], alpha=0.25)
+    ax.plot(alphas, errors.errors, "o-", ms=3, label=f"this book ({errors.n_datasets} data sets)")
+    ax.set(xlabel="significance level α", ylabel=f"{errors.kind.replace('_', ' ')} error")
+    if title:
+        ax.set_title(title)
     return ax
 
 

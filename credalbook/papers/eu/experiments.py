@@ -58,7 +58,7 @@ from credalbook.metrics.epistemic import (
 from credalbook.papers.eu.toy_data import TOY_GRID, EUToyData, eu_toy_data, toy_disc_layout
 from credalbook.gp.classifier import fit_gp_classifier, fit_gp_classifier_cached
 from credalbook._parallel import check_n_jobs
-from credalbook.papers.sweeps import sweep
+from credalbook._parallel import sweep
 from credalbook.papers.criteria import INCONCLUSIVE, Judgement, close_to, mean_se, ordered, sign_claim
 from credalbook.papers.report import Table, count_of, reported
 
@@ -466,7 +466,7 @@ def compare_summary(values: dict, paper: dict, *, paper_seeds: int = 6) -> dict:
 def _study(name: str, func, seeds, config: dict, progress: bool, n_jobs: int = 1) -> EUStudy:
     """``func(seed)`` for every seed (one run per seed: its own data, splits and GP fits) into an :class:`EUStudy`.
 
-    The seeds go through :func:`credalbook.papers.sweeps.sweep`: ``n_jobs=1`` here one after another, otherwise
+    The seeds go through ``credalbook._parallel.sweep``: ``n_jobs=1`` here one after another, otherwise
     through joblib (one seed per work unit; in worker processes the GPs train with one torch thread);
     ``func`` must be picklable (a module-level function or a :func:`functools.partial` of one).
     """

@@ -18,7 +18,7 @@ from credalbook.metrics.distribution import ESTIMATORS
 from credalbook.stats.measures import estimator_measure
 from credalbook.stats.bootstrap import RESAMPLING, SOLVERS, minimise_objective, null_statistics, MeasureObjective
 from credalbook._parallel import check_n_jobs
-from credalbook.papers.sweeps import sweep
+from credalbook._parallel import sweep
 from credalbook.papers.mortier.error_rates import ErrorRateStudy
 from credalbook.synthetic.instance_scenarios import HYPOTHESES, INSTANCE_SETTINGS, instance_scenario
 from credalbook.stats.weight_learning import fit_weight_function

@@ -53,7 +53,7 @@ from credalbook.calibration.selection import select_calibrator
 from credalbook.calibration.scaling import CALIBRATORS
 from credalbook.nn.device import resolve_device
 from credalbook._parallel import check_n_jobs
-from credalbook.papers.sweeps import sweep
+from credalbook._parallel import sweep
 from credalbook.papers.mimori.alpha0 import (dpe_alpha0_interval, dpe_conditional_loss, optimal_log_alpha0,
                                              posterior_alpha0_interval, posterior_conditional_epistemic_loss)
 from credalbook.calibration.dirichlet import dirichlet_posterior_probs, ensemble_disagreement, ensemble_posterior_probs

@@ -97,7 +97,7 @@ from credalbook.papers.wu_gales.toys import (
 )
 from credalbook.metrics.classification import ReliabilityCurve, reliability_curve
 from credalbook._parallel import check_n_jobs
-from credalbook.papers.sweeps import sweep
+from credalbook._parallel import sweep
 from credalbook.papers.report import Table
 from credalbook.papers.wu_gales.topologies import TopologyEnsemble
 from credalbook.papers.wu_gales.reported import WG_METRICS, WG_PAPER_COMBINATION, WG_UNITS
@@ -259,7 +259,7 @@ def _calibration_runs(logits_val, y_val, logits_test, y_test, subsets, methods, 
                       n_iter, epsilon, skce, n_boot=WG_N_BOOT, boot_seed=0, n_jobs=1) -> dict:
     """Criteria (runs, methods, metrics), their bootstrap over test instances (B, runs, methods, 2) and the
     temperatures of each (method, R) in `methods` per subset; the runs (subsets) go through
-    :func:`credalbook.papers.sweeps.sweep` with ``n_jobs``."""
+    ``credalbook._parallel.sweep`` with ``n_jobs``."""
     metrics = WG_METRICS if skce else WG_METRICS[:-1]
     weights = boot_weights(len(y_test), n_boot, seed=boot_seed)
     items = [(logits_val, y_val, logits_test, y_test, s, methods, regions, criterion, n_iter, epsilon, metrics, skce,

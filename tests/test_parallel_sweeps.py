@@ -15,7 +15,7 @@ import torch
 from joblib import parallel_config
 from scipy.special import softmax
 
-from credalbook.papers.sweeps import sweep
+from credalbook._parallel import sweep
 from credalbook.papers.eu import EU_ESTIMATORS, EU_METRICS, toy_eu_study
 from credalbook.papers.juergens import instance_test_error_rates
 from credalbook.papers.mimori import MimoriPredictions, PredictorOutputs, bootstrap_metrics, debiasing_study
