@@ -1,5 +1,11 @@
-"""Shared fixtures: fixed seeds for every test, figures closed after it, and opt-in temporary cache/results folders."""
+"""Shared fixtures: fixed seeds for every test, figures closed after it, and opt-in temporary cache/results folders.
 
+Records (``credalbook.book.records``) go to a temporary folder for the whole session, so that no test writes
+into the repository's committed ``results/``; a test that reads the committed records sets
+``$CREDALBOOK_RECORDS_DIR`` back itself.
+"""
+
+import os
 import random
 import sys
 from types import SimpleNamespace
@@ -7,6 +13,18 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 import torch
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _records_elsewhere(tmp_path_factory):
+    """``$CREDALBOOK_RECORDS_DIR`` in a temporary folder for the session (restored afterwards)."""
+    old = os.environ.get("CREDALBOOK_RECORDS_DIR")
+    os.environ["CREDALBOOK_RECORDS_DIR"] = str(tmp_path_factory.mktemp("records"))
+    yield
+    if old is None:
+        os.environ.pop("CREDALBOOK_RECORDS_DIR", None)
+    else:
+        os.environ["CREDALBOOK_RECORDS_DIR"] = old
 
 
 @pytest.fixture(autouse=True)
@@ -28,10 +46,11 @@ def _close_figures():
 
 @pytest.fixture()
 def tmp_dirs(tmp_path, monkeypatch):
-    """Point ``$CREDALBOOK_CACHE_DIR`` and ``$CREDALBOOK_RESULTS_DIR`` at fresh folders under tmp_path."""
-    dirs = SimpleNamespace(cache=tmp_path / "cache", results=tmp_path / "results")
+    """Point ``$CREDALBOOK_CACHE_DIR``, ``$CREDALBOOK_RESULTS_DIR`` and ``$CREDALBOOK_RECORDS_DIR`` at fresh folders under tmp_path."""
+    dirs = SimpleNamespace(cache=tmp_path / "cache", results=tmp_path / "results", records=tmp_path / "records")
     monkeypatch.setenv("CREDALBOOK_CACHE_DIR", str(dirs.cache))
     monkeypatch.setenv("CREDALBOOK_RESULTS_DIR", str(dirs.results))
+    monkeypatch.setenv("CREDALBOOK_RECORDS_DIR", str(dirs.records))
     return dirs
 
 

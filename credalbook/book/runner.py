@@ -29,9 +29,10 @@ from pathlib import Path
 
 from credalbook import __version__
 from credalbook._paths import repo_root
+from credalbook.book.chapters import _source_root, chapter_paths, is_guide
 from credalbook.papers.presets import SCALES
 
-__all__ = ["ChapterFailure", "chapter_paths", "run_chapters", "build_book", "build_problems", "stage_book", "main"]
+__all__ = ["ChapterFailure", "chapter_paths", "run_chapters", "run_parts_cli", "build_book", "build_problems", "stage_book", "main"]
 
 STATE_FILE = ".runner-state.json"
 #: Per-cell timeout (seconds) for papermill; None means no limit (paper scale).
@@ -59,33 +60,6 @@ class ChapterFailure:
         return f"chapter {self.chapter} failed at {where}: {self.error}{saved}"
 
 
-def _source_root() -> Path:
-    root = repo_root()
-    if root is None:
-        raise RuntimeError("the chapter runner needs a source checkout of credalbook (with chapters/ and _config.yml)")
-    return root
-
-
-def chapter_paths(names=None, *, chapters_dir: Path | None = None) -> list[Path]:
-    """The chapter notebooks in ``chapters_dir`` (default ``<repo>/chapters``), sorted, optionally only the given stems."""
-    src = Path(chapters_dir) if chapters_dir is not None else _source_root() / "chapters"
-    paths = sorted(p for p in src.glob("*.ipynb") if not p.name.startswith("."))
-    if names:
-        wanted = {Path(n).stem for n in names}
-        unknown = wanted - {p.stem for p in paths}
-        if unknown:
-            raise ValueError(f"unknown chapters {sorted(unknown)}; available: {[p.stem for p in paths]}")
-        paths = [p for p in paths if p.stem in wanted]
-    return paths
-
-
-def is_guide(nb: Path) -> bool:
-    """Whether a chapter is a guide (notebook metadata ``credalbook.kind == "guide"``): it reproduces no
-    paper, so it writes no "Paper vs. this book" results file."""
-    meta = json.loads(Path(nb).read_text()).get("metadata", {})
-    return meta.get("credalbook", {}).get("kind") == "guide"
-
-
 def package_fingerprint() -> str:
     """Hash of the package's source files and version: a code change re-executes the chapters."""
     h = hashlib.sha256(__version__.encode())
@@ -97,9 +71,19 @@ def package_fingerprint() -> str:
 
 
 def _key(nb: Path, parameters: dict, fingerprint: str) -> str:
+    """What an execution depends on: the notebook, the parameters, the package code, and the records it
+    shows (the paper-scale chapter record beside any run) or loads (the parts at the run's own scale)."""
+    from credalbook.book.records import records_dir
+
     h = hashlib.sha256(nb.read_bytes())
     h.update(json.dumps(parameters, sort_keys=True).encode())
     h.update(fingerprint.encode())
+    rec = records_dir() / nb.stem
+    paper = rec / "paper" / "chapter.json"
+    if paper.is_file():
+        h.update(paper.read_bytes())
+    for part in sorted((rec / parameters.get("scale", "quick") / "parts").glob("*.json")):
+        h.update(part.name.encode() + hashlib.sha256(part.read_bytes()).digest())
     return h.hexdigest()
 
 
@@ -218,12 +202,58 @@ def _execute_all(notebooks, parameters, executed, results, *, force, progress, s
         if not guide and not (results / f"{nb.stem}.json").exists():
             failures.append(ChapterFailure(nb.stem, None, None, f"it wrote no results file {results / (nb.stem + '.json')}", out))
             continue
-        state[nb.stem] = key
+        if not guide:
+            _record_chapter(nb, out, results / f"{nb.stem}.json", parameters, time.perf_counter() - start)
+        state[nb.stem] = _key(nb, parameters, fingerprint)  # after the run: it may have recorded parts
         state_path.write_text(json.dumps(state, indent=2))
         verdicts = "a guide, no paper comparison" if guide else f"paper vs. this book: {_fidelity(results / f'{nb.stem}.json')}"
         print(f"[credalbook] {nb.stem}: done in {time.perf_counter() - start:.1f} s; {verdicts}", flush=True)
     state_path.write_text(json.dumps(state, indent=2))
     return failures
+
+
+def _record_chapter(nb: Path, executed: Path, results_file: Path, parameters: dict, wall: float) -> None:
+    """Write the chapter record ``results/<chapter>/<scale>/chapter.json`` (rows, figures, manifest)."""
+    from credalbook.book.records import write_chapter_record
+    from credalbook.papers.presets import PRESETS, preset
+
+    scale = parameters["scale"]
+    cfg = dict(preset(nb.stem, scale)) if nb.stem in PRESETS else {}
+    path = write_chapter_record(nb.stem, scale, json.loads(results_file.read_text()), notebook=nb, executed=executed,
+                                wall_seconds=wall, preset=cfg)
+    print(f"[credalbook] {nb.stem}: recorded {path}", flush=True)
+
+
+def run_parts_cli(chapter: str, scale: str, names, *, extra_parameters: dict | None = None) -> int:
+    """Compute and record parts of ``chapter`` without executing it (``run --part``); 0 when all succeeded.
+
+    ``names``: part names, or ``"missing"`` for every part that is missing or stale, one after another.
+    """
+    from credalbook.book.records import _notebook_defaults, part_state, run_part
+    from credalbook.papers.parts import plan_parts
+    from credalbook.papers.presets import preset
+
+    (nb,) = chapter_paths([chapter])
+    params = {**_notebook_defaults(nb), **(extra_parameters or {}), "scale": scale}
+    plan = {p.name: p for p in plan_parts(nb.stem, preset(nb.stem, scale), **params)}
+    if not plan:
+        raise ValueError(f"{nb.stem} has no parts: run the chapter itself (it is one part)")
+    wanted = []
+    for n in names:
+        if n == "missing":
+            wanted += [p for p in plan.values() if part_state(nb.stem, scale, p).state != "recorded"]
+        elif n in plan:
+            wanted.append(plan[n])
+        else:
+            raise ValueError(f"{nb.stem} has no part {n!r}; its parts: {sorted(plan)}")
+    for p in list({p.name: p for p in wanted}.values()):
+        start = time.perf_counter()
+        print(f"[credalbook] {nb.stem} {scale}: part {p.name} ...", flush=True)
+        run_part(nb.stem, scale, p, rerun_stale=True)
+        print(f"[credalbook] {nb.stem} {scale}: part {p.name} recorded in {time.perf_counter() - start:.0f} s", flush=True)
+    if not wanted:
+        print(f"[credalbook] {nb.stem} {scale}: every part is recorded and fresh", flush=True)
+    return 0
 
 
 def stage_book(dest: Path, *, source_root: Path | None = None) -> Path:
@@ -276,6 +306,9 @@ def build_book(*, book_root: Path | None = None, extra_args=()) -> Path:
     if not vendor.exists():
         raise FileNotFoundError(f"{vendor} is missing: run `bash scripts/setup.sh` (it installs MathJax from npm) "
                                 "so that the book renders math offline")
+    from credalbook.book.reproduce import write_reproduce
+
+    write_reproduce(book_root / "book" / "reproduce.md")  # generated from the records, never typed
     exe = Path(sys.executable).with_name("jupyter-book")
     cmd = [str(exe) if exe.exists() else "jupyter-book", "build", str(book_root),
            "--path-output", str(book_root / "book"), *extra_args]
@@ -298,15 +331,26 @@ def build_book(*, book_root: Path | None = None, extra_args=()) -> Path:
 
 
 def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["reproduce"]:  # book/reproduce.md from the records (its own options)
+        from credalbook.book.reproduce import main_reproduce
+
+        return main_reproduce(argv[1:])
     parser = argparse.ArgumentParser(prog="python -m credalbook.book", description=__doc__.split("\n\n")[0])
-    parser.add_argument("command", choices=["run", "build"], help="run: execute chapters; build: execute, then build HTML")
-    parser.add_argument("--scale", default="quick", choices=SCALES)
+    parser.add_argument("command", choices=["run", "build", "status", "reproduce"],
+                        help="run: execute chapters (or, with --part, compute parts of one); build: execute, then build "
+                             "HTML; status: which records are recorded, missing or stale; reproduce: write "
+                             "book/reproduce.md from the records (see its --help)")
+    parser.add_argument("--scale", default=None, choices=SCALES, help="default: quick (status: paper)")
     parser.add_argument("-c", "--chapter", action="append", dest="chapters", help="chapter stem (repeatable)")
     parser.add_argument("-p", "--parameter", nargs=2, action="append", metavar=("NAME", "VALUE"), default=[],
                         help="extra papermill parameter (value parsed as JSON when possible)")
     parser.add_argument("--book-root", type=Path, default=None)
     parser.add_argument("--force", action="store_true", help="re-execute even if up to date")
     parser.add_argument("--no-progress", action="store_true")
+    parser.add_argument("--part", action="append", dest="parts", metavar="NAME",
+                        help="run: compute and record this part of the one chapter given (repeatable; 'missing': every "
+                             "part missing or stale) instead of executing the chapter")
     args = parser.parse_args(argv)
     extra = {}
     for name, value in args.parameter:
@@ -314,6 +358,20 @@ def main(argv=None) -> int:
             extra[name] = json.loads(value)
         except json.JSONDecodeError:
             extra[name] = value
+    if args.scale is None:
+        args.scale = "paper" if args.command == "status" else "quick"
+    if args.command == "status":
+        from credalbook.book.records import format_status, status
+
+        print(format_status(status(args.chapters, scale=args.scale, parameters=extra)))
+        return 0
+    if args.parts:
+        if args.command != "run" or not args.chapters or len(args.chapters) != 1:
+            parser.error("--part needs the command run and exactly one chapter (-c)")
+        try:
+            return run_parts_cli(args.chapters[0], args.scale, args.parts, extra_parameters=extra)
+        except ValueError as err:
+            parser.error(str(err))
     start = time.perf_counter()
     failures = run_chapters(args.scale, book_root=args.book_root, chapters=args.chapters, force=args.force,
                             extra_parameters=extra, progress=not args.no_progress)

@@ -26,9 +26,10 @@ from pathlib import Path
 import numpy as np
 
 from credalbook._paths import results_dir
+from credalbook._provenance import module_hashes, parts_used
 from credalbook.papers.criteria import AGREES, DIFFERS, DIFFERS_SHOWN, DIFFERS_UNKNOWN, NOT_RUN, VERDICTS, Judgement
 
-__all__ = ["Comparison", "ComparisonRow", "Table", "check_results", "count_of", "fidelity_of", "reported_table_rows", "glue", "load_comparison", "reported"]
+__all__ = ["Comparison", "ComparisonRow", "Table", "check_results", "count_of", "fidelity_of", "format_cell", "html_table", "reported_table_rows", "glue", "load_comparison", "reported"]
 
 #: The papers whose reported numbers live in ``credalbook/papers/<paper>/reported.json``.
 #: Papers whose reported numbers are data files here; "widmann" (Widmann, Lindsten & Zachariah 2019,
@@ -72,7 +73,7 @@ def count_of(n: int, noun: str) -> str:
     return f"{n} {noun}" + ("s" if n != 1 else "")
 
 
-def _fmt(value) -> str:
+def format_cell(value) -> str:
     """A cell's text: numbers to 4 significant digits; NaN (a value the paper does not report, or
     one that is undefined for that row) as an em dash rather than ``nan``."""
     if isinstance(value, bool) or value is None:
@@ -85,9 +86,14 @@ def _fmt(value) -> str:
     return str(value)
 
 
-def _html_table(header, rows, css_class: str = "credalbook-table") -> str:
+def html_table(header, rows, css_class: str = "credalbook-table") -> str:
+    """An HTML table: a header row and rows of cells, each cell written by :func:`format_cell` and escaped.
+
+    >>> html_table(["a"], [[0.123456]])
+    '<table class="credalbook-table"><thead><tr><th>a</th></tr></thead><tbody><tr><td>0.1235</td></tr></tbody></table>'
+    """
     head = "".join(f"<th>{html.escape(str(h))}</th>" for h in header)
-    body = "".join("<tr>" + "".join(f"<td>{html.escape(_fmt(c))}</td>" for c in row) + "</tr>" for row in rows)
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(format_cell(c))}</td>" for c in row) + "</tr>" for row in rows)
     return f'<table class="{css_class}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
 
 
@@ -120,12 +126,12 @@ class Table:
 
     def _repr_html_(self) -> str:
         cols = self.columns
-        return _html_table([self.index_name, *cols], [[k, *(r.get(c, "") for c in cols)] for k, r in self.rows.items()])
+        return html_table([self.index_name, *cols], [[k, *(r.get(c, "") for c in cols)] for k, r in self.rows.items()])
 
     def __str__(self) -> str:
         cols = self.columns
         lines = ["\t".join([self.index_name, *cols])]
-        lines += ["\t".join([str(k), *(_fmt(r.get(c, "")) for c in cols)]) for k, r in self.rows.items()]
+        lines += ["\t".join([str(k), *(format_cell(r.get(c, "")) for c in cols)]) for k, r in self.rows.items()]
         return "\n".join(lines)
 
 
@@ -231,11 +237,16 @@ class Comparison:
         return fidelity_of(self.counts())
 
     def to_dict(self, parameters: dict | None = None) -> dict:
+        """The rows, their counts and ``parameters`` as JSON data, with ``provenance``: fingerprints of the
+        package modules this process imported and the recorded parts it used (``credalbook._provenance``)."""
+        parameters = _plain(dict(parameters or {}))
         return {
             "chapter": self.chapter,
-            "parameters": _plain(dict(parameters or {})),
+            "parameters": parameters,
             "counts": self.counts(),
             "rows": [asdict(r) for r in self.rows],
+            "provenance": {"modules": module_hashes(),
+                           "parts": parts_used(self.chapter, parameters.get("scale", ""))},
         }
 
     def save(self, parameters: dict | None = None, *, directory: str | Path | None = None) -> Path:
@@ -254,12 +265,12 @@ class Comparison:
             how = r.criterion + (f" (tolerance: {r.tolerance_source})" if r.tolerance_source else "")
             verdict = r.verdict + (f": {r.cause}" if r.cause and r.verdict != AGREES else "")
             rows.append((r.artifact, r.quantity, r.paper, r.book, how, verdict, r.note))
-        table = _html_table(("Artifact", "Quantity", "Paper", "This book", "Criterion", "Verdict", "Note"), rows,
+        table = html_table(("Artifact", "Quantity", "Paper", "This book", "Criterion", "Verdict", "Note"), rows,
                             css_class="credalbook-table credalbook-comparison")
         return table + f'<p class="credalbook-fidelity">{html.escape(self.fidelity)}.</p>'
 
     def __str__(self) -> str:
-        lines = [f"{r.artifact} | {r.quantity} | paper {_fmt(r.paper)} | book {_fmt(r.book)} | {r.verdict}"
+        lines = [f"{r.artifact} | {r.quantity} | paper {format_cell(r.paper)} | book {format_cell(r.book)} | {r.verdict}"
                  for r in self.rows]
         return "\n".join(lines + [self.fidelity])
 

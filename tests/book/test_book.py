@@ -19,6 +19,7 @@ from credalbook.papers.criteria import VERDICTS
 from credalbook.papers.report import ComparisonRow
 
 ROW_FIELDS = [f.name for f in fields(ComparisonRow)]
+RESULTS = Path(__file__).resolve().parents[2] / "results"
 
 pytestmark = pytest.mark.slow
 
@@ -33,6 +34,9 @@ def tiny_book(tmp_path_factory):
     root = tmp_path_factory.mktemp("book")
     mp = pytest.MonkeyPatch()
     mp.setenv("CREDALBOOK_CACHE_DIR", str(root / "cache"))
+    # the committed records (the pages show the paper-scale ones beside the run), copied: the tiny run adds its own
+    shutil.copytree(RESULTS, root / "results", ignore=shutil.ignore_patterns("tiny", "quick"))
+    mp.setenv("CREDALBOOK_RECORDS_DIR", str(root / "results"))
     runner.stage_book(root)
     start = time.perf_counter()
     failures = runner.run_chapters("tiny", book_root=root, progress=False)
@@ -180,6 +184,25 @@ class TestSite:
         assert dom.count("mjx-container") > 20, "math was not typeset"
         assert "Paper vs. this book" in dom
         assert dom.count("<img") >= 2  # reliability diagrams and the Type I error figure
+
+
+    def test_paper_scale_records_with_provenance(self, tiny_book, tmp_path):
+        """Every chapter page shows its paper-scale record beside the run, with provenance, or says it is missing."""
+        from credalbook.book import records
+
+        for nb in runner.chapter_paths():
+            if runner.is_guide(nb):
+                continue
+            dom = _browse(tiny_book["html"] / "book" / "executed" / f"{nb.stem}.html", tmp_path)
+            assert "paper scale (record)" in dom and "credalbook-provenance" in dom, nb.stem
+            rec = records.read_chapter_record(nb.stem, "paper", root=RESULTS)
+            if rec is None:
+                assert "No paper-scale record yet" in dom, nb.stem
+                continue
+            assert f"commit {rec['manifest']['commit'][:7]}" in dom, nb.stem
+            state = records.chapter_state(nb.stem, "paper", notebook=nb, root=RESULTS)
+            assert ("STALE" in dom) == (state.state == "stale"), (nb.stem, state.reasons)
+            assert "Paper-scale record: " in dom and " agree" in dom, nb.stem
 
 
 def _object_html(page_html: str, object_id: str) -> str:

@@ -35,7 +35,9 @@ class TestComparison:
         path = c.save({"scale": "tiny", "seed": np.int64(0), "hidden": (128,), "alpha": np.float64(0.05)})
         assert path == tmp_results / "00_demo.json"
         data = json.loads(path.read_text())
-        assert list(data) == ["chapter", "parameters", "counts", "rows"]
+        assert list(data) == ["chapter", "parameters", "counts", "rows", "provenance"]
+        # fingerprints of the package code this process imported, and the recorded parts it used
+        assert "credalbook/papers/report.py" in data["provenance"]["modules"] and data["provenance"]["parts"] == {}
         assert data["chapter"] == "00_demo"
         assert data["parameters"] == {"scale": "tiny", "seed": 0, "hidden": [128], "alpha": 0.05}
         assert data["counts"] == {"agrees": 1, "differs — cause shown": 1, "differs — cause unknown": 1,

@@ -47,7 +47,7 @@ from credalbook._validation import check_positive_int
 from credalbook.papers.eu.carving import BallSplit
 from credalbook.cache import checkpoint_path
 from credalbook.metrics.binning import bin_sums, cut_index
-from credalbook.metrics.uncertainty import binary_entropy
+from credalbook.metrics.uncertainty import binary_entropy, eu_estimates
 from credalbook.metrics.epistemic import (
     accuracy_gain,
     equal_mass_edges,
@@ -62,8 +62,9 @@ from credalbook._parallel import sweep
 from credalbook.papers.criteria import INCONCLUSIVE, Judgement, close_to, mean_se, ordered, sign_claim
 from credalbook.papers.report import Table, count_of, reported
 
-__all__ = ["EU_ESTIMATORS", "EU_METRICS", "EU_PAPER_TABLE1", "EU_PAPER_TABLE2", "TOY_NOISE_SD", "EUIntervalCurves",
-           "EURun", "EUStudy", "ToySplits", "compare_summary", "run_eu_experiment", "toy_eu_experiment", "toy_eu_splits",
+__all__ = ["EU_ESTIMATORS", "EU_METRICS", "EU_PAPER_TABLE1", "EU_PAPER_TABLE2", "EU_ROLES", "TOY_NOISE_SD",
+           "EUFit", "EUIntervalCurves", "EURun", "EUStudy", "ToySplits", "assemble_eu_run", "compare_summary",
+           "eu_gp_fit", "run_eu_experiment", "toy_eu_assemble", "toy_eu_fit", "toy_eu_experiment", "toy_eu_splits",
            "toy_eu_study", "toy_noise_summary"]
 
 #: The two EU estimators: ``"M"`` mutual information, ``"E"`` entropy (EU paper, Sec. 3.1).
@@ -169,6 +170,118 @@ def _index(idx, name: str, n: int) -> np.ndarray:
     return arr.astype(np.int64)
 
 
+#: The four GPs of Sec. 5.2: f_tr and f_aug (evaluated on D_test), f_tr,2 and f_aug,2 (on D_test,2).
+EU_ROLES = ("train", "aug", "train_2", "aug_2")
+
+
+@dataclass(frozen=True)
+class EUFit:
+    r"""One of the four GPs of a run, as the analysis needs it: its latent posterior at its test points.
+
+    Attributes
+    ----------
+    role : str
+        One of :data:`EU_ROLES`.
+    mean, variance : ndarray, shape (T,)
+        :math:`\mu_*`, :math:`\sigma_*^2` of the latent at every point of :math:`\mathcal D_{test}`
+        (roles ``train``, ``aug``) or :math:`\mathcal D_{test,2}` (``train_2``, ``aug_2``), all of them
+        (before a mismatch variant drops some).
+    train_key : str
+        Fingerprint of the training rows (identical training sets are one GP).
+    seconds : float
+        Training time, as recorded when the GP was trained.
+    """
+
+    role: str
+    mean: np.ndarray = field(repr=False)
+    variance: np.ndarray = field(repr=False)
+    train_key: str
+    seconds: float
+
+
+def _role_rows(evaluation: BallSplit, calibration: BallSplit, role: str, n: int) -> tuple:
+    """(training rows, test rows) of a role."""
+    if role not in EU_ROLES:
+        raise ValueError(f"role must be one of {EU_ROLES}; got {role!r}")
+    split, name = (evaluation, "evaluation") if role in ("train", "aug") else (calibration, "calibration")
+    train = split.train if role.startswith("train") else split.aug
+    kind = "train" if role.startswith("train") else "aug"
+    return _index(train, f"{name}.{kind}", n), _index(split.test, f"{name}.test", n)
+
+
+def _check_gp(gp) -> dict:
+    gp = dict(gp or {})
+    bad = {"x", "y", "seed", "device", "progress"} & set(gp)
+    if bad:
+        raise ValueError(f"gp must not set {sorted(bad)}; they are arguments of run_eu_experiment")
+    return gp
+
+
+def eu_gp_fit(x, y, evaluation: BallSplit, calibration: BallSplit, role: str, *, gp: dict | None = None,
+              seed: int = 0, cache: bool = True, device="auto", progress: bool = False) -> EUFit:
+    """Train the GP of one role (:data:`EU_ROLES`) and return its latent posterior at the role's test points.
+
+    Step 2 of Sec. 5.2 for one GP: the unit a paper-scale run records (one toy GP takes about 45 minutes
+    on two CPU cores). ``gp``, ``seed``, ``cache``, ``device`` and ``progress`` as in :func:`run_eu_experiment`.
+    """
+    x, y = np.asarray(x), np.asarray(y)
+    train, test = _role_rows(evaluation, calibration, role, len(y))
+    gp = _check_gp(gp)
+    fitter = fit_gp_classifier_cached if cache else fit_gp_classifier
+    ckpt = checkpoint_path("gp_classifier", dict(x=x[train], y=y[train], gp=gp, seed=seed)) if cache else None
+    f = fitter(x[train], y[train], **gp, seed=seed, device=device, progress=progress, checkpoint=ckpt)
+    lat = f.latent(x[test], device=device)
+    return EUFit(role=role, mean=lat.mean, variance=lat.variance, train_key=hashlib.sha1(train.tobytes()).hexdigest(),
+                 seconds=float(f.seconds))
+
+
+def assemble_eu_run(y, evaluation: BallSplit, calibration: BallSplit, fits: dict, *, n_bins: int = 20,
+                    eu_method: str = "mc", n_samples: int = 1000, test_keep=None, seed: int = 0) -> EURun:
+    """Steps 3-5 of Sec. 5.2 from the four GPs' latent posteriors (``fits``: role -> :class:`EUFit`)."""
+    y = np.asarray(y)
+    missing = set(EU_ROLES) - set(fits)
+    if missing:
+        raise ValueError(f"fits lacks the roles {sorted(missing)}")
+    n_bins = check_positive_int(n_bins, "n_bins")
+    _, test_all = _role_rows(evaluation, calibration, "train", len(y))
+    _, test2 = _role_rows(evaluation, calibration, "train_2", len(y))
+    keep = np.ones(len(test_all), dtype=bool)
+    if test_keep is not None:
+        keep = np.asarray(test_keep)
+        if keep.dtype != bool or keep.shape != test_all.shape:
+            raise ValueError(f"test_keep must be a boolean mask of shape {test_all.shape}; got {keep.dtype}, {keep.shape}")
+    test = test_all[keep]
+    for role in EU_ROLES:
+        want = len(test_all) if role in ("train", "aug") else len(test2)
+        if fits[role].mean.shape != (want,):
+            raise ValueError(f"fits[{role!r}] holds {fits[role].mean.shape[0]} test points; its test set has {want}")
+    if min(len(test), len(test2)) < n_bins:
+        raise ValueError(f"the test sets must hold at least n_bins = {n_bins} points; got {len(test)} "
+                         f"(evaluation) and {len(test2)} (calibration)")
+    opts = dict(method=eu_method, n_samples=n_samples, seed=seed)
+    est = eu_estimates(fits["train"].mean[keep], fits["train"].variance[keep], **opts)
+    est2 = eu_estimates(fits["train_2"].mean, fits["train_2"].variance, **opts)
+    pred_aug, pred_aug2 = (fits["aug"].mean[keep] > 0).astype(np.int64), (fits["aug_2"].mean > 0).astype(np.int64)
+    gain = accuracy_gain(y[test], pred=est.pred, pred_optimal=pred_aug)
+    gain2 = accuracy_gain(y[test2], pred=est2.pred, pred_optimal=pred_aug2)
+    eu = {"M": est.mutual_information, "E": est.entropy}
+    eu2 = {"M": est2.mutual_information, "E": est2.entropy}
+    evaluations, maps, bits = {}, {}, {}
+    for k in EU_ESTIMATORS:
+        edges = equal_mass_edges(eu[k], n_bins=n_bins)
+        maps[k] = fit_eu_calibration(eu2[k], gain2, edges=edges)
+        evaluations[k] = evaluate_eu(eu[k], gain, edges=edges, calibration=maps[k])
+        bits[k] = eu_reliability(eu[k] / math.log(2), gain, edges=edges / math.log(2)).eece
+    accuracy = {"train": float(np.mean(est.pred == y[test])), "aug": float(np.mean(pred_aug == y[test])),
+                "train_2": float(np.mean(est2.pred == y[test2])), "aug_2": float(np.mean(pred_aug2 == y[test2]))}
+    sizes = {"train": len(evaluation.train), "test": len(test), "aug": len(evaluation.aug),
+             "train_2": len(calibration.train), "test_2": len(test2), "aug_2": len(calibration.aug)}
+    seconds = {f.train_key: f.seconds for f in fits.values()}  # identical training sets are one GP
+    return EURun(evaluations=evaluations, maps=maps, eu=eu, gain=gain, test_index=test, calibration_eu=eu2,
+                 calibration_gain=gain2, calibration_test_index=test2, accuracy=accuracy, sizes=sizes, eece_bits=bits,
+                 fit_seconds=float(sum(seconds.values())), seed=int(seed))
+
+
 def run_eu_experiment(x, y, evaluation: BallSplit, calibration: BallSplit, *, gp: dict | None = None,
                       n_bins: int = 20, eu_method: str = "mc", n_samples: int = 1000, test_keep=None,
                       seed: int = 0, cache: bool = True, device="auto", progress: bool = False) -> EURun:
@@ -228,53 +341,11 @@ def run_eu_experiment(x, y, evaluation: BallSplit, calibration: BallSplit, *, gp
         if not isinstance(split, BallSplit):
             raise ValueError(f"{name} must be a BallSplit (from credalbook.papers.eu.carve_balls); got {type(split).__name__}")
     n_bins = check_positive_int(n_bins, "n_bins")
-    gp = dict(gp or {})
-    bad = {"x", "y", "seed", "device", "progress"} & set(gp)
-    if bad:
-        raise ValueError(f"gp must not set {sorted(bad)}; they are arguments of run_eu_experiment")
-    test = _index(evaluation.test, "evaluation.test", len(y))
-    if test_keep is not None:
-        keep = np.asarray(test_keep)
-        if keep.dtype != bool or keep.shape != test.shape:
-            raise ValueError(f"test_keep must be a boolean mask of shape {test.shape}; got {keep.dtype}, {keep.shape}")
-        test = test[keep]
-    test2 = _index(calibration.test, "calibration.test", len(y))
-    if min(len(test), len(test2)) < n_bins:
-        raise ValueError(f"the test sets must hold at least n_bins = {n_bins} points; got {len(test)} "
-                         f"(evaluation) and {len(test2)} (calibration)")
-    fitter = fit_gp_classifier_cached if cache else fit_gp_classifier
-    fits: dict = {}
-
-    def fit(idx, name):
-        idx = _index(idx, name, len(y))
-        key = hashlib.sha1(idx.tobytes()).hexdigest()
-        if key not in fits:
-            ckpt = checkpoint_path("gp_classifier", dict(x=x[idx], y=y[idx], gp=gp, seed=seed)) if cache else None
-            fits[key] = fitter(x[idx], y[idx], **gp, seed=seed, device=device, progress=progress, checkpoint=ckpt)
-        return fits[key]
-
-    f_tr, f_aug = fit(evaluation.train, "evaluation.train"), fit(evaluation.aug, "evaluation.aug")
-    f_tr2, f_aug2 = fit(calibration.train, "calibration.train"), fit(calibration.aug, "calibration.aug")
-    opts = dict(method=eu_method, n_samples=n_samples, seed=seed, device=device)
-    est, est2 = f_tr.eu_estimates(x[test], **opts), f_tr2.eu_estimates(x[test2], **opts)
-    pred_aug, pred_aug2 = f_aug.predict(x[test], device=device), f_aug2.predict(x[test2], device=device)
-    gain = accuracy_gain(y[test], pred=est.pred, pred_optimal=pred_aug)
-    gain2 = accuracy_gain(y[test2], pred=est2.pred, pred_optimal=pred_aug2)
-    eu = {"M": est.mutual_information, "E": est.entropy}
-    eu2 = {"M": est2.mutual_information, "E": est2.entropy}
-    evaluations, maps, bits = {}, {}, {}
-    for k in EU_ESTIMATORS:
-        edges = equal_mass_edges(eu[k], n_bins=n_bins)
-        maps[k] = fit_eu_calibration(eu2[k], gain2, edges=edges)
-        evaluations[k] = evaluate_eu(eu[k], gain, edges=edges, calibration=maps[k])
-        bits[k] = eu_reliability(eu[k] / math.log(2), gain, edges=edges / math.log(2)).eece
-    accuracy = {"train": float(np.mean(est.pred == y[test])), "aug": float(np.mean(pred_aug == y[test])),
-                "train_2": float(np.mean(est2.pred == y[test2])), "aug_2": float(np.mean(pred_aug2 == y[test2]))}
-    sizes = {"train": len(evaluation.train), "test": len(test), "aug": len(evaluation.aug),
-             "train_2": len(calibration.train), "test_2": len(test2), "aug_2": len(calibration.aug)}
-    return EURun(evaluations=evaluations, maps=maps, eu=eu, gain=gain, test_index=test, calibration_eu=eu2,
-                 calibration_gain=gain2, calibration_test_index=test2, accuracy=accuracy, sizes=sizes, eece_bits=bits,
-                 fit_seconds=float(sum(f.seconds for f in fits.values())), seed=int(seed))
+    gp = _check_gp(gp)
+    fits = {role: eu_gp_fit(x, y, evaluation, calibration, role, gp=gp, seed=seed, cache=cache, device=device,
+                            progress=progress) for role in EU_ROLES}
+    return assemble_eu_run(y, evaluation, calibration, fits, n_bins=n_bins, eu_method=eu_method, n_samples=n_samples,
+                           test_keep=test_keep, seed=seed)
 
 
 # ------------------------------------------------------------------------------ many runs
@@ -553,16 +624,55 @@ def toy_eu_experiment(seed: int = 0, *, noise_sd: float = TOY_NOISE_SD, window=N
     """
     t = toy_eu_splits(seed=seed, noise_sd=noise_sd, window=window, subsample=subsample, evaluation=evaluation,
                       calibration=calibration)
-    keep = None
-    if low_aleatoric_discs is not None:
-        discs = np.asarray(low_aleatoric_discs, dtype=np.int64).ravel()
-        n_discs = len(t.evaluation_layout.centres)
-        if discs.size and (discs.min() < 0 or discs.max() >= n_discs):
-            raise ValueError(f"low_aleatoric_discs must be disc indices in [0, {n_discs}); got {discs.tolist()}")
-        keep = ~(np.isin(t.evaluation.test_ball, discs) & (t.aleatoric[t.evaluation.test] < aleatoric_threshold))
     return run_eu_experiment(t.x, t.y, t.evaluation, t.calibration, gp=gp, n_bins=n_bins, eu_method=eu_method,
-                             n_samples=n_samples, test_keep=keep, seed=seed, cache=cache, device=device,
-                             progress=progress)
+                             n_samples=n_samples, test_keep=_toy_keep(t, low_aleatoric_discs, aleatoric_threshold),
+                             seed=seed, cache=cache, device=device, progress=progress)
+
+
+def _toy_keep(t: ToySplits, low_aleatoric_discs, aleatoric_threshold: float):
+    """The test points mismatch variant 2 keeps (None: all of them)."""
+    if low_aleatoric_discs is None:
+        return None
+    discs = np.asarray(low_aleatoric_discs, dtype=np.int64).ravel()
+    n_discs = len(t.evaluation_layout.centres)
+    if discs.size and (discs.min() < 0 or discs.max() >= n_discs):
+        raise ValueError(f"low_aleatoric_discs must be disc indices in [0, {n_discs}); got {discs.tolist()}")
+    return ~(np.isin(t.evaluation.test_ball, discs) & (t.aleatoric[t.evaluation.test] < aleatoric_threshold))
+
+
+def toy_eu_fit(seed: int = 0, role: str = "train", *, noise_sd: float = TOY_NOISE_SD, window=None, subsample=None,
+               evaluation: dict | None = None, calibration: dict | None = None, gp: dict | None = None,
+               cache: bool = True, device="auto", progress: bool = False) -> EUFit:
+    """One GP of :func:`toy_eu_experiment` (``role`` of :data:`EU_ROLES`): the part a paper-scale run records.
+
+    :func:`toy_eu_assemble` turns the four roles' fits into the run :func:`toy_eu_experiment` returns.
+    """
+    t = toy_eu_splits(seed=seed, noise_sd=noise_sd, window=window, subsample=subsample, evaluation=evaluation,
+                      calibration=calibration)
+    return eu_gp_fit(t.x, t.y, t.evaluation, t.calibration, role, gp=gp, seed=seed, cache=cache, device=device,
+                     progress=progress)
+
+
+def toy_eu_assemble(seed: int, fits: dict, *, noise_sd: float = TOY_NOISE_SD, window=None, subsample=None,
+                    evaluation: dict | None = None, calibration: dict | None = None, low_aleatoric_discs=None,
+                    aleatoric_threshold: float = 0.1, n_bins: int = 20, eu_method: str = "mc",
+                    n_samples: int = 1000) -> EURun:
+    """:func:`toy_eu_experiment` from the four GPs of :func:`toy_eu_fit` (``fits``: role -> :class:`EUFit`).
+
+    Examples
+    --------
+    >>> kw = dict(window=(4, 4), evaluation=dict(shape=(1, 1), radius=1.5), calibration=dict(shape=(1, 1), radius=1.5),
+    ...           gp=dict(n_inducing=16, epochs=1, batch_size=256), cache=False, device="cpu")
+    >>> fits = {r: toy_eu_fit(0, r, **kw) for r in EU_ROLES}
+    >>> run = toy_eu_assemble(0, fits, **{k: kw[k] for k in ("window", "evaluation", "calibration")}, n_bins=5)
+    >>> run.evaluations["M"].rho_epi == toy_eu_experiment(0, n_bins=5, **kw).evaluations["M"].rho_epi
+    True
+    """
+    t = toy_eu_splits(seed=seed, noise_sd=noise_sd, window=window, subsample=subsample, evaluation=evaluation,
+                      calibration=calibration)
+    return assemble_eu_run(t.y, t.evaluation, t.calibration, fits, n_bins=n_bins, eu_method=eu_method,
+                           n_samples=n_samples, test_keep=_toy_keep(t, low_aleatoric_discs, aleatoric_threshold),
+                           seed=seed)
 
 
 def toy_eu_study(seeds=6, *, name: str = "toy data", progress: bool = True, n_jobs: int = 1, **kwargs) -> EUStudy:

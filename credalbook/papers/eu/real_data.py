@@ -23,9 +23,10 @@ import numpy as np
 from credalbook._validation import check_positive_int
 from credalbook.papers.eu.carving import BallSplit, carve_balls, dense_centres, neighbour_radius
 from credalbook.cache import cached
-from credalbook.papers.eu.experiments import EURun, EUStudy, _study, run_eu_experiment
+from credalbook.papers.eu.experiments import EUFit, EURun, EUStudy, _study, assemble_eu_run, eu_gp_fit, run_eu_experiment
 
-__all__ = ["BinaryFeatures", "RealSplits", "pca_even_odd", "real_eu_experiment", "real_eu_splits", "real_eu_study"]
+__all__ = ["BinaryFeatures", "RealSplits", "pca_even_odd", "real_eu_assemble", "real_eu_experiment", "real_eu_fit",
+           "real_eu_splits", "real_eu_study"]
 
 
 @dataclass(frozen=True)
@@ -150,15 +151,39 @@ def real_eu_experiment(dataset: str = "fashion_mnist", seed: int = 0, *, n_point
     kernel length scale at the median distance from a point to its ``ball_size``-th neighbour
     (:func:`credalbook.papers.eu.neighbour_radius` at quantile 0.5), the scale of the carved balls.
     """
+    feats, s, gp = _real_setup(dataset, seed, n_points, n_components, split, gp, cache)
+    return run_eu_experiment(feats.x, feats.y, s.evaluation, s.calibration, gp=gp, n_bins=n_bins, eu_method=eu_method,
+                             n_samples=n_samples, seed=seed, cache=cache, device=device, progress=progress)
+
+
+def _real_setup(dataset, seed, n_points, n_components, split, gp, cache):
+    """Features, splits and GP options of one seed of Sec. 5.4 (``gp["lengthscale"] = "auto"`` resolved)."""
     feats = pca_even_odd(dataset, n_components=n_components, n_points=n_points, seed=0, cache=cache)
     split = dict(split or {})
     gp = dict(gp or {})
     if gp.get("lengthscale") == "auto":
         n_neighbours = _ball_size(split.get("ball_size", 0.04), len(feats.y))
         gp["lengthscale"] = neighbour_radius(feats.x, n_neighbours=n_neighbours, seed=0)
-    s = real_eu_splits(feats.x, seed=seed, **split)
-    return run_eu_experiment(feats.x, feats.y, s.evaluation, s.calibration, gp=gp, n_bins=n_bins, eu_method=eu_method,
-                             n_samples=n_samples, seed=seed, cache=cache, device=device, progress=progress)
+    return feats, real_eu_splits(feats.x, seed=seed, **split), gp
+
+
+def real_eu_fit(dataset: str = "fashion_mnist", seed: int = 0, role: str = "train", *, n_points: int | None = None,
+                n_components: int = 50, split: dict | None = None, gp: dict | None = None, cache: bool = True,
+                device="auto", progress: bool = False) -> EUFit:
+    """One GP of :func:`real_eu_experiment` (``role`` of :data:`credalbook.papers.eu.EU_ROLES`), the unit a
+    paper-scale run records; :func:`real_eu_assemble` makes the run from the four."""
+    feats, s, gp = _real_setup(dataset, seed, n_points, n_components, split, gp, cache)
+    return eu_gp_fit(feats.x, feats.y, s.evaluation, s.calibration, role, gp=gp, seed=seed, cache=cache,
+                     device=device, progress=progress)
+
+
+def real_eu_assemble(dataset: str, seed: int, fits: dict, *, n_points: int | None = None, n_components: int = 50,
+                     split: dict | None = None, n_bins: int = 20, eu_method: str = "mc", n_samples: int = 1000,
+                     cache: bool = True) -> EURun:
+    """:func:`real_eu_experiment` from the four GPs of :func:`real_eu_fit` (``fits``: role -> EUFit)."""
+    feats, s, _ = _real_setup(dataset, seed, n_points, n_components, split, None, cache)
+    return assemble_eu_run(feats.y, s.evaluation, s.calibration, fits, n_bins=n_bins, eu_method=eu_method,
+                           n_samples=n_samples, seed=seed)
 
 
 def real_eu_study(dataset: str = "fashion_mnist", seeds=6, *, name: str | None = None, progress: bool = True,

@@ -1,0 +1,627 @@
+"""Records of chapter runs: what a run computed, kept in git with where it came from.
+
+``.cache/`` is a cache; a record is a store. A run at any scale writes under
+``results/<chapter>/<scale>/`` (``$CREDALBOOK_RECORDS_DIR`` instead of ``results/`` when set):
+
+``parts/<part>.json``
+    One resumable part of a long chapter (a seed, a panel; :mod:`credalbook.papers.parts`): its value
+    (the numbers and arrays the chapter shows, as JSON: :func:`encode`), its parameters and a manifest.
+``chapter.json``
+    The chapter's "Paper vs. this book" rows, the parts it used, and a manifest.
+``figures/*.png``
+    The figures of the executed chapter.
+
+A manifest holds the commit and whether the tree was clean, the date, the machine (CPU model, cores,
+GPU), the versions of Python and the numerical libraries, the parameters, the seeds, the wall time,
+and fingerprints of the code (``credalbook._provenance``): of every package module the computation
+imports, and for a chapter of its code cells. A record is **stale** when its parameters differ from
+what the chapter would run now, when a module it used has changed since (comments, docstrings and
+layout do not count), when the chapter's code has changed, or when a part the chapter used was
+recorded again since. Only ``paper`` records are tracked in git; ``tiny`` and ``quick`` ones are
+ignored (the book shows this build's quick run live).
+
+``python -m credalbook.book status`` lists, per chapter and scale, what is recorded, missing or stale,
+and why; ``python -m credalbook.book run --scale paper -c <chapter> --part missing`` computes what is
+missing; running the chapter then merges the parts.
+"""
+
+from __future__ import annotations
+
+import base64
+import dataclasses
+import hashlib
+import importlib
+import json
+import math
+import os
+import time
+import zlib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from credalbook._provenance import (code_hash, git_state, import_closure as _closure, machine, module_hashes,
+                                    note_part, parts_used, utc_now, versions)
+from credalbook._paths import repo_root
+
+__all__ = ["RECORDS_ENV", "records_dir", "scale_dir", "encode", "decode", "import_closure", "part_parameters",
+           "write_part", "read_part", "part_state", "run_part", "run_parts", "chapter_code_hash",
+           "write_chapter_record", "read_chapter_record", "chapter_state", "RecordState", "status", "format_status",
+           "provenance_line", "STATES", "Published", "publish", "record_figure"]
+
+RECORDS_ENV = "CREDALBOOK_RECORDS_DIR"
+#: The states of a record.
+STATES = ("recorded", "stale", "missing")
+_INLINE = 64  # arrays with at most this many elements are written as JSON lists
+
+
+def records_dir() -> Path:
+    """``$CREDALBOOK_RECORDS_DIR`` if set, else ``<repo>/results`` in a source checkout, else ``./results``."""
+    env = os.environ.get(RECORDS_ENV, "").strip()
+    if env:
+        return Path(env).expanduser()
+    root = repo_root()
+    return (root if root is not None else Path.cwd()) / "results"
+
+
+def scale_dir(chapter: str, scale: str, *, root=None) -> Path:
+    """``<records>/<chapter>/<scale>``."""
+    from credalbook.papers.presets import SCALES
+
+    if scale not in SCALES:
+        raise ValueError(f"scale must be one of {SCALES}; got {scale!r}")
+    if not isinstance(chapter, str) or not chapter or "/" in chapter or chapter.startswith("."):
+        raise ValueError(f"chapter must be a chapter's file stem; got {chapter!r}")
+    return Path(root if root is not None else records_dir()) / chapter / scale
+
+
+# ----------------------------------------------------------------------------------------- codec
+def encode(value, _path: str = "value"):
+    """``value`` as JSON data that :func:`decode` turns back into an equal value.
+
+    Handles None, bools, ints, strings, floats (NaN and infinities too), NumPy scalars and arrays
+    (small ones as lists, larger ones as zlib-compressed base64 of their bytes, bit for bit), torch
+    tensors (as arrays), lists, tuples, dicts, and the dataclasses of ``credalbook``. Anything else
+    raises TypeError naming where in ``value`` it sits: a record holds data, never pickles.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> v = {"a": (1, 2.5), "b": np.arange(100.0), "c": float("nan")}
+    >>> w = decode(json.loads(json.dumps(encode(v))))
+    >>> w["a"], bool(np.array_equal(w["b"], v["b"])), math.isnan(w["c"])
+    ((1, 2.5), True, True)
+    """
+    if value is None or isinstance(value, (bool, str)):
+        return value
+    if isinstance(value, (int, np.integer)) and not isinstance(value, np.bool_):
+        return int(value)
+    if isinstance(value, np.bool_):
+        return bool(value)
+    if isinstance(value, (float, np.floating)):
+        v = float(value)
+        return v if math.isfinite(v) else {"__float__": repr(v)}
+    if hasattr(value, "detach") and hasattr(value, "cpu"):  # a torch tensor
+        return {"__tensor__": encode(value.detach().cpu().numpy(), _path)}
+    if isinstance(value, np.ndarray):
+        if value.dtype.kind not in "biuf":
+            raise TypeError(f"{_path}: arrays of dtype {value.dtype} cannot be recorded")
+        out = {"__ndarray__": value.dtype.str, "shape": list(value.shape)}
+        if value.size <= _INLINE:
+            out["data"] = [encode(v) for v in value.ravel().tolist()]
+        else:
+            out["zlib"] = base64.b64encode(zlib.compress(np.ascontiguousarray(value).tobytes(), 6)).decode()
+        return out
+    if isinstance(value, tuple):
+        return {"__tuple__": [encode(v, f"{_path}[{i}]") for i, v in enumerate(value)]}
+    if isinstance(value, list):
+        return [encode(v, f"{_path}[{i}]") for i, v in enumerate(value)]
+    if isinstance(value, dict):
+        if all(isinstance(k, str) and not k.startswith("__") for k in value):
+            return {k: encode(v, f"{_path}[{k!r}]") for k, v in value.items()}
+        return {"__items__": [[encode(k, _path), encode(v, f"{_path}[{k!r}]")] for k, v in value.items()]}
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        cls = type(value)
+        if not cls.__module__.startswith("credalbook."):
+            raise TypeError(f"{_path}: only credalbook's dataclasses can be recorded; got {cls.__module__}.{cls.__qualname__}")
+        return {"__dataclass__": f"{cls.__module__}:{cls.__qualname__}",
+                "fields": {f.name: encode(getattr(value, f.name), f"{_path}.{f.name}") for f in dataclasses.fields(value)}}
+    raise TypeError(f"{_path}: a {type(value).__module__}.{type(value).__qualname__} cannot be recorded "
+                    "(records hold numbers, strings, arrays, lists, dicts and credalbook's dataclasses)")
+
+
+def _dataclass(name: str):
+    module, _, qualname = name.partition(":")
+    if not module.startswith("credalbook.") or not qualname:
+        raise ValueError(f"a record names the class {name!r}, which is not one of credalbook's")
+    obj = importlib.import_module(module)
+    for attr in qualname.split("."):
+        obj = getattr(obj, attr)
+    if not dataclasses.is_dataclass(obj):
+        raise ValueError(f"a record names {name!r}, which is not a dataclass")
+    return obj
+
+
+def decode(data):
+    """The value :func:`encode` wrote."""
+    if isinstance(data, list):
+        return [decode(v) for v in data]
+    if not isinstance(data, dict):
+        return data
+    if "__float__" in data:
+        return float(data["__float__"])
+    if "__tensor__" in data:
+        import torch
+
+        return torch.from_numpy(decode(data["__tensor__"]))
+    if "__ndarray__" in data:
+        dtype, shape = np.dtype(data["__ndarray__"]), tuple(data["shape"])
+        if "data" in data:
+            return np.array([decode(v) for v in data["data"]], dtype=dtype).reshape(shape)
+        raw = zlib.decompress(base64.b64decode(data["zlib"]))
+        return np.frombuffer(raw, dtype=dtype).reshape(shape).copy()
+    if "__tuple__" in data:
+        return tuple(decode(v) for v in data["__tuple__"])
+    if "__items__" in data:
+        return {decode(k): decode(v) for k, v in data["__items__"]}
+    if "__dataclass__" in data:
+        cls = _dataclass(data["__dataclass__"])
+        values = {k: decode(v) for k, v in data["fields"].items()}
+        fields = {f.name: f for f in dataclasses.fields(cls)}
+        unknown = set(values) - set(fields)
+        if unknown:
+            raise ValueError(f"the record of a {cls.__qualname__} has fields the class lacks: {sorted(unknown)}")
+        obj = cls(**{k: v for k, v in values.items() if fields[k].init})
+        for k, v in values.items():
+            if not fields[k].init:
+                object.__setattr__(obj, k, v)
+        return obj
+    return {k: decode(v) for k, v in data.items()}
+
+
+def _digest(data) -> str:
+    return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
+
+
+# ----------------------------------------------------------------------------------- provenance
+def import_closure(module: str) -> list:
+    """The package modules that ``module``'s code can reach through its imports (``credalbook._provenance``)."""
+    return _closure(module)
+
+
+def _manifest(*, parameters: dict, seeds, wall_seconds: float, modules: dict, extra: dict | None = None) -> dict:
+    return {**git_state(), "date": utc_now(), "machine": machine(), "versions": versions(),
+            "parameters": encode(parameters), "seeds": list(seeds), "wall_seconds": round(float(wall_seconds), 1),
+            "modules": modules, **(extra or {})}
+
+
+def part_parameters(part) -> dict:
+    """The JSON form of a part's parameters, as its record stores them."""
+    return json.loads(json.dumps(encode(part.parameters())))
+
+
+def _seeds_of(parameters: dict) -> list:
+    return [int(v) for k, v in parameters.items() if k == "seed" and isinstance(v, (int, np.integer))]
+
+
+# --------------------------------------------------------------------------------------- parts
+def _part_path(chapter: str, scale: str, name: str, root=None) -> Path:
+    return scale_dir(chapter, scale, root=root) / "parts" / f"{name}.json"
+
+
+def write_part(chapter: str, scale: str, part, value, *, wall_seconds: float, root=None, extra: dict | None = None) -> Path:
+    """Record ``value`` as part ``part`` (a :class:`credalbook.papers.parts.Part`) of ``chapter`` at ``scale``."""
+    module = part.func.__module__
+    modules = module_hashes(import_closure(module)) if module.startswith("credalbook") else {}
+    data = {"kind": "part", "chapter": chapter, "scale": scale, "part": part.name,
+            "parameters": part_parameters(part), "value": encode(value)}
+    data["manifest"] = _manifest(parameters=part.parameters(), seeds=_seeds_of(part.kwargs), wall_seconds=wall_seconds,
+                                 modules=modules, extra=extra)
+    data["digest"] = _digest([data["parameters"], data["value"]])
+    path = _part_path(chapter, scale, part.name, root)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(data, indent=1) + "\n")
+    tmp.replace(path)
+    return path
+
+
+def read_part(chapter: str, scale: str, name: str, *, root=None) -> dict | None:
+    """The record of a part (the JSON, value still encoded), or None when there is none."""
+    path = _part_path(chapter, scale, name, root)
+    if not path.is_file():
+        return None
+    data = json.loads(path.read_text())
+    if data.get("kind") != "part" or "value" not in data or "manifest" not in data:
+        raise ValueError(f"{path} is not a part record")
+    return data
+
+
+def _changed_modules(modules: dict) -> list:
+    root = repo_root() or Path(__file__).resolve().parents[2]
+    reasons = []
+    for path, h in sorted(modules.items()):
+        f = root / path
+        if not f.is_file():
+            reasons.append(f"{path} is gone")
+        elif code_hash(f) != h:
+            reasons.append(f"{path} changed")
+    return reasons
+
+
+def _parameter_changes(recorded: dict, now: dict) -> list:
+    keys = sorted(set(recorded) | set(now))
+    return [f"parameter {k}: recorded {recorded.get(k, '(absent)')!r}, now {now.get(k, '(absent)')!r}"
+            for k in keys if recorded.get(k) != now.get(k)]
+
+
+@dataclass(frozen=True)
+class RecordState:
+    """Whether a record exists and is fresh: ``state`` is one of :data:`STATES`; ``reasons`` say why stale."""
+
+    chapter: str
+    scale: str
+    name: str
+    state: str
+    reasons: tuple = ()
+    manifest: dict = field(default_factory=dict, repr=False)
+
+
+def part_state(chapter: str, scale: str, part, *, root=None) -> RecordState:
+    """Recorded, stale (why) or missing: the record of ``part`` against its parameters and code now."""
+    data = read_part(chapter, scale, part.name, root=root)
+    if data is None:
+        return RecordState(chapter, scale, part.name, "missing")
+    reasons = _parameter_changes(data["parameters"], part_parameters(part))
+    reasons += _changed_modules(data["manifest"].get("modules", {}))
+    if not data["manifest"].get("modules") and part.func.__module__.startswith("credalbook"):
+        reasons.append("the record has no fingerprints of its code")
+    return RecordState(chapter, scale, part.name, "stale" if reasons else "recorded", tuple(reasons), data["manifest"])
+
+
+def run_part(chapter: str, scale: str, part, *, record: bool = True, root=None, rerun_stale: bool = True):
+    """The value of ``part``: from its record when that is fresh, else computed now (and recorded).
+
+    Parameters
+    ----------
+    record : bool
+        Write the record of a part computed now.
+    rerun_stale : bool
+        Compute a part whose record is stale (default); with False a stale record is used as it is
+        (its state is noted, and the chapter shows it).
+    """
+    st = part_state(chapter, scale, part, root=root)
+    if st.state == "recorded" or (st.state == "stale" and not rerun_stale):
+        data = read_part(chapter, scale, part.name, root=root)
+        note_part(chapter, scale, part.name, state=st.state, digest=data["digest"],
+                       wall_seconds=data["manifest"]["wall_seconds"])
+        return decode(data["value"])
+    start = time.perf_counter()
+    value = part.run()
+    wall = time.perf_counter() - start
+    digest = None
+    if record:
+        path = write_part(chapter, scale, part, value, wall_seconds=wall, root=root)
+        digest = json.loads(path.read_text())["digest"]
+    note_part(chapter, scale, part.name, state="computed", digest=digest, wall_seconds=round(wall, 1))
+    return value
+
+
+def run_parts(chapter: str, scale: str, parts, *, group: str | None = None, **options) -> dict:
+    """``{name: value}`` of ``parts`` (only the names starting with ``group + "-"`` when given), by :func:`run_part`."""
+    chosen = [p for p in parts if group is None or p.name.startswith(group + "-")]
+    if not chosen:
+        raise ValueError(f"no part of group {group!r} among {[p.name for p in parts]}")
+    return {p.name: run_part(chapter, scale, p, **options) for p in chosen}
+
+
+# ------------------------------------------------------------------------------------- chapters
+def chapter_code_hash(notebook) -> str:
+    """Fingerprint of a chapter's code cells (its prose and outputs do not count)."""
+    nb = json.loads(Path(notebook).read_text())
+    code = [("".join(c["source"]) if isinstance(c["source"], list) else c["source"]).strip()
+            for c in nb.get("cells", []) if c.get("cell_type") == "code"]
+    return hashlib.sha256("\n\0\n".join(code).encode()).hexdigest()[:16]
+
+
+def _figure_stem(cell: dict, index: int) -> str:
+    """A cell's figure name: its first tag ``fig-...`` (stable under edits elsewhere), else ``cell<index>``."""
+    tags = [t for t in cell.get("metadata", {}).get("tags", []) if isinstance(t, str) and t.startswith("fig-")]
+    return tags[0] if tags else f"cell{index:02d}"
+
+
+def _figures(executed, out: Path) -> list:
+    """Write the PNG outputs of an executed notebook to ``out`` (``<name>-<k>.png``, see ``_figure_stem``)."""
+    nb = json.loads(Path(executed).read_text())
+    names = []
+    for i, cell in enumerate(nb.get("cells", [])):
+        k = 0
+        for o in cell.get("outputs", []) if cell.get("cell_type") == "code" else ():
+            png = o.get("data", {}).get("image/png")
+            if png:
+                name = f"{_figure_stem(cell, i)}-{k}.png"
+                out.mkdir(parents=True, exist_ok=True)
+                (out / name).write_bytes(base64.b64decode("".join(png) if isinstance(png, list) else png))
+                names.append(name)
+                k += 1
+    return names
+
+
+def write_chapter_record(chapter: str, scale: str, comparison: dict, *, notebook, executed=None,
+                         wall_seconds: float, preset: dict | None = None, root=None) -> Path:
+    """Record a chapter run: its comparison (as :meth:`credalbook.papers.report.Comparison.save` wrote it,
+    with the ``provenance`` the kernel added), its figures, and a manifest."""
+    d = scale_dir(chapter, scale, root=root)
+    d.mkdir(parents=True, exist_ok=True)
+    figs = d / "figures"
+    for old in figs.glob("*.png") if figs.is_dir() else ():
+        old.unlink()
+    figures = _figures(executed, figs) if executed is not None else []
+    provenance = comparison.get("provenance", {})
+    parameters = comparison.get("parameters", {})
+    parts = provenance.get("parts", {})
+    data = {"kind": "chapter", "chapter": chapter, "scale": scale,
+            "rows": comparison.get("rows", []), "counts": comparison.get("counts", {}),
+            "parts": parts, "figures": figures,
+            "manifest": _manifest(parameters=parameters, seeds=[parameters["seed"]] if "seed" in parameters else [],
+                                  wall_seconds=wall_seconds, modules=provenance.get("modules", {}),
+                                  extra={"chapter_code": chapter_code_hash(notebook), "preset": encode(preset or {}),
+                                         # the parts loaded from records (those computed in this run are in wall_seconds)
+                                         "parts_wall_seconds": round(sum(p.get("wall_seconds") or 0 for p in parts.values()
+                                                                         if p.get("state") != "computed"), 1)})}
+    path = d / "chapter.json"
+    path.write_text(json.dumps(data, indent=1) + "\n")
+    return path
+
+
+def read_chapter_record(chapter: str, scale: str, *, root=None) -> dict | None:
+    """The chapter record, or None."""
+    path = scale_dir(chapter, scale, root=root) / "chapter.json"
+    if not path.is_file():
+        return None
+    data = json.loads(path.read_text())
+    if data.get("kind") != "chapter":
+        raise ValueError(f"{path} is not a chapter record")
+    return data
+
+
+def chapter_state(chapter: str, scale: str, *, notebook=None, preset: dict | None = None, root=None) -> RecordState:
+    """Recorded, stale (why) or missing: the chapter record against the chapter, its preset and its parts now."""
+    data = read_chapter_record(chapter, scale, root=root)
+    if data is None:
+        return RecordState(chapter, scale, "chapter", "missing")
+    man = data["manifest"]
+    reasons = []
+    if notebook is not None and Path(notebook).is_file() and man.get("chapter_code") != chapter_code_hash(notebook):
+        reasons.append("the chapter's code cells changed")
+    if preset is not None and man.get("preset") != json.loads(json.dumps(encode(preset))):
+        reasons.append("the scale's preset changed")
+    reasons += _changed_modules(man.get("modules", {}))
+    for name, used in sorted(data.get("parts", {}).items()):
+        rec = read_part(chapter, scale, name, root=root)
+        if rec is None:
+            reasons.append(f"part {name} has no record")
+        elif used.get("digest") != rec["digest"]:
+            reasons.append(f"part {name} was recorded again since")
+        elif used.get("state") == "stale":
+            reasons.append(f"part {name} was stale when used")
+    return RecordState(chapter, scale, "chapter", "stale" if reasons else "recorded", tuple(reasons), man)
+
+
+def _notebook_defaults(notebook) -> dict:
+    """The defaults of a chapter's ``parameters`` cell (through papermill's inspection)."""
+    import papermill as pm
+
+    out = {}
+    for name, p in pm.inspect_notebook(str(notebook)).items():
+        try:
+            out[name] = json.loads(p["default"]) if p["default"] not in ("None", "True", "False") else \
+                {"None": None, "True": True, "False": False}[p["default"]]
+        except json.JSONDecodeError:
+            out[name] = p["default"].strip("\"'")
+    return out
+
+
+def status(chapters=None, *, scale: str = "paper", parameters: dict | None = None, root=None) -> list:
+    """Every part and the chapter record of ``chapters`` (default: all but the guides) at ``scale``.
+
+    Returns a list of :class:`RecordState`. ``parameters`` override the chapters' defaults (as ``-p``).
+    """
+    from credalbook.book.chapters import chapter_paths, is_guide
+    from credalbook.papers.parts import plan_parts
+    from credalbook.papers.presets import PRESETS, preset
+
+    out = []
+    for nb in chapter_paths(chapters):
+        if is_guide(nb):
+            continue
+        cfg = preset(nb.stem, scale) if nb.stem in PRESETS else {}
+        params = {**_notebook_defaults(nb), **(parameters or {}), "scale": scale}
+        for part in plan_parts(nb.stem, cfg, **params):
+            out.append(part_state(nb.stem, scale, part, root=root))
+        out.append(chapter_state(nb.stem, scale, notebook=nb, preset=dict(cfg), root=root))
+    return out
+
+
+def _when(man: dict) -> str:
+    m = man.get("machine", {})
+    where = m.get("gpu") or f"{m.get('cores', '?')} cores"
+    return f"{str(man.get('date', '?'))[:10]}, {where}, {man.get('wall_seconds', 0):.0f} s"
+
+
+def format_status(states) -> str:
+    """A plain-text table of :func:`status`, then a summary line per chapter."""
+    lines = []
+    for s in states:
+        when = _when(s.manifest) if s.manifest else ""
+        lines.append(f"{s.chapter:36s} {s.scale:6s} {s.name:36s} {s.state:9s} {when}")
+        lines += [f"{'':44s}- {r}" for r in s.reasons[:6]] + ([f"{'':44s}- ... {len(s.reasons) - 6} more"]
+                                                            if len(s.reasons) > 6 else [])
+    by = {}
+    for s in states:
+        by.setdefault((s.chapter, s.scale), []).append(s.state)
+    lines.append("")
+    for (c, sc), st in by.items():
+        lines.append(f"{c} at {sc}: " + ", ".join(f"{st.count(x)} {x}" for x in STATES if st.count(x)))
+    return "\n".join(lines)
+
+
+def provenance_line(manifest: dict) -> str:
+    """One line: commit (clean or not), date, machine, wall time of a record's manifest."""
+    commit = (manifest.get("commit") or "unknown commit")[:7]
+    clean = {True: "clean tree", False: "uncommitted changes", None: "tree state unknown"}[manifest.get("clean")]
+    m = manifest.get("machine", {})
+    machine = f"{m.get('cpu', '?')} ({m.get('cores', '?')} cores)" + (f", {m['gpu']}" if m.get("gpu") else "")
+    wall = manifest.get("wall_seconds", 0) + manifest.get("parts_wall_seconds", 0)
+    return (f"commit {commit} ({clean}), {str(manifest.get('date', '?'))[:10]}, {machine}, "
+            f"wall time {_duration(wall)}")
+
+
+def _duration(seconds: float) -> str:
+    s = int(round(seconds))
+    return f"{s // 3600} h {s % 3600 // 60:02d} min" if s >= 3600 else f"{s // 60} min {s % 60:02d} s"
+
+
+# ------------------------------------------------------------------------------------- publish
+@dataclass(frozen=True)
+class Published:
+    """A chapter's "Paper vs. this book" table beside its paper-scale record (see :func:`publish`)."""
+
+    chapter: str
+    scale: str
+    rows: list
+    record: dict | None
+    state: RecordState
+    reference_scale: str = "paper"
+    parts: dict = field(default_factory=dict)
+
+    @property
+    def counts(self) -> dict:
+        """Verdict counts of this run and of the record (None without one)."""
+        rec = self.record.get("counts") if self.record else None
+        from credalbook.papers.criteria import VERDICTS
+
+        return {"this run": {v: sum(r["verdict"] == v for r in self.rows) for v in VERDICTS}, "record": rec}
+
+    def provenance(self) -> str:
+        """The line under the table: where the paper-scale numbers come from, and whether they are current."""
+        cmd = f"python -m credalbook.book run --scale {self.reference_scale} -c {self.chapter}"
+        if self.scale == self.reference_scale:
+            states = [p["state"] for p in self.parts.values()]
+            wall = sum(p.get("wall_seconds") or 0 for p in self.parts.values())
+            used = (f" Of its {len(states)} parts, {states.count('recorded')} were loaded from up-to-date records, "
+                    f"{states.count('computed')} computed now" + (f" and {states.count('stale')} loaded from STALE records"
+                                                                 if states.count("stale") else "") +
+                    f" ({_duration(wall)} of computing as recorded).") if states else ""
+            return (f"This is the {self.scale}-scale run: the runner records it (rows, figures, manifest) under "
+                    f"results/{self.chapter}/{self.scale}/." + used)
+        if self.record is None:
+            return (f"No {self.reference_scale}-scale record yet: its column is empty. Run `{cmd}` "
+                    f"(`python -m credalbook.book status -c {self.chapter}` lists its parts).")
+        line = f"{self.reference_scale.capitalize()}-scale record: {provenance_line(self.record['manifest'])}."
+        if self.state.state == "stale":
+            why = "; ".join(self.state.reasons[:4]) + ("; …" if len(self.state.reasons) > 4 else "")
+            line += f" STALE — recorded with other code or parameters than this build's ({why}); rerun: `{cmd}`."
+        else:
+            line += " Up to date with this build's code and parameters."
+        return line
+
+    def _repr_html_(self) -> str:
+        import html as _html
+
+        from credalbook.papers.report import fidelity_of, html_table
+
+        key = lambda r: (r["artifact"], r["quantity"])  # noqa: E731
+        rec_rows = {key(r): r for r in (self.record or {}).get("rows", [])}
+        same = self.scale == self.reference_scale
+        header = ["Artifact", "Quantity", "Paper"]
+        header += ([] if same else [f"{self.reference_scale} scale (record)", "verdict"]) + \
+                  [f"this build ({self.scale})", "verdict", "Criterion", "Note"]
+        rows, seen = [], set()
+        for r in self.rows:
+            seen.add(key(r))
+            rec = rec_rows.get(key(r))
+            cells = [r["artifact"], r["quantity"], r["paper"]]
+            if not same:
+                cells += [rec["book"], rec["verdict"]] if rec else ["—", "not in the record"]
+            how = r["criterion"] + (f" (tolerance: {r['tolerance_source']})" if r.get("tolerance_source") else "")
+            verdict = r["verdict"] + (f": {r['cause']}" if r.get("cause") and r["verdict"] != "agrees" else "")
+            rows.append(cells + [r["book"], verdict, how, r.get("note", "")])
+        if not same:
+            for k, rec in rec_rows.items():
+                if k not in seen:
+                    rows.append([rec["artifact"], rec["quantity"], rec["paper"], rec["book"], rec["verdict"], "—",
+                                 "not in this build", rec["criterion"], rec.get("note", "")])
+        state = {"recorded": "credalbook-record-current", "stale": "credalbook-record-stale",
+                 "missing": "credalbook-record-missing"}[self.state.state]
+        table = html_table(header, rows, css_class="credalbook-table credalbook-comparison")
+        counts = self.counts
+        fid = f"This build ({self.scale}): {fidelity_of(counts['this run'])}."
+        if counts["record"] is not None and not same:
+            fid += f" {self.reference_scale.capitalize()}-scale record: {fidelity_of(counts['record'])}."
+        return (table + f'<p class="credalbook-fidelity">{_html.escape(fid)}</p>'
+                f'<p class="credalbook-provenance {state}">{_html.escape(self.provenance())}</p>')
+
+    def __str__(self) -> str:
+        from credalbook.papers.report import format_cell
+
+        rec_rows = {(r["artifact"], r["quantity"]): r for r in (self.record or {}).get("rows", [])}
+        lines = []
+        for r in self.rows:
+            rec = rec_rows.get((r["artifact"], r["quantity"]))
+            ref = f" | {self.reference_scale} {format_cell(rec['book'])} ({rec['verdict']})" if rec and self.scale != self.reference_scale else ""
+            lines.append(f"{r['artifact']} | {r['quantity']} | paper {format_cell(r['paper'])}{ref} | "
+                         f"{self.scale} {format_cell(r['book'])} ({r['verdict']})")
+        return "\n".join(lines + [self.provenance()])
+
+
+def publish(comparison, *, scale: str, reference_scale: str = "paper", notebook=None, root=None) -> Published:
+    """A chapter's comparison beside its ``reference_scale`` record, for the chapter's last cell.
+
+    Parameters
+    ----------
+    comparison : credalbook.papers.report.Comparison
+        This run's rows.
+    scale : str
+        This run's scale.
+    notebook : path, optional
+        The chapter notebook (default ``chapters/<chapter>.ipynb`` of this checkout), for the staleness check.
+    """
+    from credalbook.papers.presets import PRESETS, preset
+
+    chapter = comparison.chapter
+    if notebook is None:
+        root_dir = repo_root()
+        notebook = root_dir / "chapters" / f"{chapter}.ipynb" if root_dir is not None else None
+    cfg = dict(preset(chapter, reference_scale)) if chapter in PRESETS else None
+    rows = [dict(r) for r in comparison.to_dict({"scale": scale})["rows"]]
+    if scale == reference_scale:
+        record, state = None, RecordState(chapter, scale, "chapter", "missing")
+    else:
+        record = read_chapter_record(chapter, reference_scale, root=root)
+        state = chapter_state(chapter, reference_scale, notebook=notebook, preset=cfg, root=root)
+    return Published(chapter, scale, rows, record, state, reference_scale, parts_used(chapter, scale))
+
+
+def record_figure(chapter: str, name: str, *, scale: str = "paper", root=None):
+    """The figure ``name`` (a code cell tagged ``name``, e.g. ``fig-3``) of ``chapter``'s ``scale`` record, for display.
+
+    Returns an ``IPython.display.HTML`` figure with the record's provenance (and its staleness) as caption,
+    or a Markdown note that there is no such record yet (a missing record is said, never hidden).
+    """
+    import html as _html
+
+    from IPython.display import HTML, Markdown
+
+    if not isinstance(name, str) or not name.startswith("fig-"):
+        raise ValueError(f"name must be a figure tag starting with 'fig-'; got {name!r}")
+    rec = read_chapter_record(chapter, scale, root=root)
+    files = [f for f in (rec or {}).get("figures", []) if f.rsplit("-", 1)[0] == name]
+    if not files:
+        return Markdown(f"*No {scale}-scale record of this figure yet* "
+                        f"(`python -m credalbook.book run --scale {scale} -c {chapter}`).")
+    png = base64.b64encode((scale_dir(chapter, scale, root=root) / "figures" / files[0]).read_bytes()).decode()
+    caption = f"The same figure at {scale} scale, from the record: {provenance_line(rec['manifest'])}."
+    return HTML(f'<figure class="credalbook-record-figure"><img src="data:image/png;base64,{png}" '
+                f'alt="{_html.escape(name)} at {scale} scale"/><figcaption>{_html.escape(caption)}</figcaption></figure>')

@@ -1,0 +1,247 @@
+"""credalbook.book.records: the codec, part and chapter records, staleness, status and publishing."""
+
+import json
+import math
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+import numpy as np
+import pytest
+import torch
+
+from credalbook.book import records
+from credalbook.metrics.epistemic import EUReliability
+from credalbook.papers.parts import Part
+from credalbook.papers.report import Comparison
+from credalbook.papers.criteria import close_to
+
+CALLS = []
+
+
+def counted(x: int = 1, device: str = "cpu"):
+    """A part function that counts its calls (a test module's function: no package fingerprints)."""
+    CALLS.append(x)
+    return {"x": x, "square": np.arange(x, dtype=np.float64) ** 2}
+
+
+def _roundtrip(value):
+    return records.decode(json.loads(json.dumps(records.encode(value))))
+
+
+class TestCodec:
+    def test_roundtrip(self):
+        rel = EUReliability(edges=np.array([0.1, 0.2]), counts=np.array([3, 4, 5]), mean_eu=np.array([0.05, 0.15, 0.3]),
+                            mean_gain=np.array([0.0, 0.1, np.nan]))
+        big = np.random.default_rng(0).normal(size=(70, 3)).astype(np.float32)
+        value = {"rel": rel, "big": big, "ints": np.arange(1000, dtype=np.int64), "t": (1, "a", None, True),
+                 3: "int key", "nan": float("nan"), "inf": -math.inf, "np": np.float64(2.5), "b": np.bool_(True),
+                 "tensor": torch.arange(5.0), "nested": [{"__weird": 1}]}
+        out = _roundtrip(value)
+        assert isinstance(out["rel"], EUReliability)
+        np.testing.assert_array_equal(out["rel"].mean_gain, rel.mean_gain)  # NaN included
+        assert out["big"].dtype == np.float32 and out["big"].shape == (70, 3)
+        assert out["big"].tobytes() == big.tobytes()  # bit for bit
+        np.testing.assert_array_equal(out["ints"], value["ints"])
+        assert out["t"] == (1, "a", None, True) and out[3] == "int key"
+        assert math.isnan(out["nan"]) and out["inf"] == -math.inf and out["np"] == 2.5 and out["b"] is True
+        assert torch.equal(out["tensor"], value["tensor"])
+        assert out["nested"] == [{"__weird": 1}]
+
+    def test_large_arrays_are_compressed(self):
+        enc = records.encode(np.zeros(10_000))
+        assert "zlib" in enc and len(json.dumps(enc)) < 1000
+
+    def test_errors(self):
+        with pytest.raises(TypeError, match=r"value\['s'\]: a builtins.set cannot be recorded"):
+            records.encode({"s": {1, 2}})
+
+        @dataclass
+        class Foreign:
+            a: int = 1
+
+        with pytest.raises(TypeError, match=r"value\[0\]: only credalbook's dataclasses"):
+            records.encode([Foreign()])
+        with pytest.raises(TypeError, match="dtype object"):
+            records.encode(np.array([None, 1]))
+        with pytest.raises(ValueError, match="not one of credalbook's"):
+            records.decode({"__dataclass__": "os:PathLike", "fields": {}})
+
+
+@pytest.fixture()
+def root(tmp_path):
+    return tmp_path / "results"
+
+
+@pytest.fixture(autouse=True)
+def _fresh_parts_registry():
+    """The parts a process used are noted process-wide (a chapter's kernel is one process); tests start afresh."""
+    from credalbook import _provenance
+
+    _provenance._PARTS.clear()
+    yield
+    _provenance._PARTS.clear()
+
+
+class TestParts:
+    def test_compute_record_load(self, root):
+        CALLS.clear()
+        part = Part("p-3", counted, {"x": 3, "device": "cpu"})
+        v1 = records.run_part("chap", "tiny", part, root=root)
+        assert CALLS == [3]
+        data = records.read_part("chap", "tiny", "p-3", root=root)
+        man = data["manifest"]
+        assert {"commit", "clean", "date", "machine", "versions", "parameters", "seeds", "wall_seconds",
+                "modules"} <= set(man)
+        assert data["parameters"] == {"function": f"{__name__}:counted", "x": 3}  # device is ignored
+        assert records.part_state("chap", "tiny", part, root=root).state == "recorded"
+        # loaded, not computed again; the device does not matter
+        v2 = records.run_part("chap", "tiny", Part("p-3", counted, {"x": 3, "device": "cuda"}), root=root)
+        assert CALLS == [3]
+        np.testing.assert_array_equal(v1["square"], v2["square"])
+
+    def test_changed_parameter_is_stale(self, root):
+        CALLS.clear()
+        records.run_part("chap", "tiny", Part("p", counted, {"x": 2}), root=root)
+        st = records.part_state("chap", "tiny", Part("p", counted, {"x": 4}), root=root)
+        assert st.state == "stale" and st.reasons == ("parameter x: recorded 2, now 4",)
+        # a stale record can be used as it is, or computed again (the default)
+        assert records.run_part("chap", "tiny", Part("p", counted, {"x": 4}), root=root, rerun_stale=False)["x"] == 2
+        assert records.run_part("chap", "tiny", Part("p", counted, {"x": 4}), root=root)["x"] == 4
+        assert CALLS == [2, 4]
+
+    def test_changed_module_is_stale(self, root):
+        from credalbook.synthetic import calibrated_predictions
+
+        part = Part("cal", calibrated_predictions, {"n_instances": 5, "n_classes": 3, "seed": 1})
+        records.run_part("chap", "tiny", part, root=root)
+        assert records.part_state("chap", "tiny", part, root=root).state == "recorded"
+        path = root / "chap" / "tiny" / "parts" / "cal.json"
+        data = json.loads(path.read_text())
+        assert "credalbook/synthetic/predictions.py" in data["manifest"]["modules"]
+        assert data["manifest"]["seeds"] == [1]
+        data["manifest"]["modules"]["credalbook/synthetic/predictions.py"] = "0" * 16  # recorded with other code
+        data["manifest"]["modules"]["credalbook/gone.py"] = "1" * 16
+        path.write_text(json.dumps(data))
+        st = records.part_state("chap", "tiny", part, root=root)
+        assert st.state == "stale"
+        assert set(st.reasons) == {"credalbook/synthetic/predictions.py changed", "credalbook/gone.py is gone"}
+
+    def test_run_parts_group_and_errors(self, root):
+        parts = [Part("a-1", counted, {"x": 1}), Part("a-2", counted, {"x": 2}), Part("b-1", counted, {"x": 5})]
+        assert sorted(records.run_parts("chap", "tiny", parts, group="a", root=root)) == ["a-1", "a-2"]
+        with pytest.raises(ValueError, match="no part of group 'c'"):
+            records.run_parts("chap", "tiny", parts, group="c", root=root)
+        with pytest.raises(ValueError, match="scale must be one of"):
+            records.scale_dir("chap", "huge")
+        with pytest.raises(ValueError, match="chapter must be"):
+            records.scale_dir("../x", "tiny")
+        with pytest.raises(ValueError, match="name must be lower-case"):
+            Part("Bad Name", counted)
+
+
+def _notebook(path: Path, code: str) -> Path:
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell('scale = "quick"', metadata={"tags": ["parameters"]}),
+                nbformat.v4.new_markdown_cell("Prose."), nbformat.v4.new_code_cell(code, metadata={"tags": ["fig-1"]})]
+    nb.cells[2].outputs = [nbformat.v4.new_output("display_data", data={"image/png": "iVBORw0KGgo="})]
+    nbformat.write(nb, path)
+    return path
+
+
+def _comparison(book: float, scale: str) -> dict:
+    cmp = Comparison("chap")
+    cmp.add("Table 1", "a number", paper=1.0, book=book, judgement=close_to(book, 1.0, tol=0.1, tolerance_source="test"))
+    return cmp.to_dict({"scale": scale, "seed": 0})
+
+
+class TestChapterRecords:
+    def test_state(self, root, tmp_path):
+        nb = _notebook(tmp_path / "chap.ipynb", "x = 1")
+        part = Part("p", counted, {"x": 2})
+        records.run_part("chap", "paper", part, root=root)
+        comparison = _comparison(1.05, "paper")
+        comparison["provenance"]["parts"] = {"p": {"state": "recorded",
+                                                   "digest": records.read_part("chap", "paper", "p", root=root)["digest"],
+                                                   "wall_seconds": 3.0}}
+        records.write_chapter_record("chap", "paper", comparison, notebook=nb, executed=nb, wall_seconds=10.0,
+                                     preset={"n": 5}, root=root)
+        rec = records.read_chapter_record("chap", "paper", root=root)
+        assert rec["figures"] == ["fig-1-0.png"] and (root / "chap" / "paper" / "figures" / "fig-1-0.png").is_file()
+        assert rec["manifest"]["parts_wall_seconds"] == 3.0
+        state = lambda **kw: records.chapter_state("chap", "paper", root=root, **kw)  # noqa: E731
+        assert state(notebook=nb, preset={"n": 5}).state == "recorded"
+        assert state(notebook=nb, preset={"n": 6}).reasons == ("the scale's preset changed",)
+        # prose edits do not matter, code edits do
+        doc = nbformat.read(nb, as_version=4)
+        doc.cells[1].source = "Other prose."
+        nbformat.write(doc, nb)
+        assert state(notebook=nb, preset={"n": 5}).state == "recorded"
+        doc.cells[2].source = "x = 2"
+        nbformat.write(doc, nb)
+        assert state(notebook=nb, preset={"n": 5}).reasons == ("the chapter's code cells changed",)
+        # a part recorded again since
+        records.run_part("chap", "paper", Part("p", counted, {"x": 3}), root=root)
+        assert "part p was recorded again since" in state().reasons
+        assert records.chapter_state("other", "paper", root=root).state == "missing"
+
+
+class TestPublish:
+    def test_missing_record(self, root):
+        cmp = Comparison("chap")
+        cmp.add("Table 1", "a number", paper=1.0, book=1.2, judgement=close_to(1.2, 1.0, tol=0.1, tolerance_source="t"))
+        pub = records.publish(cmp, scale="quick", root=root, notebook=None)
+        assert pub.state.state == "missing" and "No paper-scale record yet" in pub.provenance()
+        html = pub._repr_html_()
+        assert "credalbook-record-missing" in html and "paper scale (record)" in html
+
+    def test_with_record(self, root, tmp_path):
+        nb = _notebook(tmp_path / "chap.ipynb", "x = 1")
+        records.write_chapter_record("chap", "paper", _comparison(1.05, "paper"), notebook=nb, wall_seconds=4000.0,
+                                     root=root)
+        cmp = Comparison("chap")
+        cmp.add("Table 1", "a number", paper=1.0, book=1.2, judgement=close_to(1.2, 1.0, tol=0.1, tolerance_source="t"))
+        pub = records.publish(cmp, scale="quick", root=root, notebook=nb)
+        assert pub.state.state == "recorded", pub.state.reasons
+        html = pub._repr_html_()
+        assert "1.05" in html and "1.2" in html and "credalbook-record-current" in html
+        assert "This build (quick): 0 of 1 agree" in html and "Paper-scale record: 1 of 1 agree" in html
+        assert "wall time 1 h 06 min" in pub.provenance() and "Up to date" in pub.provenance()
+        doc = nbformat.read(nb, as_version=4)
+        doc.cells[2].source = "x = 2"
+        nbformat.write(doc, nb)
+        pub = records.publish(cmp, scale="quick", root=root, notebook=nb)
+        assert "STALE" in pub.provenance() and "credalbook-record-stale" in pub._repr_html_()
+
+    def test_record_figure(self, root, tmp_path):
+        nb = _notebook(tmp_path / "chap.ipynb", "x = 1")
+        assert "No paper-scale record" in records.record_figure("chap", "fig-1", root=root).data
+        records.write_chapter_record("chap", "paper", _comparison(1.0, "paper"), notebook=nb, executed=nb,
+                                     wall_seconds=1.0, root=root)
+        fig = records.record_figure("chap", "fig-1", root=root)
+        assert 'src="data:image/png;base64,iVBORw0KGgo="' in fig.data and "from the record: commit" in fig.data
+        with pytest.raises(ValueError, match="figure tag"):
+            records.record_figure("chap", "cell02", root=root)
+
+
+class TestStatus:
+    def test_chapter_05_at_tiny(self, root):
+        states = records.status(["05_epistemic_uncertainty_gp"], scale="tiny", root=root)
+        assert [s.name for s in states][-1] == "chapter"
+        assert {s.state for s in states} == {"missing"} and len(states) == 21
+        text = records.format_status(states)
+        assert "05_epistemic_uncertainty_gp at tiny: 21 missing" in text
+
+    def test_cli(self, tmp_path):
+        env = {**__import__("os").environ, "CREDALBOOK_RECORDS_DIR": str(tmp_path)}
+        out = subprocess.run([sys.executable, "-m", "credalbook.book", "status", "-c", "03_mimori_label_histograms"],
+                             capture_output=True, text=True, env=env)
+        assert out.returncode == 0 and "03_mimori_label_histograms at paper: 1 missing" in out.stdout
+        bad = subprocess.run([sys.executable, "-m", "credalbook.book", "run", "--scale", "tiny", "-c",
+                              "05_epistemic_uncertainty_gp", "--part", "nope"], capture_output=True, text=True, env=env)
+        assert bad.returncode == 2 and "has no part 'nope'" in bad.stderr
+        two = subprocess.run([sys.executable, "-m", "credalbook.book", "run", "--part", "missing"],
+                             capture_output=True, text=True, env=env)
+        assert two.returncode == 2 and "exactly one chapter" in two.stderr

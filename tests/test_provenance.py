@@ -1,0 +1,86 @@
+"""credalbook._provenance: code fingerprints, import closures, machine and commit facts."""
+
+import re
+
+import pytest
+
+from credalbook import _provenance as prov
+
+
+class TestSourceHash:
+    def test_ignores_docstrings_comments_layout(self):
+        a = 'def f(x):\n    """Doc."""\n    # a comment\n    return x + 1\n'
+        b = "def f(x): return x + 1"
+        assert prov.source_hash(a) == prov.source_hash(b)
+        c = 'class C:\n    """One."""\n    def m(self):\n        """Two."""\n        return 2\n'
+        assert prov.source_hash(c) == prov.source_hash("class C:\n    def m(self): return 2")
+
+    def test_code_changes_change_it(self):
+        base = prov.source_hash("def f(x): return x + 1")
+        for other in ("def f(x): return x + 2", "def f(y): return y + 1", "def f(x): return x + 1\nK = 3",
+                      'def f(x):\n    """Doc."""\n    return "Doc."'):
+            assert prov.source_hash(other) != base, other
+
+    def test_errors(self):
+        with pytest.raises(ValueError, match="not valid Python"):
+            prov.source_hash("def f(:")
+        with pytest.raises(TypeError, match="source must be a string"):
+            prov.source_hash(b"x = 1")
+
+
+class TestImportClosure:
+    def test_follows_names_to_their_modules(self):
+        closure = prov.import_closure("credalbook.papers.eu.experiments")
+        for m in ("credalbook.papers.eu.experiments", "credalbook.gp.classifier", "credalbook.metrics.epistemic"):
+            assert m in closure
+        # modules the experiments never import stay out, and so do the packages' re-exporting __init__s
+        for m in ("credalbook.plotting", "credalbook.stats.bootstrap", "credalbook.papers.mortier.error_rates",
+                  "credalbook.metrics", "credalbook.papers.eu"):
+            assert m not in closure
+
+    def test_imports_inside_functions_count(self, tmp_path):
+        mod = tmp_path / "m.py"
+        mod.write_text("import numpy\n\ndef f():\n    from credalbook.metrics import ece_confidence\n"
+                       "    from credalbook import __version__\n    import credalbook.gp.classifier\n")
+        found = prov._imports_of("credalbook.fake.m", mod)
+        # a name imported from a package is followed to the module that defines it; __version__ is no code
+        assert found == {"credalbook.metrics.classification", "credalbook.gp.classifier"}
+
+    def test_unhashed_packages_are_left_out(self):
+        closure = prov.import_closure("credalbook.book.records")
+        assert closure == []
+        assert not any(m.startswith("credalbook.book") for m in prov.import_closure("credalbook.papers.parts"))
+
+    def test_errors(self):
+        with pytest.raises(ValueError, match="module must name a credalbook module"):
+            prov.import_closure("numpy")
+
+
+class TestModuleHashes:
+    def test_main(self):
+        h = prov.module_hashes(["credalbook.papers.eu.experiments", "credalbook.book.records", "numpy"])
+        assert list(h) == ["credalbook/papers/eu/experiments.py"]
+        assert re.fullmatch(r"[0-9a-f]{16}", h["credalbook/papers/eu/experiments.py"])
+        assert h["credalbook/papers/eu/experiments.py"] == prov.code_hash(prov._PACKAGE / "papers" / "eu" / "experiments.py")
+
+    def test_imported_modules_by_default(self):
+        import credalbook.metrics.binning  # noqa: F401
+
+        assert "credalbook/metrics/binning.py" in prov.module_hashes()
+
+
+class TestFacts:
+    def test_machine_versions_git(self):
+        m = prov.machine()
+        assert m["cores"] >= 1 and m["cpu"]
+        v = prov.versions()
+        assert v["python"].count(".") == 2 and v["credalbook"]
+        g = prov.git_state()
+        assert g["commit"] is None or re.fullmatch(r"[0-9a-f]{40}", g["commit"])
+        assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00", prov.utc_now())
+
+    def test_parts_used(self):
+        prov.note_part("chap", "tiny", "p1", state="computed", digest="abc", wall_seconds=1.5)
+        prov.note_part("chap", "quick", "p1", state="recorded", digest="def", wall_seconds=2.0)
+        assert prov.parts_used("chap", "tiny") == {"p1": {"state": "computed", "digest": "abc", "wall_seconds": 1.5}}
+        assert prov.parts_used("other", "tiny") == {}
