@@ -15,7 +15,7 @@ The library is a set of subpackages by concept; import what you need from them, 
 
 import importlib as _importlib
 
-__version__ = "0.4.0"
+__version__ = "0.5.0"
 
 _SUBPACKAGES = ("metrics", "stats", "credal", "calibration", "gp", "nn", "data", "synthetic", "plotting", "cache",
                "papers", "book")

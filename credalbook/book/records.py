@@ -48,7 +48,7 @@ from credalbook._paths import repo_root
 __all__ = ["RECORDS_ENV", "records_dir", "scale_dir", "encode", "decode", "import_closure", "part_parameters",
            "write_part", "read_part", "part_state", "run_part", "run_parts", "chapter_code_hash",
            "write_chapter_record", "read_chapter_record", "chapter_state", "RecordState", "status", "format_status",
-           "provenance_line", "STATES", "Published", "publish", "record_figure"]
+           "provenance_line", "STATES", "Published", "publish", "record_figure", "revalidate"]
 
 RECORDS_ENV = "CREDALBOOK_RECORDS_DIR"
 #: The states of a record.
@@ -625,3 +625,127 @@ def record_figure(chapter: str, name: str, *, scale: str = "paper", root=None):
     caption = f"The same figure at {scale} scale, from the record: {provenance_line(rec['manifest'])}."
     return HTML(f'<figure class="credalbook-record-figure"><img src="data:image/png;base64,{png}" '
                 f'alt="{_html.escape(name)} at {scale} scale"/><figcaption>{_html.escape(caption)}</figcaption></figure>')
+
+
+# ---------------------------------------------------------------------------------- revalidate
+_EVAL = r"""
+import importlib, json, sys
+from credalbook.book.records import decode, encode
+specs = json.loads(sys.stdin.read())
+out = {}
+for name, (function, kwargs) in specs.items():
+    module, _, qualname = function.partition(":")
+    func = importlib.import_module(module)
+    for attr in qualname.split("."):
+        func = getattr(func, attr)
+    out[name] = encode(func(**decode(kwargs)))
+print(json.dumps(out, sort_keys=True))
+"""
+
+
+#: Fields that measure the machine (training and wall times), not results: left out when values are compared.
+TIMING_FIELDS = ("seconds", "fit_seconds", "wall_seconds")
+
+
+def _without_timings(data):
+    """Encoded data with the :data:`TIMING_FIELDS` of dicts and dataclasses removed."""
+    if isinstance(data, list):
+        return [_without_timings(v) for v in data]
+    if isinstance(data, dict):
+        return {k: _without_timings(v) for k, v in data.items() if k not in TIMING_FIELDS}
+    return data
+
+
+def _values_at(tree: Path, specs: dict, env: dict) -> dict:
+    """``{name: encoded value}`` of ``specs`` (name -> (function, encoded kwargs)) computed with the code in ``tree``."""
+    import subprocess
+    import sys
+
+    run_env = {**env, "PYTHONPATH": str(tree)}
+    out = subprocess.run([sys.executable, "-c", _EVAL], input=json.dumps(specs), capture_output=True, text=True,
+                         cwd=tree, env=run_env)
+    if out.returncode:
+        raise RuntimeError(f"computing the check parts with the code of {tree} failed: "
+                           f"{out.stderr.strip().splitlines()[-1:] or out.stdout[-500:]}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def revalidate(chapter: str, *, scale: str = "paper", check_scale: str = "tiny", parameters: dict | None = None,
+               max_checks: int = 4, root=None, dry_run: bool = False) -> list:
+    """Carry records that went stale only because package code changed over to the code now, when that change
+    provably leaves their values alone.
+
+    For every stale part of ``chapter`` at ``scale`` whose reasons are all changed modules (no changed parameter,
+    no missing module), recorded from a clean tree at commit ``c``: the parts of the same functions at
+    ``check_scale`` (at most ``max_checks`` of them, from the chapter's plan at that scale) are computed with the
+    code of ``c`` (a ``git worktree`` of it) and with the code now, in fresh interpreters on this machine. If
+    every value is the same bit for bit (timings, :data:`TIMING_FIELDS`, aside), the record's fingerprints are updated to the code now and its manifest
+    gains a ``revalidated`` entry (from and to which commit, which check parts, when); its value is not touched.
+    Otherwise the record stays stale (rerun it). The check runs the small setting: a change that only acts at
+    the paper's sizes would pass it, which the manifest entry makes visible.
+
+    Returns a list of ``(part name, outcome)``; with ``dry_run`` nothing is written.
+    """
+    import shutil
+    import subprocess
+    import tempfile
+
+    from credalbook.book.chapters import chapter_paths
+    from credalbook.papers.parts import plan_parts
+    from credalbook.papers.presets import preset
+
+    (nb,) = chapter_paths([chapter])
+    params = {**_notebook_defaults(nb), **(parameters or {})}
+    plan = plan_parts(chapter, preset(chapter, scale), **{**params, "scale": scale})
+    checks = plan_parts(chapter, preset(chapter, check_scale), **{**params, "scale": check_scale})
+    outcomes, groups = [], {}
+    for part in plan:
+        st = part_state(chapter, scale, part, root=root)
+        if st.state != "stale":
+            continue
+        if not all(r.endswith(" changed") and r.startswith("credalbook/") for r in st.reasons):
+            outcomes.append((part.name, "stale for other reasons than changed code: " + "; ".join(st.reasons)))
+            continue
+        if not st.manifest.get("clean") or not st.manifest.get("commit"):
+            outcomes.append((part.name, "recorded from a tree with uncommitted changes: its code cannot be checked out"))
+            continue
+        groups.setdefault((st.manifest["commit"], part.function), []).append(part)
+    repo = repo_root()
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    for (commit, function), parts in groups.items():
+        same = [p for p in checks if p.function == function][:max_checks]
+        if not same:
+            outcomes += [(p.name, f"no part of {function} at {check_scale} to check with") for p in parts]
+            continue
+        specs = {p.name: (p.function, encode(p.kwargs)) for p in same}
+        tmp = Path(tempfile.mkdtemp(prefix="credalbook-revalidate-"))
+        try:
+            subprocess.run(["git", "worktree", "add", "--detach", "-f", str(tmp / "tree"), commit], cwd=repo,
+                           capture_output=True, check=True)
+            # fresh caches: a cached result of one code version must not stand in for the other's
+            before = _values_at(tmp / "tree", specs, {**env, RECORDS_ENV: str(tmp / "records"),
+                                                      "CREDALBOOK_CACHE_DIR": str(tmp / "cache-before")})
+            after = _values_at(repo, specs, {**env, RECORDS_ENV: str(tmp / "records"),
+                                             "CREDALBOOK_CACHE_DIR": str(tmp / "cache-after")})
+        finally:
+            subprocess.run(["git", "worktree", "remove", "--force", str(tmp / "tree")], cwd=repo, capture_output=True)
+            shutil.rmtree(tmp, ignore_errors=True)
+        differ = sorted(n for n in specs if _without_timings(before.get(n)) != _without_timings(after.get(n)))
+        if differ:
+            outcomes += [(p.name, f"the code change moves the {check_scale} values of {differ}: rerun") for p in parts]
+            continue
+        head = git_state()
+        for p in parts:
+            outcomes.append((p.name, f"revalidated: {len(specs)} {check_scale} parts of {function} equal bit for bit "
+                                     f"at {commit[:7]} and now"))
+            if dry_run:
+                continue
+            path = _part_path(chapter, scale, p.name, root)
+            data = json.loads(path.read_text())
+            data["manifest"].setdefault("revalidated", []).append(
+                {"from_commit": commit, "to_commit": head["commit"], "clean": head["clean"], "date": utc_now(),
+                 "check": f"{check_scale} parts {sorted(specs)} of {function}: values equal bit for bit",
+                 "modules_before": data["manifest"]["modules"]})
+            data["manifest"]["modules"] = module_hashes(import_closure(p.func.__module__))
+            path.write_text(json.dumps(data, indent=1) + "\n")
+    return outcomes

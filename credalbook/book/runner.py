@@ -89,7 +89,7 @@ def _key(nb: Path, parameters: dict, fingerprint: str) -> str:
 
 def run_chapters(scale: str = "quick", *, book_root: Path | None = None, chapters=None, force: bool = False,
                  extra_parameters: dict | None = None, progress: bool = True,
-                 chapters_dir: Path | None = None) -> list[ChapterFailure]:
+                 chapters_dir: Path | None = None, jobs: int = 1) -> list[ChapterFailure]:
     """Execute chapters with papermill; return the failures (empty when all succeeded).
 
     Parameters
@@ -108,7 +108,14 @@ def run_chapters(scale: str = "quick", *, book_root: Path | None = None, chapter
         Show papermill's per-cell progress bar on the terminal.
     chapters_dir : path, optional
         Folder of the chapter sources (default ``<repo>/chapters``).
+    jobs : int, default 1
+        Chapters executed side by side, each in its own process with ``cores // jobs`` math-library
+        threads (the longest, by its last record at this scale, first). On a two-core machine ``jobs=2``
+        keeps both cores busy while one chapter waits in Python code. Results are the same: every chapter
+        seeds its own random numbers.
     """
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+        raise ValueError(f"jobs must be a positive integer; got {jobs!r}")
     if scale not in SCALES:
         raise ValueError(f"scale must be one of {SCALES}; got {scale!r}")
     book_root = Path(book_root or _source_root()).resolve()
@@ -123,7 +130,7 @@ def run_chapters(scale: str = "quick", *, book_root: Path | None = None, chapter
     stream = scale == "paper"
     with _environ(CREDALBOOK_RESULTS_DIR=str(results), CREDALBOOK_PROGRESS="1" if stream else "0"):
         return _execute_all(chapter_paths(chapters, chapters_dir=chapters_dir), parameters, executed, results,
-                            force=force, progress=progress, stream=stream, timeout=CELL_TIMEOUT[scale])
+                            force=force, progress=progress, stream=stream, timeout=CELL_TIMEOUT[scale], jobs=jobs)
 
 
 def _results_match(path: Path, parameters: dict) -> bool:
@@ -163,53 +170,109 @@ def _fidelity(path: Path) -> str:
         return f"no verdict count ({err})"
 
 
-def _execute_all(notebooks, parameters, executed, results, *, force, progress, stream, timeout):
+def _execute_one(nb: Path, parameters: dict, tmp: Path, *, progress: bool, stream: bool, timeout, threads):
+    """Execute one notebook into ``tmp``; None on success, else ``(cell_index, exec_count, error)``.
+
+    Runs in a worker process when chapters run side by side; ``threads`` then caps the kernel's
+    math-library threads (the kernel inherits this process's environment).
+    """
     import papermill as pm
     from papermill.exceptions import PapermillExecutionError
 
+    if threads is not None:
+        for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+            os.environ[var] = str(threads)
+    try:
+        pm.execute_notebook(str(nb), str(tmp), parameters=parameters, kernel_name="python3",
+                            progress_bar=progress, log_output=stream, cwd=str(nb.parent), execution_timeout=timeout)
+    except PapermillExecutionError as err:
+        return err.cell_index, err.exec_count, f"{err.ename}: {err.evalue}"
+    except Exception as err:  # kernel died, timeout, missing kernel...
+        return None, None, f"{type(err).__name__}: {err}"
+    return None
+
+
+def _execute_all(notebooks, parameters, executed, results, *, force, progress, stream, timeout, jobs=1):
     state_path = executed / STATE_FILE
     state = json.loads(state_path.read_text()) if state_path.exists() else {}
     fingerprint = package_fingerprint()
-    failures = []
+    failures, todo = [], []
     for nb in notebooks:
         out = executed / nb.name
         key = _key(nb, parameters, fingerprint)
-        guide = is_guide(nb)
         if (not force and state.get(nb.stem) == key and out.exists()
-                and (guide or _results_match(results / f"{nb.stem}.json", parameters))):
+                and (is_guide(nb) or _results_match(results / f"{nb.stem}.json", parameters))):
             print(f"[credalbook] {nb.stem}: up to date ({parameters}), not re-executed", flush=True)
             continue
+        todo.append(nb)
+    threads = None if jobs == 1 else max(1, (os.cpu_count() or 1) // jobs)
+    starts = {}
+
+    def begin(nb):
         print(f"[credalbook] {nb.stem}: executing with {parameters}", flush=True)
         (results / f"{nb.stem}.json").unlink(missing_ok=True)  # a stale file must not pass for this run's
-        start = time.perf_counter()
+        starts[nb.stem] = time.perf_counter()
+        return (executed / nb.name).with_suffix(".running.ipynb")
+
+    def finish(nb, error):
+        out = executed / nb.name
         tmp = out.with_suffix(".running.ipynb")
-        try:
-            pm.execute_notebook(str(nb), str(tmp), parameters=parameters, kernel_name="python3",
-                                progress_bar=progress, log_output=stream, cwd=str(nb.parent),
-                                execution_timeout=timeout)
-        except Exception as err:  # a failing cell, or: kernel died, timeout, missing kernel...
-            if isinstance(err, PapermillExecutionError):
+        guide = is_guide(nb)
+        if error is not None:
+            cell, count, msg = error
+            failed = None
+            if cell is not None:
                 failed = out.with_suffix(".failed.ipynb")
                 tmp.replace(failed)
-                failure = ChapterFailure(nb.stem, err.cell_index, err.exec_count, f"{err.ename}: {err.evalue}", failed)
-            else:
-                failure = ChapterFailure(nb.stem, None, None, f"{type(err).__name__}: {err}", None)
+            failure = ChapterFailure(nb.stem, cell, count, msg, failed)
             failures.append(failure)
             state.pop(nb.stem, None)
             print(f"[credalbook] FAILED: {failure}", file=sys.stderr, flush=True)
-            continue
+            return
         tmp.replace(out)
         if not guide and not (results / f"{nb.stem}.json").exists():
             failures.append(ChapterFailure(nb.stem, None, None, f"it wrote no results file {results / (nb.stem + '.json')}", out))
-            continue
+            return
+        wall = time.perf_counter() - starts[nb.stem]
         if not guide:
-            _record_chapter(nb, out, results / f"{nb.stem}.json", parameters, time.perf_counter() - start)
+            _record_chapter(nb, out, results / f"{nb.stem}.json", parameters, wall)
         state[nb.stem] = _key(nb, parameters, fingerprint)  # after the run: it may have recorded parts
         state_path.write_text(json.dumps(state, indent=2))
         verdicts = "a guide, no paper comparison" if guide else f"paper vs. this book: {_fidelity(results / f'{nb.stem}.json')}"
-        print(f"[credalbook] {nb.stem}: done in {time.perf_counter() - start:.1f} s; {verdicts}", flush=True)
+        print(f"[credalbook] {nb.stem}: done in {wall:.1f} s; {verdicts}", flush=True)
+
+    options = dict(progress=progress and jobs == 1, stream=stream, timeout=timeout, threads=threads)
+    if jobs == 1:
+        for nb in todo:
+            finish(nb, _execute_one(nb, parameters, begin(nb), **options))
+    else:
+        import concurrent.futures
+        import multiprocessing
+
+        # longest first (by the last recorded wall time of this scale), so the slowest chapter starts at once
+        todo.sort(key=lambda nb: -_last_wall(nb.stem, parameters.get("scale")))
+        ctx = multiprocessing.get_context("spawn")
+        with concurrent.futures.ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
+            futures = {pool.submit(_execute_one, nb, parameters, begin(nb), **options): nb for nb in todo}
+            for fut in concurrent.futures.as_completed(futures):
+                try:
+                    error = fut.result()
+                except Exception as err:  # the worker process itself died
+                    error = (None, None, f"{type(err).__name__}: {err}")
+                finish(futures[fut], error)
     state_path.write_text(json.dumps(state, indent=2))
     return failures
+
+
+def _last_wall(chapter: str, scale) -> float:
+    """The wall time of the chapter's last recorded run at ``scale`` (0 without one)."""
+    from credalbook.book.records import read_chapter_record
+
+    try:
+        rec = read_chapter_record(chapter, scale) if scale else None
+    except (OSError, ValueError):
+        rec = None
+    return float((rec or {}).get("manifest", {}).get("wall_seconds") or 0.0)
 
 
 def _record_chapter(nb: Path, executed: Path, results_file: Path, parameters: dict, wall: float) -> None:
@@ -337,9 +400,11 @@ def main(argv=None) -> int:
 
         return main_reproduce(argv[1:])
     parser = argparse.ArgumentParser(prog="python -m credalbook.book", description=__doc__.split("\n\n")[0])
-    parser.add_argument("command", choices=["run", "build", "status", "reproduce"],
+    parser.add_argument("command", choices=["run", "build", "status", "revalidate", "reproduce"],
                         help="run: execute chapters (or, with --part, compute parts of one); build: execute, then build "
-                             "HTML; status: which records are recorded, missing or stale; reproduce: write "
+                             "HTML; status: which records are recorded, missing or stale; revalidate: carry records that went stale "
+                             "by a code change over to the code now when tiny-scale checks show the change moves no "
+                             "value; reproduce: write "
                              "book/reproduce.md from the records (see its --help)")
     parser.add_argument("--scale", default=None, choices=SCALES, help="default: quick (status: paper)")
     parser.add_argument("-c", "--chapter", action="append", dest="chapters", help="chapter stem (repeatable)")
@@ -348,6 +413,7 @@ def main(argv=None) -> int:
     parser.add_argument("--book-root", type=Path, default=None)
     parser.add_argument("--force", action="store_true", help="re-execute even if up to date")
     parser.add_argument("--no-progress", action="store_true")
+    parser.add_argument("--jobs", type=int, default=1, help="chapters executed side by side (default 1)")
     parser.add_argument("--part", action="append", dest="parts", metavar="NAME",
                         help="run: compute and record this part of the one chapter given (repeatable; 'missing': every "
                              "part missing or stale) instead of executing the chapter")
@@ -359,11 +425,21 @@ def main(argv=None) -> int:
         except json.JSONDecodeError:
             extra[name] = value
     if args.scale is None:
-        args.scale = "paper" if args.command == "status" else "quick"
+        args.scale = "paper" if args.command in ("status", "revalidate") else "quick"
     if args.command == "status":
         from credalbook.book.records import format_status, status
 
         print(format_status(status(args.chapters, scale=args.scale, parameters=extra)))
+        return 0
+    if args.command == "revalidate":
+        from credalbook.book.records import revalidate
+
+        if not args.chapters:
+            parser.error("revalidate needs one or more chapters (-c)")
+        for chapter in args.chapters:
+            for name, outcome in revalidate(chapter, scale=args.scale,
+                                            parameters=extra):
+                print(f"{chapter} {name}: {outcome}")
         return 0
     if args.parts:
         if args.command != "run" or not args.chapters or len(args.chapters) != 1:
@@ -374,7 +450,7 @@ def main(argv=None) -> int:
             parser.error(str(err))
     start = time.perf_counter()
     failures = run_chapters(args.scale, book_root=args.book_root, chapters=args.chapters, force=args.force,
-                            extra_parameters=extra, progress=not args.no_progress)
+                            extra_parameters=extra, progress=not args.no_progress, jobs=args.jobs)
     if failures:
         for f in failures:
             print(f"[credalbook] {f}", file=sys.stderr)

@@ -245,3 +245,51 @@ class TestStatus:
         two = subprocess.run([sys.executable, "-m", "credalbook.book", "run", "--part", "missing"],
                              capture_output=True, text=True, env=env)
         assert two.returncode == 2 and "exactly one chapter" in two.stderr
+
+
+class TestRevalidate:
+    def _stale_record(self, root):
+        """A paper-scale record of the EU chapter's first part, from HEAD's clean tree, whose code 'changed' since."""
+        from credalbook.papers.eu import EUFit, eu_plan
+        from credalbook.papers.presets import preset
+
+        part = eu_plan(preset("05_epistemic_uncertainty_gp", "paper")).parts[0]
+        value = EUFit(role="train", mean=np.zeros(3), variance=np.ones(3), train_key="k", seconds=1.0)
+        path = records.write_part("05_epistemic_uncertainty_gp", "paper", part, value, wall_seconds=1.0, root=root)
+        data = json.loads(path.read_text())
+        head = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, check=True,
+                              cwd=Path(records.__file__).parents[2]).stdout.strip()
+        data["manifest"].update(commit=head, clean=True)
+        data["manifest"]["modules"]["credalbook/papers/eu/experiments.py"] = "0" * 16
+        path.write_text(json.dumps(data))
+        assert records.part_state("05_epistemic_uncertainty_gp", "paper", part, root=root).state == "stale"
+        return part, path
+
+    def test_unchanged_values_carry_the_record_over(self, root):
+        part, path = self._stale_record(root)
+        out = records.revalidate("05_epistemic_uncertainty_gp", root=root, max_checks=1)
+        assert out == [(part.name, f"revalidated: 1 tiny parts of {part.function} equal bit for bit at "
+                                   f"{json.loads(path.read_text())['manifest']['revalidated'][0]['from_commit'][:7]} and now")]
+        data = json.loads(path.read_text())
+        assert data["manifest"]["revalidated"][0]["modules_before"]["credalbook/papers/eu/experiments.py"] == "0" * 16
+        assert records.part_state("05_epistemic_uncertainty_gp", "paper", part, root=root).state == "recorded"
+
+    def test_moved_values_stay_stale(self, root, monkeypatch):
+        part, path = self._stale_record(root)
+        calls = iter([{"toy-seed0-train": 1}, {"toy-seed0-train": 2}])
+        monkeypatch.setattr(records, "_values_at", lambda tree, specs, env: next(calls))
+        out = records.revalidate("05_epistemic_uncertainty_gp", root=root, max_checks=1)
+        assert out == [(part.name, "the code change moves the tiny values of ['toy-seed0-train']: rerun")]
+        assert records.part_state("05_epistemic_uncertainty_gp", "paper", part, root=root).state == "stale"
+
+    def test_other_reasons_are_not_revalidated(self, root):
+        part, path = self._stale_record(root)
+        data = json.loads(path.read_text())
+        data["manifest"]["clean"] = False
+        path.write_text(json.dumps(data))
+        assert records.revalidate("05_epistemic_uncertainty_gp", root=root) == [
+            (part.name, "recorded from a tree with uncommitted changes: its code cannot be checked out")]
+        data["parameters"]["seed"] = 99
+        path.write_text(json.dumps(data))
+        (name, why), = records.revalidate("05_epistemic_uncertainty_gp", root=root)
+        assert why.startswith("stale for other reasons than changed code: parameter seed: recorded 99, now 0")

@@ -66,9 +66,39 @@ class TestRunChapters:
         assert [f.chapter for f in failures] == ["paper"] and "no results file" in failures[0].error
         assert (tmp_path / "root" / "book" / "executed" / "guide.ipynb").exists()
 
+    def test_chapters_side_by_side(self, tmp_path, monkeypatch):
+        """jobs=2: two chapters in two processes (one thread each), their records written, a failure reported."""
+        import nbformat
+
+        monkeypatch.setenv("CREDALBOOK_RECORDS_DIR", str(tmp_path / "records"))
+        src = tmp_path / "chapters"
+        src.mkdir()
+        save = ("import os\nfrom credalbook.papers.criteria import close_to\nfrom credalbook.papers.report import Comparison\n"
+                "c = Comparison('{stem}')\nc.add('T', 'q', paper=1.0, book=1.0, judgement=close_to(1.0, 1.0, tol=0.1, "
+                "tolerance_source='t'))\nc.save(dict(scale=scale, threads=os.environ['OMP_NUM_THREADS']))")
+        for stem, body in (("a", save), ("b", save), ("c", "1 / 0")):
+            nb = nbformat.v4.new_notebook()
+            nb.cells = [nbformat.v4.new_code_cell('scale = "quick"', metadata={"tags": ["parameters"]}),
+                        nbformat.v4.new_code_cell(body.format(stem=stem))]
+            nb.metadata["kernelspec"] = {"display_name": "Python 3", "language": "python", "name": "python3"}
+            nbformat.write(nb, src / f"{stem}.ipynb")
+        root = tmp_path / "root"
+        failures = runner.run_chapters("tiny", book_root=root, chapters_dir=src, progress=False, jobs=2)
+        assert [f.chapter for f in failures] == ["c"] and "ZeroDivisionError" in failures[0].error
+        assert failures[0].output.name == "c.failed.ipynb"
+        for stem in ("a", "b"):
+            data = json.loads((root / "book" / "_build" / "results" / f"{stem}.json").read_text())
+            assert data["parameters"]["threads"] == str(max(1, (__import__("os").cpu_count() or 1) // 2))
+            assert (tmp_path / "records" / stem / "tiny" / "chapter.json").is_file()
+        # a second run finds both up to date
+        assert [f.chapter for f in runner.run_chapters("tiny", book_root=root, chapters_dir=src, progress=False,
+                                                         jobs=2)] == ["c"]
+
     def test_errors(self, tmp_path):
         with pytest.raises(ValueError, match="scale must be one of"):
             runner.run_chapters("huge", book_root=tmp_path)
+        with pytest.raises(ValueError, match="jobs must be a positive integer"):
+            runner.run_chapters("tiny", book_root=tmp_path, jobs=0)
 
     def test_key_changes_with_parameters(self, tmp_path):
         nb = DUMMIES / "failing_chapter.ipynb"
