@@ -103,7 +103,7 @@ def module_hashes(names=None) -> dict:
 
 
 def machine() -> dict:
-    """CPU model, cores, memory (GiB), and the GPU torch sees (None without one)."""
+    """CPU model, cores, memory (GiB), the GPU torch sees (None without one), torch's threads and the load average."""
     cpu = platform.processor() or platform.machine()
     mem = None
     try:
@@ -122,7 +122,11 @@ def machine() -> dict:
     torch = sys.modules.get("torch")
     if torch is not None and torch.cuda.is_available():
         gpu = torch.cuda.get_device_name(0)
-    return {"cpu": cpu, "cores": cores, "memory_gib": mem, "gpu": gpu, "host": platform.node()}
+    threads = torch.get_num_threads() if torch is not None else None
+    load = [round(x, 2) for x in os.getloadavg()] if hasattr(os, "getloadavg") else None
+    # threads and load say how a wall time was measured (one thread, or a machine shared with other jobs)
+    return {"cpu": cpu, "cores": cores, "memory_gib": mem, "gpu": gpu, "host": platform.node(),
+            "torch_threads": threads, "load_average": load}
 
 
 def versions() -> dict:

@@ -40,8 +40,9 @@ PAGES = {
     "cache": ("credalbook.cache",),
     "cli": ("credalbook.cli",),
     "papers": tuple(f"credalbook.papers.{p}" for p in ("mortier", "juergens", "mimori", "wu_gales", "eu",
-                                                        "presets", "criteria", "report")),
-    "book": ("credalbook.book.runner", "credalbook.book.api_pages"),
+                                                        "presets", "criteria", "report", "parts")),
+    "book": ("credalbook.book.runner", "credalbook.book.chapters", "credalbook.book.records", "credalbook.book.reproduce",
+             "credalbook.book.api_pages"),
 }
 #: The package a page's title names, when it is not the page's only module.
 TITLES = {"papers": "credalbook.papers", "book": "credalbook.book"}

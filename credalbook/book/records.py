@@ -48,7 +48,7 @@ from credalbook._paths import repo_root
 __all__ = ["RECORDS_ENV", "records_dir", "scale_dir", "encode", "decode", "import_closure", "part_parameters",
            "write_part", "read_part", "part_state", "run_part", "run_parts", "chapter_code_hash",
            "write_chapter_record", "read_chapter_record", "chapter_state", "RecordState", "status", "format_status",
-           "provenance_line", "STATES", "Published", "publish", "record_figure", "revalidate"]
+           "provenance_line", "STATES", "TIMING_FIELDS", "Published", "publish", "record_figure", "revalidate"]
 
 RECORDS_ENV = "CREDALBOOK_RECORDS_DIR"
 #: The states of a record.

@@ -32,7 +32,7 @@ from credalbook._paths import repo_root
 from credalbook.book.chapters import _source_root, chapter_paths, is_guide
 from credalbook.papers.presets import SCALES
 
-__all__ = ["ChapterFailure", "chapter_paths", "run_chapters", "run_parts_cli", "build_book", "build_problems", "stage_book", "main"]
+__all__ = ["ChapterFailure", "run_chapters", "run_parts_cli", "build_book", "build_problems", "stage_book", "main"]
 
 STATE_FILE = ".runner-state.json"
 #: Per-cell timeout (seconds) for papermill; None means no limit (paper scale).

@@ -36,7 +36,7 @@ class Part:
         A module-level function (its module and name go into the record).
     kwargs : dict
         Its arguments. Those in ``ignore`` (where it runs, how it reports progress) do not change its
-        value and are left out of :meth:`parameters`, which decides whether a record is stale.
+        value and are left out of ``parameters()``, which decides whether a record is stale.
     ignore : tuple of str
 
     Examples
@@ -62,7 +62,7 @@ class Part:
 
     @property
     def function(self) -> str:
-        """``module:qualified name`` of :attr:`func`."""
+        """``module:qualified name`` of ``func``."""
         return f"{self.func.__module__}:{self.func.__qualname__}"
 
     def parameters(self) -> dict:
@@ -77,6 +77,9 @@ class Part:
 #: chapter stem -> ``"module:function"`` of its plan, imported when asked for. Chapters that are not here
 #: run as one part: the chapter itself.
 PLANS: dict = {
+    "01_mortier_set_calibration": "credalbook.papers.mortier.parts:mortier_parts",
+    "02_juergens_instance_calibration": "credalbook.papers.juergens.parts:juergens_parts",
+    "04_wu_gales_ensemble_calibration": "credalbook.papers.wu_gales.parts:wu_gales_parts",
     "05_epistemic_uncertainty_gp": "credalbook.papers.eu.parts:eu_parts",
 }
 

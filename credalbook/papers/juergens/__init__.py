@@ -1,5 +1,6 @@
 """Jürgens et al., *A calibration test for evaluating set-based epistemic uncertainty
-representations*: the instance-dependent test's error rates, estimator analyses, real sets, figures.
+representations*: the instance-dependent test's error rates, estimator analyses, real sets, figures, and the
+chapter's resumable parts.
 """
 
 from credalbook.papers.juergens.compare import (
@@ -9,15 +10,22 @@ from credalbook.papers.juergens.compare import (
 )
 from credalbook.papers.juergens.error_rates import (
     instance_test_error_rates,
+    instance_test_error_summary,
     JUERGENS_ESTIMATORS,
     JUERGENS_H1_ALPHAS,
+    JUERGENS_SUMMARY_ALPHAS,
+    resampling_pitfall,
     summarise_error_rates,
 )
 from credalbook.papers.juergens.estimators import (
     authors_lp_kde,
     authors_mmd_kce,
+    APP_B_COMBINATIONS,
     calibrated_combinations_example,
+    combination_rejections,
+    estimator_demo_draws,
     estimator_landscape,
+    estimator_landscapes,
     kl_gradient_check,
     Landscape,
     lp_clamp_effect,
@@ -32,6 +40,15 @@ from credalbook.papers.juergens.figures import (
 )
 from credalbook.papers.juergens.real_sets import (
     evaluate_instance_test,
+    table1_rows,
+    TABLE1_ARCHITECTURES,
+    TABLE1_KINDS,
+)
+from credalbook.papers.juergens.parts import (
+    juergens_parts,
+    juergens_plan,
+    JuergensPlan,
+    study_part_name,
 )
 
 __all__ = [
@@ -39,13 +56,20 @@ __all__ = [
     "paper_table1",
     "paper_table1_summary",
     "instance_test_error_rates",
+    "instance_test_error_summary",
     "JUERGENS_ESTIMATORS",
     "JUERGENS_H1_ALPHAS",
+    "JUERGENS_SUMMARY_ALPHAS",
+    "resampling_pitfall",
     "summarise_error_rates",
     "authors_lp_kde",
     "authors_mmd_kce",
+    "APP_B_COMBINATIONS",
     "calibrated_combinations_example",
+    "combination_rejections",
+    "estimator_demo_draws",
     "estimator_landscape",
+    "estimator_landscapes",
     "kl_gradient_check",
     "Landscape",
     "lp_clamp_effect",
@@ -56,4 +80,11 @@ __all__ = [
     "plot_instance_error_rates",
     "plot_landscape",
     "evaluate_instance_test",
+    "table1_rows",
+    "TABLE1_ARCHITECTURES",
+    "TABLE1_KINDS",
+    "juergens_parts",
+    "juergens_plan",
+    "JuergensPlan",
+    "study_part_name",
 ]

@@ -2,7 +2,11 @@ r"""Type I and II error rates of the instance-dependent calibration test (Jürge
 
 :func:`instance_test_error_rates` draws R datasets of a scenario of :mod:`credalbook.synthetic.instance_scenarios`,
 runs the instance-dependent test and Mortier et al.'s test on each and returns an
-:class:`~credalbook.papers.mortier.ErrorRateStudy`.
+:class:`~credalbook.papers.mortier.ErrorRateStudy`. Its null samples (T × R × D floats) are large; what the
+chapter's figures, tables and comparison need is the study's decisions at the figures' levels and its
+p-values (:class:`~credalbook.papers.mortier.ErrorRateSummary`, a few kilobytes), which
+:func:`instance_test_error_summary` returns and the chapter records. :func:`resampling_pitfall` is the Type I
+error of a perfectly calibrated predictor under the two ways of drawing null replicates.
 """
 
 from __future__ import annotations
@@ -12,20 +16,22 @@ import time
 import numpy as np
 
 from credalbook._progress import progress_bar
-from credalbook._validation import check_choice, check_positive_int
+from credalbook._validation import check_choice, check_positive_int, check_probability
 from credalbook.cache import cached
 from credalbook.metrics.distribution import ESTIMATORS
 from credalbook.stats.measures import estimator_measure
-from credalbook.stats.bootstrap import RESAMPLING, SOLVERS, minimise_objective, null_statistics, MeasureObjective
+from credalbook.stats.bootstrap import (RESAMPLING, SOLVERS, MeasureObjective, minimise_objective, null_statistics,
+                                        set_null_distribution)
 from credalbook._parallel import check_n_jobs
 from credalbook._parallel import sweep
-from credalbook.papers.mortier.error_rates import ErrorRateStudy
+from credalbook.papers.mortier.error_rates import PAPER_ALPHAS, ErrorRateStudy, ErrorRateSummary
 from credalbook.synthetic.instance_scenarios import HYPOTHESES, INSTANCE_SETTINGS, instance_scenario
 from credalbook.stats.weight_learning import fit_weight_function
 
 from credalbook.stats.instance import check_learner_options, split_indices
 
-__all__ = ["instance_test_error_rates", "JUERGENS_ESTIMATORS", "JUERGENS_H1_ALPHAS", "summarise_error_rates"]
+__all__ = ["instance_test_error_rates", "instance_test_error_summary", "JUERGENS_ESTIMATORS", "JUERGENS_H1_ALPHAS",
+           "JUERGENS_SUMMARY_ALPHAS", "resampling_pitfall", "summarise_error_rates"]
 
 #: Estimators of Figs. 3-4 with the bandwidths of the authors' statistics (mkjuergens/EnsembleCalibration@8dff2b5,
 #: ``src/config/config_cal_test.py``, l. 87, 114, 166; MMD from ``src/config/config_synthetic.py``, l. 149).
@@ -34,6 +40,9 @@ JUERGENS_ESTIMATORS = (("lp", {"bandwidth": 0.01}), ("kl", {"bandwidth": 0.01}),
 #: Significance levels of the H1 panels (mkjuergens/EnsembleCalibration@8dff2b5, ``src/run_t1t2_analysis.py``,
 #: l. 253; ``src/main_t1t2_synthetic.py``, l. 133); the H0 panels use Mortier et al.'s levels.
 JUERGENS_H1_ALPHAS = (0.005, 0.01, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3)
+#: Levels at which :func:`instance_test_error_summary` keeps the decisions: those of the H0 panels (Mortier et
+#: al.'s twelve) and of the H1 panels, in increasing order.
+JUERGENS_SUMMARY_ALPHAS = tuple(sorted(set(PAPER_ALPHAS) | set(JUERGENS_H1_ALPHAS)))
 
 
 #: Solvers that draw no random numbers: their minimisations can run apart from the estimator's stream.
@@ -216,10 +225,105 @@ def instance_test_error_rates(
                           time.perf_counter() - start)
 
 
+def instance_test_error_summary(setting: str, hypothesis: str, *, alphas=JUERGENS_SUMMARY_ALPHAS,
+                                **options) -> ErrorRateSummary:
+    """:func:`instance_test_error_rates` (cached) without its null samples: its decisions at ``alphas``.
+
+    What the chapter records of a study of Figs. 3-4 (one part per setting and hypothesis): every
+    rejection, rate and error at a level of ``alphas`` equals the study's, bit for bit, and its p-values
+    are kept (:meth:`~credalbook.papers.mortier.ErrorRateStudy.summary`); a few kilobytes instead of the
+    8 T × R × D bytes of the null samples. ``options`` are those of :func:`instance_test_error_rates`.
+
+    Parameters
+    ----------
+    setting : {"binary", "multiclass"}
+    hypothesis : {"H0-const", "H0-inst", "H1-1", "H1-2", "H1-3"}
+    alphas : sequence of float, default :data:`JUERGENS_SUMMARY_ALPHAS`
+        The levels whose decisions are kept (the figures': Mortier et al.'s twelve and the H1 panels').
+
+    Returns
+    -------
+    ErrorRateSummary
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> old = os.environ.get("CREDALBOOK_CACHE_DIR")
+    >>> os.environ["CREDALBOOK_CACHE_DIR"] = tempfile.mkdtemp()
+    >>> s = instance_test_error_summary("multiclass", "H1-3", n_datasets=2, n_instances=150, n_bootstrap=10,
+    ...                                 estimators=(("kl", {}),), learner_options=dict(max_epochs=2),
+    ...                                 progress=False)
+    >>> s.measures, s.rejected.shape, s.error_rates([0.05, 0.3]).shape
+    (('KL-CE · new', 'KL-CE · Mortier'), (2, 18, 2), (2, 2))
+    >>> _ = os.environ.pop("CREDALBOOK_CACHE_DIR") if old is None else os.environ.update(CREDALBOOK_CACHE_DIR=old)
+    """
+    return instance_test_error_rates(setting, hypothesis, **options).summary(alphas)
+
+
+def resampling_pitfall(estimator: str = "lp", *, setting: str = "multiclass", n_datasets: int = 200,
+                       n_instances: int = 400, resamples=RESAMPLING, n_bootstrap: int = 100, alpha: float = 0.05,
+                       seed: int = 0) -> dict:
+    r"""Type I error of a perfectly calibrated predictor, null replicates by resampling vs. permuting (the pitfall).
+
+    On R datasets of the ``setting``'s H0-const scenario, the *true* distributions
+    :math:`\mathbf p^*(\mathbf x_i)` are the predictions; the test rejects when the estimator's value exceeds
+    the :math:`1-\alpha` quantile of its null replicates
+    (:func:`~credalbook.stats.set_null_distribution` with one member, labels redrawn from the predictions).
+    Resampling the instances with replacement first (``"bootstrap"``, Vaicenavicius et al.) gives a duplicated
+    instance a neighbour with an identical prediction whose label was drawn from that very prediction, which
+    lowers the null distribution of the kernel estimators, so the calibrated predictor is rejected far more
+    often than α; keeping the instances (``"permutation"``, the authors' code) holds the level.
+
+    Parameters
+    ----------
+    estimator : str, default "lp"
+        A name of :data:`credalbook.metrics.ESTIMATORS` (default options).
+    setting : {"binary", "multiclass"}, default "multiclass"
+    n_datasets, n_instances : int
+        R and N.
+    resamples : sequence of {"bootstrap", "permutation"}
+    n_bootstrap : int, default 100
+        D.
+    alpha : float, default 0.05
+    seed : int
+        Draws the datasets and (the same seed for every resampling) the null replicates.
+
+    Returns
+    -------
+    dict
+        ``(estimator name, resampling) → rejection rate``.
+
+    References
+    ----------
+    Vaicenavicius, J. et al. (2019). Evaluating model calibration in classification. AISTATS, Sec. 4
+    (consistency resampling). Jürgens et al., Alg. 1 (null replicates with the instances kept).
+
+    Examples
+    --------
+    >>> r = resampling_pitfall("lp", n_datasets=4, n_instances=100, n_bootstrap=20)
+    >>> sorted(r)
+    [('L2-CE', 'bootstrap'), ('L2-CE', 'permutation')]
+    """
+    check_choice(estimator, "estimator", ESTIMATORS)
+    check_choice(setting, "setting", INSTANCE_SETTINGS)
+    for r in resamples:
+        check_choice(r, "resamples", RESAMPLING)
+    alpha = check_probability(alpha, "alpha")
+    sc = instance_scenario(setting, "H0-const", n_datasets=check_positive_int(n_datasets, "n_datasets"),
+                           n_instances=check_positive_int(n_instances, "n_instances", minimum=2), seed=seed)
+    g = estimator_measure(estimator)
+    t = g.func(sc.truth, sc.labels)
+    out = {}
+    for r in resamples:
+        null = set_null_distribution(sc.truth[:, :, None, :], measure=g, n_bootstrap=n_bootstrap, resample=r,
+                                     seed=seed)
+        out[(g.name, r)] = float(np.mean(t > np.quantile(null, 1 - alpha, axis=-1)))
+    return out
+
+
 def _decisions(study, alphas) -> np.ndarray:
-    """Reject (True) per test, dataset and level: (T, R, A), as :meth:`ErrorRateStudy.rejection_rates`."""
-    q = np.quantile(study.null, 1 - np.asarray(alphas), axis=-1)  # (A, T, R)
-    return np.moveaxis(study.statistics[None] > q, 0, -1)
+    """Reject (True) per test, dataset and level: (T, R, A), from :meth:`ErrorRateStudy.rejections` (or a summary's)."""
+    return np.moveaxis(study.rejections(alphas), 1, -1)
 
 
 def summarise_error_rates(studies: dict, *, alphas=None, h1_alpha: float = 0.05, n_boot: int = 2000,
@@ -230,7 +334,8 @@ def summarise_error_rates(studies: dict, *, alphas=None, h1_alpha: float = 0.05,
     ----------
     studies : dict
         Hypothesis ("H0-const", ..., "H1-3") → :class:`~credalbook.papers.mortier.ErrorRateStudy` of
-        :func:`instance_test_error_rates`, one setting; every study has the same R.
+        :func:`instance_test_error_rates`, or its :class:`~credalbook.papers.mortier.ErrorRateSummary` (with
+        ``alphas`` and ``h1_alpha`` among its levels), one setting; every study has the same R.
     alphas : sequence of float, optional
         Levels of the H0 panels (default: Mortier et al.'s twelve, as the paper's figures).
     h1_alpha : float, default 0.05

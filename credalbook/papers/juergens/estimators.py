@@ -5,24 +5,28 @@ r"""How the calibration estimators behave (Jürgens et al., App. A and B).
   (Fig. 6): a good estimator is smallest around that point and grows with the distance to it.
 * :func:`weight_landscape` — the same over the weights :math:`\boldsymbol\lambda \in \Delta_3` of
   three members whose combination with :math:`\boldsymbol\lambda^*` generated the labels (Fig. 7).
+* :func:`estimator_landscapes` — both for one estimator, as the chapter records them (one part each).
 * :func:`calibrated_combinations_example` — App. B: a binary problem in which two *different*
   convex combinations of the same two classifiers are both calibrated (the conditional
   distribution itself, instance-dependent weights; and the marginal class frequency, constant
-  weights), next to one that is not.
+  weights), next to one that is not; :func:`combination_rejections` tests one of them on many samples.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from credalbook._validation import check_positive_int, check_probs
+from credalbook._validation import check_positive_int, check_probability, check_probs
 from credalbook.stats.measures import estimator_measure
 from credalbook._random import dirichlet, draw_labels
 
-__all__ = ["Landscape", "authors_lp_kde", "authors_mmd_kce", "estimator_landscape", "weight_landscape", "calibrated_combinations_example",
+__all__ = ["Landscape", "authors_lp_kde", "authors_mmd_kce", "estimator_landscape", "estimator_landscapes",
+           "estimator_demo_draws", "weight_landscape", "calibrated_combinations_example", "APP_B_COMBINATIONS",
+           "combination_rejections",
            "kl_gradient_check", "lp_clamp_effect", "median_heuristic_bandwidth", "simplex_grid", "skce_kernel_summary"]
 
 
@@ -143,6 +147,68 @@ def weight_landscape(estimator: str = "lp", *, weights=(0.2, 0.5, 0.3), n_instan
     return Landscape(grid, vals.mean(axis=-1), lam0, g.name, vals)
 
 
+def estimator_landscapes(estimator: str = "lp", *, n_instances: int = 500, n_repeats: int = 5, resolution: int = 20,
+                         seed=0, estimator_options: dict | None = None) -> tuple:
+    r"""Figs. 6 and 7 for one estimator: :func:`estimator_landscape` and :func:`weight_landscape`.
+
+    Both with their default data-generating points and the same sizes, ``seed`` and ``estimator_options``.
+    The weight landscape is returned without its per-repeat values (``repeat_values=None``; only its mean
+    is drawn), which halves what a record of the pair holds: about
+    :math:`(G + G \cdot R_{rep} + 3G) + (G + 3G)` numbers for :math:`G = (r+1)(r+2)/2` grid points.
+
+    Returns
+    -------
+    tuple of Landscape
+        (prediction-space landscape of Fig. 6, λ-space landscape of Fig. 7).
+
+    Examples
+    --------
+    >>> s, w = estimator_landscapes("mmd", n_instances=30, n_repeats=2, resolution=4)
+    >>> s.repeat_values.shape, w.repeat_values is None, w.values.shape
+    ((15, 2), True, (15,))
+    """
+    opts = dict(estimator_options or {})
+    kw = dict(n_instances=n_instances, n_repeats=n_repeats, resolution=resolution, seed=seed)
+    w = weight_landscape(estimator, **kw, **opts)
+    return estimator_landscape(estimator, **kw, **opts), dataclasses.replace(w, repeat_values=None)
+
+
+def estimator_demo_draws(n_instances: int, *, n_classes: int = 10, landscape_truth=(0.5, 0.3, 0.2),
+                         landscape_concentration: float = 50.0, landscape_points: int = 500, seed=0) -> dict:
+    r"""The random draws of the chapter's estimator sections, from one generator in the chapter's order.
+
+    From ``numpy.random.default_rng(seed)``: a calibrated predictor,
+    :math:`\hat{\mathbf p}_i \sim \mathrm{Dir}(\mathbf 1_K)` (Fig. 5); labels drawn from it; labels drawn from other :math:`\mathrm{Dir}(\mathbf 1_K)` predictions (a
+    miscalibrated control for the SKCE kernel table); then ``landscape_points`` distributions
+    :math:`\mathrm{Dir}(c\,\mathbf p^*)` around Fig. 6's truth, whose median-heuristic bandwidth is the SKCE's in
+    Figs. 6-7. The chapter and its plan (``credalbook.papers.juergens.parts``) both draw them here, so the
+    bandwidth a landscape part is computed with is the one the chapter shows.
+
+    Returns
+    -------
+    dict
+        ``probs`` (N, K), ``labels`` (N,), ``labels_miscalibrated`` (N,), ``landscape_sample`` (points, 3).
+
+    Examples
+    --------
+    >>> d = estimator_demo_draws(5, seed=0)
+    >>> d["probs"].shape, d["labels"].shape, d["landscape_sample"].shape
+    ((5, 10), (5,), (500, 3))
+    >>> bool(np.allclose(d["probs"], np.random.default_rng(0).dirichlet(np.ones(10), size=5)))
+    True
+    """
+    n = check_positive_int(n_instances, "n_instances")
+    k = check_positive_int(n_classes, "n_classes", minimum=2)
+    truth = np.asarray(landscape_truth, dtype=np.float64)
+    rng = np.random.default_rng(seed)
+    probs = rng.dirichlet(np.ones(k), size=n)
+    labels = np.array([rng.choice(k, p=q) for q in probs])
+    labels_mis = np.array([rng.choice(k, p=q) for q in rng.dirichlet(np.ones(k), size=n)])
+    sample = rng.dirichlet(landscape_concentration * truth,
+                           size=check_positive_int(landscape_points, "landscape_points", minimum=2))
+    return {"probs": probs, "labels": labels, "labels_miscalibrated": labels_mis, "landscape_sample": sample}
+
+
 def calibrated_combinations_example(n_instances: int = 20000, *, seed=0) -> dict:
     r"""App. B: several calibrated convex combinations of the same two classifiers.
 
@@ -173,6 +239,56 @@ def calibrated_combinations_example(n_instances: int = 20000, *, seed=0) -> dict
               "not calibrated (λ₁ ≡ 3/4)": np.full(n, 0.75)}
     return {"features": x[:, None].astype(np.float64), "ens_probs": ens, "labels": labels,
             "combinations": {k: np.stack([v, 1 - v], axis=1) for k, v in combos.items()}}
+
+
+#: Short names of the three combinations of :func:`calibrated_combinations_example`, in its order.
+APP_B_COMBINATIONS = ("conditional", "marginal", "uncalibrated")
+
+
+def combination_rejections(combination: str = "conditional", *, n_instances: int = 1000, n_draws: int = 100,
+                           n_bootstrap: int = 100, alpha: float = 0.05, seed: int = 0) -> dict:
+    r"""App. B: how often the KL test rejects one combination of :func:`calibrated_combinations_example`.
+
+    Draws ``n_draws`` samples (seeds ``seed``, ``seed + 1``, ...) of ``n_instances``, combines the two members
+    with the ``combination``'s weights, and tests each sample with the KL estimator against ``n_bootstrap``
+    null replicates (labels redrawn from the combination, the instances kept; seed ``seed``), rejecting when
+    the statistic exceeds their :math:`1-\alpha` quantile.
+
+    Parameters
+    ----------
+    combination : {"conditional", "marginal", "uncalibrated"}
+        One of :data:`APP_B_COMBINATIONS`: the true conditional distribution, the marginal, or λ₁ ≡ 3/4.
+
+    Returns
+    -------
+    dict
+        The combination's full name → ``P(Y=1) at a``, ``P(Y=1) at b`` (its predictions), ``mean KL-CE`` and
+        ``rejection rate at α = <alpha>``.
+
+    Examples
+    --------
+    >>> r = combination_rejections("uncalibrated", n_instances=200, n_draws=3, n_bootstrap=20)
+    >>> row = r["not calibrated (λ₁ ≡ 3/4)"]
+    >>> round(row["P(Y=1) at a"], 2), round(row["P(Y=1) at b"], 2)
+    (0.3, 0.3)
+    """
+    from credalbook.stats.bootstrap import set_null_distribution
+
+    if combination not in APP_B_COMBINATIONS:
+        raise ValueError(f"combination must be one of {APP_B_COMBINATIONS}; got {combination!r}")
+    n_draws = check_positive_int(n_draws, "n_draws")
+    alpha = check_probability(alpha, "alpha")
+    draws = [calibrated_combinations_example(n_instances, seed=seed + r) for r in range(n_draws)]
+    name = list(draws[0]["combinations"])[APP_B_COMBINATIONS.index(combination)]
+    g = estimator_measure("kl")
+    p = np.stack([np.einsum("nmk,nm->nk", d["ens_probs"], d["combinations"][name]) for d in draws])
+    y = np.stack([d["labels"] for d in draws])
+    null = set_null_distribution(p[:, :, None, :], measure=g, n_bootstrap=n_bootstrap, resample="permutation", seed=seed)
+    t = g.func(p, y)
+    a = draws[0]["features"][:, 0]
+    return {name: {"P(Y=1) at a": float(p[0][a == 0, 1][0]), "P(Y=1) at b": float(p[0][a == 1, 1][0]),
+                   "mean KL-CE": float(t.mean()),
+                   f"rejection rate at α = {alpha:g}": float(np.mean(t > np.quantile(null, 1 - alpha, axis=-1)))}}
 
 
 def median_heuristic_bandwidth(probs, *, max_points: int = 2000, seed=0) -> float:

@@ -14,9 +14,11 @@ def plot_instance_error_rates(studies: dict, *, title: str = "", h0_alphas=None,
     """Figs. 3-4 of Jürgens et al.: one panel per hypothesis, the new test solid, Mortier et al.'s dashed.
 
     ``studies`` maps hypothesis names to :class:`~credalbook.papers.mortier.ErrorRateStudy` objects from
-    :func:`~credalbook.papers.juergens.instance_test_error_rates` (tests named ``"<estimator> · new"`` /
-    ``"… · Mortier"``). H0 panels show the Type I error over Mortier et al.'s twelve levels, H1
-    panels the Type II error over the paper's H1 levels. Returns the figure.
+    :func:`~credalbook.papers.juergens.instance_test_error_rates`, or to their
+    :class:`~credalbook.papers.mortier.ErrorRateSummary`
+    (:func:`~credalbook.papers.juergens.instance_test_error_summary`, which keeps the levels drawn here), with
+    tests named ``"<estimator> · new"`` / ``"… · Mortier"``. H0 panels show the Type I error over Mortier et
+    al.'s twelve levels, H1 panels the Type II error over the paper's H1 levels. Returns the figure.
     """
     import matplotlib.pyplot as plt
 

@@ -1,4 +1,9 @@
-r"""The instance-dependent calibration test on real classifier sets (Jürgens et al., Sec. 4.3)."""
+r"""The instance-dependent calibration test on real classifier sets (Jürgens et al., Sec. 4.3).
+
+:func:`evaluate_instance_test` gives the Table 1 rows of one classifier set; :func:`table1_rows` those of
+every set on one backbone (trained and cached by :mod:`credalbook.nn`), which is what the chapter records:
+a few dozen numbers per backbone architecture (:data:`TABLE1_ARCHITECTURES`).
+"""
 
 from __future__ import annotations
 
@@ -11,7 +16,14 @@ from credalbook.stats.bootstrap import bootstrap_calibration_test
 from credalbook.stats.instance import instance_calibration_test
 from credalbook.metrics.classification import accuracy
 
-__all__ = ["evaluate_instance_test"]
+__all__ = ["evaluate_instance_test", "table1_rows", "TABLE1_ARCHITECTURES", "TABLE1_KINDS"]
+
+#: The two backbone architectures of the chapter's Table 1 analogue: options of
+#: :func:`credalbook.nn.backbone_features` (A: the Mortier chapter's 32/64 channels and 128 features; B: 16/32
+#: channels and 64 features), standing in for the paper's ResNet-18 and VGG-19.
+TABLE1_ARCHITECTURES = {"A": {}, "B": {"channels": (16, 32), "hidden": 64}}
+#: The classifier sets of the analogue: a deep ensemble and dropout networks (Mortier et al.'s rates).
+TABLE1_KINDS = ("DE", "DN(0.1)", "DN(0.6)")
 
 
 def evaluate_instance_test(classifier_set, features_cal, features_test, *, estimators=("lp", "kl"),
@@ -82,4 +94,52 @@ def evaluate_instance_test(classifier_set, features_cal, features_test, *, estim
                      "lambda_acc": accuracy(new.combined_probs, y_test),
                      "lambda_h0": "REJ." if new.rejected else "¬REJ.", "lambda_p": new.p_value,
                      "lambda_ce": new.statistic})
+    return rows
+
+
+def table1_rows(dataset: str = "fashion_mnist", *, backbone: dict | None = None, kinds=TABLE1_KINDS, n_members: int = 5,
+                head_epochs: int = 20, n_test: int | None = 1000, n_bootstrap: int = 100, alpha: float = 0.01,
+                learner_options: dict | None = None, device: str = "auto", seed: int = 0) -> dict:
+    r"""The Table 1 rows of every classifier set on one frozen backbone (Jürgens et al., Sec. 4.3, Table 1).
+
+    Trains (or loads from the cache) the backbone :func:`~credalbook.nn.backbone_features` ``(dataset,
+    **backbone)`` and the sets :func:`~credalbook.nn.classifier_sets` of ``kinds`` on it, then runs
+    :func:`evaluate_instance_test` on each set with λ(x) learned from the backbone's features.
+
+    Parameters
+    ----------
+    dataset : str
+        A name of :data:`credalbook.data.DATASETS`.
+    backbone : dict, optional
+        Options of :func:`~credalbook.nn.backbone_features` (``n_train``, ``epochs``, ``seed``, and an
+        architecture of :data:`TABLE1_ARCHITECTURES`); the sets are trained on the same backbone.
+    kinds : sequence of str, default :data:`TABLE1_KINDS`
+    n_members, head_epochs : int
+        Members per set and epochs of each head.
+    n_test, n_bootstrap, alpha
+        As in :func:`evaluate_instance_test` (the paper: α = 0.01).
+    learner_options : dict, optional
+        Of the λ-network (:func:`~credalbook.stats.fit_weight_function`), without ``device``.
+    device : str, default "auto"
+        Where the backbone, the heads and the λ-networks train.
+    seed : int
+        Of the heads and of the tests.
+
+    Returns
+    -------
+    dict
+        ``"<set> · <estimator>"`` → the row of :func:`evaluate_instance_test` (without ``estimator``).
+    """
+    from credalbook.nn import backbone_features, classifier_sets
+
+    bb_args = dict(backbone or {})
+    learner = {**dict(learner_options or {}), "device": device}
+    bb = backbone_features(dataset, device=device, progress=False, **bb_args)
+    sets = classifier_sets(dataset, kinds=tuple(kinds), n_members=n_members, epochs=head_epochs, seed=seed, device=device,
+                           backbone=bb_args, progress=False)
+    rows = {}
+    for name, cs in sets.items():
+        for row in evaluate_instance_test(cs, bb.features_test[cs.idx_cal], bb.features_test[cs.idx_test], n_test=n_test,
+                                          n_bootstrap=n_bootstrap, alpha=alpha, seed=seed, learner_options=learner):
+            rows[f"{name} · {row.pop('estimator')}"] = row
     return rows

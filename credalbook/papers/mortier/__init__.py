@@ -1,5 +1,6 @@
 """Mortier et al. (2023), *On the Calibration of Probabilistic Classifier Sets*: Type I/II error
-studies of the set calibration test, real classifier sets, and the chapter's figures.
+studies of the set calibration test, real classifier sets, the chapter's figures, and its parts (the
+computations whose small results are recorded).
 """
 
 from credalbook.papers.mortier.compare import (
@@ -10,10 +11,12 @@ from credalbook.papers.mortier.compare import (
 )
 from credalbook.papers.mortier.error_rates import (
     ErrorRateStudy,
+    ErrorRateSummary,
     PAPER_ALPHAS,
     PAPER_MEASURES,
     PAPER_SETTINGS,
     set_test_error_rates,
+    set_test_error_summary,
 )
 from credalbook.papers.mortier.figures import (
     plot_decision_rules,
@@ -25,21 +28,41 @@ from credalbook.papers.mortier.real_sets import (
     evaluate_classifier_set,
     solver_agreement,
 )
+from credalbook.papers.mortier.parts import (
+    ClassifierSetTable,
+    classifier_set_table,
+    MORTIER_GROUPS,
+    MortierPlan,
+    mortier_parts,
+    mortier_plan,
+    solver_comparison,
+    table1_differences,
+)
 
 __all__ = [
     "chapter_results",
     "compare",
     "paper_table1",
     "s2_corner_check",
+    "table1_differences",
     "ErrorRateStudy",
+    "ErrorRateSummary",
     "PAPER_ALPHAS",
     "PAPER_MEASURES",
     "PAPER_SETTINGS",
     "set_test_error_rates",
+    "set_test_error_summary",
     "plot_decision_rules",
     "plot_error_rate_figure",
     "plot_error_rates",
     "compare_solvers",
     "evaluate_classifier_set",
     "solver_agreement",
+    "ClassifierSetTable",
+    "classifier_set_table",
+    "MORTIER_GROUPS",
+    "MortierPlan",
+    "mortier_parts",
+    "mortier_plan",
+    "solver_comparison",
 ]

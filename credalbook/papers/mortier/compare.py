@@ -127,39 +127,31 @@ def _gap(study, alphas, n_boot: int = 500, seed: int = 0) -> list:
     return [value, float(boot.std(ddof=1)), r]
 
 
-def _ece_diff(probs_a, probs_b, labels, n_bins: int, n_boot: int = 200, seed: int = 0) -> list:
-    """[ECE_conf(a) − ECE_conf(b), paired bootstrap SE over the instances, number of instances]."""
-    from credalbook.metrics.classification import ece_confidence
-
-    y = np.asarray(labels)
-    value = ece_confidence(probs_a, y, n_bins=n_bins) - ece_confidence(probs_b, y, n_bins=n_bins)
-    idx = np.random.default_rng(seed).integers(0, len(y), size=(n_boot, len(y)))
-    boot = [ece_confidence(probs_a[i], y[i], n_bins=n_bins) - ece_confidence(probs_b[i], y[i], n_bins=n_bins)
-            for i in idx]
-    return [float(value), float(np.std(boot, ddof=1)), int(len(y))]
-
-
-def chapter_results(studies: Mapping, *, table1: Mapping, sets: Mapping, dataset: str, head, fig1_left: Mapping,
-                    s2_authors=None, permutation=None, fig4_permutation=None, alphas=None, n_bins: int = 5) -> dict:
+def chapter_results(studies: Mapping, *, table1: Mapping, dataset: str, head, fig1_left: Mapping,
+                    table1_diffs: Mapping | None = None, sets: Mapping | None = None, s2_authors=None,
+                    permutation=None, fig4_permutation=None, alphas=None, n_bins: int = 5) -> dict:
     """The plain results dict :func:`compare` needs, from the chapter's objects.
 
     Parameters
     ----------
     studies : mapping
-        Figure name ("Fig. 1" … "Fig. 4") → scenario → :class:`~credalbook.papers.mortier.ErrorRateStudy`.
+        Figure name ("Fig. 1" … "Fig. 4") → scenario → :class:`~credalbook.papers.mortier.ErrorRateStudy`
+        or its :class:`~credalbook.papers.mortier.ErrorRateSummary` (at levels including ``alphas``).
     table1 : mapping
         Classifier name → row of :func:`~credalbook.papers.mortier.evaluate_classifier_set`.
-    sets : mapping
-        Classifier name → :class:`~credalbook.nn.ClassifierSet` (for the bootstrap SEs of ECE differences).
+    table1_diffs : mapping, optional
+        :func:`~credalbook.papers.mortier.table1_differences` of the Table 1 sets; or give ``sets``.
+    sets : mapping, optional
+        Classifier name → :class:`~credalbook.nn.ClassifierSet`, to compute ``table1_diffs`` from.
     dataset : str
     head : (float, float)
         Learning rate and momentum of the Table 1 heads.
     fig1_left : mapping
         :func:`s2_corner_check` of the Fig. 1 (left) setting.
-    s2_authors : ErrorRateStudy, optional
+    s2_authors : ErrorRateStudy or ErrorRateSummary, optional
         S2 of Fig. 1 built as the authors' code does (segment from :math:`\\mathbf p_e`, the corner
         when :math:`\\mathbf p_e` is outside the hull).
-    permutation, fig4_permutation : ErrorRateStudy, optional
+    permutation, fig4_permutation : ErrorRateStudy or ErrorRateSummary, optional
         S1 of Fig. 1 and of App. Fig. 4 with the instances permuted instead of bootstrapped (the
         authors' code), on the same datasets.
     alphas : sequence of float, optional
@@ -169,6 +161,8 @@ def chapter_results(studies: Mapping, *, table1: Mapping, sets: Mapping, dataset
     """
     from credalbook.papers.mortier.error_rates import PAPER_ALPHAS
 
+    if (table1_diffs is None) == (sets is None):
+        raise ValueError("give exactly one of table1_diffs and sets")
     alphas = list(PAPER_ALPHAS if alphas is None else alphas)
     f1 = studies["Fig. 1"]
 
@@ -192,13 +186,11 @@ def chapter_results(studies: Mapping, *, table1: Mapping, sets: Mapping, dataset
         "head": [float(head[0]), float(head[1])],
         "fig1_left": dict(fig1_left),
     }
-    test = {name: np.asarray(cs.ens_probs_test) for name, cs in sets.items()}
-    y = np.asarray(sets["DE"].y_test)
-    weighted = np.einsum("nmk,m->nk", test["DE"], np.asarray(table1["DE"]["weights_conf"]))
-    out["table1_diffs"] = {
-        "dn": _ece_diff(test["DN(0.6)"].mean(axis=1), test["DN(0.1)"].mean(axis=1), y, n_bins),
-        "de": _ece_diff(weighted, test["DE"].mean(axis=1), y, n_bins),
-    }
+    if table1_diffs is None:
+        from credalbook.papers.mortier.parts import table1_differences
+
+        table1_diffs = table1_differences(sets, table1, n_bins=n_bins)
+    out["table1_diffs"] = {k: list(table1_diffs[k]) for k in ("dn", "de")}
     if s2_authors is not None:
         out["type2_authors"] = type2(s2_authors)
     if permutation is not None:

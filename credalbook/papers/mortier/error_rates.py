@@ -9,6 +9,12 @@ Work is split into fixed chunks of datasets (so results do not depend on the num
 Inside a chunk, data generation and the D null replicates of every dataset are one vectorised
 computation; the minimisation over :math:`\Delta_M` runs per dataset. Chunks run in parallel with
 joblib, and the whole study is cached on disk.
+
+A study keeps every null sample (T × R × D floats: megabytes at R = 1000). What the figures and
+tables need is far smaller: :meth:`ErrorRateStudy.summary` keeps each test's decisions on each dataset
+at the figures' levels under both decision rules, and its p-values (:class:`ErrorRateSummary`, with the
+same ``error_rates``/``rejection_counts`` API), which is what a chapter records
+(:func:`set_test_error_summary`).
 """
 
 from __future__ import annotations
@@ -23,12 +29,13 @@ from scipy import stats
 from credalbook._progress import progress_bar
 from credalbook._validation import check_choice, check_positive_int, check_probability
 from credalbook.cache import cached
-from credalbook.stats.bootstrap import (RESAMPLING, SOLVERS, WEIGHT_PRIORS, minimise_objective, null_statistics,
-                                        MeasureObjective, exact_size, reject)
+from credalbook.stats.bootstrap import (DECISION_RULES, RESAMPLING, SOLVERS, WEIGHT_PRIORS, minimise_objective,
+                                        null_statistics, MeasureObjective, exact_size, reject)
 from credalbook.synthetic.set_scenarios import SCENARIOS, credal_scenario
 from credalbook.stats.measures import calibration_measure
 
-__all__ = ["ErrorRateStudy", "set_test_error_rates", "PAPER_MEASURES", "PAPER_ALPHAS", "PAPER_SETTINGS"]
+__all__ = ["ErrorRateStudy", "ErrorRateSummary", "set_test_error_rates", "set_test_error_summary", "PAPER_MEASURES",
+           "PAPER_ALPHAS", "PAPER_SETTINGS"]
 
 #: The seven tests of Fig. 1: (measure, number of bins).
 PAPER_MEASURES = (("skce_ul", None), ("hl", 5), ("hl", 10), ("ece_conf", 5), ("ece_conf", 10),
@@ -44,6 +51,10 @@ PAPER_SETTINGS = {
     "Fig. 4": dict(n_instances=100, n_members=10, n_classes=100, u=0.01),
 }
 CHUNK = 20  # datasets per work unit
+
+
+def _levels(alphas) -> np.ndarray:
+    return np.array([check_probability(a, "alphas") for a in np.atleast_1d(alphas)], dtype=np.float64)
 
 
 @dataclass(frozen=True)
@@ -78,15 +89,25 @@ class ErrorRateStudy:
     def n_datasets(self) -> int:
         return self.statistics.shape[1]
 
+    @property
+    def n_bootstrap(self) -> int:
+        """D, the null samples per test."""
+        return self.null.shape[-1]
+
     def rejections(self, alphas=PAPER_ALPHAS, *, rule: str = "t") -> np.ndarray:
         """Whether each test rejects on each dataset, shape (T, len(alphas), R) (Alg. 1, line 8).
 
         ``rule``: ``"t"`` (the paper, :math:`t > q_{1-\\alpha}`) or ``"abs"`` (the authors' code,
         :math:`|t| > q_{1-\\alpha}`); see :data:`~credalbook.stats.DECISION_RULES`.
         """
-        alphas = np.array([check_probability(a, "alphas") for a in np.atleast_1d(alphas)])
+        alphas = _levels(alphas)
         q = np.quantile(self.null, 1 - alphas, axis=-1)  # (A, T, R)
         return np.swapaxes(reject(self.statistics[None], q, rule), 0, 1)
+
+    @property
+    def n_tests(self) -> int:
+        """Tests run: measures × datasets."""
+        return len(self.measures) * self.n_datasets
 
     def rejection_counts(self, alphas=PAPER_ALPHAS, *, rule: str = "t") -> dict:
         """Measure name → number of datasets (of R) on which the test rejects, one int per level."""
@@ -122,13 +143,120 @@ class ErrorRateStudy:
         reference = alphas
         if band is not None:
             level = check_probability(band, "band")
-            r, d = self.n_datasets, self.null.shape[-1]
+            r, d = self.n_datasets, self.n_bootstrap
             reference = np.array([stats.binom.ppf((1 + level) / 2, r, exact_size(a, d)) / r for a in alphas])
         return dict(zip(self.measures, (self.rejection_rates(alphas) - reference).max(axis=1)))
 
     def p_values(self) -> np.ndarray:
         """:math:`(1 + \\#\\{t_{0,d} \\ge t\\}) / (1 + D)` per test and dataset, (T, R)."""
         return (1 + (self.null >= self.statistics[..., None]).sum(axis=-1)) / (1 + self.null.shape[-1])
+
+    def summary(self, alphas=PAPER_ALPHAS) -> "ErrorRateSummary":
+        """The study without its null samples: decisions at ``alphas`` (both rules), p-values, NaN nulls.
+
+        Every rate, count and error this study gives at a level of ``alphas`` the summary gives too,
+        equal bit for bit (they are the same decisions); its size is about T × R × (2 len(alphas) + 5)
+        bytes before compression instead of 8 T × R × D.
+
+        Examples
+        --------
+        >>> study = set_test_error_rates.__wrapped__("S1", n_datasets=6, n_instances=20, n_members=2, n_classes=3,
+        ...                                          u=0.5, n_bootstrap=10, measures=("skce_ul", ("hl", 5)),
+        ...                                          n_jobs=1, progress=False)
+        >>> s = study.summary()
+        >>> s.rejection_counts([0.05, 0.3]) == study.rejection_counts([0.05, 0.3])
+        True
+        >>> bool((s.p_values() == study.p_values()).all()), s.n_datasets, s.n_bootstrap
+        (True, 6, 10)
+        """
+        levels = _levels(alphas)
+        if len(np.unique(levels)) != len(levels):
+            raise ValueError(f"alphas must not repeat a level; got {list(alphas)}")
+        return ErrorRateSummary(
+            scenario=self.scenario, measures=tuple(self.measures), alphas=tuple(float(a) for a in levels),
+            rejected=self.rejections(levels), rejected_abs=self.rejections(levels, rule="abs"),
+            null_at_least=(self.null >= self.statistics[..., None]).sum(axis=-1).astype(np.int32),
+            null_nan=np.isnan(self.null).any(axis=-1),
+            mean_evaluations=np.asarray(self.n_evaluations, dtype=np.float64).mean(axis=1),
+            n_bootstrap=self.n_bootstrap, config=dict(self.config), seconds=float(self.seconds))
+
+
+@dataclass(frozen=True)
+class ErrorRateSummary:
+    """An :class:`ErrorRateStudy` without its null samples: what its figures and tables need, small.
+
+    It answers ``rejections``, ``rejection_counts``, ``rejection_rates``, ``error_rates``,
+    ``errors_at`` and ``type_one_excess`` as the study does, at the levels it keeps (``alphas``;
+    another level raises ValueError), and ``p_values``. Made by :meth:`ErrorRateStudy.summary`.
+
+    Attributes
+    ----------
+    scenario : str
+    measures : tuple of str
+        Names of the T measures.
+    alphas : tuple of float
+        The A significance levels of the decisions.
+    rejected : ndarray of bool (T, A, R)
+        The paper's decisions :math:`t > q_{1-\\alpha}` (Alg. 1, line 8).
+    rejected_abs : ndarray of bool (T, A, R)
+        The authors' code's :math:`|t| > q_{1-\\alpha}`.
+    null_at_least : ndarray of int (T, R)
+        :math:`\\#\\{t_{0,d} \\ge t\\}`, the p-values' counts.
+    null_nan : ndarray of bool (T, R)
+        Whether the null sample holds a NaN (the authors' HL statistic; such a test never rejects).
+    mean_evaluations : ndarray (T,)
+        Mean objective evaluations of the minimiser per test.
+    n_bootstrap : int
+        D.
+    config : dict
+        The study's configuration.
+    seconds : float
+        Wall-clock time of the study's computation.
+    """
+
+    scenario: str
+    measures: tuple
+    alphas: tuple
+    rejected: np.ndarray = field(repr=False)
+    rejected_abs: np.ndarray = field(repr=False)
+    null_at_least: np.ndarray = field(repr=False)
+    null_nan: np.ndarray = field(repr=False)
+    mean_evaluations: np.ndarray = field(repr=False)
+    n_bootstrap: int = 0
+    config: dict = field(default_factory=dict)
+    seconds: float = 0.0
+
+    @property
+    def n_datasets(self) -> int:
+        return self.rejected.shape[-1]
+
+    # what follows from the decisions is computed as for the study, by the same code
+    n_tests = ErrorRateStudy.n_tests
+    is_null = ErrorRateStudy.is_null
+    rejection_counts = ErrorRateStudy.rejection_counts
+    rejection_rates = ErrorRateStudy.rejection_rates
+    error_rates = ErrorRateStudy.error_rates
+    errors_at = ErrorRateStudy.errors_at
+    type_one_excess = ErrorRateStudy.type_one_excess
+
+    def rejections(self, alphas=PAPER_ALPHAS, *, rule: str = "t") -> np.ndarray:
+        """Whether each test rejects on each dataset, shape (T, len(alphas), R), at levels among those kept
+        (``alphas``); see :meth:`ErrorRateStudy.rejections`."""
+        check_choice(rule, "rule", DECISION_RULES)
+        levels = _levels(alphas)
+        kept = np.asarray(self.alphas, dtype=np.float64)
+        idx = []
+        for a in levels:
+            hit = np.flatnonzero(np.abs(kept - a) <= 1e-12)
+            if hit.size == 0:
+                raise ValueError(f"alphas must be among the summary's levels {self.alphas}; got {a:g} "
+                                 "(summarise the study at it: ErrorRateStudy.summary(alphas=...))")
+            idx.append(int(hit[0]))
+        return (self.rejected_abs if rule == "abs" else self.rejected)[:, idx]
+
+    def p_values(self) -> np.ndarray:
+        """:math:`(1 + \\#\\{t_{0,d} \\ge t\\}) / (1 + D)` per test and dataset, (T, R)."""
+        return (1 + self.null_at_least) / (1 + self.n_bootstrap)
 
 
 #: The authors' Hosmer-Lemeshow statistic as a measure of the studies: ``("hl_authors", B)``.
@@ -257,3 +385,23 @@ def set_test_error_rates(
                   solver_options=dict(solver_options or {}), weight_prior=weight_prior, resample=resample,
                   scenario_prior=scenario_prior, segment_start=segment_start, outside_start=outside_start, seed=seed)
     return ErrorRateStudy(scenario, names, stats, nulls, nfev, config, time.perf_counter() - start)
+
+
+def set_test_error_summary(scenario: str, *, alphas=PAPER_ALPHAS, **options) -> ErrorRateSummary:
+    """:func:`set_test_error_rates` (cached) summarised at the levels ``alphas`` (:meth:`ErrorRateStudy.summary`).
+
+    What a chapter records of an error-rate study: a few kilobytes instead of the null samples' megabytes.
+    ``options`` are those of :func:`set_test_error_rates`.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> old = os.environ.get("CREDALBOOK_CACHE_DIR")
+    >>> os.environ["CREDALBOOK_CACHE_DIR"] = tempfile.mkdtemp()
+    >>> s = set_test_error_summary("S2", n_datasets=4, n_instances=20, n_members=2, n_classes=3, u=0.5,
+    ...                            n_bootstrap=10, measures=("skce_ul",), n_jobs=1, progress=False)
+    >>> s.rejected.shape, s.error_rates([0.05, 0.95]).shape
+    ((1, 12, 4), (1, 2))
+    >>> _ = os.environ.pop("CREDALBOOK_CACHE_DIR") if old is None else os.environ.update(CREDALBOOK_CACHE_DIR=old)
+    """
+    return set_test_error_rates(scenario, **options).summary(alphas)

@@ -15,7 +15,7 @@ def plot_error_rates(study, *, alphas=None, ax=None, legend: bool = True):
 
     Parameters
     ----------
-    study : ErrorRateStudy
+    study : ErrorRateStudy or ErrorRateSummary
     alphas : sequence of float, optional
         Default: the paper's twelve levels.
 
@@ -54,8 +54,8 @@ def plot_error_rates(study, *, alphas=None, ax=None, legend: bool = True):
 def plot_error_rate_figure(studies: dict, *, title: str = "", alphas=None):
     """Fig. 1 (right) layout: one panel per scenario (S1 Type I, S2/S3 Type II), shared y axis.
 
-    ``studies`` maps scenario names to :class:`~credalbook.papers.mortier.ErrorRateStudy`; the title is ``title``
-    followed by the setting (N, M, K, u) of the studies. Returns the figure.
+    ``studies`` maps scenario names to :class:`~credalbook.papers.mortier.ErrorRateStudy` objects or their
+    summaries; the title is ``title`` followed by the setting (N, M, K, u) of the studies. Returns the figure.
     """
     import matplotlib.pyplot as plt
 

@@ -35,6 +35,12 @@ from credalbook.papers.wu_gales.figures import (
     plot_region_study,
     plot_temperature_study,
 )
+from credalbook.papers.wu_gales.parts import (
+    merge_topology_ensembles,
+    wu_gales_parts,
+    wu_gales_plan,
+    WuGalesPlan,
+)
 from credalbook.papers.wu_gales.reported import (
     WG_METRICS,
     WG_PAPER_COMBINATION,
@@ -95,6 +101,9 @@ __all__ = [
     "plot_epsilon_curves",
     "plot_region_study",
     "plot_temperature_study",
+    "wu_gales_parts",
+    "wu_gales_plan",
+    "WuGalesPlan",
     "WG_METRICS",
     "WG_PAPER_COMBINATION",
     "WG_PAPER_FINDINGS",
@@ -106,6 +115,7 @@ __all__ = [
     "WG_UNITS",
     "temperature_sweep",
     "TemperatureSweep",
+    "merge_topology_ensembles",
     "PAPER_TOPOLOGIES",
     "QUICK_TOPOLOGIES",
     "resolve_network_scale",

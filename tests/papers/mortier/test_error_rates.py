@@ -1,11 +1,12 @@
 """Tests for credalbook.papers.mortier.error_rates: results independent of the number of workers, decisions at
-any α from the stored null samples, Type I vs Type II bookkeeping, caching."""
+any α from the stored null samples, Type I vs Type II bookkeeping, caching, and the compact summary (the same
+numbers without the null samples, through the records' codec)."""
 
 import numpy as np
 import pytest
 from scipy import stats
 
-from credalbook.papers.mortier import ErrorRateStudy, set_test_error_rates
+from credalbook.papers.mortier import ErrorRateStudy, ErrorRateSummary, set_test_error_rates
 from credalbook.stats import exact_size
 
 SMALL = dict(n_datasets=25, n_instances=50, n_members=4, n_classes=4, u=0.1, n_bootstrap=30,
@@ -104,3 +105,67 @@ class TestAuthorsOptions:
         kw = {**SMALL, "measures": (("ece_conf", 5),), "n_datasets": 5}
         study = set_test_error_rates("S2", n_jobs=1, seed=2, segment_start="centre", outside_start="end", **kw)
         assert study.config["outside_start"] == "end" and study.config["segment_start"] == "centre"
+
+
+class TestErrorRateSummary:
+    def test_main(self, tmp_cache):
+        """Every count, rate and error of the summary equals the study's, at each kept level and under both rules."""
+        study = set_test_error_rates("S1", n_jobs=1, seed=11, **SMALL)
+        summary = study.summary()
+        assert isinstance(summary, ErrorRateSummary)
+        assert (summary.scenario, summary.measures, summary.n_datasets, summary.n_bootstrap, summary.config,
+                summary.seconds) == (study.scenario, study.measures, 25, 30, study.config, study.seconds)
+        assert summary.n_tests == study.statistics.size == 50
+        for rule in ("t", "abs"):
+            np.testing.assert_array_equal(summary.rejections(rule=rule), study.rejections(rule=rule))
+            np.testing.assert_array_equal(summary.rejection_rates(rule=rule), study.rejection_rates(rule=rule))
+            assert summary.rejection_counts([0.95, 0.05], rule=rule) == study.rejection_counts([0.95, 0.05], rule=rule)
+        np.testing.assert_array_equal(summary.error_rates([0.3, 0.05]), study.error_rates([0.3, 0.05]))
+        assert summary.errors_at(0.13) == study.errors_at(0.13)
+        assert summary.type_one_excess() == study.type_one_excess()
+        assert summary.type_one_excess([0.05], band=0.95) == study.type_one_excess([0.05], band=0.95)
+        np.testing.assert_array_equal(summary.p_values(), study.p_values())
+        np.testing.assert_allclose(summary.mean_evaluations, study.n_evaluations.mean(axis=1))
+        # the decisions by hand, from the null samples (Alg. 1 line 8 at α = 0.3)
+        q = np.quantile(study.null, 0.7, axis=-1)
+        np.testing.assert_array_equal(summary.rejections([0.3])[:, 0], study.statistics > q)
+        np.testing.assert_array_equal(summary.rejections([0.3], rule="abs")[:, 0], np.abs(study.statistics) > q)
+
+    def test_type_two_and_levels(self, tmp_cache):
+        study = set_test_error_rates("S3", n_jobs=1, seed=12, **SMALL)
+        summary = study.summary(alphas=(0.1, 0.5))
+        assert summary.alphas == (0.1, 0.5) and not summary.is_null
+        np.testing.assert_array_equal(summary.error_rates([0.5, 0.1]), 1 - study.rejection_rates([0.5, 0.1]))
+        with pytest.raises(ValueError, match=r"among the summary's levels \(0.1, 0.5\); got 0.05"):
+            summary.error_rates()  # the figures' levels were not kept
+        with pytest.raises(ValueError, match="repeat"):
+            study.summary(alphas=(0.1, 0.1))
+        with pytest.raises(ValueError, match="alphas"):
+            study.summary(alphas=(1.5,))
+        with pytest.raises(ValueError, match="rule"):
+            summary.rejections([0.1], rule="two-sided")
+
+    def test_authors_hl_nan(self, tmp_cache):
+        kw = {**SMALL, "measures": (("hl_authors", 5),), "u": 0.01, "n_classes": 6, "n_datasets": 10}
+        study = set_test_error_rates("S3", n_jobs=1, seed=9, **kw)
+        summary = study.summary()
+        np.testing.assert_array_equal(summary.null_nan, np.isnan(study.null).any(axis=-1))
+        assert summary.null_nan.any() and not summary.rejected[:, :, summary.null_nan[0]].any()
+
+    def test_record(self, tmp_cache):
+        """What a chapter records: the summary through the records' JSON codec, equal field by field."""
+        import json
+
+        from credalbook.book import records
+        from credalbook.papers.mortier import set_test_error_summary
+
+        summary = set_test_error_summary("S2", n_jobs=1, seed=13, **SMALL)
+        assert summary.rejected.shape == (2, 12, 25)
+        back = records.decode(json.loads(json.dumps(records.encode(summary))))
+        assert type(back) is ErrorRateSummary
+        for name in ("rejected", "rejected_abs", "null_at_least", "null_nan", "mean_evaluations"):
+            np.testing.assert_array_equal(getattr(back, name), getattr(summary, name))
+            assert getattr(back, name).dtype == getattr(summary, name).dtype
+        assert (back.alphas, back.measures, back.config, back.seconds) == \
+            (summary.alphas, summary.measures, summary.config, summary.seconds)
+        assert back.rejection_counts() == set_test_error_rates("S2", n_jobs=1, seed=13, **SMALL).rejection_counts()

@@ -1,0 +1,152 @@
+"""The parts of the Jürgens et al. chapter: its error-rate studies, landscapes, pitfall study and Table 1 analogue.
+
+At the paper's sizes the chapter runs for about two hours on two cores, nearly all of it in the ten studies of
+Figs. 3-4 (5-11 minutes each). Each study is its own part, recorded as its
+:class:`~credalbook.papers.mortier.ErrorRateSummary` (the decisions at the figures' levels and the p-values,
+a few kilobytes) instead of its null samples. The estimator landscapes of Figs. 6-7 (one part per estimator),
+App. B's rejection rates (one part per combination), the resampling pitfall (one part per estimator) and the
+Table 1 analogue (one part per backbone architecture) are parts too; the rest of the chapter (Fig. 5's null
+draws, Fig. 8, the numerical checks) takes seconds and runs live.
+
+The SKCE bandwidths the parts use (median heuristics of the settings' predictions and of Fig. 6's data, to
+four significant digits) are computed here, from the chapter's seed, so the chapter shows the bandwidths its
+parts were computed with (``JuergensPlan.bandwidths``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from credalbook._validation import check_choice
+from credalbook.papers.juergens.error_rates import (
+    JUERGENS_ESTIMATORS,
+    JUERGENS_SUMMARY_ALPHAS,
+    instance_test_error_summary,
+    resampling_pitfall,
+)
+from credalbook.papers.juergens.estimators import (
+    APP_B_COMBINATIONS,
+    combination_rejections,
+    estimator_demo_draws,
+    estimator_landscapes,
+    median_heuristic_bandwidth,
+)
+from credalbook.papers.juergens.real_sets import TABLE1_ARCHITECTURES, TABLE1_KINDS, table1_rows
+from credalbook.papers.parts import Part
+from credalbook.synthetic.instance_scenarios import HYPOTHESES, INSTANCE_SETTINGS, instance_scenario
+
+__all__ = ["JuergensPlan", "LANDSCAPE_ESTIMATORS", "PITFALL_ESTIMATORS", "juergens_parts", "juergens_plan",
+           "study_part_name"]
+
+#: Estimators of Figs. 6-7 (one part each).
+LANDSCAPE_ESTIMATORS = ("lp", "kl", "mmd", "skce")
+#: Estimators of the resampling pitfall (one part each).
+PITFALL_ESTIMATORS = ("lp", "kl")
+#: The settings of Figs. 3 (binary) and 4 (multi-class), in order.
+SETTINGS = tuple(INSTANCE_SETTINGS)
+
+
+def study_part_name(setting: str, hypothesis: str) -> str:
+    """The part of one study of Figs. 3-4: ``"<setting>-<hypothesis in lower case>"``.
+
+    >>> study_part_name("binary", "H0-const"), study_part_name("multiclass", "H1-3")
+    ('binary-h0-const', 'multiclass-h1-3')
+    """
+    check_choice(setting, "setting", SETTINGS)
+    check_choice(hypothesis, "hypothesis", HYPOTHESES)
+    return f"{setting}-{hypothesis.lower()}"
+
+
+@dataclass(frozen=True)
+class JuergensPlan:
+    """The chapter's parts, and the SKCE bandwidths they use.
+
+    Attributes
+    ----------
+    parts : list of Part
+        ``<setting>-<hypothesis>`` (ten studies of Figs. 3-4), ``landscape-<estimator>`` (Figs. 6-7),
+        ``appb-<combination>`` (App. B), ``pitfall-<estimator>`` and ``table1-<architecture>`` (``a``, ``b``), in
+        that order.
+    bandwidths : dict
+        ``"binary"``, ``"multiclass"`` (Figs. 3-4) and ``"landscape"`` (Figs. 6-7) → the SKCE bandwidth.
+    """
+
+    parts: list
+    bandwidths: dict = field(default_factory=dict)
+
+    def studies(self, setting: str, values: dict) -> dict:
+        """Hypothesis → the study of ``setting`` among ``values`` (part name → value, as ``run_parts`` gives)."""
+        names = {h: study_part_name(setting, h) for h in HYPOTHESES}
+        missing = [n for n in names.values() if n not in values]
+        if missing:
+            raise ValueError(f"values lacks the parts {missing}")
+        return {h: values[n] for h, n in names.items()}
+
+
+#: Significant digits of the SKCE bandwidths in the parts' parameters: the binary setting's GP draws differ in
+#: the ninth digit between BLAS thread counts, and a parameter that did would mark a record made on another
+#: machine stale.
+BANDWIDTH_DIGITS = 4
+
+
+def _rounded(h: float) -> float:
+    return float(f"{h:.{BANDWIDTH_DIGITS}g}")
+
+
+def _settings_bandwidth(setting: str, n_instances: int, seed: int) -> float:
+    """The SKCE bandwidth of Figs. 3-4: median heuristic of one H0-const dataset's member predictions."""
+    sc = instance_scenario(setting, "H0-const", n_datasets=1, n_instances=n_instances, seed=seed)
+    return _rounded(median_heuristic_bandwidth(sc.ens_probs, seed=seed))
+
+
+def juergens_plan(cfg, *, seed: int = 0, dataset: str = "fashion_mnist", device: str = "auto",
+                  **_ignored) -> JuergensPlan:
+    """The chapter's plan at preset ``cfg`` with its parameters (others are ignored).
+
+    Computes the three SKCE bandwidths (about half a second at ``paper`` scale).
+
+    Examples
+    --------
+    >>> from credalbook.papers.presets import preset
+    >>> plan = juergens_plan(preset("02_juergens_instance_calibration", "tiny"))
+    >>> len(plan.parts), [p.name for p in plan.parts][::5]
+    (21, ['binary-h0-const', 'multiclass-h0-const', 'landscape-lp', 'appb-marginal', 'table1-b'])
+    """
+    learner = dict(max_epochs=cfg["epochs"], patience=cfg["patience"])
+    bandwidths = {s: _settings_bandwidth(s, cfg["instances"], seed) for s in SETTINGS}
+    draws = estimator_demo_draws(cfg["null_instances"], seed=seed)
+    bandwidths["landscape"] = _rounded(median_heuristic_bandwidth(draws["landscape_sample"], seed=seed))
+    parts = []
+    for setting in SETTINGS:
+        specs = tuple((e, {"bandwidth": bandwidths[setting]} if e == "skce" else dict(o)) for e, o in JUERGENS_ESTIMATORS)
+        for h in HYPOTHESES:
+            parts.append(Part(study_part_name(setting, h), instance_test_error_summary, dict(
+                setting=setting, hypothesis=h, n_datasets=cfg["datasets"], n_instances=cfg["instances"],
+                estimators=specs, n_bootstrap=cfg["n_bootstrap"], learner_options=learner, device=device, seed=seed,
+                alphas=JUERGENS_SUMMARY_ALPHAS)))
+    for e in LANDSCAPE_ESTIMATORS:
+        parts.append(Part(f"landscape-{e}", estimator_landscapes, dict(
+            estimator=e, n_instances=cfg["landscape_instances"], n_repeats=cfg["landscape_repeats"],
+            resolution=cfg["landscape_resolution"], seed=seed,
+            estimator_options={"bandwidth": bandwidths["landscape"]} if e == "skce" else {})))
+    for c in APP_B_COMBINATIONS:
+        parts.append(Part(f"appb-{c}", combination_rejections, dict(
+            combination=c, n_instances=cfg["app_b_instances"], n_draws=cfg["app_b_draws"],
+            n_bootstrap=cfg["n_bootstrap"], alpha=0.05, seed=seed)))
+    for e in PITFALL_ESTIMATORS:
+        parts.append(Part(f"pitfall-{e}", resampling_pitfall, dict(
+            estimator=e, setting="multiclass", n_datasets=cfg["pitfall_datasets"], n_instances=400,
+            resamples=("bootstrap", "permutation"), seed=seed)))
+    table_learner = dict(max_epochs=cfg["table_epochs"], patience=cfg["table_patience"], **cfg["table_learner"])
+    for arch, extra in TABLE1_ARCHITECTURES.items():
+        backbone = dict(n_train=cfg["backbone_train"], epochs=cfg["backbone_epochs"], seed=seed, **extra)
+        parts.append(Part(f"table1-{arch.lower()}", table1_rows, dict(
+            dataset=dataset, backbone=backbone, kinds=TABLE1_KINDS, n_members=cfg["n_members"],
+            head_epochs=cfg["head_epochs"], n_test=cfg["table_test"], n_bootstrap=cfg["table_bootstrap"], alpha=0.01,
+            learner_options=table_learner, device=device, seed=seed)))
+    return JuergensPlan(parts=parts, bandwidths=bandwidths)
+
+
+def juergens_parts(cfg, **parameters) -> list:
+    """The parts of :func:`juergens_plan` (the chapter's entry in ``credalbook.papers.parts.PLANS``)."""
+    return juergens_plan(cfg, **parameters).parts

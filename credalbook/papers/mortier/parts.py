@@ -1,0 +1,344 @@
+r"""The parts of the Mortier et al. (2023) chapter: every error-rate study, the solver comparison and Table 1.
+
+At the paper's sizes the chapter runs for about two hours on two cores: each error-rate study (R = 1000
+datasets of one scenario, seven tests, D = 100) takes 4-5 minutes in the setting of Fig. 1 and 10-24 minutes
+with M = 100 or K = 100 with two workers (``book/reproduce.md``; ``-p n_jobs -1``, about twice as long with
+one), and Table 1 trains a backbone on all 60 000 training images.
+So every study is its own part, recorded as its :class:`~credalbook.papers.mortier.ErrorRateSummary`
+(the decisions at the figures' twelve levels under both rules and the p-values: tens of kilobytes, where
+the null samples are megabytes), and Table 1 is one part recorded as a :class:`ClassifierSetTable` (the
+rows, the two ECE differences and the calibration-split check: no predictions, no weights of networks).
+A study the chapter runs twice under two names (App. Fig. 4's S1 is also the K = 100 comparison's
+bootstrap study) is one part.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from credalbook._validation import check_choice, check_seed
+from credalbook.metrics.classification import ece_confidence
+from credalbook.papers.mortier.error_rates import (PAPER_ALPHAS, PAPER_SETTINGS, set_test_error_rates,
+                                                   set_test_error_summary)
+from credalbook.papers.parts import Part
+from credalbook.stats.bootstrap import SOLVERS
+
+__all__ = ["MORTIER_GROUPS", "ClassifierSetTable", "MortierPlan", "classifier_set_table", "mortier_parts",
+           "mortier_plan", "solver_comparison", "table1_differences"]
+
+#: The groups of parts, in the chapter's order: the four settings of Fig. 1 (right) and App. Figs. 2-4, the
+#: minimisers, the authors'-code variant of Fig. 1's S1, S2 as the authors' code builds it, the authors' HL
+#: statistic, K = 100 with the instances bootstrapped and permuted, Fig. 1's S1 permuted, and Table 1.
+MORTIER_GROUPS = ("figures", "solvers", "variant", "s2_code", "hl", "k100", "permutation", "table1")
+_HL_MEASURES = (("hl", 5), ("hl", 10), ("hl_authors", 5), ("hl_authors", 10))
+_SCENARIOS = ("S1", "S2", "S3")
+
+
+@dataclass(frozen=True)
+class ClassifierSetTable:
+    """Table 1 of Mortier et al. (2023) for the book's classifier sets, and the numbers the chapter derives from it.
+
+    Attributes
+    ----------
+    dataset : str
+    rows : dict
+        Classifier name ("S", "DN(0.1)", "DN(0.6)", "DE") → row of
+        :func:`~credalbook.papers.mortier.evaluate_classifier_set` (its λ included).
+    differences : dict
+        :func:`table1_differences`: ``"dn"`` and ``"de"`` → [difference, bootstrap SE, test instances].
+    calibration_check : dict
+        On the calibration split (where λ is fitted): the DE's ``"weighted"`` and plain ``"average"``
+        :math:`ECE_{conf}`.
+    n_cal, n_test : int
+        Instances of the calibration and test splits.
+    config : dict
+    seconds : float
+        Wall-clock time of the computation (training included unless the networks came from the cache).
+    """
+
+    dataset: str
+    rows: dict
+    differences: dict
+    calibration_check: dict
+    n_cal: int
+    n_test: int
+    config: dict = field(default_factory=dict)
+    seconds: float = 0.0
+
+
+def _ece_diff(probs_a, probs_b, labels, n_bins: int, n_boot: int = 200, seed: int = 0) -> list:
+    """[ECE_conf(a) − ECE_conf(b), paired bootstrap SE over the instances, number of instances]."""
+    y = np.asarray(labels)
+    value = ece_confidence(probs_a, y, n_bins=n_bins) - ece_confidence(probs_b, y, n_bins=n_bins)
+    idx = np.random.default_rng(seed).integers(0, len(y), size=(n_boot, len(y)))
+    boot = [ece_confidence(probs_a[i], y[i], n_bins=n_bins) - ece_confidence(probs_b[i], y[i], n_bins=n_bins)
+            for i in idx]
+    return [float(value), float(np.std(boot, ddof=1)), int(len(y))]
+
+
+def table1_differences(sets: Mapping, table1: Mapping, *, n_bins: int = 5) -> dict:
+    """The two ECE differences of the Table 1 rows, with paired bootstrap standard errors over the test split.
+
+    Parameters
+    ----------
+    sets : mapping
+        Classifier name → :class:`~credalbook.nn.ClassifierSet` ("DN(0.1)", "DN(0.6)" and "DE" at least).
+    table1 : mapping
+        Classifier name → row of :func:`~credalbook.papers.mortier.evaluate_classifier_set` ("DE" at least).
+    n_bins : int, default 5
+        Bins of :math:`ECE_{conf}`.
+
+    Returns
+    -------
+    dict
+        ``"dn"``: :math:`ECE_{conf}` of DN(0.6) − DN(0.1) (plain averages); ``"de"``: DE weighted (λ of
+        :math:`ECE_{conf}`) − plain average; each [difference, bootstrap SE, test instances].
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> rng = np.random.default_rng(0)
+    >>> y = rng.integers(0, 3, 50)
+    >>> sets = {k: SimpleNamespace(ens_probs_test=rng.dirichlet(np.ones(3), size=(50, 2)), y_test=y)
+    ...         for k in ("DN(0.1)", "DN(0.6)", "DE")}
+    >>> d = table1_differences(sets, {"DE": {"weights_conf": np.array([1.0, 0.0])}})
+    >>> sorted(d), d["de"][2]
+    (['de', 'dn'], 50)
+    """
+    test = {name: np.asarray(sets[name].ens_probs_test) for name in ("DN(0.1)", "DN(0.6)", "DE")}
+    y = np.asarray(sets["DE"].y_test)
+    weighted = np.einsum("nmk,m->nk", test["DE"], np.asarray(table1["DE"]["weights_conf"]))
+    return {"dn": _ece_diff(test["DN(0.6)"].mean(axis=1), test["DN(0.1)"].mean(axis=1), y, n_bins),
+            "de": _ece_diff(weighted, test["DE"].mean(axis=1), y, n_bins)}
+
+
+def classifier_set_table(dataset: str = "fashion_mnist", *, n_members: int = 10, epochs: int = 20, lr: float = 1e-2,
+                         momentum: float = 0.9, backbone: dict | None = None, seed: int = 0, n_bins: int = 5,
+                         alpha: float = 0.05, n_bootstrap: int = 100, solver: str = "cobyla",
+                         device: str = "auto", progress: bool = True) -> ClassifierSetTable:
+    r"""Train the classifier sets of Table 1 and run Alg. 1 on each (Mortier et al. 2023, Sec. 4.2, Table 1).
+
+    :func:`~credalbook.nn.classifier_sets` trains (or loads from the cache) the backbone and the heads of S,
+    DN(0.1), DN(0.6) and DE; :func:`~credalbook.papers.mortier.evaluate_classifier_set` gives each row; the
+    ECE differences of the chapter's comparison and the calibration-split check are computed here, so that
+    the chapter needs no predictions.
+
+    Parameters
+    ----------
+    dataset : str
+        A name in :data:`credalbook.data.DATASETS`.
+    n_members, epochs, lr, momentum, backbone, seed
+        Of :func:`~credalbook.nn.classifier_sets` (``backbone``: keyword arguments of the backbone's training).
+    n_bins, alpha, n_bootstrap, solver
+        Of :func:`~credalbook.papers.mortier.evaluate_classifier_set` (the paper: 5 bins, α = 0.05).
+    device : str
+        Where the networks train; does not change the value's recorded parameters.
+    progress : bool
+
+    Returns
+    -------
+    ClassifierSetTable
+
+    References
+    ----------
+    Mortier, T., Bengs, V., Hüllermeier, E., Luca, S. & Waegeman, W. (2023). On the calibration of
+    probabilistic classifier sets. AISTATS, Sec. 4.2 and Table 1.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> old = os.environ.get("CREDALBOOK_CACHE_DIR")
+    >>> os.environ["CREDALBOOK_CACHE_DIR"] = tempfile.mkdtemp()
+    >>> t = classifier_set_table("digits", n_members=2, epochs=1, n_bootstrap=10, solver="search", device="cpu",
+    ...                          backbone=dict(n_train=300, epochs=1, channels=(4, 8), hidden=16), progress=False)
+    >>> sorted(t.rows), t.n_cal + t.n_test, sorted(t.differences)
+    (['DE', 'DN(0.1)', 'DN(0.6)', 'S'], 539, ['de', 'dn'])
+    >>> _ = os.environ.pop("CREDALBOOK_CACHE_DIR") if old is None else os.environ.update(CREDALBOOK_CACHE_DIR=old)
+    """
+    from credalbook.nn import classifier_sets
+    from credalbook.papers.mortier.real_sets import evaluate_classifier_set
+
+    start = time.perf_counter()
+    sets = classifier_sets(dataset, n_members=n_members, epochs=epochs, lr=lr, momentum=momentum, seed=seed,
+                           device=device, backbone=backbone, progress=progress)
+    rows = {name: evaluate_classifier_set(cs, n_bins=n_bins, alpha=alpha, n_bootstrap=n_bootstrap, solver=solver)
+            for name, cs in sets.items()}
+    de = sets["DE"]
+    cal, y_cal = np.asarray(de.ens_probs_cal), np.asarray(de.y_cal)
+    check = {"weighted": float(ece_confidence(np.einsum("nmk,m->nk", cal, rows["DE"]["weights_conf"]), y_cal,
+                                              n_bins=n_bins)),
+             "average": float(ece_confidence(cal.mean(axis=1), y_cal, n_bins=n_bins))}
+    config = dict(dataset=dataset, n_members=n_members, epochs=epochs, lr=lr, momentum=momentum,
+                  backbone=dict(backbone or {}), seed=seed, n_bins=n_bins, alpha=alpha, n_bootstrap=n_bootstrap,
+                  solver=solver)
+    return ClassifierSetTable(dataset=dataset, rows=rows, differences=table1_differences(sets, rows, n_bins=n_bins),
+                              calibration_check=check, n_cal=int(len(y_cal)), n_test=int(len(de.y_test)),
+                              config=config, seconds=time.perf_counter() - start)
+
+
+def solver_comparison(*, scenarios=("S1", "S2"), measures=(("ece_conf", 10), ("hl", 5)), n_datasets: int = 10,
+                      n_bootstrap: int = 100, seed: int = 0, data_seed: int = 7) -> dict:
+    """:func:`~credalbook.papers.mortier.compare_solvers` on R datasets of each scenario, for each measure.
+
+    The datasets are :func:`~credalbook.synthetic.credal_scenario` in its default setting (that of Fig. 1:
+    N = 100, M = 10, K = 10, u = 0.01), drawn with ``data_seed``; ``seed`` seeds the null samples and the
+    solvers.
+
+    Returns
+    -------
+    dict
+        ``(scenario, (measure, n_bins))`` → what :func:`~credalbook.papers.mortier.compare_solvers` returns.
+
+    Examples
+    --------
+    >>> out = solver_comparison(scenarios=("S1",), measures=(("hl", 5),), n_datasets=2, n_bootstrap=10)
+    >>> sorted(out[("S1", ("hl", 5))]), out[("S1", ("hl", 5))]["search"]["statistic"].shape
+    (['cobyla', 'cobyla_powell', 'multistart', 'search', 'search_descent'], (2,))
+    """
+    from credalbook.papers.mortier.real_sets import compare_solvers
+    from credalbook.synthetic import credal_scenario
+
+    data = {s: credal_scenario(s, n_datasets=n_datasets, seed=data_seed) for s in scenarios}
+    return {(s, tuple(g)): compare_solvers(d.ens_probs, d.labels, measure=g[0], n_bins=g[1], n_bootstrap=n_bootstrap,
+                                           seed=seed)
+            for s, d in data.items() for g in measures}
+
+
+@dataclass(frozen=True)
+class MortierPlan:
+    """The chapter's parts, and which part gives each of its objects.
+
+    Attributes
+    ----------
+    parts : list of Part
+        Named ``fig<n>-s<k>`` (Fig. 1, App. Figs. 2-4), ``solvers``, ``variant-s1``, ``s2-code``, ``hl-s<k>``,
+        ``k100-permutation``, ``k10-permutation``, ``table1-<dataset>``.
+    groups : dict
+        Group (:data:`MORTIER_GROUPS`) → its objects' part names: a name, or a dict (of dicts) of names,
+        e.g. ``groups["figures"]["Fig. 1"]["S1"] == "fig1-s1"``.
+    """
+
+    parts: list
+    groups: dict = field(repr=False)
+
+    def _group(self, group: str):
+        if group not in self.groups:
+            raise ValueError(f"group must be one of {list(self.groups)}; got {group!r}")
+        return self.groups[group]
+
+    def group_parts(self, group: str) -> list:
+        """The parts of ``group`` (a part it shares with another group included)."""
+        names = set(_leaves(self._group(group)))
+        return [p for p in self.parts if p.name in names]
+
+    def values(self, group: str, values: dict):
+        """``group``'s objects from the parts' values (part name → value), shaped as ``groups[group]``."""
+        tree = self._group(group)
+        missing = sorted(set(_leaves(tree)) - set(values))
+        if missing:
+            raise ValueError(f"values lacks the parts {missing} of group {group!r}")
+        return _fill(tree, values)
+
+
+def _leaves(tree):
+    return [tree] if isinstance(tree, str) else [n for sub in tree.values() for n in _leaves(sub)]
+
+
+def _fill(tree, values):
+    return values[tree] if isinstance(tree, str) else {k: _fill(v, values) for k, v in tree.items()}
+
+
+def _part_name(text: str) -> str:
+    return "".join(c if c.isalnum() or c in "_.-" else "-" for c in text.lower())
+
+
+def mortier_plan(cfg, *, seed: int = 0, solver: str = "cobyla_powell", dataset: str = "fashion_mnist",
+                 device: str = "auto", n_jobs: int = 1, **_ignored) -> MortierPlan:
+    """The chapter's plan at preset ``cfg`` with its parameters (others are ignored).
+
+    Parameters
+    ----------
+    cfg : mapping
+        ``credalbook.papers.presets.preset("01_mortier_set_calibration", scale)``.
+    seed, solver, dataset, device, n_jobs
+        The chapter's parameters: ``solver`` minimises Alg. 1 line 7 in the studies with M = 10 (those with
+        M = 100 use the preset's ``fig3_solver``); ``device`` and ``n_jobs`` do not change any value.
+
+    Returns
+    -------
+    MortierPlan
+        21 parts at every scale (its ``parts``).
+
+    Examples
+    --------
+    >>> from credalbook.papers.presets import preset
+    >>> plan = mortier_plan(preset("01_mortier_set_calibration", "tiny"))
+    >>> len(plan.parts), [p.name for p in plan.group_parts("k100")]
+    (21, ['fig4-s1', 'k100-permutation'])
+    """
+    seed = check_seed(seed, generator=False)
+    if not isinstance(seed, int):
+        raise ValueError(f"seed must be a non-negative integer; got {seed!r}")
+    check_choice(solver, "solver", SOLVERS)
+    if not isinstance(dataset, str) or not dataset:
+        raise ValueError(f"dataset must be a dataset's name; got {dataset!r}")
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs == 0:
+        raise ValueError(f"n_jobs must be a non-zero integer (-1: all cores); got {n_jobs!r}")
+    parts, by_parameters = [], {}
+
+    def study(name: str, scenario: str, **kw) -> str:
+        """Add the study (or find the part that already computes it); its part name."""
+        part = Part(name, set_test_error_summary, {"scenario": scenario, "alphas": PAPER_ALPHAS,
+                                                   "n_bootstrap": cfg["n_bootstrap"], "seed": seed, **kw,
+                                                   "n_jobs": n_jobs})
+        bound = inspect.signature(set_test_error_rates).bind(scenario, **kw, n_bootstrap=cfg["n_bootstrap"],
+                                                             seed=seed)
+        bound.apply_defaults()  # a study named with its defaults spelt out is the same study
+        key = json.dumps({k: v for k, v in bound.arguments.items() if k not in ("n_jobs", "progress")},
+                         sort_keys=True, default=str)
+        if key not in by_parameters:
+            by_parameters[key] = name
+            parts.append(part)
+        return by_parameters[key]
+
+    fig1 = PAPER_SETTINGS["Fig. 1"]
+    groups = {"figures": {}}
+    for fig, setting in PAPER_SETTINGS.items():
+        key = fig.lower().replace(". ", "")
+        fig_solver = cfg["fig3_solver"] if setting["n_members"] > 10 else solver
+        groups["figures"][fig] = {s: study(f"{key}-{s.lower()}", s, n_datasets=cfg[key], solver=fig_solver,
+                                           **setting) for s in _SCENARIOS}
+    parts.append(Part("solvers", solver_comparison, {
+        "scenarios": ("S1", "S2"), "measures": (("ece_conf", 10), ("hl", 5)), "n_datasets": cfg["solver_datasets"],
+        "n_bootstrap": cfg["n_bootstrap"], "seed": seed, "data_seed": seed + 7}))
+    groups["solvers"] = "solvers"
+    groups["variant"] = study("variant-s1", "S1", n_datasets=cfg["variant_datasets"], solver=solver,
+                              weight_prior="uniform", resample="permutation", scenario_prior="sparse", **fig1)
+    groups["s2_code"] = study("s2-code", "S2", n_datasets=cfg["fig1"], solver=solver, segment_start="centre",
+                              outside_start="end", **fig1)
+    groups["hl"] = {s: study(f"hl-{s.lower()}", s, n_datasets=cfg["variant_datasets"], solver=solver,
+                             measures=_HL_MEASURES, **fig1) for s in _SCENARIOS}
+    groups["k100"] = {r: study(f"k100-{r}", "S1", n_datasets=cfg["fig4"], solver=solver, resample=r,
+                               **PAPER_SETTINGS["Fig. 4"]) for r in ("bootstrap", "permutation")}
+    groups["permutation"] = study("k10-permutation", "S1", n_datasets=cfg["fig1"], solver=solver,
+                                  resample="permutation", **fig1)
+    name = f"table1-{_part_name(dataset)}"
+    parts.append(Part(name, classifier_set_table, {
+        "dataset": dataset, "n_members": cfg["n_members"], "epochs": cfg["head_epochs"], "lr": cfg["head_lr"],
+        "momentum": cfg["head_momentum"], "backbone": {"n_train": cfg["backbone_train"],
+                                                       "epochs": cfg["backbone_epochs"], "seed": seed},
+        "seed": seed, "n_bins": 5, "alpha": 0.05, "n_bootstrap": cfg["n_bootstrap"], "solver": "cobyla",
+        "device": device}))
+    groups["table1"] = name
+    return MortierPlan(parts=parts, groups=groups)
+
+
+def mortier_parts(cfg, **parameters) -> list:
+    """The parts of :func:`mortier_plan` (the chapter's entry in ``credalbook.papers.parts.PLANS``)."""
+    return mortier_plan(cfg, **parameters).parts

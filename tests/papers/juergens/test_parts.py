@@ -1,0 +1,283 @@
+"""credalbook.papers.juergens.parts: the Jürgens et al. chapter's studies, landscapes, pitfall and Table 1 as parts."""
+
+import json
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from credalbook.book import records
+from credalbook.papers.juergens import (
+    JUERGENS_H1_ALPHAS,
+    JUERGENS_SUMMARY_ALPHAS,
+    Landscape,
+    calibrated_combinations_example,
+    combination_rejections,
+    estimator_demo_draws,
+    estimator_landscape,
+    evaluate_instance_test,
+    instance_test_error_rates,
+    juergens_plan,
+    median_heuristic_bandwidth,
+    simplex_grid,
+    study_part_name,
+    summarise_error_rates,
+    table1_rows,
+    weight_landscape,
+)
+from credalbook.papers.mortier import PAPER_ALPHAS, ErrorRateStudy, ErrorRateSummary
+from credalbook.papers.parts import plan_parts
+from credalbook.papers.presets import preset
+from credalbook.stats import estimator_measure, set_null_distribution
+from credalbook.synthetic import HYPOTHESES, instance_scenario
+
+CHAPTER = "02_juergens_instance_calibration"
+#: The contract's budget for one part's recorded value.
+BUDGET = 200_000
+
+
+def _via_record(value):
+    return records.decode(json.loads(json.dumps(records.encode(value))))
+
+
+def _encoded_size(value) -> int:
+    return len(json.dumps(records.encode(value)))
+
+
+@pytest.fixture(scope="module")
+def tiny_plan():
+    return juergens_plan(preset(CHAPTER, "tiny"), device="cpu")
+
+
+def _part(plan, name):
+    return next(p for p in plan.parts if p.name == name)
+
+
+class TestPlan:
+    @pytest.mark.parametrize("scale", ["tiny", "paper"])
+    def test_names(self, scale):
+        parts = plan_parts(CHAPTER, preset(CHAPTER, scale), seed=0, dataset="fashion_mnist", device="auto", scale=scale)
+        names = [p.name for p in parts]
+        studies = [f"{s}-{h.lower()}" for s in ("binary", "multiclass") for h in HYPOTHESES]
+        assert names == studies + ["landscape-lp", "landscape-kl", "landscape-mmd", "landscape-skce", "appb-conditional",
+                                   "appb-marginal", "appb-uncalibrated", "pitfall-lp", "pitfall-kl", "table1-a",
+                                   "table1-b"]
+        assert len(set(names)) == 21
+
+    def test_paper_sizes_and_bandwidths(self):
+        cfg = preset(CHAPTER, "paper")
+        plan = juergens_plan(cfg, seed=0)
+        study = _part(plan, "multiclass-h1-2").kwargs
+        assert (study["n_datasets"], study["n_instances"], study["n_bootstrap"]) == (100, 2000, 100)
+        assert study["learner_options"] == {"max_epochs": 300, "patience": 100}
+        assert dict(study["estimators"])["skce"] == {"bandwidth": plan.bandwidths["multiclass"]}
+        assert _part(plan, "pitfall-kl").kwargs["n_datasets"] == 200
+        assert _part(plan, "landscape-skce").kwargs["estimator_options"] == {"bandwidth": plan.bandwidths["landscape"]}
+        assert _part(plan, "table1-b").kwargs["backbone"] == {"n_train": None, "epochs": 5, "seed": 0,
+                                                             "channels": (16, 32), "hidden": 64}
+        # the bandwidths are the median heuristics, to four significant digits
+        sc = instance_scenario("binary", "H0-const", n_datasets=1, n_instances=cfg["instances"], seed=0)
+        h = median_heuristic_bandwidth(sc.ens_probs, seed=0)
+        assert plan.bandwidths["binary"] == pytest.approx(h, rel=5e-4) and plan.bandwidths["binary"] == float(f"{h:.4g}")
+        draws = estimator_demo_draws(cfg["null_instances"], seed=0)
+        assert plan.bandwidths["landscape"] == float(f"{median_heuristic_bandwidth(draws['landscape_sample'], seed=0):.4g}")
+
+    def test_parameters_are_json_and_deterministic(self, tiny_plan):
+        again = juergens_plan(preset(CHAPTER, "tiny"), device="cuda")  # device does not change a part's parameters
+        for a, b in zip(tiny_plan.parts, again.parts):
+            assert records.part_parameters(a) == records.part_parameters(b)
+        assert juergens_plan(preset(CHAPTER, "tiny"), seed=1).parts[0].kwargs["seed"] == 1
+
+    def test_studies_and_errors(self, tiny_plan):
+        values = {study_part_name("binary", h): h for h in HYPOTHESES}
+        assert tiny_plan.studies("binary", values) == {h: h for h in HYPOTHESES}
+        with pytest.raises(ValueError, match="values lacks the parts"):
+            tiny_plan.studies("multiclass", values)
+        with pytest.raises(ValueError, match="setting"):
+            study_part_name("ternary", "H0-const")
+
+
+def _fake_study(hypothesis, r, rng, t=4, d=100):
+    names = ("L2-CE · new", "L2-CE · Mortier", "SKCE · new", "SKCE · Mortier")[:t]
+    shift = 0.0 if hypothesis.startswith("H0") else 1.5
+    return ErrorRateStudy(hypothesis, names, rng.normal(shift, 1, (t, r)), rng.normal(0, 1, (t, r, d)),
+                          np.zeros((t, r), dtype=np.int64), {"setting": "binary"})
+
+
+class TestStudyParts:
+    def test_summary_gives_the_study_numbers(self):
+        rng = np.random.default_rng(3)
+        studies = {h: _fake_study(h, 40, rng) for h in HYPOTHESES}
+        summaries = {h: _via_record(st.summary(JUERGENS_SUMMARY_ALPHAS)) for h, st in studies.items()}
+        assert all(isinstance(s, ErrorRateSummary) for s in summaries.values())
+        # the comparison's counts and bootstrap standard errors, and the figures' error rates, bit for bit
+        assert summarise_error_rates(summaries, seed=2) == summarise_error_rates(studies, seed=2)
+        for h, st in studies.items():
+            for levels in (PAPER_ALPHAS, JUERGENS_H1_ALPHAS):
+                np.testing.assert_array_equal(summaries[h].error_rates(levels), st.error_rates(levels))
+        with pytest.raises(ValueError, match="among the summary's levels"):
+            summaries["H1-1"].error_rates([0.02])
+
+    def test_tiny_part_equals_direct_study(self, tiny_plan, tmp_cache):
+        part = _part(tiny_plan, "multiclass-h1-3")
+        value = part.run()
+        back = _via_record(value)
+        for f in ("rejected", "rejected_abs", "null_at_least", "null_nan", "mean_evaluations"):
+            np.testing.assert_array_equal(getattr(back, f), getattr(value, f))
+        assert (back.scenario, back.measures, back.alphas, back.n_bootstrap) == \
+            (value.scenario, value.measures, value.alphas, value.n_bootstrap)
+        kw = {k: v for k, v in part.kwargs.items() if k not in ("setting", "hypothesis", "alphas")}
+        direct = instance_test_error_rates.__wrapped__("multiclass", "H1-3", progress=False, **kw)  # not the cache
+        assert back.measures == direct.measures and back.n_datasets == direct.n_datasets == 3
+        for levels in (PAPER_ALPHAS, JUERGENS_H1_ALPHAS):
+            np.testing.assert_array_equal(back.error_rates(levels), direct.error_rates(levels))
+        np.testing.assert_array_equal(back.p_values(), direct.p_values())
+
+    def test_record_size_at_paper_scale(self):
+        # T = 8 tests (4 estimators × new/Mortier), A = 18 levels, R = 100 datasets, D = 100: random decisions
+        # and counts do not compress, so this bounds a real study's record from above
+        rng = np.random.default_rng(0)
+        t, a, r = 8, len(JUERGENS_SUMMARY_ALPHAS), preset(CHAPTER, "paper")["datasets"]
+        plan = juergens_plan(preset(CHAPTER, "tiny"))
+        config = dict(_part(plan, "binary-h0-const").kwargs, n_datasets=r)
+        s = ErrorRateSummary("H0-const", tuple(f"m{i} · new" for i in range(t)), JUERGENS_SUMMARY_ALPHAS,
+                             rng.random((t, a, r)) < 0.5, rng.random((t, a, r)) < 0.5,
+                             rng.integers(0, 101, (t, r)).astype(np.int32), np.zeros((t, r), bool), rng.random(t),
+                             100, config, 500.0)
+        size = _encoded_size(s)
+        assert 3_000 < size < 20_000 < BUDGET
+
+
+class TestLandscapeParts:
+    def test_tiny_part_equals_direct_landscapes(self, tiny_plan):
+        part = _part(tiny_plan, "landscape-skce")
+        s, w = _via_record(part.run())
+        kw = {k: part.kwargs[k] for k in ("n_instances", "n_repeats", "resolution", "seed")}
+        h = tiny_plan.bandwidths["landscape"]
+        ds, dw = estimator_landscape("skce", **kw, bandwidth=h), weight_landscape("skce", **kw, bandwidth=h)
+        for got, want in ((s, ds), (w, dw)):
+            assert isinstance(got, Landscape) and got.estimator == want.estimator
+            np.testing.assert_array_equal(got.grid, want.grid)
+            np.testing.assert_array_equal(got.values, want.values)
+            np.testing.assert_array_equal(got.argmin, want.argmin)
+        np.testing.assert_array_equal(s.repeat_misses, ds.repeat_misses)
+        assert w.repeat_values is None
+
+    def test_record_size_at_paper_scale(self):
+        cfg = preset(CHAPTER, "paper")
+        grid = simplex_grid(cfg["landscape_resolution"])
+        rng = np.random.default_rng(0)
+        g, reps = len(grid), cfg["landscape_repeats"]
+        pair = (Landscape(grid, rng.random(g), np.array([0.5, 0.3, 0.2]), "L2-CE", rng.random((g, reps))),
+                Landscape(grid, rng.random(g), np.array([0.2, 0.5, 0.3]), "L2-CE", None))
+        assert g == 351 and _encoded_size(pair) < 80_000 < BUDGET
+
+
+class TestDrawsAndPitfall:
+    def test_demo_draws_are_the_chapter_stream(self):
+        # the chapter's draws before they moved into the library, written out
+        rng = np.random.default_rng(4)
+        probs = rng.dirichlet(np.ones(10), size=30)
+        labels = np.array([rng.choice(10, p=q) for q in probs])
+        mis = np.array([rng.choice(10, p=q) for q in rng.dirichlet(np.ones(10), size=len(probs))])
+        sample = rng.dirichlet(50 * np.array([0.5, 0.3, 0.2]), size=500)
+        d = estimator_demo_draws(30, seed=4)
+        for key, want in (("probs", probs), ("labels", labels), ("labels_miscalibrated", mis),
+                          ("landscape_sample", sample)):
+            np.testing.assert_array_equal(d[key], want)
+
+    def test_tiny_part_equals_direct_computation(self, tiny_plan):
+        value = _via_record(_part(tiny_plan, "pitfall-kl").run())
+        n = preset(CHAPTER, "tiny")["pitfall_datasets"]
+        sc = instance_scenario("multiclass", "H0-const", n_datasets=n, n_instances=400, seed=0)
+        g = estimator_measure("kl")
+        t = g.func(sc.truth, sc.labels)
+        want = {}
+        for r in ("bootstrap", "permutation"):
+            null = set_null_distribution(sc.truth[:, :, None, :], measure=g, resample=r, seed=0)
+            want[("KL-CE", r)] = float(np.mean(t > np.quantile(null, 0.95, axis=-1)))
+        assert value == want
+
+    def test_pitfall_level(self):
+        # permuting keeps the level of a calibrated predictor: rejections among 60 datasets at α = 0.05 within
+        # the binomial(60, 0.05) band [0, 8] (P(X > 8) ≈ 0.003); resampling rejects far more (the pitfall)
+        from credalbook.papers.juergens import resampling_pitfall
+
+        r = resampling_pitfall("lp", n_datasets=60, n_instances=150, n_bootstrap=50, seed=1)
+        assert r[("L2-CE", "permutation")] * 60 <= 8
+        assert r[("L2-CE", "bootstrap")] > 0.3
+
+    def test_pitfall_errors(self):
+        from credalbook.papers.juergens import resampling_pitfall
+
+        with pytest.raises(ValueError, match="resamples"):
+            resampling_pitfall("lp", n_datasets=2, resamples=("jackknife",))
+        with pytest.raises(ValueError, match="estimator"):
+            resampling_pitfall("ece", n_datasets=2)
+
+
+class TestAppBParts:
+    def test_tiny_parts_equal_direct_computation(self, tiny_plan):
+        # the chapter's App. B cell before its combinations became parts, written out
+        cfg = preset(CHAPTER, "tiny")
+        draws = [calibrated_combinations_example(cfg["app_b_instances"], seed=r) for r in range(cfg["app_b_draws"])]
+        g = estimator_measure("kl")
+        want = {}
+        for name in draws[0]["combinations"]:
+            p = np.stack([np.einsum("nmk,nm->nk", d["ens_probs"], d["combinations"][name]) for d in draws])
+            y = np.stack([d["labels"] for d in draws])
+            null = set_null_distribution(p[:, :, None, :], measure=g, n_bootstrap=cfg["n_bootstrap"],
+                                         resample="permutation", seed=0)
+            want[name] = {"P(Y=1) at a": p[0][draws[0]["features"][:, 0] == 0, 1][0],
+                          "P(Y=1) at b": p[0][draws[0]["features"][:, 0] == 1, 1][0], "mean KL-CE": g.func(p, y).mean(),
+                          "rejection rate at α = 0.05": np.mean(g.func(p, y) > np.quantile(null, 0.95, axis=-1))}
+        got = {}
+        for name in ("appb-conditional", "appb-marginal", "appb-uncalibrated"):
+            got.update(_via_record(_part(tiny_plan, name).run()))
+        assert list(got) == list(want) and got == want
+        # the combinations' predictions: 0.2/0.8 (conditional), 0.5 (marginal), 0.3 (λ₁ = 3/4)
+        assert [round(v["P(Y=1) at a"], 12) for v in got.values()] == [0.2, 0.5, 0.3]
+
+    def test_errors(self):
+        with pytest.raises(ValueError, match="combination must be one of"):
+            combination_rejections("both", n_draws=1)
+        with pytest.raises(ValueError, match="n_draws"):
+            combination_rejections("marginal", n_draws=0)
+
+
+class TestTable1Parts:
+    def test_rows_equal_direct_evaluation(self, monkeypatch):
+        # stand-ins for the trained backbone and classifier sets (what credalbook.nn returns, made from a scenario)
+        import credalbook.nn as nn
+
+        sc = instance_scenario("binary", "H1-3", n_datasets=1, n_instances=400, seed=0)
+        idx_cal, idx_test = np.arange(200), np.arange(200, 400)
+        cs = SimpleNamespace(ens_probs_cal=sc.ens_probs[0, idx_cal], y_cal=sc.labels[0, idx_cal],
+                             ens_probs_test=sc.ens_probs[0, idx_test], y_test=sc.labels[0, idx_test],
+                             idx_cal=idx_cal, idx_test=idx_test)
+        bb = SimpleNamespace(features_test=sc.features[0])
+        seen = {}
+
+        def fake_backbone(dataset, **kw):
+            seen["backbone"] = kw
+            return bb
+
+        def fake_sets(dataset, **kw):
+            seen["sets"] = kw
+            return {"DE": cs}
+
+        monkeypatch.setattr(nn, "backbone_features", fake_backbone)
+        monkeypatch.setattr(nn, "classifier_sets", fake_sets)
+        learner = {"max_epochs": 5}
+        rows = _via_record(table1_rows("fashion_mnist", backbone={"n_train": 100, "epochs": 1, "seed": 0}, kinds=("DE",),
+                                       n_test=150, n_bootstrap=20, learner_options=learner, device="cpu", seed=0))
+        direct = evaluate_instance_test(cs, sc.features[0, idx_cal], sc.features[0, idx_test], n_test=150, n_bootstrap=20,
+                                        alpha=0.01, seed=0, learner_options={**learner, "device": "cpu"})
+        assert list(rows) == ["DE · L2-CE", "DE · KL-CE"]
+        assert [dict(r, estimator=k.split(" · ")[1]) for k, r in rows.items()] == \
+            [dict(r) for r in direct]
+        arch = {"n_train": 100, "epochs": 1, "seed": 0}
+        assert seen["backbone"] == {**arch, "device": "cpu", "progress": False}
+        assert seen["sets"]["backbone"] == arch and seen["sets"]["kinds"] == ("DE",) and seen["sets"]["device"] == "cpu"
+        # the recorded value is a few rows of numbers
+        assert _encoded_size(rows) < 2_000 * len(rows)
