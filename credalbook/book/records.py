@@ -532,16 +532,14 @@ class Published:
 
         from credalbook.papers.report import fidelity_of, html_table
 
-        key = lambda r: (r["artifact"], r["quantity"])  # noqa: E731
-        rec_rows = {key(r): r for r in (self.record or {}).get("rows", [])}
+        pairs = _match_rows(self.rows, (self.record or {}).get("rows", []))
         same = self.scale == self.reference_scale
         header = ["Artifact", "Quantity", "Paper"]
         header += ([] if same else [f"{self.reference_scale} scale (record)", "verdict"]) + \
                   [f"this build ({self.scale})", "verdict", "Criterion", "Note"]
-        rows, seen = [], set()
-        for r in self.rows:
-            seen.add(key(r))
-            rec = rec_rows.get(key(r))
+        rows = []
+        for i, r in enumerate(self.rows):
+            rec = pairs.get(i)
             cells = [r["artifact"], r["quantity"], r["paper"]]
             if not same:
                 cells += [rec["book"], rec["verdict"]] if rec else ["—", "not in the record"]
@@ -549,8 +547,9 @@ class Published:
             verdict = r["verdict"] + (f": {r['cause']}" if r.get("cause") and r["verdict"] != "agrees" else "")
             rows.append(cells + [r["book"], verdict, how, r.get("note", "")])
         if not same:
-            for k, rec in rec_rows.items():
-                if k not in seen:
+            matched = {id(v) for v in pairs.values()}
+            for rec in (self.record or {}).get("rows", []):
+                if id(rec) not in matched:
                     rows.append([rec["artifact"], rec["quantity"], rec["paper"], rec["book"], rec["verdict"], "—",
                                  "not in this build", rec["criterion"], rec.get("note", "")])
         state = {"recorded": "credalbook-record-current", "stale": "credalbook-record-stale",
@@ -566,14 +565,42 @@ class Published:
     def __str__(self) -> str:
         from credalbook.papers.report import format_cell
 
-        rec_rows = {(r["artifact"], r["quantity"]): r for r in (self.record or {}).get("rows", [])}
+        pairs = _match_rows(self.rows, (self.record or {}).get("rows", []))
         lines = []
-        for r in self.rows:
-            rec = rec_rows.get((r["artifact"], r["quantity"]))
+        for i, r in enumerate(self.rows):
+            rec = pairs.get(i)
             ref = f" | {self.reference_scale} {format_cell(rec['book'])} ({rec['verdict']})" if rec and self.scale != self.reference_scale else ""
             lines.append(f"{r['artifact']} | {r['quantity']} | paper {format_cell(r['paper'])}{ref} | "
                          f"{self.scale} {format_cell(r['book'])} ({r['verdict']})")
         return "\n".join(lines + [self.provenance()])
+
+
+def _match_rows(rows, record_rows) -> dict:
+    """Index of a row of this run -> the record's row of the same artifact and quantity.
+
+    Rows match on their text; failing that, on their text with the numbers left out (a quantity may name a
+    size that differs between scales, e.g. "R = 10 regions" at quick and "R = 20" at paper), when that
+    leaves exactly one candidate on each side.
+    """
+    import re
+
+    exact = {(r["artifact"], r["quantity"]): r for r in record_rows}
+    loose = lambda r: (re.sub(r"\d+(\.\d+)?", "#", r["artifact"]), re.sub(r"\d+(\.\d+)?", "#", r["quantity"]))  # noqa: E731
+    by_loose: dict = {}
+    for r in record_rows:
+        by_loose.setdefault(loose(r), []).append(r)
+    mine: dict = {}
+    for r in rows:
+        mine[loose(r)] = mine.get(loose(r), 0) + 1
+    out, used = {}, set()
+    for i, r in enumerate(rows):
+        rec = exact.get((r["artifact"], r["quantity"]))
+        if rec is None and mine[loose(r)] == 1 and len(by_loose.get(loose(r), [])) == 1:
+            rec = by_loose[loose(r)][0]
+        if rec is not None and id(rec) not in used:
+            out[i] = rec
+            used.add(id(rec))
+    return out
 
 
 def publish(comparison, *, scale: str, reference_scale: str = "paper", notebook=None, root=None) -> Published:

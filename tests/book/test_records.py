@@ -293,3 +293,14 @@ class TestRevalidate:
         path.write_text(json.dumps(data))
         (name, why), = records.revalidate("05_epistemic_uncertainty_gp", root=root)
         assert why.startswith("stale for other reasons than changed code: parameter seed: recorded 99, now 0")
+
+
+def test_rows_match_across_scales():
+    rows = [{"artifact": "Fig. 3", "quantity": "R = 10 regions vs 1"}, {"artifact": "T", "quantity": "a"},
+            {"artifact": "T", "quantity": "n = 1"}, {"artifact": "T", "quantity": "n = 2"}]
+    rec = [{"artifact": "Fig. 3", "quantity": "R = 20 regions vs 1"}, {"artifact": "T", "quantity": "a"},
+           {"artifact": "T", "quantity": "n = 5"}]
+    pairs = records._match_rows(rows, rec)
+    # exact text first; a number that differs with the scale still pairs when it is the only candidate;
+    # "n = 1"/"n = 2" against "n = 5" is ambiguous and stays unpaired
+    assert pairs == {0: rec[0], 1: rec[1]}
