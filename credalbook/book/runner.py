@@ -171,7 +171,8 @@ def _fidelity(path: Path) -> str:
 
 
 def _execute_one(nb: Path, parameters: dict, tmp: Path, *, progress: bool, stream: bool, timeout, threads):
-    """Execute one notebook into ``tmp``; None on success, else ``(cell_index, exec_count, error)``.
+    """Execute one notebook into ``tmp``: ``(error, seconds)`` with ``error`` None on success, else
+    ``(cell_index, exec_count, message)``, and ``seconds`` the wall time of the execution itself.
 
     Runs in a worker process when chapters run side by side; ``threads`` then caps the kernel's
     math-library threads (the kernel inherits this process's environment).
@@ -182,14 +183,15 @@ def _execute_one(nb: Path, parameters: dict, tmp: Path, *, progress: bool, strea
     if threads is not None:
         for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
             os.environ[var] = str(threads)
+    start = time.perf_counter()
     try:
         pm.execute_notebook(str(nb), str(tmp), parameters=parameters, kernel_name="python3",
                             progress_bar=progress, log_output=stream, cwd=str(nb.parent), execution_timeout=timeout)
     except PapermillExecutionError as err:
-        return err.cell_index, err.exec_count, f"{err.ename}: {err.evalue}"
+        return (err.cell_index, err.exec_count, f"{err.ename}: {err.evalue}"), time.perf_counter() - start
     except Exception as err:  # kernel died, timeout, missing kernel...
-        return None, None, f"{type(err).__name__}: {err}"
-    return None
+        return (None, None, f"{type(err).__name__}: {err}"), time.perf_counter() - start
+    return None, time.perf_counter() - start
 
 
 def _execute_all(notebooks, parameters, executed, results, *, force, progress, stream, timeout, jobs=1):
@@ -206,15 +208,15 @@ def _execute_all(notebooks, parameters, executed, results, *, force, progress, s
             continue
         todo.append(nb)
     threads = None if jobs == 1 else max(1, (os.cpu_count() or 1) // jobs)
-    starts = {}
 
     def begin(nb):
-        print(f"[credalbook] {nb.stem}: executing with {parameters}", flush=True)
+        verb = "executing" if jobs == 1 else f"queued ({jobs} at a time)"
+        print(f"[credalbook] {nb.stem}: {verb} with {parameters}", flush=True)
         (results / f"{nb.stem}.json").unlink(missing_ok=True)  # a stale file must not pass for this run's
-        starts[nb.stem] = time.perf_counter()
         return (executed / nb.name).with_suffix(".running.ipynb")
 
-    def finish(nb, error):
+    def finish(nb, outcome):
+        error, wall = outcome
         out = executed / nb.name
         tmp = out.with_suffix(".running.ipynb")
         guide = is_guide(nb)
@@ -233,7 +235,6 @@ def _execute_all(notebooks, parameters, executed, results, *, force, progress, s
         if not guide and not (results / f"{nb.stem}.json").exists():
             failures.append(ChapterFailure(nb.stem, None, None, f"it wrote no results file {results / (nb.stem + '.json')}", out))
             return
-        wall = time.perf_counter() - starts[nb.stem]
         if not guide:
             _record_chapter(nb, out, results / f"{nb.stem}.json", parameters, wall)
         state[nb.stem] = _key(nb, parameters, fingerprint)  # after the run: it may have recorded parts
@@ -256,10 +257,10 @@ def _execute_all(notebooks, parameters, executed, results, *, force, progress, s
             futures = {pool.submit(_execute_one, nb, parameters, begin(nb), **options): nb for nb in todo}
             for fut in concurrent.futures.as_completed(futures):
                 try:
-                    error = fut.result()
+                    outcome = fut.result()
                 except Exception as err:  # the worker process itself died
-                    error = (None, None, f"{type(err).__name__}: {err}")
-                finish(futures[fut], error)
+                    outcome = ((None, None, f"{type(err).__name__}: {err}"), 0.0)
+                finish(futures[fut], outcome)
     state_path.write_text(json.dumps(state, indent=2))
     return failures
 
