@@ -270,7 +270,11 @@ class RecordState:
 
 def part_state(chapter: str, scale: str, part, *, root=None) -> RecordState:
     """Recorded, stale (why) or missing: the record of ``part`` against its parameters and code now."""
-    data = read_part(chapter, scale, part.name, root=root)
+    return _state_of(chapter, scale, part, read_part(chapter, scale, part.name, root=root))
+
+
+def _state_of(chapter: str, scale: str, part, data) -> RecordState:
+    """:func:`part_state` of an already read record (``data``; None when there is none)."""
     if data is None:
         return RecordState(chapter, scale, part.name, "missing")
     reasons = _parameter_changes(data["parameters"], part_parameters(part))
@@ -291,9 +295,9 @@ def run_part(chapter: str, scale: str, part, *, record: bool = True, root=None, 
         Compute a part whose record is stale (default); with False a stale record is used as it is
         (its state is noted, and the chapter shows it).
     """
-    st = part_state(chapter, scale, part, root=root)
+    data = read_part(chapter, scale, part.name, root=root)  # read once: a member's record is about a megabyte
+    st = _state_of(chapter, scale, part, data)
     if st.state == "recorded" or (st.state == "stale" and not rerun_stale):
-        data = read_part(chapter, scale, part.name, root=root)
         note_part(chapter, scale, part.name, state=st.state, digest=data["digest"],
                        wall_seconds=data["manifest"]["wall_seconds"])
         return decode(data["value"])
