@@ -185,6 +185,23 @@ class TestMinimise:
         assert res.value == pytest.approx(g(np.einsum("nmk,m->nk", ens, res.weights), y))
         assert res.value <= g(ens.mean(axis=1), y) + 1e-12
 
+    def test_uniform_does_not_minimise(self):
+        # t at λ = 1/M: the members' average, one evaluation, and never below any minimiser's value
+        sc = credal_scenario("S1", n_datasets=1, n_members=6, n_classes=4, u=0.1, seed=3)
+        ens, y = sc.ens_probs[0], sc.labels[0]
+        g = calibration_measure("ece_conf", n_bins=5)
+        res = minimise_calibration_measure(ens, y, measure=g, solver="uniform")
+        np.testing.assert_allclose(res.weights, np.full(6, 1 / 6), rtol=1e-15)
+        assert res.value == pytest.approx(g(ens.mean(axis=1), y), abs=1e-12)
+        assert res.n_evaluations == 1 and res.solver == "uniform"
+        best = minimise_calibration_measure(ens, y, measure=g, solver="search_descent", seed=0)
+        assert best.value < res.value
+        # in the test: a larger t against the same null sample, so a p-value no larger
+        a = set_calibration_test(ens, y, measure=g, solver="uniform", n_bootstrap=50, seed=1)
+        b = set_calibration_test(ens, y, measure=g, solver="search_descent", n_bootstrap=50, seed=1)
+        np.testing.assert_array_equal(a.null_distribution, b.null_distribution)
+        assert a.statistic == res.value and a.statistic > b.statistic and a.p_value <= b.p_value
+
     def test_default_reaches_cobyla_minima(self):
         # Fig. 1 setting (N = 100, M = 10, K = 10, u = 0.01), ECE_conf: the default (batched search
         # and line searches) is never worse than SciPy's COBYLA by more than 1e-3 on these datasets.

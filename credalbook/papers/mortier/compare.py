@@ -129,7 +129,8 @@ def _gap(study, alphas, n_boot: int = 500, seed: int = 0) -> list:
 
 def chapter_results(studies: Mapping, *, table1: Mapping, dataset: str, head, fig1_left: Mapping,
                     table1_diffs: Mapping | None = None, sets: Mapping | None = None, s2_authors=None,
-                    permutation=None, fig4_permutation=None, alphas=None, n_bins: int = 5) -> dict:
+                    permutation=None, fig4_permutation=None, fig3_uniform=None, alphas=None,
+                    n_bins: int = 5) -> dict:
     """The plain results dict :func:`compare` needs, from the chapter's objects.
 
     Parameters
@@ -154,6 +155,9 @@ def chapter_results(studies: Mapping, *, table1: Mapping, dataset: str, head, fi
     permutation, fig4_permutation : ErrorRateStudy or ErrorRateSummary, optional
         S1 of Fig. 1 and of App. Fig. 4 with the instances permuted instead of bootstrapped (the
         authors' code), on the same datasets.
+    fig3_uniform : ErrorRateStudy or ErrorRateSummary, optional
+        S1 of App. Fig. 3 (M = 100) with :math:`t` taken at the uniform weights (``solver="uniform"``: COBYLA's
+        starting point, no minimisation), on the same datasets.
     alphas : sequence of float, optional
         Default: the figures' twelve levels.
     n_bins : int, default 5
@@ -197,6 +201,8 @@ def chapter_results(studies: Mapping, *, table1: Mapping, dataset: str, head, fi
         out["type1_permutation"] = {"R": permutation.n_datasets, "counts": permutation.rejection_counts(alphas)}
     if fig4_permutation is not None:
         out["gap_fig4_permutation"] = _gap(fig4_permutation, alphas)
+    if fig3_uniform is not None:
+        out["gap_fig3_uniform"] = _gap(fig3_uniform, alphas)
     return out
 
 
@@ -355,14 +361,26 @@ def compare(results: Mapping, *, chapter: str = "01_mortier_set_calibration") ->
                               replicates=min(n1, n2_),
                               tolerance_source="2 × the combined standard error over the datasets"))
     (g1, e1, k1), (g3, e3, k3), (g4, e4, k4) = (r["gap"][f] for f in ("Fig. 1", "Fig. 3", "Fig. 4"))
-    d = g3 - g1
-    se_d = float(np.hypot(e1, e3))
-    j = combine([ordered(d, NO_INFLUENCE_MARGIN, relation="<", se_a=se_d, names=("change", "margin")),
-                 ordered(d, -NO_INFLUENCE_MARGIN, relation=">", se_a=se_d, names=("change", "−margin"))], rule="all",
-                criterion=f"|change of mean |Type I − α|| < {NO_INFLUENCE_MARGIN} by more than 2 SE: {d:+.3f} "
-                          f"(SE {se_d:.3f})")
+
+    def little_change(g, e):
+        d, se_d = g - g1, float(np.hypot(e1, e))
+        return combine([ordered(d, NO_INFLUENCE_MARGIN, relation="<", se_a=se_d, names=("change", "margin")),
+                        ordered(d, -NO_INFLUENCE_MARGIN, relation=">", se_a=se_d, names=("change", "−margin"))],
+                       rule="all", criterion=f"|change of mean |Type I − α|| < {NO_INFLUENCE_MARGIN} by more than "
+                                             f"2 SE: {d:+.3f} (SE {se_d:.3f})")
+
+    j = little_change(g3, e3)
+    cause, extra = "", ""
+    if "gap_fig3_uniform" in r:
+        gu, eu, _ = r["gap_fig3_uniform"]
+        ju = little_change(gu, eu)
+        extra = f"; t at the uniform weights (COBYLA's start, no minimisation): {g1:.3f} → {gu:.3f} ({ju.verdict})"
+        if j.verdict == "differs" and ju.verdict == "agrees":
+            cause = ("the minimisation: with t at the uniform weights, where COBYLA starts (an upper bound on the "
+                     "minimum it returns when it stops at its budget), M = 100 changes little, as in the paper; "
+                     "a minimiser that finds the minimum makes the test more conservative at M = 100")
     cmp.add("App. Fig. 3", "M = 100 changes little: mean |Type I − α| (M = 10 → 100)",
-            paper=claim["fig3_members"], book=f"{g1:.3f} → {g3:.3f}", judgement=j,
+            paper=claim["fig3_members"], book=f"{g1:.3f} → {g3:.3f}" + extra, judgement=j, cause=cause,
             note=(f"minimiser: {r['solvers']['Fig. 3']} for M = 100 (batched: the best of 2 000 candidate weight vectors, "
                   "then line searches towards and away from every member; at M = 100 COBYLA stops at its 1 000 "
                   "evaluations above these minima, so the paper's test rejects more often than one that finds them), "

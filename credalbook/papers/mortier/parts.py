@@ -34,8 +34,9 @@ __all__ = ["MORTIER_GROUPS", "ClassifierSetTable", "MortierPlan", "classifier_se
 
 #: The groups of parts, in the chapter's order: the four settings of Fig. 1 (right) and App. Figs. 2-4, the
 #: minimisers, the authors'-code variant of Fig. 1's S1, S2 as the authors' code builds it, the authors' HL
-#: statistic, K = 100 with the instances bootstrapped and permuted, Fig. 1's S1 permuted, and Table 1.
-MORTIER_GROUPS = ("figures", "solvers", "variant", "s2_code", "hl", "k100", "permutation", "table1")
+#: statistic, K = 100 with the instances bootstrapped and permuted, Fig. 1's S1 permuted, App. Fig. 3's S1 with
+#: :math:`t` at the uniform weights (no minimisation: COBYLA's starting point), and Table 1.
+MORTIER_GROUPS = ("figures", "solvers", "variant", "s2_code", "hl", "k100", "permutation", "fig3_uniform", "table1")
 _HL_MEASURES = (("hl", 5), ("hl", 10), ("hl_authors", 5), ("hl_authors", 10))
 _SCENARIOS = ("S1", "S2", "S3")
 
@@ -273,14 +274,14 @@ def mortier_plan(cfg, *, seed: int = 0, solver: str = "cobyla_powell", dataset: 
     Returns
     -------
     MortierPlan
-        21 parts at every scale (its ``parts``).
+        22 parts at every scale (its ``parts``).
 
     Examples
     --------
     >>> from credalbook.papers.presets import preset
     >>> plan = mortier_plan(preset("01_mortier_set_calibration", "tiny"))
     >>> len(plan.parts), [p.name for p in plan.group_parts("k100")]
-    (21, ['fig4-s1', 'k100-permutation'])
+    (22, ['fig4-s1', 'k100-permutation'])
     """
     seed = check_seed(seed, generator=False)
     if not isinstance(seed, int):
@@ -328,6 +329,8 @@ def mortier_plan(cfg, *, seed: int = 0, solver: str = "cobyla_powell", dataset: 
                                **PAPER_SETTINGS["Fig. 4"]) for r in ("bootstrap", "permutation")}
     groups["permutation"] = study("k10-permutation", "S1", n_datasets=cfg["fig1"], solver=solver,
                                   resample="permutation", **fig1)
+    groups["fig3_uniform"] = study("fig3-s1-uniform", "S1", n_datasets=cfg["fig3"], solver="uniform",
+                                   **PAPER_SETTINGS["Fig. 3"])
     name = f"table1-{_part_name(dataset)}"
     parts.append(Part(name, classifier_set_table, {
         "dataset": dataset, "n_members": cfg["n_members"], "epochs": cfg["head_epochs"], "lr": cfg["head_lr"],

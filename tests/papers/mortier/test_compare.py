@@ -154,6 +154,15 @@ class TestCompare:
         k100 = rows["K = 100 brings the Type I error closer to α: mean |Type I − α| (K = 10 → 100)"]
         assert binned.verdict == k100.verdict == "differs — cause shown"
         assert "permuted" in binned.book and "permuted" in k100.book
+        # t at the uniform weights (COBYLA's start) gives App. Fig. 3's cause when M = 100 then changes little
+        fig3 = "M = 100 changes little: mean |Type I − α| (M = 10 → 100)"
+        res["gap_fig3_uniform"] = [0.35, 0.005, 1000]  # no closer to Fig. 1 either: still unknown
+        row = next(r for r in compare(res).rows if r.quantity == fig3)
+        assert row.verdict == "differs — cause unknown" and "uniform weights" in row.book and "0.350" in row.book
+        res["gap_fig3_uniform"] = [0.205, 0.005, 1000]  # |0.205 − 0.20| < margin by more than 2 SE
+        row = next(r for r in compare(res).rows if r.quantity == fig3)
+        assert row.verdict == "differs — cause shown" and "minimisation" in row.cause
+        assert row.book.startswith("0.200 → 0.350; t at the uniform weights") and "0.200 → 0.205 (agrees)" in row.book
         # without the abs-rule demonstration the SKCE row's cause is unknown
         res["type1_abs"] = res["type1"]["Fig. 1"]
         skce = next(r for r in compare(res).rows if r.quantity.startswith("SKCE_ul"))
@@ -238,7 +247,8 @@ class TestChapterResults:
         table1 = {n: evaluate_classifier_set(cs, n_bootstrap=20, solver="search") for n, cs in sets.items()}
         res = chapter_results(studies, table1=table1, sets=sets, dataset="toy", head=(1e-2, 0.9),
                               fig1_left={"k": 3, "n": 4}, s2_authors=studies["Fig. 2"]["S2"],
-                              permutation=studies["Fig. 2"]["S1"], fig4_permutation=studies["Fig. 3"]["S1"])
+                              permutation=studies["Fig. 2"]["S1"], fig4_permutation=studies["Fig. 3"]["S1"],
+                              fig3_uniform=studies["Fig. 4"]["S1"])
         s1 = studies["Fig. 1"]["S1"]
         assert res["type1"]["Fig. 1"]["R"] == 6
         assert res["type1"]["Fig. 1"]["counts"]["SKCE_ul"] == [int(c) for c in (s1.rejection_rates()[0] * 6).round()]
@@ -251,6 +261,8 @@ class TestChapterResults:
         assert res["table1_diffs"]["dn"][0] == 0.0  # the same predictions
         assert "type2_authors" in res and res["head"] == [0.01, 0.9]
         assert res["type1_permutation"]["R"] == 6 and len(res["gap_fig4_permutation"]) == 3
+        assert res["gap_fig3_uniform"][0] == pytest.approx(
+            np.abs(studies["Fig. 4"]["S1"].rejection_rates() - np.array(ALPHAS)).mean())
         cmp = compare(res)
         assert len(cmp.rows) == 15
         json.dumps(cmp.to_dict())

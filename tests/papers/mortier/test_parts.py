@@ -28,7 +28,7 @@ from credalbook.papers.presets import preset
 CHAPTER = "01_mortier_set_calibration"
 NAMES = ["fig1-s1", "fig1-s2", "fig1-s3", "fig2-s1", "fig2-s2", "fig2-s3", "fig3-s1", "fig3-s2", "fig3-s3", "fig4-s1",
          "fig4-s2", "fig4-s3", "solvers", "variant-s1", "s2-code", "hl-s1", "hl-s2", "hl-s3", "k100-permutation",
-         "k10-permutation", "table1-fashion_mnist"]
+         "k10-permutation", "fig3-s1-uniform", "table1-fashion_mnist"]
 #: The budget of one part's record (issue #24): 200 kB of JSON.
 BUDGET = 200_000
 #: A small digits run of Table 1 (seconds on a CPU).
@@ -78,6 +78,9 @@ class TestMortierPlan:
         assert [p.name for p in plan.group_parts("k100")] == ["fig4-s1", "k100-permutation"]
         assert by["hl-s2"].kwargs["n_datasets"] == cfg["variant_datasets"]
         assert by["k10-permutation"].kwargs["resample"] == "permutation"
+        uniform = by["fig3-s1-uniform"].kwargs  # App. Fig. 3's S1 with t at the uniform weights
+        assert uniform["solver"] == "uniform" and uniform["n_datasets"] == cfg["fig3"]
+        assert {k: uniform[k] for k in PAPER_SETTINGS["Fig. 3"]} == PAPER_SETTINGS["Fig. 3"]
         t1 = by["table1-fashion_mnist"].kwargs
         assert t1["backbone"] == {"n_train": cfg["backbone_train"], "epochs": cfg["backbone_epochs"], "seed": 0}
         assert (t1["lr"], t1["momentum"], t1["n_members"]) == (cfg["head_lr"], cfg["head_momentum"], cfg["n_members"])
@@ -99,7 +102,8 @@ class TestMortierPlan:
         values = {p.name: i for i, p in enumerate(plan.parts)}
         figures = plan.values("figures", values)
         assert list(figures) == list(PAPER_SETTINGS) and figures["Fig. 2"] == {"S1": 3, "S2": 4, "S3": 5}
-        assert plan.values("table1", values) == 20 and plan.values("k100", values) == {"bootstrap": 9, "permutation": 18}
+        assert plan.values("table1", values) == 21 and plan.values("k100", values) == {"bootstrap": 9, "permutation": 18}
+        assert plan.values("fig3_uniform", values) == 20
 
     def test_errors(self):
         plan = mortier_plan(preset(CHAPTER, "tiny"))
