@@ -146,6 +146,11 @@ def git_state(root=None) -> dict:
 
     ``clean`` says whether the tracked files had no uncommitted change (the records being written
     are left out: ``results/`` does not count).
+
+    A copy without git (the GPU machine gets the files of a checkout, not its ``.git``) takes both
+    from ``$CREDALBOOK_GIT_COMMIT`` (40 hex digits) and ``$CREDALBOOK_GIT_CLEAN`` (``1``: the
+    copy was made from a clean checkout of that commit), as ``scripts/device_sitting.sh`` sets them;
+    without those, both are None.
     """
     root = Path(root) if root is not None else _PACKAGE.parent
     try:
@@ -154,8 +159,16 @@ def git_state(root=None) -> dict:
         status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--", ".", ":!results"],
                                 cwd=root, capture_output=True, text=True, check=True).stdout
     except (OSError, subprocess.CalledProcessError):
-        return {"commit": None, "clean": None}
+        return _stated_git_state()
     return {"commit": sha, "clean": not status.strip()}
+
+
+def _stated_git_state() -> dict:
+    """The commit and cleanliness a copy without git was told (see :func:`git_state`)."""
+    sha = os.environ.get("CREDALBOOK_GIT_COMMIT", "").strip().lower()
+    if len(sha) != 40 or any(c not in "0123456789abcdef" for c in sha):
+        return {"commit": None, "clean": None}
+    return {"commit": sha, "clean": True if os.environ.get("CREDALBOOK_GIT_CLEAN") == "1" else None}
 
 
 def utc_now() -> str:

@@ -11,6 +11,8 @@ Prints wall-clock times (best of a few repeats) for
     ``paper``) and the training time of that chapter's paper protocol extrapolated from it;
     (``--parallel-members``: two members trained one after the other vs side by side, ``n_jobs=2``);
   * ``--only-mimori``: one epoch of Mimori et al.'s base network (App. E.2) on 37 500 Fashion-MNIST images;
+  * ``--only-step [--record NAME]``: one training step of Wu & Gales' paper networks and of the EU GP on the
+    CPU and (where PyTorch sees one) the GPU, optionally recorded for ``book/reproduce.md``;
   * ``--only-gp``: seconds per minibatch step of the GP classifier (natural gradients, batch 1 024) for
     several numbers of inducing points, and the EU chapter's paper scale extrapolated from it
     (``--gp-linalg-dtype float32``: GPyTorch's factorisations in single instead of double precision).
@@ -231,6 +233,71 @@ def bench_gp(inducing, device: str, linalg_dtype: str = "float64") -> None:
                   f"{hours_real:.1f} h of GP training on {device}")
 
 
+def _step_seconds(net, batch: int, device: str, steps: int) -> float:
+    """Seconds per SGD step (forward, cross-entropy, backward, update) of ``net`` on random 28 x 28 images."""
+    import torch
+
+    net = net.to(device).train()
+    opt = torch.optim.SGD(net.parameters(), lr=0.01, momentum=0.9)
+    gen = torch.Generator().manual_seed(0)
+    x = torch.rand(batch, 1, 28, 28, generator=gen).to(device)
+    y = torch.randint(0, 10, (batch,), generator=gen).to(device)
+
+    def step():
+        opt.zero_grad(set_to_none=True)
+        torch.nn.functional.cross_entropy(net(x), y).backward()
+        opt.step()
+
+    for _ in range(2):  # warm-up: allocations, kernel selection
+        step()
+    if device == "cuda":
+        torch.cuda.synchronize()
+    start = time.perf_counter()
+    for _ in range(steps):
+        step()
+    if device == "cuda":
+        torch.cuda.synchronize()
+    return (time.perf_counter() - start) / steps
+
+
+def bench_step(record: str | None) -> None:
+    """One training step on the CPU and, where PyTorch sees one, on the GPU: the Wu & Gales networks the paper
+    trains (LeNet-5, DenseNet-100, WRN-28-10; batch sizes of their recipes) and the EU chapter's GP step (2-D
+    inputs, 2 048 inducing points, batch 1 024, natural gradients, ``fast_step``). ``record``: also write the
+    timings as ``results/benchmark/<record>.json`` (``credalbook.book.records.write_benchmark``), which
+    ``book/reproduce.md`` shows."""
+    import torch
+
+    from credalbook.book.records import write_benchmark
+
+    start = time.perf_counter()
+    devices = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
+    rows = []
+    for device in devices:
+        for name in ("LEN", "DSN100", "RSN"):
+            spec = PAPER_TOPOLOGIES[name]
+            torch.manual_seed(0)
+            net = build_topology(spec["family"], in_channels=1, n_classes=10, image_size=28, **spec["model"])
+            batch = spec["train"]["batch_size"]
+            steps = 20 if device == "cuda" or name == "LEN" else 3
+            sec = _step_seconds(net, batch, device, steps)
+            rows.append({"work": f"{name} ({count_parameters(net)} parameters), batch {batch}, {device}",
+                         "seconds": sec, "per": "training step"})
+            print(f"{rows[-1]['work']}: {sec:.4f} s per training step", flush=True)
+        rng = np.random.default_rng(0)
+        x = rng.normal(size=(8 * 1024, 2)).astype(np.float32)
+        res = fit_gp_classifier(x, (x[:, 0] > 0).astype(int), n_inducing=2048, epochs=1, batch_size=1024, lr=0.05,
+                                natural_gradient=True, fast_step=True, device=device)
+        rows.append({"work": f"GP classifier, 2-D inputs, 2 048 inducing points, batch 1 024, {device}",
+                     "seconds": res.seconds / 8, "per": "natural-gradient step (mean of 8, first included)"})
+        print(f"{rows[-1]['work']}: {res.seconds / 8:.4f} s per step", flush=True)
+    if record:
+        path = write_benchmark(record, rows, title="One training step, CPU vs GPU",
+                               command="python scripts/benchmark.py --only-step --record " + record,
+                               wall_seconds=time.perf_counter() - start)
+        print(f"recorded {path}")
+
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -338,6 +405,9 @@ def main() -> None:
     parser.add_argument("--parallel-members", action="store_true", help="with --only-topologies: n_jobs 1 vs 2")
     parser.add_argument("--only-mimori", action="store_true", help="only Mimori et al.'s base network")
     parser.add_argument("--only-gp", action="store_true", help="only the EU chapter's GP classifier")
+    parser.add_argument("--only-step", action="store_true", help="only one training step, CPU vs GPU")
+    parser.add_argument("--record", default=None, metavar="NAME",
+                        help="with --only-step: write results/benchmark/NAME.json for book/reproduce.md")
     parser.add_argument("--gp-inducing", default="256,512,1024,2048")
     parser.add_argument("--gp-linalg-dtype", default="float64", choices=("float64", "float32"))
     parser.add_argument("--only-scale", action="store_true", help="only issue #27's N = 10^6 table")
@@ -350,6 +420,9 @@ def main() -> None:
     parser.add_argument("--case-timeout", type=float, default=900.0)
     parser.add_argument("--skip-before", default="", help="cases not to run under --before (e.g. set_test: > 20 GiB)")
     args = parser.parse_args()
+    if args.only_step:
+        bench_step(args.record)
+        return
     if args.only_solver_agreement:
         bench_solver_agreement(args.only_solver_agreement)
         return

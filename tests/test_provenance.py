@@ -79,6 +79,23 @@ class TestFacts:
         assert g["commit"] is None or re.fullmatch(r"[0-9a-f]{40}", g["commit"])
         assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00", prov.utc_now())
 
+    def test_git_state_without_git(self, tmp_path, monkeypatch):
+        # a copy without .git (the GPU machine's): commit and cleanliness only as stated by the caller
+        monkeypatch.delenv("CREDALBOOK_GIT_COMMIT", raising=False)
+        monkeypatch.delenv("CREDALBOOK_GIT_CLEAN", raising=False)
+        monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path.parent))
+        assert prov.git_state(tmp_path) == {"commit": None, "clean": None}
+        sha = "0123456789abcdef0123456789abcdef01234567"
+        monkeypatch.setenv("CREDALBOOK_GIT_COMMIT", sha.upper())
+        assert prov.git_state(tmp_path) == {"commit": sha, "clean": None}
+        monkeypatch.setenv("CREDALBOOK_GIT_CLEAN", "1")
+        assert prov.git_state(tmp_path) == {"commit": sha, "clean": True}
+        monkeypatch.setenv("CREDALBOOK_GIT_COMMIT", "4aae6d9")  # not a full sha: not taken
+        assert prov.git_state(tmp_path) == {"commit": None, "clean": None}
+        # a checkout with git ignores the variables
+        monkeypatch.setenv("CREDALBOOK_GIT_COMMIT", sha)
+        assert prov.git_state()["commit"] != sha
+
     def test_parts_used(self):
         prov.note_part("chap", "tiny", "p1", state="computed", digest="abc", wall_seconds=1.5)
         prov.note_part("chap", "quick", "p1", state="recorded", digest="def", wall_seconds=2.0)

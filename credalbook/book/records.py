@@ -48,7 +48,8 @@ from credalbook._paths import repo_root
 __all__ = ["RECORDS_ENV", "records_dir", "scale_dir", "encode", "decode", "import_closure", "part_parameters",
            "write_part", "read_part", "part_state", "run_part", "run_parts", "chapter_code_hash",
            "write_chapter_record", "read_chapter_record", "chapter_state", "RecordState", "status", "format_status",
-           "provenance_line", "STATES", "TIMING_FIELDS", "Published", "publish", "record_figure", "revalidate"]
+           "provenance_line", "STATES", "TIMING_FIELDS", "Published", "publish", "record_figure", "revalidate",
+           "write_benchmark"]
 
 RECORDS_ENV = "CREDALBOOK_RECORDS_DIR"
 #: The states of a record.
@@ -350,6 +351,46 @@ def _figures(executed, out: Path) -> list:
                 names.append(name)
                 k += 1
     return names
+
+
+def write_benchmark(name: str, rows, *, title: str, command: str, wall_seconds: float, root=None) -> Path:
+    """Record timings as ``<records>/benchmark/<name>.json`` (shown in ``book/reproduce.md``, "Benchmarks").
+
+    Parameters
+    ----------
+    name : str
+        File stem: letters, digits, ``-``, ``_`` and ``.``.
+    rows : sequence of mapping
+        One per timing: ``work`` (what was timed, str), ``seconds`` (positive, finite) and ``per`` (the
+        unit of work, str).
+    title, command : str
+        The table's title and the command that measured it.
+    wall_seconds : float
+        Wall time of the whole measurement (its manifest's).
+    """
+    if not isinstance(name, str) or not name or any(not (c.isalnum() or c in "-_.") for c in name) \
+            or name.startswith("."):
+        raise ValueError(f"name must be a file stem of letters, digits, '-', '_' and '.'; got {name!r}")
+    clean = []
+    for i, row in enumerate(rows):
+        if not isinstance(row, dict) or set(row) != {"work", "seconds", "per"}:
+            raise ValueError(f"rows[{i}] must be a dict with exactly 'work', 'seconds' and 'per'; got {row!r}")
+        sec = row["seconds"]
+        if isinstance(sec, bool) or not isinstance(sec, (int, float, np.floating)) or not (0 < float(sec) < np.inf):
+            raise ValueError(f"rows[{i}]['seconds'] must be a positive finite number; got {sec!r}")
+        if not isinstance(row["work"], str) or not isinstance(row["per"], str) or not row["work"]:
+            raise TypeError(f"rows[{i}]['work'] and ['per'] must be strings (work not empty)")
+        clean.append({"work": row["work"], "seconds": float(sec), "per": row["per"]})
+    if not clean:
+        raise ValueError("rows must hold at least one timing")
+    path = Path(root if root is not None else records_dir()) / "benchmark" / f"{name}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    data = {"kind": "benchmark", "title": str(title), "command": str(command), "rows": clean,
+            "manifest": _manifest(parameters={}, seeds=[], wall_seconds=wall_seconds, modules={})}
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(data, indent=1) + "\n")
+    tmp.replace(path)
+    return path
 
 
 def write_chapter_record(chapter: str, scale: str, comparison: dict, *, notebook, executed=None,

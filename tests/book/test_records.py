@@ -304,3 +304,38 @@ def test_rows_match_across_scales():
     # exact text first; a number that differs with the scale still pairs when it is the only candidate;
     # "n = 1"/"n = 2" against "n = 5" is ambiguous and stays unpaired
     assert pairs == {0: rec[0], 1: rec[1]}
+
+
+class TestWriteBenchmark:
+    def test_main(self, root):
+        rows = [{"work": "LEN, batch 128, cpu", "seconds": np.float64(0.0177), "per": "training step"},
+                {"work": "LEN, batch 128, cuda", "seconds": 0.0009, "per": "training step"}]
+        path = records.write_benchmark("step-gpu", rows, title="One training step", command="benchmark.py",
+                                       wall_seconds=12.34, root=root)
+        assert path == root / "benchmark" / "step-gpu.json"
+        data = json.loads(path.read_text())
+        assert data["kind"] == "benchmark" and data["title"] == "One training step"
+        assert data["rows"] == [dict(r, seconds=float(r["seconds"])) for r in rows]
+        man = data["manifest"]
+        assert man["wall_seconds"] == 12.3 and man["machine"]["cores"] >= 1 and "torch" in man["versions"]
+        # the generated page shows it
+        from credalbook.book.reproduce import render_reproduce
+
+        page = render_reproduce(root=root)
+        assert "### One training step" in page and "LEN, batch 128, cuda" in page and "0.0009" in page
+
+    @pytest.mark.parametrize("name, rows, match", [
+        ("../x", [{"work": "a", "seconds": 1.0, "per": "step"}], "name"),
+        ("x", [], "at least one"),
+        ("x", [{"work": "a", "seconds": 1.0}], r"rows\[0\]"),
+        ("x", [{"work": "a", "seconds": float("nan"), "per": "step"}], "positive finite"),
+        ("x", [{"work": "a", "seconds": 0.0, "per": "step"}], "positive finite"),
+        ("x", [{"work": "a", "seconds": True, "per": "step"}], "positive finite"),
+    ])
+    def test_errors(self, root, name, rows, match):
+        with pytest.raises(ValueError, match=match):
+            records.write_benchmark(name, rows, title="t", command="c", wall_seconds=1.0, root=root)
+        with pytest.raises(TypeError, match="strings"):
+            records.write_benchmark("x", [{"work": 3, "seconds": 1.0, "per": "step"}], title="t", command="c",
+                                    wall_seconds=1.0, root=root)
+        assert not (root / "benchmark" / "x.json").exists()
