@@ -202,6 +202,14 @@ def part_parameters(part) -> dict:
     return json.loads(json.dumps(encode(part.parameters())))
 
 
+def _write_json(path: Path, data) -> None:
+    """Write a record whole or not at all (through a temporary file beside it), creating its folder."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(data, indent=1) + "\n")
+    tmp.replace(path)
+
+
 def _seeds_of(parameters: dict) -> list:
     return [int(v) for k, v in parameters.items() if k == "seed" and isinstance(v, (int, np.integer))]
 
@@ -221,10 +229,7 @@ def write_part(chapter: str, scale: str, part, value, *, wall_seconds: float, ro
                                  modules=modules, extra=extra)
     data["digest"] = _digest([data["parameters"], data["value"]])
     path = _part_path(chapter, scale, part.name, root)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(data, indent=1) + "\n")
-    tmp.replace(path)
+    _write_json(path, data)
     return path
 
 
@@ -384,12 +389,9 @@ def write_benchmark(name: str, rows, *, title: str, command: str, wall_seconds: 
     if not clean:
         raise ValueError("rows must hold at least one timing")
     path = Path(root if root is not None else records_dir()) / "benchmark" / f"{name}.json"
-    path.parent.mkdir(parents=True, exist_ok=True)
     data = {"kind": "benchmark", "title": str(title), "command": str(command), "rows": clean,
             "manifest": _manifest(parameters={}, seeds=[], wall_seconds=wall_seconds, modules={})}
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(data, indent=1) + "\n")
-    tmp.replace(path)
+    _write_json(path, data)
     return path
 
 
@@ -416,7 +418,7 @@ def write_chapter_record(chapter: str, scale: str, comparison: dict, *, notebook
                                          "parts_wall_seconds": round(sum(p.get("wall_seconds") or 0 for p in parts.values()
                                                                          if p.get("state") != "computed"), 1)})}
     path = d / "chapter.json"
-    path.write_text(json.dumps(data, indent=1) + "\n")
+    _write_json(path, data)
     return path
 
 
@@ -819,5 +821,5 @@ def revalidate(chapter: str, *, scale: str = "paper", check_scale: str = "tiny",
                  "check": f"{check_scale} parts {sorted(specs)} of {function}: values equal bit for bit",
                  "modules_before": data["manifest"]["modules"]})
             data["manifest"]["modules"] = module_hashes(import_closure(p.func.__module__))
-            path.write_text(json.dumps(data, indent=1) + "\n")
+            _write_json(path, data)
     return outcomes
