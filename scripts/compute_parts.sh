@@ -5,7 +5,7 @@
 # `python -m credalbook.book reproduce`); the worktree lives under .cache/worktrees/<commit>.
 #
 # Usage: bash scripts/compute_parts.sh CHAPTER [PART ...]
-#   CHAPTER with a plan of parts (01, 02, 04, 05): the PARTs named, or without any every missing or stale one;
+#   CHAPTER (its stem or number, e.g. 02) with a plan of parts (01, 02, 04, 05): the PARTs named, or without any every missing or stale one;
 #   CHAPTER=... --chapter: afterwards also execute the chapter at that scale (its chapter record);
 #   a chapter without parts (00, 03) is executed whole.
 # Environment: SCALE (default paper), CREDALBOOK_RECORDS_DIR (default <checkout>/results), PYTHON (default
@@ -32,7 +32,8 @@ parts=() run_chapter=0
 for a in "$@"; do
   if [ "$a" = "--chapter" ]; then run_chapter=1; else parts+=(--part "$a"); fi
 done
-if "$py" -c "import sys; from credalbook.papers.parts import PLANS; sys.exit(0 if '$chapter' in PLANS else 1)"; then
+chapter=$("$py" -c "import sys; from credalbook.book.chapters import chapter_paths; print(chapter_paths([sys.argv[1]])[0].stem)" "$chapter")
+if "$py" -c "import sys; from credalbook.papers.parts import PLANS; sys.exit(0 if sys.argv[1] in PLANS else 1)" "$chapter"; then
   [ ${#parts[@]} -gt 0 ] || parts=(--part missing)
   echo "[compute_parts] $chapter $scale at $sha: ${parts[*]}"
   "$py" -m credalbook.book run --scale "$scale" -c "$chapter" "${parts[@]}" -p device "${DEVICE:-auto}" --no-progress

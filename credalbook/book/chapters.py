@@ -18,15 +18,19 @@ def _source_root() -> Path:
 
 
 def chapter_paths(names=None, *, chapters_dir: Path | None = None) -> list[Path]:
-    """The chapter notebooks in ``chapters_dir`` (default ``<repo>/chapters``), sorted, optionally only the given stems."""
+    """The chapter notebooks in ``chapters_dir`` (default ``<repo>/chapters``), sorted, optionally only the given
+    ones: a name is a stem (``02_juergens_instance_calibration``) or its number (``02``; ``00b``)."""
     src = Path(chapters_dir) if chapters_dir is not None else _source_root() / "chapters"
     paths = sorted(p for p in src.glob("*.ipynb") if not p.name.startswith("."))
     if names:
-        wanted = {Path(n).stem for n in names}
-        unknown = wanted - {p.stem for p in paths}
+        by_name = {p.stem: p for p in paths} | {p.stem.split("_", 1)[0]: p for p in paths}
+        wanted = [Path(n).stem for n in names]
+        unknown = [n for n in wanted if n not in by_name]
         if unknown:
-            raise ValueError(f"unknown chapters {sorted(unknown)}; available: {[p.stem for p in paths]}")
-        paths = [p for p in paths if p.stem in wanted]
+            raise ValueError(f"unknown chapters {sorted(unknown)}; available: {[p.stem for p in paths]} "
+                             "(or their numbers)")
+        chosen = {by_name[n] for n in wanted}
+        paths = [p for p in paths if p in chosen]
     return paths
 
 

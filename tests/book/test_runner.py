@@ -31,6 +31,15 @@ class TestChapterPaths:
     def test_errors(self):
         with pytest.raises(ValueError, match="unknown chapters"):
             runner.chapter_paths(["no_such_chapter"])
+        with pytest.raises(ValueError, match=r"unknown chapters \['06'\]"):
+            runner.chapter_paths(["02", "06"])
+
+    def test_by_number(self):
+        """A chapter is named by its stem or by its number; "00" is the primer, not the guide "00b"."""
+        assert [p.stem for p in runner.chapter_paths(["02", "00"])] == ["00_calibration_primer",
+                                                                        "02_juergens_instance_calibration"]
+        assert [p.stem for p in runner.chapter_paths(["00b", "00b_is_my_classifier_calibrated"])] == [
+            "00b_is_my_classifier_calibrated"]
 
 
 class TestRunChapters:
