@@ -169,6 +169,57 @@ CASES = {
 }
 
 
+def _ece_small(name):
+    """One objective evaluation of Mortier et al.'s set test (N = 100, K = 10), 2000 times (value: the ECE)."""
+    def case():
+        from credalbook import metrics
+
+        fn = getattr(metrics.classification, f"{name}_batched")
+        p, y = calibrated(100)
+        return lambda: [fn(p, y, 10) for _ in range(2000)][-1]
+    return case
+
+
+def _set_test_fig1():
+    """Mortier et al. Fig. 1's test with COBYLA (N = 100, M = 10, K = 10), one S1 data set, all seven measures."""
+    from credalbook.papers.mortier.error_rates import set_test_error_rates
+
+    def call():
+        os.environ["CREDALBOOK_CACHE_DIR"] = f"/tmp/scale-cases-{os.getpid()}-{time.perf_counter_ns()}"
+        return set_test_error_rates("S1", n_datasets=2, n_jobs=1, progress=False, seed=1).statistics[0, 0]
+    return call
+
+
+def _member(topology, n_images=3000):
+    """One Wu & Gales CPU-sized member trained for one epoch on n_images Fashion-MNIST images (value: best val
+    loss); the recipe's memory layout is whichever the tree's recipe has."""
+    def case():
+        import torch
+
+        from credalbook.papers.wu_gales import topology_member_logits
+
+        torch.set_num_threads(1)
+
+        def call():
+            os.environ["CREDALBOOK_CACHE_DIR"] = f"/tmp/scale-cases-{os.getpid()}-{time.perf_counter_ns()}"
+            out = topology_member_logits("fashion_mnist", topology, seed=0, n_train=n_images, n_test=500,
+                                         train=dict(epochs=1), device="cpu", progress=False)
+            return out["history"][-1]["val_loss"]
+        return call
+    return case
+
+
+SMALL_CASES = {
+    "ece_confidence_n100": (_ece_small("ece_confidence"), 3, "ECE (confidence), N = 100, K = 10, 2000 calls"),
+    "ece_classwise_n100": (_ece_small("ece_classwise"), 3, "ECE (classwise), N = 100, K = 10, 2000 calls"),
+    "set_test_fig1": (_set_test_fig1, 3, "Mortier Fig. 1: 2 S1 data sets x 7 tests (COBYLA)"),
+    "member_dsn100": (_member("DSN100"), 2, "W&G CPU-sized DSN100, 1 epoch, 2 700 images"),
+    "member_dsn121": (_member("DSN121"), 2, "W&G CPU-sized DSN121, 1 epoch, 2 700 images"),
+    "member_rsn": (_member("RSN"), 2, "W&G CPU-sized WRN, 1 epoch, 2 700 images"),
+}
+CASES.update(SMALL_CASES)
+
+
 def run(name: str) -> dict:
     factory, repeat, _ = CASES[name]
     try:

@@ -34,6 +34,7 @@ import importlib
 import json
 import math
 import os
+import re
 import time
 import zlib
 from dataclasses import dataclass, field
@@ -744,6 +745,112 @@ def _values_at(tree: Path, specs: dict, env: dict) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+_HEX = re.compile(r"\b(?=[0-9]*[a-f])[0-9a-f]{7,40}\b")  # with a letter: 1000000 is a number
+_WHEN = re.compile(r"\d{4}-\d\d-\d\d([T ]\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:\d\d)?)?")
+_DURATION = re.compile(r"\d+(\.\d+)? ?(s/it|it/s|s\b|seconds?\b|min\b|minutes?\b|h\b|hours?\b)")
+
+
+def _masked(text: str) -> str:
+    """Text output with what names the run rather than its results masked: commits, dates, durations."""
+    return _DURATION.sub("<time>", _WHEN.sub("<date>", _HEX.sub("<commit>", text)))
+
+
+def _text_outputs(executed: Path) -> list:
+    """The text a chapter's code cells show (stdout, and the text, HTML and Markdown of its results and displays),
+    masked by :func:`_masked`; images and stderr (progress bars, warnings) are left out."""
+    nb = json.loads(Path(executed).read_text())
+    shown = []
+    for i, cell in enumerate(c for c in nb["cells"] if c["cell_type"] == "code"):
+        for out in cell.get("outputs", []):
+            if out.get("output_type") == "stream":
+                texts = [out.get("text", "")] if out.get("name") == "stdout" else []
+            else:
+                data = out.get("data", {})
+                texts = [data[k] for k in ("text/plain", "text/html", "text/markdown") if k in data]
+            shown += [(i, _masked("".join(t) if isinstance(t, list) else t)) for t in texts]
+    return shown
+
+
+def _chapter_run_at(tree: Path, chapter: str, scale: str, parameters: dict, work: Path, env: dict) -> dict:
+    """Execute ``chapter`` at ``scale`` with the code in ``tree`` (fresh records, cache and book folders under
+    ``work``): ``{"rows", "counts", "outputs"}`` with the timing fields of the rows removed."""
+    import subprocess
+    import sys
+
+    records, book = work / "records", work / "book"
+    run_env = {**env, "PYTHONPATH": str(tree), RECORDS_ENV: str(records), "CREDALBOOK_CACHE_DIR": str(work / "cache")}
+    cmd = [sys.executable, "-m", "credalbook.book", "run", "--scale", scale, "-c", chapter, "--book-root", str(book),
+           "--force", "--no-progress"]
+    for k, v in parameters.items():
+        cmd += ["-p", k, json.dumps(v)]
+    out = subprocess.run(cmd, capture_output=True, text=True, cwd=tree, env=run_env)
+    if out.returncode:
+        raise RuntimeError(f"executing {chapter} at {scale} with the code of {tree} failed: "
+                           f"{(out.stderr.strip().splitlines() or [out.stdout[-500:]])[-1]}")
+    rec = json.loads((records / chapter / scale / "chapter.json").read_text())
+    return {"rows": _without_timings(rec["rows"]), "counts": rec["counts"],
+            "outputs": _text_outputs(book / "book" / "executed" / f"{chapter}.ipynb"),
+            "modules": rec["manifest"]["modules"]}
+
+
+def _first_difference(before: dict, after: dict) -> str:
+    for key in ("counts", "rows"):
+        if before[key] != after[key]:
+            return f"its {key}"
+    a, b = before["outputs"], after["outputs"]
+    for (cell, x), (_, y) in zip(a, b):
+        if x != y:
+            return f"the output of code cell {cell}"
+    return "the number of its outputs"
+
+
+def _revalidate_chapter(chapter: str, nb: Path, scale: str, check_scale: str, params: dict, root, dry_run: bool):
+    """The chapter record's part of :func:`revalidate`: ``[("chapter", outcome)]`` or [] when it is not stale."""
+    import shutil
+    import subprocess
+    import tempfile
+
+    from credalbook.papers.presets import PRESETS, preset
+
+    cfg = dict(preset(chapter, scale)) if chapter in PRESETS else {}
+    st = chapter_state(chapter, scale, notebook=nb, preset=cfg, root=root)
+    if st.state != "stale":
+        return []
+    if not all(r.endswith(" changed") and r.startswith("credalbook/") for r in st.reasons):
+        return [("chapter", "stale for other reasons than changed code: " + "; ".join(st.reasons))]
+    if not st.manifest.get("clean") or not st.manifest.get("commit"):
+        return [("chapter", "recorded from a tree with uncommitted changes: its code cannot be checked out")]
+    commit = st.manifest["commit"]
+    run_params = {k: v for k, v in params.items() if k != "scale"}
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    tmp = Path(tempfile.mkdtemp(prefix="credalbook-revalidate-"))
+    try:
+        subprocess.run(["git", "worktree", "add", "--detach", "-f", str(tmp / "tree"), commit], cwd=repo_root(),
+                       capture_output=True, check=True)
+        before = _chapter_run_at(tmp / "tree", chapter, check_scale, run_params, tmp / "before", env)
+        after = _chapter_run_at(repo_root(), chapter, check_scale, run_params, tmp / "after", env)
+    finally:
+        subprocess.run(["git", "worktree", "remove", "--force", str(tmp / "tree")], cwd=repo_root(), capture_output=True)
+        shutil.rmtree(tmp, ignore_errors=True)
+    modules = after.pop("modules")  # the package modules the chapter's kernel uses now
+    before.pop("modules")
+    if before != after:
+        return [("chapter", f"the code change moves {_first_difference(before, after)} at {check_scale}: rerun")]
+    outcome = (f"revalidated: the chapter at {check_scale} shows the same rows and outputs at {commit[:7]} and now "
+               f"({len(after['rows'])} rows, {len(after['outputs'])} outputs)")
+    if not dry_run:
+        path = scale_dir(chapter, scale, root=root) / "chapter.json"
+        data = json.loads(path.read_text())
+        head = git_state()
+        data["manifest"].setdefault("revalidated", []).append(
+            {"from_commit": commit, "to_commit": head["commit"], "clean": head["clean"], "date": utc_now(),
+             "check": f"the chapter at {check_scale}: rows, verdict counts and text outputs equal (commits, dates "
+                      "and durations masked)", "modules_before": data["manifest"]["modules"]})
+        data["manifest"]["modules"] = modules
+        _write_json(path, data)
+    return [("chapter", outcome)]
+
+
 def revalidate(chapter: str, *, scale: str = "paper", check_scale: str = "tiny", parameters: dict | None = None,
                max_checks: int = 4, root=None, dry_run: bool = False) -> list:
     """Carry records that went stale only because package code changed over to the code now, when that change
@@ -757,6 +864,14 @@ def revalidate(chapter: str, *, scale: str = "paper", check_scale: str = "tiny",
     gains a ``revalidated`` entry (from and to which commit, which check parts, when); its value is not touched.
     Otherwise the record stays stale (rerun it). The check runs the small setting: a change that only acts at
     the paper's sizes would pass it, which the manifest entry makes visible.
+
+    Then the chapter record at ``scale``, when it is stale only because package code changed: the chapter is
+    executed at ``check_scale`` with the code of its commit and with the code now (fresh records, caches and
+    book folders); when both show the same rows, verdict counts and text outputs (stdout, and the text, HTML and
+    Markdown of the cells' results, with commits, dates and durations masked), its module fingerprints become
+    those of the kernel now and its manifest gains a ``revalidated`` entry (outcome ``("chapter", ...)``). The
+    rows and outputs show rounded numbers: a change that moves a value below the shown digits passes, which the
+    manifest entry's wording makes visible; the parts' own check is bit for bit.
 
     Returns a list of ``(part name, outcome)``; with ``dry_run`` nothing is written.
     """
@@ -822,4 +937,4 @@ def revalidate(chapter: str, *, scale: str = "paper", check_scale: str = "tiny",
                  "modules_before": data["manifest"]["modules"]})
             data["manifest"]["modules"] = module_hashes(import_closure(p.func.__module__))
             _write_json(path, data)
-    return outcomes
+    return outcomes + _revalidate_chapter(chapter, nb, scale, check_scale, params, root, dry_run)

@@ -449,7 +449,7 @@ def _equal_width_statistics(x: np.ndarray, pos: np.ndarray, n_bins: int, counts:
                     _add_counts(ids[nb:nb + m], pos[a, s:s + rows], c, nb, cnt[a], npos[a])
         return gap.reshape(r, c, n_bins), cnt, npos
     # many small batch elements: whole elements per step, each binned into its own block of bins
-    per = max(1, rows // n)  # batch elements per step
+    per = max(1, min(r, rows // n))  # batch elements per step (no more than there are: scratch sized to the work)
     m_max = per * n * c
     ids, w = np.empty(m_max, dtype=np.intp), np.empty(m_max)
     tmp, mask = np.empty(m_max), np.empty(m_max, dtype=bool)

@@ -210,6 +210,7 @@ def fit(
     milestones: tuple = (),
     lr_decay: float = 0.1,
     checkpoint: str | os.PathLike | None = None,
+    channels_last: bool = False,
 ) -> TrainResult:
     """Train a classifier with minibatch cross-entropy, optionally with early stopping.
 
@@ -278,6 +279,12 @@ def fit(
         not). The file is deleted when training ends. Its recorded settings (optimiser, learning
         rates, epochs, batch size, patience, seed, data sizes, parameter shapes) must match the
         call's. ``seconds`` then count the training time of all calls together.
+    channels_last : bool, default=False
+        Train with the model's 4-D weights and the image batches (N, C, H, W) in the channels-last
+        memory layout (``torch.channels_last``): the same network and updates, with other convolution
+        kernels, so the weights differ in the last bits. On one CPU thread (PyTorch 2.13, oneDNN) a step of
+        the Wu & Gales chapter's CPU-sized DenseNet took 0.16 s instead of 0.26 s (batch 64), of LeNet-5 0.013
+        s instead of 0.020 s (batch 128). Inputs of other shapes are left as they are.
 
     Returns
     -------
@@ -336,6 +343,8 @@ def fit(
         raise ValueError(f"augment must be a callable or None; got {augment!r}")
     seed = check_positive_int(seed, "seed", minimum=0, maximum=2**64 - 1)   # torch's seed range; no bools
     checkpoint = as_checkpoint(checkpoint)
+    if not isinstance(channels_last, bool):
+        raise TypeError(f"channels_last must be True or False; got {channels_last!r}")
     dev = resolve_device(device)
 
     x_tr, y_tr, x_va, y_va = _checked_data(x_train, y_train, x_val, y_val)
@@ -351,6 +360,11 @@ def fit(
     x_tr, y_tr = x_tr.to(dev), y_tr.to(dev)
     if has_val:
         x_va, y_va = x_va.to(dev), y_va.to(dev)
+    layout = torch.channels_last if channels_last else None
+    if layout is not None:
+        model.to(memory_format=layout)
+        if has_val and x_va.ndim == 4:
+            x_va = x_va.contiguous(memory_format=layout)
     eval_batch = max(batch_size, 512)
 
     _check_labels_fit(model, x_tr, (("y_train", y_tr), ("y_val", y_va)), batch_size)
@@ -374,7 +388,8 @@ def fit(
         snapshot=(lambda: {k: v.detach().clone() for k, v in model.state_dict().items()}) if restore_best else None)
     settings = dict(epochs=epochs, batch_size=batch_size, optimizer=optimizer, lr=lr, momentum=momentum,
                     weight_decay=weight_decay, patience=patience, restore_best=restore_best, seed=int(seed),
-                    warmup_epochs=warmup_epochs, milestones=list(milestones), lr_decay=lr_decay, n_train=int(n),
+                    warmup_epochs=warmup_epochs, milestones=list(milestones), lr_decay=lr_decay,
+                    **({"channels_last": True} if channels_last else {}), n_train=int(n),
                     n_val=int(x_va.shape[0]) if has_val else 0,
                     shapes=[list(v.shape) for v in model.state_dict().values()])
     resumed = load_checkpoint(checkpoint, settings) if checkpoint is not None else None
@@ -402,6 +417,8 @@ def fit(
             xb, yb = x_tr[idx], y_tr[idx]
             if augment is not None:
                 xb = _augmented(augment, xb, idx.numel())
+            if layout is not None and xb.ndim == 4:
+                xb = xb.contiguous(memory_format=layout)
             loss = F.cross_entropy(model(xb).float(), yb)
             opt.zero_grad(set_to_none=True)
             loss.backward()

@@ -295,6 +295,124 @@ class TestRevalidate:
         assert why.startswith("stale for other reasons than changed code: parameter seed: recorded 99, now 0")
 
 
+PRIMER = "00_calibration_primer"
+
+
+class TestRevalidateChapter:
+    def _stale_chapter(self, root):
+        """A paper-scale chapter record of the primer from HEAD's clean tree whose package code 'changed' since."""
+        from credalbook.book.chapters import chapter_paths
+        from credalbook.papers.presets import preset
+
+        (nb,) = chapter_paths([PRIMER])
+        comparison = {"rows": [{"quantity": "q", "book": "0.1", "verdict": "agrees", "seconds": 3.0}],
+                      "counts": {"agrees": 1}, "parameters": {"scale": "paper", "seed": 0},
+                      "provenance": {"modules": {"credalbook/metrics/binning.py": "0" * 16}}}
+        path = records.write_chapter_record(PRIMER, "paper", comparison, notebook=nb, wall_seconds=1.0,
+                                            preset=dict(preset(PRIMER, "paper")), root=root)
+        data = json.loads(path.read_text())
+        head = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, check=True,
+                              cwd=Path(records.__file__).parents[2]).stdout.strip()
+        data["manifest"].update(commit=head, clean=True)
+        path.write_text(json.dumps(data))
+        st = records.chapter_state(PRIMER, "paper", notebook=nb, preset=dict(preset(PRIMER, "paper")), root=root)
+        assert st.state == "stale" and st.reasons == ("credalbook/metrics/binning.py changed",)
+        return path, head
+
+    def _runs(self, monkeypatch, before, after):
+        calls = []
+
+        def fake(tree, chapter, scale, parameters, work, env):
+            calls.append((Path(tree), chapter, scale, parameters))
+            return json.loads(json.dumps(before if len(calls) == 1 else after))
+
+        monkeypatch.setattr(records, "_chapter_run_at", fake)
+        monkeypatch.setattr(records, "repo_root", lambda: Path(records.__file__).parents[2])
+        return calls
+
+    def test_same_outputs_carry_the_record_over(self, root, monkeypatch):
+        path, head = self._stale_chapter(root)
+        run = {"rows": [{"quantity": "q"}], "counts": {"agrees": 1}, "outputs": [[0, "ECE 0.031"]],
+               "modules": {"credalbook/metrics/binning.py": "fedcba9876543210"}}
+        calls = self._runs(monkeypatch, run, run)
+        out = records.revalidate(PRIMER, root=root)
+        assert out == [("chapter", f"revalidated: the chapter at tiny shows the same rows and outputs at {head[:7]} "
+                                   "and now (1 rows, 1 outputs)")]
+        # once with the recorded commit's code (a worktree), once with the code now; at tiny, without "scale"
+        assert [c[1:3] for c in calls] == [(PRIMER, "tiny")] * 2 and calls[1][0] == Path(records.__file__).parents[2]
+        assert calls[0][0] != calls[1][0] and "scale" not in calls[0][3] and calls[0][3]["seed"] == 0
+        man = json.loads(path.read_text())["manifest"]
+        assert man["modules"] == {"credalbook/metrics/binning.py": "fedcba9876543210"}  # the kernel's modules now
+        (entry,) = man["revalidated"]
+        assert entry["from_commit"] == head and entry["modules_before"] == {"credalbook/metrics/binning.py": "0" * 16}
+
+    @pytest.mark.parametrize("key, where", [("counts", "its counts"), ("rows", "its rows"),
+                                            ("outputs", "the output of code cell 4")])
+    def test_moved_outputs_stay_stale(self, root, monkeypatch, key, where):
+        path, _ = self._stale_chapter(root)
+        before = {"rows": [{"quantity": "q"}], "counts": {"agrees": 1}, "outputs": [[4, "ECE 0.031"]], "modules": {}}
+        after = {**before, key: {"rows": [{"quantity": "r"}], "counts": {"agrees": 0},
+                                 "outputs": [[4, "ECE 0.032"]]}[key]}
+        self._runs(monkeypatch, before, after)
+        assert records.revalidate(PRIMER, root=root) == [("chapter", f"the code change moves {where} at tiny: rerun")]
+        assert "revalidated" not in json.loads(path.read_text())["manifest"]
+
+    def test_other_reasons_are_not_revalidated(self, root, monkeypatch):
+        path, _ = self._stale_chapter(root)
+        self._runs(monkeypatch, None, None)
+        data = json.loads(path.read_text())
+        data["manifest"]["chapter_code"] = "0" * 16
+        path.write_text(json.dumps(data))
+        (name, why), = records.revalidate(PRIMER, root=root)
+        assert name == "chapter" and why == ("stale for other reasons than changed code: the chapter's code cells "
+                                             "changed; credalbook/metrics/binning.py changed")
+        data["manifest"].update(chapter_code=records.chapter_code_hash(Path(records.__file__).parents[2] / "chapters"
+                                                                       / f"{PRIMER}.ipynb"), clean=False)
+        path.write_text(json.dumps(data))
+        assert records.revalidate(PRIMER, root=root) == [
+            ("chapter", "recorded from a tree with uncommitted changes: its code cannot be checked out")]
+
+    def test_masked(self):
+        """Commits, dates and durations are masked; the numbers a chapter shows are not."""
+        text = ("commit 708db8c5cde3 on 2026-11-26T16:40:01Z, 767 s (12.5 min), 3.2 s/it; ECE 0.0312, "
+                "p = 0.05, 1000 datasets, 12 bins, 1000000 draws")
+        assert records._masked(text) == ("commit <commit> on <date>, <time> (<time>), <time>; ECE 0.0312, "
+                                         "p = 0.05, 1000 datasets, 12 bins, 1000000 draws")
+
+    def test_text_outputs(self, tmp_path):
+        nb = nbformat.v4.new_notebook()
+        nb.cells = [nbformat.v4.new_markdown_cell("# t"), nbformat.v4.new_code_cell("x")]
+        nb.cells[1].outputs = [nbformat.v4.new_output("stream", name="stdout", text="ECE 0.03 in 2.0 s\n"),
+                               nbformat.v4.new_output("stream", name="stderr", text="100%|###| 3/3\n"),
+                               nbformat.v4.new_output("display_data", data={"text/plain": "<Figure>",
+                                                                            "image/png": "iVBOR"}),
+                               nbformat.v4.new_output("execute_result", data={"text/html": "<b>0.5</b>"},
+                                                      execution_count=1)]
+        nbformat.write(nb, tmp_path / "c.ipynb")
+        assert records._text_outputs(tmp_path / "c.ipynb") == [(0, "ECE 0.03 in <time>\n"), (0, "<Figure>"),
+                                                                (0, "<b>0.5</b>")]
+
+
+@pytest.mark.slow
+def test_revalidate_chapter_for_real(tmp_path):
+    """The primer's chapter record carried over a code change that moves nothing (run twice at tiny, about a
+    minute each), and kept stale by one that moves what the chapter shows."""
+    import shutil
+
+    root = tmp_path / "results"
+    shutil.copytree(Path(records.__file__).parents[2] / "results" / PRIMER, root / PRIMER)
+    path = root / PRIMER / "paper" / "chapter.json"
+    data = json.loads(path.read_text())
+    head = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, check=True,
+                          cwd=Path(records.__file__).parents[2]).stdout.strip()
+    data["manifest"].update(commit=head, clean=True)
+    data["manifest"]["modules"]["credalbook/metrics/binning.py"] = "0" * 16  # "changed" since, moving nothing
+    path.write_text(json.dumps(data))
+    (name, why), = records.revalidate(PRIMER, root=root)
+    assert name == "chapter" and why.startswith(f"revalidated: the chapter at tiny shows the same rows and outputs "
+                                                f"at {head[:7]} and now"), why
+    assert records.chapter_state(PRIMER, "paper", root=root).state == "recorded"
+
 def test_rows_match_across_scales():
     rows = [{"artifact": "Fig. 3", "quantity": "R = 10 regions vs 1"}, {"artifact": "T", "quantity": "a"},
             {"artifact": "T", "quantity": "n = 1"}, {"artifact": "T", "quantity": "n = 2"}]

@@ -194,6 +194,39 @@ class TestFit:
             fit("mlp", x, y, device="cpu", progress=False)
 
 
+@pytest.mark.parametrize("device", DEVICES)
+def test_channels_last_trains_the_same_network(digits, device):
+    """The channels-last layout is another set of kernels for the same training: the weights end up in that
+    layout, and after two epochs they, the history and the predictions agree with the default layout's to
+    float32 rounding (1e-4 relative); an MLP's 2-D inputs are left as they are."""
+    x_tr, y_tr, x_va, y_va = digits
+    runs = {}
+    for layout in (False, True):
+        torch.manual_seed(0)
+        runs[layout] = fit(SmallCNN(1, 10, image_size=8), x_tr, y_tr, x_val=x_va, y_val=y_va, epochs=2, batch_size=64,
+                           optimizer="sgd", lr=0.05, device=device, progress=False, channels_last=layout)
+    conv = [p for p in runs[True].model.parameters() if p.ndim == 4]
+    assert conv and all(p.is_contiguous(memory_format=torch.channels_last) for p in conv)
+    assert any(not p.is_contiguous() for p in conv)  # (a one-channel kernel is contiguous in both layouts)
+    assert all(p.is_contiguous() for p in runs[False].model.parameters())
+    for a, b in zip(runs[False].model.state_dict().values(), runs[True].model.state_dict().values()):
+        torch.testing.assert_close(b.float(), a.float(), rtol=1e-4, atol=1e-5)
+    for h0, h1 in zip(runs[False].history, runs[True].history):
+        assert h1["train_loss"] == pytest.approx(h0["train_loss"], rel=1e-4)
+        assert h1["val_loss"] == pytest.approx(h0["val_loss"], rel=1e-4)
+    np.testing.assert_allclose(predict_logits(runs[True].model, x_va, device=device),
+                               predict_logits(runs[False].model, x_va, device=device), rtol=1e-4, atol=1e-4)
+    mlp = fit(_mlp(), x_tr.reshape(len(x_tr), -1), y_tr, epochs=1, device=device, progress=False, channels_last=True)
+    assert mlp.epochs_run == 1
+
+
+@pytest.mark.parametrize("bad", [1, "yes", None])
+def test_channels_last_must_be_a_bool(digits, bad):
+    x_tr, y_tr, _, _ = digits
+    with pytest.raises(TypeError, match="channels_last must be True or False"):
+        fit(_mlp(), x_tr.reshape(len(x_tr), -1), y_tr, epochs=1, device="cpu", progress=False, channels_last=bad)
+
+
 class TestPredict:
     def test_main(self, digits):
         _, _, x_va, _ = digits

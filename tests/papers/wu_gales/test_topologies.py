@@ -44,6 +44,19 @@ class TestPaperTopologies:
             assert count_parameters(net) == quick[name]
             check_shapes(net, 1, 28, 10)
             assert max(spec["train"]["milestones"]) < spec["train"]["epochs"]
+        # the memory layout where it was measured faster on one CPU thread; the paper's recipes keep the default
+        assert {n: s["train"].get("channels_last", False) for n, s in QUICK_TOPOLOGIES.items()} == {
+            "LEN": False, "DSN100": True, "DSN121": True, "RSN": False}
+        assert not any("channels_last" in s["train"] for s in PAPER_TOPOLOGIES.values())
+
+    def test_channels_last_override(self):
+        """The layout is a training setting a caller may override; the member's config says which it used."""
+        out = topology_member_logits("fashion_mnist", "DSN121", seed=0, n_train=100, n_test=20,
+                                     train=dict(epochs=1, channels_last=False), device="cpu", progress=False)
+        assert out["config"]["train"]["channels_last"] is False
+        out = topology_member_logits("fashion_mnist", "DSN121", seed=0, n_train=100, n_test=20,
+                                     train=dict(epochs=1), device="cpu", progress=False)
+        assert out["config"]["train"]["channels_last"] is True
 
 
 TINY = dict(n_train=300, n_test=200, epochs=10, device="cpu", progress=False)
