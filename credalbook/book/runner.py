@@ -427,6 +427,11 @@ def main(argv=None) -> int:
             extra[name] = value
     if args.scale is None:
         args.scale = "paper" if args.command in ("status", "revalidate") else "quick"
+    if args.chapters:  # numbers (-c 02) to stems, for every command
+        try:
+            args.chapters = [p.stem for p in chapter_paths(args.chapters)]
+        except ValueError as err:
+            parser.error(str(err))
     if args.command == "status":
         from credalbook.book.records import format_status, status
 

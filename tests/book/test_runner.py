@@ -124,6 +124,16 @@ class TestCli:
         assert proc.returncode != 0
         assert "unknown chapters" in proc.stderr
 
+    def test_chapter_numbers_for_every_command(self, tmp_path):
+        """``-c 03`` names the chapter for status (and revalidate) as for run: the records of its stem."""
+        env = {**__import__("os").environ, "CREDALBOOK_RECORDS_DIR": str(tmp_path)}
+        proc = subprocess.run([sys.executable, "-m", "credalbook.book", "status", "-c", "03"], capture_output=True,
+                              text=True, env=env)
+        assert proc.returncode == 0 and "03_mimori_label_histograms at paper: 1 missing" in proc.stdout
+        bad = subprocess.run([sys.executable, "-m", "credalbook.book", "revalidate", "-c", "09"], capture_output=True,
+                             text=True, env=env)
+        assert bad.returncode == 2 and "unknown chapters ['09']" in bad.stderr
+
     def test_help(self):
         proc = subprocess.run([sys.executable, "-m", "credalbook.book", "--help"], capture_output=True, text=True)
         assert proc.returncode == 0 and "--scale" in proc.stdout
