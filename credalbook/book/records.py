@@ -851,14 +851,26 @@ def _revalidate_chapter(chapter: str, nb: Path, scale: str, check_scale: str, pa
     return [("chapter", outcome)]
 
 
+def _closest(part, checks, k: int) -> list:
+    """The ``k`` parts of ``checks`` with ``part``'s function that share the most keyword values with it (the same
+    topology, scenario, role...), in plan order among equals: the check exercises the record's own configuration."""
+    mine = json.loads(json.dumps(encode(part.kwargs)))
+    same = [p for p in checks if p.function == part.function]
+    shared = {p.name: sum(json.loads(json.dumps(encode(v))) == mine.get(key) for key, v in p.kwargs.items()
+                          if key not in ("seed", "seeds"))  # a replicate's seed says nothing of its configuration
+              for p in same}
+    return sorted(same, key=lambda p: -shared[p.name])[:k]  # a stable sort: plan order among equals
+
+
 def revalidate(chapter: str, *, scale: str = "paper", check_scale: str = "tiny", parameters: dict | None = None,
                max_checks: int = 4, root=None, dry_run: bool = False) -> list:
     """Carry records that went stale only because package code changed over to the code now, when that change
     provably leaves their values alone.
 
     For every stale part of ``chapter`` at ``scale`` whose reasons are all changed modules (no changed parameter,
-    no missing module), recorded from a clean tree at commit ``c``: the parts of the same functions at
-    ``check_scale`` (at most ``max_checks`` of them, from the chapter's plan at that scale) are computed with the
+    no missing module), recorded from a clean tree at commit ``c``: the parts of the same function at
+    ``check_scale`` (at most ``max_checks`` of them, from the chapter's plan at that scale, those sharing the
+    most keyword values with the part first: a LeNet member is checked with LeNet members) are computed with the
     code of ``c`` (a ``git worktree`` of it) and with the code now, in fresh interpreters on this machine. If
     every value is the same bit for bit (timings, :data:`TIMING_FIELDS`, aside), the record's fingerprints are updated to the code now and its manifest
     gains a ``revalidated`` entry (from and to which commit, which check parts, when); its value is not touched.
@@ -898,11 +910,13 @@ def revalidate(chapter: str, *, scale: str = "paper", check_scale: str = "tiny",
         if not st.manifest.get("clean") or not st.manifest.get("commit"):
             outcomes.append((part.name, "recorded from a tree with uncommitted changes: its code cannot be checked out"))
             continue
-        groups.setdefault((st.manifest["commit"], part.function), []).append(part)
+        same = tuple(p.name for p in _closest(part, checks, max_checks))
+        groups.setdefault((st.manifest["commit"], part.function, same), []).append(part)
     repo = repo_root()
     env = dict(os.environ, OMP_NUM_THREADS="1")
-    for (commit, function), parts in groups.items():
-        same = [p for p in checks if p.function == function][:max_checks]
+    by_name = {p.name: p for p in checks}
+    for (commit, function, names), parts in groups.items():
+        same = [by_name[n] for n in names]
         if not same:
             outcomes += [(p.name, f"no part of {function} at {check_scale} to check with") for p in parts]
             continue

@@ -295,6 +295,22 @@ class TestRevalidate:
         assert why.startswith("stale for other reasons than changed code: parameter seed: recorded 99, now 0")
 
 
+def test_revalidation_checks_the_closest_parts():
+    """A stale LeNet member is checked with LeNet members at tiny, not with the first parts of the plan (DenseNets
+    whose training a change of theirs moves)."""
+    from credalbook.papers.parts import plan_parts
+    from credalbook.papers.presets import preset
+
+    ch = "04_wu_gales_ensemble_calibration"
+    params = dict(seed=0, dataset="fashion_mnist", device="cpu")
+    paper = {p.name: p for p in plan_parts(ch, preset(ch, "paper"), scale="paper", **params)}
+    tiny = plan_parts(ch, preset(ch, "tiny"), scale="tiny", **params)
+    picked = records._closest(paper["fashion_mnist-quick-len-seed5"], tiny, 2)
+    assert [p.kwargs["topology"] for p in picked] == ["LEN", "LEN"]
+    assert [p.kwargs["topology"] for p in records._closest(paper["fashion_mnist-quick-rsn-seed0"], tiny, 4)][:2] == [
+        "RSN", "RSN"]
+    assert records._closest(paper["fashion_mnist-quick-len-seed5"], [], 4) == []
+
 PRIMER = "00_calibration_primer"
 
 
