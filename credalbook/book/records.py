@@ -852,14 +852,16 @@ def _revalidate_chapter(chapter: str, nb: Path, scale: str, check_scale: str, pa
 
 
 def _closest(part, checks, k: int) -> list:
-    """The ``k`` parts of ``checks`` with ``part``'s function that share the most keyword values with it (the same
-    topology, scenario, role...), in plan order among equals: the check exercises the record's own configuration."""
+    """At most ``k`` parts of ``checks`` with ``part``'s function that share the most keyword values with it (the
+    same topology, scenario, role...; seeds aside), in plan order: the check exercises the record's own
+    configuration, and only it."""
     mine = json.loads(json.dumps(encode(part.kwargs)))
     same = [p for p in checks if p.function == part.function]
     shared = {p.name: sum(json.loads(json.dumps(encode(v))) == mine.get(key) for key, v in p.kwargs.items()
                           if key not in ("seed", "seeds"))  # a replicate's seed says nothing of its configuration
               for p in same}
-    return sorted(same, key=lambda p: -shared[p.name])[:k]  # a stable sort: plan order among equals
+    best = max(shared.values(), default=0)
+    return [p for p in same if shared[p.name] == best][:k]  # plan order among equals
 
 
 def revalidate(chapter: str, *, scale: str = "paper", check_scale: str = "tiny", parameters: dict | None = None,
@@ -870,7 +872,7 @@ def revalidate(chapter: str, *, scale: str = "paper", check_scale: str = "tiny",
     For every stale part of ``chapter`` at ``scale`` whose reasons are all changed modules (no changed parameter,
     no missing module), recorded from a clean tree at commit ``c``: the parts of the same function at
     ``check_scale`` (at most ``max_checks`` of them, from the chapter's plan at that scale, those sharing the
-    most keyword values with the part first: a LeNet member is checked with LeNet members) are computed with the
+    most keyword values with the part: a LeNet member is checked with LeNet members only) are computed with the
     code of ``c`` (a ``git worktree`` of it) and with the code now, in fresh interpreters on this machine. If
     every value is the same bit for bit (timings, :data:`TIMING_FIELDS`, aside), the record's fingerprints are updated to the code now and its manifest
     gains a ``revalidated`` entry (from and to which commit, which check parts, when); its value is not touched.

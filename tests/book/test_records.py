@@ -305,10 +305,10 @@ def test_revalidation_checks_the_closest_parts():
     params = dict(seed=0, dataset="fashion_mnist", device="cpu")
     paper = {p.name: p for p in plan_parts(ch, preset(ch, "paper"), scale="paper", **params)}
     tiny = plan_parts(ch, preset(ch, "tiny"), scale="tiny", **params)
-    picked = records._closest(paper["fashion_mnist-quick-len-seed5"], tiny, 2)
-    assert [p.kwargs["topology"] for p in picked] == ["LEN", "LEN"]
-    assert [p.kwargs["topology"] for p in records._closest(paper["fashion_mnist-quick-rsn-seed0"], tiny, 4)][:2] == [
-        "RSN", "RSN"]
+    picked = records._closest(paper["fashion_mnist-quick-len-seed5"], tiny, 4)
+    assert [p.kwargs["topology"] for p in picked] == ["LEN"] * 3  # all of tiny's three, and no other topology
+    assert [p.kwargs["topology"] for p in records._closest(paper["fashion_mnist-quick-rsn-seed0"], tiny, 1)] == [
+        "RSN"]
     assert records._closest(paper["fashion_mnist-quick-len-seed5"], [], 4) == []
 
 PRIMER = "00_calibration_primer"
