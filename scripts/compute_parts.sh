@@ -10,6 +10,9 @@
 #   a chapter without parts (00, 03) is executed whole.
 # Environment: SCALE (default paper), CREDALBOOK_RECORDS_DIR (default <checkout>/results), PYTHON (default
 # <checkout>/.venv/bin/python), DEVICE (default auto).
+# The whole script is one block, read before it runs: a checkout that changes this file meanwhile (a commit, a pull)
+# cannot make a running copy fail half-way.
+{
 set -eu
 root=$(git rev-parse --show-toplevel)
 cd "$root"
@@ -44,3 +47,5 @@ if [ "$run_chapter" = 1 ]; then
   echo "[compute_parts] executing $chapter at $scale at $sha"
   "$py" -m credalbook.book run --scale "$scale" -c "$chapter" -p device "${DEVICE:-auto}" --no-progress
 fi
+exit
+}
