@@ -28,6 +28,7 @@ missing; running the chapter then merges the parts.
 from __future__ import annotations
 
 import base64
+import contextlib
 import dataclasses
 import hashlib
 import importlib
@@ -804,51 +805,69 @@ def _first_difference(before: dict, after: dict) -> str:
     return "the number of its outputs"
 
 
-def _revalidate_chapter(chapter: str, nb: Path, scale: str, check_scale: str, params: dict, root, dry_run: bool):
-    """The chapter record's part of :func:`revalidate`: ``[("chapter", outcome)]`` or [] when it is not stale."""
+def _why_not(st: RecordState) -> str | None:
+    """Why a stale record cannot be carried over (None when it can: only package code changed, from a clean tree)."""
+    if not all(r.endswith(" changed") and r.startswith("credalbook/") for r in st.reasons):
+        return "stale for other reasons than changed code: " + "; ".join(st.reasons)
+    if not st.manifest.get("clean") or not st.manifest.get("commit"):
+        return "recorded from a tree with uncommitted changes: its code cannot be checked out"
+    return None
+
+
+@contextlib.contextmanager
+def _checkout(commit: str):
+    """A scratch folder whose ``tree`` is a detached ``git worktree`` of ``commit``; both removed afterwards."""
     import shutil
     import subprocess
     import tempfile
 
+    tmp = Path(tempfile.mkdtemp(prefix="credalbook-revalidate-"))
+    try:
+        subprocess.run(["git", "worktree", "add", "--detach", "-f", str(tmp / "tree"), commit], cwd=repo_root(),
+                       capture_output=True, check=True)
+        yield tmp
+    finally:
+        subprocess.run(["git", "worktree", "remove", "--force", str(tmp / "tree")], cwd=repo_root(), capture_output=True)
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _carry_over(path: Path, commit: str, check: str, modules: dict) -> None:
+    """Give the record at ``path`` the fingerprints ``modules`` and a ``revalidated`` entry (from ``commit`` to now)."""
+    data = json.loads(path.read_text())
+    head = git_state()
+    data["manifest"].setdefault("revalidated", []).append(
+        {"from_commit": commit, "to_commit": head["commit"], "clean": head["clean"], "date": utc_now(),
+         "check": check, "modules_before": data["manifest"]["modules"]})
+    data["manifest"]["modules"] = modules
+    _write_json(path, data)
+
+
+def _revalidate_chapter(chapter: str, nb: Path, scale: str, check_scale: str, params: dict, root, dry_run: bool):
+    """The chapter record's part of :func:`revalidate`: ``[("chapter", outcome)]`` or [] when it is not stale."""
     from credalbook.papers.presets import PRESETS, preset
 
     cfg = dict(preset(chapter, scale)) if chapter in PRESETS else {}
     st = chapter_state(chapter, scale, notebook=nb, preset=cfg, root=root)
     if st.state != "stale":
         return []
-    if not all(r.endswith(" changed") and r.startswith("credalbook/") for r in st.reasons):
-        return [("chapter", "stale for other reasons than changed code: " + "; ".join(st.reasons))]
-    if not st.manifest.get("clean") or not st.manifest.get("commit"):
-        return [("chapter", "recorded from a tree with uncommitted changes: its code cannot be checked out")]
+    if (why := _why_not(st)) is not None:
+        return [("chapter", why)]
     commit = st.manifest["commit"]
     run_params = {k: v for k, v in params.items() if k != "scale"}
     env = dict(os.environ, OMP_NUM_THREADS="1")
-    tmp = Path(tempfile.mkdtemp(prefix="credalbook-revalidate-"))
-    try:
-        subprocess.run(["git", "worktree", "add", "--detach", "-f", str(tmp / "tree"), commit], cwd=repo_root(),
-                       capture_output=True, check=True)
+    with _checkout(commit) as tmp:
         before = _chapter_run_at(tmp / "tree", chapter, check_scale, run_params, tmp / "before", env)
         after = _chapter_run_at(repo_root(), chapter, check_scale, run_params, tmp / "after", env)
-    finally:
-        subprocess.run(["git", "worktree", "remove", "--force", str(tmp / "tree")], cwd=repo_root(), capture_output=True)
-        shutil.rmtree(tmp, ignore_errors=True)
     modules = after.pop("modules")  # the package modules the chapter's kernel uses now
     before.pop("modules")
     if before != after:
         return [("chapter", f"the code change moves {_first_difference(before, after)} at {check_scale}: rerun")]
-    outcome = (f"revalidated: the chapter at {check_scale} shows the same rows and outputs at {commit[:7]} and now "
-               f"({len(after['rows'])} rows, {len(after['outputs'])} outputs)")
     if not dry_run:
-        path = scale_dir(chapter, scale, root=root) / "chapter.json"
-        data = json.loads(path.read_text())
-        head = git_state()
-        data["manifest"].setdefault("revalidated", []).append(
-            {"from_commit": commit, "to_commit": head["commit"], "clean": head["clean"], "date": utc_now(),
-             "check": f"the chapter at {check_scale}: rows, verdict counts and text outputs equal (commits, dates "
-                      "and durations masked)", "modules_before": data["manifest"]["modules"]})
-        data["manifest"]["modules"] = modules
-        _write_json(path, data)
-    return [("chapter", outcome)]
+        _carry_over(scale_dir(chapter, scale, root=root) / "chapter.json", commit,
+                    f"the chapter at {check_scale}: rows, verdict counts and text outputs equal (commits, dates and "
+                    "durations masked)", modules)
+    return [("chapter", f"revalidated: the chapter at {check_scale} shows the same rows and outputs at {commit[:7]} "
+                        f"and now ({len(after['rows'])} rows, {len(after['outputs'])} outputs)")]
 
 
 def _closest(part, checks, k: int) -> list:
@@ -889,10 +908,6 @@ def revalidate(chapter: str, *, scale: str = "paper", check_scale: str = "tiny",
 
     Returns a list of ``(part name, outcome)``; with ``dry_run`` nothing is written.
     """
-    import shutil
-    import subprocess
-    import tempfile
-
     from credalbook.book.chapters import chapter_paths
     from credalbook.papers.parts import plan_parts
     from credalbook.papers.presets import preset
@@ -906,11 +921,8 @@ def revalidate(chapter: str, *, scale: str = "paper", check_scale: str = "tiny",
         st = part_state(chapter, scale, part, root=root)
         if st.state != "stale":
             continue
-        if not all(r.endswith(" changed") and r.startswith("credalbook/") for r in st.reasons):
-            outcomes.append((part.name, "stale for other reasons than changed code: " + "; ".join(st.reasons)))
-            continue
-        if not st.manifest.get("clean") or not st.manifest.get("commit"):
-            outcomes.append((part.name, "recorded from a tree with uncommitted changes: its code cannot be checked out"))
+        if (why := _why_not(st)) is not None:
+            outcomes.append((part.name, why))
             continue
         same = tuple(p.name for p in _closest(part, checks, max_checks))
         groups.setdefault((st.manifest["commit"], part.function, same), []).append(part)
@@ -923,34 +935,21 @@ def revalidate(chapter: str, *, scale: str = "paper", check_scale: str = "tiny",
             outcomes += [(p.name, f"no part of {function} at {check_scale} to check with") for p in parts]
             continue
         specs = {p.name: (p.function, encode(p.kwargs)) for p in same}
-        tmp = Path(tempfile.mkdtemp(prefix="credalbook-revalidate-"))
-        try:
-            subprocess.run(["git", "worktree", "add", "--detach", "-f", str(tmp / "tree"), commit], cwd=repo,
-                           capture_output=True, check=True)
+        with _checkout(commit) as tmp:
             # fresh caches: a cached result of one code version must not stand in for the other's
             before = _values_at(tmp / "tree", specs, {**env, RECORDS_ENV: str(tmp / "records"),
                                                       "CREDALBOOK_CACHE_DIR": str(tmp / "cache-before")})
             after = _values_at(repo, specs, {**env, RECORDS_ENV: str(tmp / "records"),
                                              "CREDALBOOK_CACHE_DIR": str(tmp / "cache-after")})
-        finally:
-            subprocess.run(["git", "worktree", "remove", "--force", str(tmp / "tree")], cwd=repo, capture_output=True)
-            shutil.rmtree(tmp, ignore_errors=True)
         differ = sorted(n for n in specs if _without_timings(before.get(n)) != _without_timings(after.get(n)))
         if differ:
             outcomes += [(p.name, f"the code change moves the {check_scale} values of {differ}: rerun") for p in parts]
             continue
-        head = git_state()
         for p in parts:
             outcomes.append((p.name, f"revalidated: {len(specs)} {check_scale} parts of {function} equal bit for bit "
                                      f"at {commit[:7]} and now"))
-            if dry_run:
-                continue
-            path = _part_path(chapter, scale, p.name, root)
-            data = json.loads(path.read_text())
-            data["manifest"].setdefault("revalidated", []).append(
-                {"from_commit": commit, "to_commit": head["commit"], "clean": head["clean"], "date": utc_now(),
-                 "check": f"{check_scale} parts {sorted(specs)} of {function}: values equal bit for bit",
-                 "modules_before": data["manifest"]["modules"]})
-            data["manifest"]["modules"] = module_hashes(import_closure(p.func.__module__))
-            _write_json(path, data)
+            if not dry_run:
+                _carry_over(_part_path(chapter, scale, p.name, root), commit,
+                            f"{check_scale} parts {sorted(specs)} of {function}: values equal bit for bit",
+                            module_hashes(import_closure(p.func.__module__)))
     return outcomes + _revalidate_chapter(chapter, nb, scale, check_scale, params, root, dry_run)
