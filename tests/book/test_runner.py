@@ -124,24 +124,24 @@ class TestRunChapters:
 _FAULTS = """
 import resource
 import torch
-def round_trip(mb):
-    a, b = (torch.ones(mb * 1_000_000 // 8, dtype=torch.float64) for _ in range(2))
-    del a, b
-faults = 0
-for mb in (16, 50):
-    round_trip(mb)
-    before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
-    for _ in range(5):
-        round_trip(mb)
-    faults += resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before
-print(faults)
+torch.manual_seed(0)
+x = torch.randn(2000, 8, dtype=torch.float64)
+before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+for i in range(20):
+    n = 500 + 100 * (i % 7)  # kernel matrices of 2-9 MB whose sizes change from step to step, as in a KDE
+    d = torch.cdist(x[:n], x[:n]).square_()
+    k = torch.exp(-d) @ torch.exp(-d.T)
+    float(k.sum())
+    del d, k
+print(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before)
 """
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's malloc")
-def test_malloc_settings_stop_faulting_in_freed_tensors_again():
-    """The kernels' malloc settings: tensors of 16 and 50 MB, freed and allocated again, reuse the heap instead of
-    being mapped and faulted in afresh (on this machine about 73 000 page faults by default, 11 000 with them)."""
+def test_malloc_settings_fault_in_fewer_pages():
+    """The kernels' malloc settings: kernel matrices of changing size, freed and allocated again, reuse more of the
+    heap instead of being mapped and faulted in afresh (on this machine about 55 000 page faults by default and
+    23 000-29 000 with them; a Jürgens study at quick scale: 4.4 million against 0.3-1.7 million)."""
     import os
 
     base = {k: v for k, v in os.environ.items() if not k.startswith("MALLOC_")}
@@ -149,7 +149,7 @@ def test_malloc_settings_stop_faulting_in_freed_tensors_again():
     for mode, env in (("default", base), ("settings", {**base, **runner.MALLOC_SETTINGS})):
         res = subprocess.run([sys.executable, "-c", _FAULTS], capture_output=True, text=True, check=True, env=env)
         faults[mode] = int(res.stdout)
-    assert 3 * faults["settings"] < faults["default"], faults
+    assert 1.5 * faults["settings"] < faults["default"], faults
 
 
 class TestCli:
