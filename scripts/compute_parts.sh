@@ -29,8 +29,6 @@ py=${PYTHON:-$root/.venv/bin/python}
 export CREDALBOOK_RECORDS_DIR="${CREDALBOOK_RECORDS_DIR:-$root/results}"
 export CREDALBOOK_CACHE_DIR="${CREDALBOOK_CACHE_DIR:-$root/.cache/credalbook}"
 export OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 PYTHONPATH="$wt" PYTHONUNBUFFERED=1
-# glibc malloc settings of credalbook.book.runner.MALLOC_SETTINGS (read at start-up only, so set here)
-eval "$("$py" -c "from credalbook.book.runner import MALLOC_SETTINGS as m; print(' '.join(f'export {k}={v}' for k, v in m.items()))")"
 scale=${SCALE:-paper}
 cd "$wt"
 parts=() run_chapter=0

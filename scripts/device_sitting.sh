@@ -26,8 +26,6 @@ left() { echo $(( total - ($(date +%s) - begin) )); }
 PY=${PYTHON:-python3}
 export PYTHONUNBUFFERED=1 PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
 export CREDALBOOK_RECORDS_DIR="$PWD/results" CREDALBOOK_CACHE_DIR=/tmp/credalbook-device-cache
-# glibc malloc settings of credalbook.book.runner.MALLOC_SETTINGS for the part runs (read at start-up only)
-eval "$($PY -c "from credalbook.book.runner import MALLOC_SETTINGS as m; print(' '.join(f'export {k}={v}' for k, v in m.items()))")"
 stamp=$(mktemp)
 touch "$stamp"
 

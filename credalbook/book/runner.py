@@ -147,9 +147,9 @@ def _results_match(path: Path, parameters: dict) -> bool:
 
 #: glibc ``malloc`` settings for the processes that compute: keep freed memory in the heap (trim threshold 1 GiB)
 #: and grow it 1 GiB at a time, instead of returning it to the kernel after every large tensor and faulting it in
-#: again. The chapter kernels of :func:`run_chapters` get them; ``scripts/compute_parts.sh`` exports them for its
-#: part runs. glibc reads them at start-up only (set later with ``mallopt``, they switch off its adaptive mmap
-#: threshold and fault in more pages, not fewer). Arithmetic is unchanged. At quick scale, one thread, they cut the
+#: again. The chapter kernels of :func:`run_chapters` get them, and ``python -m credalbook.book`` starts itself again
+#: with them (``run --part`` computes in that process). glibc reads them at start-up only (set later with ``mallopt``,
+#: they switch off its adaptive mmap threshold and fault in more pages, not fewer). Arithmetic is unchanged. At quick scale, one thread, they cut the
 #: system time of a Jürgens error-rate study from 7.1 s to 2.2 s and of Mortier's Fig. 4 panel from 5.6 s to 1.7 s.
 #: Other C libraries ignore these variables.
 MALLOC_SETTINGS = {"MALLOC_TRIM_THRESHOLD_": str(1 << 30), "MALLOC_TOP_PAD_": str(1 << 30)}

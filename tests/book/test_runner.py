@@ -153,6 +153,21 @@ def test_malloc_settings_fault_in_fewer_pages():
 
 
 class TestCli:
+    @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's malloc")
+    def test_command_line_starts_again_with_the_malloc_settings(self, tmp_path):
+        """Every interpreter start logs its MALLOC_TRIM_THRESHOLD_: the command starts without it, then once with it."""
+        import os
+
+        (tmp_path / "sitecustomize.py").write_text(
+            "import os\nwith open(os.path.join(os.path.dirname(__file__), 'starts.txt'), 'a') as f:\n"
+            "    f.write(str(os.environ.get('MALLOC_TRIM_THRESHOLD_')) + '\\n')\n")
+        env = {k: v for k, v in os.environ.items() if not k.startswith("MALLOC_")}
+        env["PYTHONPATH"] = os.pathsep.join([str(tmp_path), str(Path(__file__).resolve().parents[2])])
+        proc = subprocess.run([sys.executable, "-m", "credalbook.book", "status", "-c", "00", "--scale", "tiny"],
+                              env={**env, "CREDALBOOK_RECORDS_DIR": str(tmp_path / "r")}, capture_output=True, text=True)
+        assert proc.returncode == 0, proc.stderr
+        assert (tmp_path / "starts.txt").read_text().split() == ["None", runner.MALLOC_SETTINGS["MALLOC_TRIM_THRESHOLD_"]]
+
     def test_unknown_chapter_exits_nonzero(self, tmp_path):
         proc = subprocess.run([sys.executable, "-m", "credalbook.book", "run", "--scale", "tiny", "-c", "nope",
                                "--book-root", str(tmp_path)], capture_output=True, text=True)
