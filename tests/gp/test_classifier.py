@@ -363,3 +363,68 @@ class TestFastStep:
         x, y, _, _ = blobs
         with pytest.raises(ValueError, match="fast_step"):
             fit_gp_classifier(x, y, device="cpu", fast_step="yes", **FAST)
+
+
+class TestFlushDenormals:
+    @staticmethod
+    def _far_apart():
+        """Toy-like data: 600 points spread over a 40 × 40 square, ten default length scales across (kernel
+        entries of far pairs fall below the smallest normal float32)."""
+        rng = np.random.default_rng(1)
+        x = rng.uniform(0, 40, size=(600, 2))
+        y = (np.sin(x[:, 0] / 4) + 0.3 * rng.normal(size=600) > 0).astype(int)
+        return x, y
+
+    def test_values_move_only_below_the_normal_range(self):
+        x, y = self._far_apart()
+        xt = torch.as_tensor(x, dtype=torch.float32)
+        k = torch.exp(-torch.cdist(xt, xt).square() / (2 * 0.6931**2))
+        tiny = torch.finfo(torch.float32).tiny
+        assert int(((k > 0) & (k < tiny)).sum()) > 100   # the regime the mode is for: denormal kernel entries
+        kw = dict(n_inducing=64, epochs=2, batch_size=100, lr=0.05, natural_gradient=True, fast_step=True,
+                  device="cpu")
+        a = fit_gp_classifier(x, y, flush_denormals=False, **kw)
+        b = fit_gp_classifier(x, y, **kw)
+        assert a.config == b.config and "flush_denormals" not in b.config
+        assert not all(torch.equal(v, b.state_dict[key]) for key, v in a.state_dict.items())   # the mode acted
+        assert max(abs(p - q) / abs(p) for p, q in zip(a.history, b.history)) <= 1e-6
+        for key, v in a.state_dict.items():
+            if v.is_floating_point() and v.isfinite().all():
+                assert float((v - b.state_dict[key]).abs().max()) <= 1e-6 * float(v.abs().max()), key
+            else:   # flags and the constraints' bounds (inf)
+                assert torch.equal(v, b.state_dict[key]), key
+        la, lb = a.latent(x, device="cpu", flush_denormals=False), b.latent(x, device="cpu")
+        np.testing.assert_allclose(lb.mean, la.mean, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(lb.variance, la.variance, rtol=1e-5, atol=1e-6)
+
+    def test_mode_is_set_for_the_fit_and_restored(self, blobs, monkeypatch):
+        from credalbook.gp.classifier import _flushing_denormals
+
+        x, y, _, _ = blobs
+        calls = []
+        real = torch.set_flush_denormal
+        monkeypatch.setattr(torch, "set_flush_denormal", lambda on: calls.append(on) or real(on))
+        assert not _flushing_denormals()
+        fit = fit_gp_classifier(x, y, device="cpu", **{**FAST, "epochs": 1})
+        assert calls == [True, False] and not _flushing_denormals()
+        fit.latent(x, device="cpu")
+        assert calls == [True, False] * 2 and not _flushing_denormals()
+        calls.clear()
+        fit_gp_classifier(x, y, device="cpu", flush_denormals=False, **{**FAST, "epochs": 1})
+        fit.latent(x, device="cpu", flush_denormals=False)
+        assert calls == []
+        real(True)   # a caller that flushes already keeps flushing
+        try:
+            assert _flushing_denormals()
+            fit.latent(x, device="cpu")
+            assert calls == [True, True] and _flushing_denormals()
+        finally:
+            real(False)
+        assert not _flushing_denormals()
+
+    def test_errors(self, blobs, fitted):
+        x, y, _, _ = blobs
+        with pytest.raises(ValueError, match="flush_denormals"):
+            fit_gp_classifier(x, y, device="cpu", flush_denormals="yes", **FAST)
+        with pytest.raises(ValueError, match="flush_denormals"):
+            fitted.latent(x, device="cpu", flush_denormals=1)
