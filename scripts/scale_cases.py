@@ -209,6 +209,25 @@ def _member(topology, n_images=3000):
     return case
 
 
+def _gp_toy_steps(n_steps=8):
+    """The EU chapter's paper-scale toy GP (Sec. 5.3 data, seed 0, the "train" GP; 2 048 inducing points, batch
+    1 024, natural gradients, fast step, float32) for n_steps minibatch steps on one thread (value: the ELBO)."""
+    def case():
+        import torch
+
+        from credalbook.gp import fit_gp_classifier
+        from credalbook.papers.eu.experiments import toy_eu_splits
+        from credalbook.papers.presets import preset
+
+        torch.set_num_threads(1)
+        cfg = preset("05_epistemic_uncertainty_gp", "paper")
+        t = toy_eu_splits(seed=0, evaluation=cfg["toy_discs"], calibration=cfg["toy_discs"])
+        rows = np.random.default_rng(0).choice(t.evaluation.train, n_steps * 1024, replace=False)
+        gp = {**cfg["toy_gp"], "epochs": 1}
+        return lambda: fit_gp_classifier(t.x[rows], t.y[rows], **gp, seed=0, device="cpu").history[-1]
+    return case
+
+
 SMALL_CASES = {
     "ece_confidence_n100": (_ece_small("ece_confidence"), 3, "ECE (confidence), N = 100, K = 10, 2000 calls"),
     "ece_classwise_n100": (_ece_small("ece_classwise"), 3, "ECE (classwise), N = 100, K = 10, 2000 calls"),
@@ -216,6 +235,7 @@ SMALL_CASES = {
     "member_dsn100": (_member("DSN100"), 2, "W&G CPU-sized DSN100, 1 epoch, 2 700 images"),
     "member_dsn121": (_member("DSN121"), 2, "W&G CPU-sized DSN121, 1 epoch, 2 700 images"),
     "member_rsn": (_member("RSN"), 2, "W&G CPU-sized WRN, 1 epoch, 2 700 images"),
+    "gp_toy_steps": (_gp_toy_steps(), 2, "EU toy GP at paper size (m = 2 048, batch 1 024), 8 steps, one thread"),
 }
 CASES.update(SMALL_CASES)
 
