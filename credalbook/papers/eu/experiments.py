@@ -221,8 +221,8 @@ def eu_gp_fit(x, y, evaluation: BallSplit, calibration: BallSplit, role: str, *,
               seed: int = 0, cache: bool = True, device="auto", progress: bool = False) -> EUFit:
     """Train the GP of one role (:data:`EU_ROLES`) and return its latent posterior at the role's test points.
 
-    Step 2 of Sec. 5.2 for one GP: the unit a paper-scale run records (one toy GP takes about 45 minutes
-    on two CPU cores). ``gp``, ``seed``, ``cache``, ``device`` and ``progress`` as in :func:`run_eu_experiment`.
+    Step 2 of Sec. 5.2 for one GP: the unit a paper-scale run records (one toy GP takes over half an hour on
+    one CPU thread). ``gp``, ``seed``, ``cache``, ``device`` and ``progress`` as in :func:`run_eu_experiment`.
     """
     x, y = np.asarray(x), np.asarray(y)
     train, test = _role_rows(evaluation, calibration, role, len(y))
