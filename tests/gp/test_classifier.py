@@ -314,6 +314,31 @@ class TestFastStep:
             scale = float(g_old[k].abs().max())
             assert scale > 0 and float((g_new[k] - g_old[k]).abs().max()) <= 1e-10 * scale, k
 
+    def test_cholesky_solve_gradients(self):
+        # W = chol(A)^{-1} K by _CholeskySolve: W bit for bit, and the gradients with respect to A and K those of
+        # autograd through torch's Cholesky and triangular solve (float64, 1e-10 relative), for m > |B| and m < |B|
+        from credalbook.gp.classifier import _CholeskySolve
+
+        gen = torch.Generator().manual_seed(0)
+        for m, b in ((40, 25), (20, 60)):
+            z = torch.randn(m + b, 2, dtype=torch.float64, generator=gen)
+            k = torch.exp(-0.5 * torch.cdist(z, z) ** 2)
+            a0, k0 = k[:m, :m] + 1e-2 * torch.eye(m, dtype=torch.float64), k[:m, m:].clone()
+            g = torch.randn(m, b, dtype=torch.float64, generator=gen)
+            out = []
+            for fused in (False, True):
+                a, rhs = a0.clone().requires_grad_(), k0.clone().requires_grad_()
+                if fused:
+                    w = _CholeskySolve.apply(a, torch.linalg.cholesky(a.detach()), rhs)
+                else:
+                    w = torch.linalg.solve_triangular(torch.linalg.cholesky(a), rhs, upper=False)
+                w.backward(g)
+                out.append((w.detach(), a.grad, rhs.grad))
+            (w_ref, ga_ref, gk_ref), (w_new, ga_new, gk_new) = out
+            assert torch.equal(w_ref, w_new)
+            for ref, new in ((ga_ref, ga_new), (gk_ref, gk_new)):
+                assert float((new - ref).abs().max()) <= 1e-10 * float(ref.abs().max())
+
     def test_predictions_are_gpytorchs(self):
         # in eval mode the fast model runs GPyTorch's own code: bit-identical latent mean and variance
         old, new, _ = self._pair("float64", True)

@@ -1,6 +1,6 @@
 """The parts of the EU chapter: one GP fit each (Secs. 5.3.1, 5.3.2, 5.4).
 
-At the paper's sizes a toy GP trains on about 120k points (1 210 minibatch steps of about 1.8 s on one CPU
+At the paper's sizes a toy GP trains on about 120k points (1 210 minibatch steps of about 1.5 s on one CPU
 thread: over half an hour), so every GP of every seed is its own part, and what a part records is the GP's latent
 posterior at its test points (:class:`credalbook.papers.eu.EUFit`), not its weights. A run of Sec. 5.2
 is then assembled from four fits in seconds (:meth:`EUPlan.study`). The mismatch variants of Sec. 5.3.2
