@@ -222,7 +222,7 @@ class _CholeskySolve(torch.autograd.Function):
 
 
 class _FusedCholeskyFactor(TriangularLinearOperator):
-    """GPyTorch's Cholesky factor of :math:`\mathbf K_{uu}` (its graph kept, for any other use), whose ``solve`` with
+    r"""GPyTorch's Cholesky factor of :math:`\mathbf K_{uu}` (its graph kept, for any other use), whose ``solve`` with
     a matrix back-propagates to :math:`\mathbf K_{uu}` by :class:`_CholeskySolve`."""
 
     matrix: torch.Tensor | None = None  # K_uu in the factor's dtype, with its graph
