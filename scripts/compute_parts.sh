@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Compute paper-scale records from a clean worktree of HEAD, so that their manifests name a commit and say
 # "clean", while this checkout stays free for editing. One torch thread per process: on two cores, run two of
-# these side by side (a third slows both). Records land in this checkout's results/ (commit them, with
-# `python -m credalbook.book reproduce`); the worktree lives under .cache/worktrees/<commit>.
+# these side by side (a third slows both); two of the same chapter share its missing parts (each part is
+# claimed while it is computed: credalbook.book.runner.claim_part). Records land in this checkout's results/
+# (commit them, with `python -m credalbook.book reproduce`); the worktree lives under .cache/worktrees/<commit>.
 #
 # Usage: bash scripts/compute_parts.sh CHAPTER [PART ...]
 #   CHAPTER (its stem or number, e.g. 02) with a plan of parts (01, 02, 04, 05): the PARTs named, or without any every missing or stale one;

@@ -32,7 +32,7 @@ from credalbook._paths import repo_root
 from credalbook.book.chapters import _source_root, chapter_paths, is_guide
 from credalbook.papers.presets import SCALES
 
-__all__ = ["ChapterFailure", "run_chapters", "run_parts_cli", "build_book", "build_problems", "stage_book", "main"]
+__all__ = ["ChapterFailure", "run_chapters", "run_parts_cli", "claim_part", "build_book", "build_problems", "stage_book", "main"]
 
 STATE_FILE = ".runner-state.json"
 #: Per-cell timeout (seconds) for papermill; None means no limit (paper scale).
@@ -298,10 +298,64 @@ def _record_chapter(nb: Path, executed: Path, results_file: Path, parameters: di
     print(f"[credalbook] {nb.stem}: recorded {path}", flush=True)
 
 
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    return True
+
+
+@contextlib.contextmanager
+def claim_part(chapter: str, scale: str, name: str, *, folder=None):
+    """Claim part ``name`` of ``chapter`` at ``scale`` for this process while it is computed: yields True, or the
+    pid of the live process on this machine that holds the claim (then nothing is computed).
+
+    The claim is a file ``<cache dir>/claims/<chapter>.<scale>.<name>`` created exclusively and holding the
+    claimant's pid; it is removed on leaving, and a claim whose process has died is taken over. So two
+    ``run --part missing`` of one chapter side by side (one per core) never compute the same part; a part
+    the other one recorded meanwhile is loaded from its record by :func:`~credalbook.book.records.run_part`.
+    Machine-local: on several machines the records (commit them, pull) say what is left.
+    """
+    from credalbook.cache import cache_dir
+
+    folder = Path(folder) if folder is not None else cache_dir() / "claims"
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{chapter}.{scale}.{name}"
+    for _ in range(3):
+        try:
+            fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+        except FileExistsError:
+            try:
+                holder = int(path.read_text().strip() or 0)
+            except (OSError, ValueError):
+                holder = 0
+            if holder and holder != os.getpid() and _pid_alive(holder):
+                yield holder
+                return
+            with contextlib.suppress(FileNotFoundError):  # a dead claimant's (or a half-written) claim
+                path.unlink()
+            continue
+        with os.fdopen(fd, "w") as f:
+            f.write(str(os.getpid()))
+        try:
+            yield True
+        finally:
+            with contextlib.suppress(FileNotFoundError):
+                if path.read_text().strip() == str(os.getpid()):
+                    path.unlink()
+        return
+    raise RuntimeError(f"could not claim part {name!r} of {chapter} ({path} keeps reappearing)")
+
+
 def run_parts_cli(chapter: str, scale: str, names, *, extra_parameters: dict | None = None) -> int:
     """Compute and record parts of ``chapter`` without executing it (``run --part``); 0 when all succeeded.
 
-    ``names``: part names, or ``"missing"`` for every part that is missing or stale, one after another.
+    ``names``: part names, or ``"missing"`` for every part that is missing or stale, one after another. Each
+    part is claimed while it is computed (:func:`claim_part`): a part another process on this machine is
+    computing is skipped, so two such commands can share a chapter's parts.
     """
     from credalbook.book.records import _notebook_defaults, part_state, run_part
     from credalbook.papers.parts import plan_parts
@@ -322,8 +376,16 @@ def run_parts_cli(chapter: str, scale: str, names, *, extra_parameters: dict | N
             raise ValueError(f"{nb.stem} has no part {n!r}; its parts: {sorted(plan)}")
     for p in list({p.name: p for p in wanted}.values()):
         start = time.perf_counter()
-        print(f"[credalbook] {nb.stem} {scale}: part {p.name} ...", flush=True)
-        run_part(nb.stem, scale, p, rerun_stale=True)
+        if len(wanted) > 1 and part_state(nb.stem, scale, p).state == "recorded":  # by another process meanwhile
+            print(f"[credalbook] {nb.stem} {scale}: part {p.name} was recorded meanwhile; skipped", flush=True)
+            continue
+        with claim_part(nb.stem, scale, p.name) as claim:
+            if claim is not True:
+                print(f"[credalbook] {nb.stem} {scale}: part {p.name} is being computed by process {claim}; "
+                      "skipped", flush=True)
+                continue
+            print(f"[credalbook] {nb.stem} {scale}: part {p.name} ...", flush=True)
+            run_part(nb.stem, scale, p, rerun_stale=True)
         print(f"[credalbook] {nb.stem} {scale}: part {p.name} recorded in {time.perf_counter() - start:.0f} s", flush=True)
     if not wanted:
         print(f"[credalbook] {nb.stem} {scale}: every part is recorded and fresh", flush=True)

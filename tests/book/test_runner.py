@@ -203,3 +203,46 @@ def test_fingerprint_covers_the_whole_package(tmp_path, monkeypatch):
     (copy / "metrics" / "classification.py").write_text((copy / "metrics" / "classification.py").read_text() + "\n# edit\n")
     assert runner_module.package_fingerprint() != before
 
+
+
+class TestClaimPart:
+    """Two `run --part missing` of one chapter side by side never compute the same part."""
+
+    def test_claim_release_and_take_over(self, tmp_path):
+        sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+        try:
+            with runner.claim_part("chap", "paper", "a", folder=tmp_path) as claim:
+                assert claim is True and (tmp_path / "chap.paper.a").read_text() == str(__import__("os").getpid())
+            assert not (tmp_path / "chap.paper.a").exists()  # released
+            (tmp_path / "chap.paper.b").write_text(str(sleeper.pid))  # held by a live process
+            with runner.claim_part("chap", "paper", "b", folder=tmp_path) as claim:
+                assert claim == sleeper.pid
+            assert (tmp_path / "chap.paper.b").read_text() == str(sleeper.pid)  # not ours: left alone
+        finally:
+            sleeper.kill()
+            sleeper.wait()
+        with runner.claim_part("chap", "paper", "b", folder=tmp_path) as claim:  # its process died: taken over
+            assert claim is True
+        assert not (tmp_path / "chap.paper.b").exists()
+
+    def test_run_parts_skips_claimed_parts(self, tmp_path, monkeypatch, capsys):
+        from credalbook.papers.parts import plan_parts
+        from credalbook.papers.presets import preset
+
+        monkeypatch.setenv("CREDALBOOK_CACHE_DIR", str(tmp_path / "cache"))
+        monkeypatch.setenv("CREDALBOOK_RECORDS_DIR", str(tmp_path / "records"))
+        chapter = "05_epistemic_uncertainty_gp"
+        names = [p.name for p in plan_parts(chapter, preset(chapter, "tiny"))]
+        claims = tmp_path / "cache" / "claims"
+        claims.mkdir(parents=True)
+        sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+        try:
+            for name in names:
+                (claims / f"{chapter}.tiny.{name}").write_text(str(sleeper.pid))
+            assert runner.run_parts_cli(chapter, "tiny", ["missing"]) == 0
+        finally:
+            sleeper.kill()
+            sleeper.wait()
+        out = capsys.readouterr().out
+        assert out.count(f"is being computed by process {sleeper.pid}; skipped") == len(names) == 20
+        assert not (tmp_path / "records").exists()  # nothing computed, nothing recorded
