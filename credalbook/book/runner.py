@@ -298,14 +298,29 @@ def _record_chapter(nb: Path, executed: Path, results_file: Path, parameters: di
     print(f"[credalbook] {nb.stem}: recorded {path}", flush=True)
 
 
-def _pid_alive(pid: int) -> bool:
+def _process_stamp(pid: int) -> str:
+    """``"<pid> <start time>"`` of a process (the start time in clock ticks from ``/proc``; empty where there is none)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+        start = stat[stat.rindex(")") + 2:].split()[19]  # field 22 of proc(5), counted after the command name
+    except (OSError, ValueError, IndexError):
+        start = ""
+    return f"{pid} {start}".strip()
+
+
+def _claim_alive(stamp: str) -> bool:
+    """Whether the process of a claim's stamp still runs (the same process: a reused pid has another start time)."""
+    try:
+        pid = int(stamp.split()[0])
+    except (IndexError, ValueError):
+        return False
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:  # another user's process
-        return True
-    return True
+        pass
+    return len(stamp.split()) < 2 or _process_stamp(pid) == stamp
 
 
 @contextlib.contextmanager
@@ -314,7 +329,8 @@ def claim_part(chapter: str, scale: str, name: str, *, folder=None):
     pid of the live process on this machine that holds the claim (then nothing is computed).
 
     The claim is a file ``<cache dir>/claims/<chapter>.<scale>.<name>`` created exclusively and holding the
-    claimant's pid; it is removed on leaving, and a claim whose process has died is taken over. So two
+    claimant's pid and start time; it is removed on leaving, and a claim whose process has died (or whose pid
+    now belongs to another process) is taken over. So two
     ``run --part missing`` of one chapter side by side (one per core) never compute the same part; a part
     the other one recorded meanwhile is loaded from its record by :func:`~credalbook.book.records.run_part`.
     Machine-local: on several machines the records (commit them, pull) say what is left.
@@ -324,27 +340,28 @@ def claim_part(chapter: str, scale: str, name: str, *, folder=None):
     folder = Path(folder) if folder is not None else cache_dir() / "claims"
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{chapter}.{scale}.{name}"
+    mine = _process_stamp(os.getpid())
     for _ in range(3):
         try:
             fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
         except FileExistsError:
             try:
-                holder = int(path.read_text().strip() or 0)
-            except (OSError, ValueError):
-                holder = 0
-            if holder and holder != os.getpid() and _pid_alive(holder):
-                yield holder
+                holder = path.read_text().strip()
+            except OSError:
+                holder = ""
+            if holder and holder != mine and _claim_alive(holder):
+                yield int(holder.split()[0])
                 return
             with contextlib.suppress(FileNotFoundError):  # a dead claimant's (or a half-written) claim
                 path.unlink()
             continue
         with os.fdopen(fd, "w") as f:
-            f.write(str(os.getpid()))
+            f.write(mine)
         try:
             yield True
         finally:
             with contextlib.suppress(FileNotFoundError):
-                if path.read_text().strip() == str(os.getpid()):
+                if path.read_text().strip() == mine:
                     path.unlink()
         return
     raise RuntimeError(f"could not claim part {name!r} of {chapter} ({path} keeps reappearing)")

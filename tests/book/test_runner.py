@@ -1,6 +1,7 @@
 """The chapter runner: failure reports, caching of executions, parameters and the CLI."""
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -212,12 +213,17 @@ class TestClaimPart:
         sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
         try:
             with runner.claim_part("chap", "paper", "a", folder=tmp_path) as claim:
-                assert claim is True and (tmp_path / "chap.paper.a").read_text() == str(__import__("os").getpid())
+                stamp = (tmp_path / "chap.paper.a").read_text().split()
+                assert claim is True and stamp[0] == str(os.getpid()) and len(stamp) == 2  # pid, start time
             assert not (tmp_path / "chap.paper.a").exists()  # released
-            (tmp_path / "chap.paper.b").write_text(str(sleeper.pid))  # held by a live process
+            held = runner._process_stamp(sleeper.pid)
+            (tmp_path / "chap.paper.b").write_text(held)  # held by a live process
             with runner.claim_part("chap", "paper", "b", folder=tmp_path) as claim:
                 assert claim == sleeper.pid
-            assert (tmp_path / "chap.paper.b").read_text() == str(sleeper.pid)  # not ours: left alone
+            assert (tmp_path / "chap.paper.b").read_text() == held  # not ours: left alone
+            (tmp_path / "chap.paper.c").write_text(f"{sleeper.pid} 1")  # its pid, another start time: reused
+            with runner.claim_part("chap", "paper", "c", folder=tmp_path) as claim:
+                assert claim is True
         finally:
             sleeper.kill()
             sleeper.wait()
@@ -238,7 +244,7 @@ class TestClaimPart:
         sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
         try:
             for name in names:
-                (claims / f"{chapter}.tiny.{name}").write_text(str(sleeper.pid))
+                (claims / f"{chapter}.tiny.{name}").write_text(runner._process_stamp(sleeper.pid))
             assert runner.run_parts_cli(chapter, "tiny", ["missing"]) == 0
         finally:
             sleeper.kill()
