@@ -330,10 +330,9 @@ def claim_part(chapter: str, scale: str, name: str, *, folder=None):
 
     The claim is a file ``<cache dir>/claims/<chapter>.<scale>.<name>`` created exclusively and holding the
     claimant's pid and start time; it is removed on leaving, and a claim whose process has died (or whose pid
-    now belongs to another process) is taken over. So two
-    ``run --part missing`` of one chapter side by side (one per core) never compute the same part; a part
-    the other one recorded meanwhile is loaded from its record by :func:`~credalbook.book.records.run_part`.
-    Machine-local: on several machines the records (commit them, pull) say what is left.
+    now belongs to another process) is taken over. So two ``run --part missing`` of one chapter side by side
+    (one per core) never compute the same part, and :func:`run_parts_cli` skips a part the other one recorded
+    meanwhile. Machine-local: on several machines the records (commit them, pull) say what is left.
     """
     from credalbook.cache import cache_dir
 

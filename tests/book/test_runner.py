@@ -205,7 +205,6 @@ def test_fingerprint_covers_the_whole_package(tmp_path, monkeypatch):
     assert runner_module.package_fingerprint() != before
 
 
-
 class TestClaimPart:
     """Two `run --part missing` of one chapter side by side never compute the same part."""
 
