@@ -58,7 +58,8 @@ def _results(noise=1e-4, **changes):
         for e, v in ((None, base), ("post", 0.012), ("dyn", 0.011)):
             add(s, "uniform", None, e, v, np.full(len(s), 1 / len(s)))
     out = dict(dataset="cifar100", networks="paper", ece_floor=(0.5, 0.1),
-               toys=dict(alg1_ace=0.0698, alg1_ace_se=2e-4, alg1_samples=1_000_000, alg1_gap=-0.12, alg1_gap_se=1e-4),
+               toys=dict(alg1_ace=0.0698, alg1_ace_se=2e-4, alg1_samples=1_000_000, alg1_gap=-0.12, alg1_gap_se=1e-4,
+                         epsilons=np.array([0.5, 1 / 30, 0.01]), ensemble_ace=np.array([0.0, 0.0698, 0.0699])),
                propositions={t: dict(gap=-0.01, gap_se=0.001) for t in TOPOS},
                fig1={t: dict(ensemble_t=1.2, member_t=np.array([1.5, 1.6, 1.4]), gap=-0.02, gap_se=0.002,
                              accuracy_range=0.001, accuracy_gain=0.02) for t in TOPOS[1:]},
@@ -173,9 +174,30 @@ class TestCompare:
         assert r.verdict == INCONCLUSIVE and "by more than" in r.criterion
         assert _row(cmp, "Fig. 3", "more regions").verdict == INCONCLUSIVE
 
+    def test_alg1_epsilon_cause(self):
+        """The Alg. 1 row is judged at ε = 1/30; where it differs, agreement at the curve's smallest ε (here 0.01,
+        the curve given unsorted) is the cause shown, and disagreement there leaves the cause unknown."""
+        # tolerance 2 × 2e-4 × √2 + 5e-5 = 6.2e-4 around 0.0697
+        res = _results()
+        res["toys"] = dict(res["toys"], alg1_ace=0.0690, ensemble_ace=np.array([0.0, 0.0690, 0.0701]))
+        r = compare(res).rows[0]
+        assert r.verdict == DIFFERS_SHOWN and "ε" in r.cause and "(0.01," in r.cause and "0.07010" in r.cause
+        assert "0.01: 0.07010" in r.note and r.note.index("0.01:") < r.note.index("0.0333:")
+        res["toys"] = dict(res["toys"], ensemble_ace=np.array([0.0, 0.0690, 0.0710]))
+        r = compare(res).rows[0]
+        assert r.verdict == DIFFERS_UNKNOWN and r.cause == ""
+        res["toys"] = dict(res["toys"], alg1_ace=0.0697)  # agrees at 1/30: no cause kept
+        r = compare(res).rows[0]
+        assert r.verdict == AGREES and r.cause == ""
+        for bad in (dict(epsilons=None), dict(ensemble_ace=np.array([0.07, np.nan, 0.0])),
+                    dict(ensemble_ace=np.array([0.07]))):
+            toys = {k: v for k, v in dict(res["toys"], **bad).items() if v is not None}
+            with pytest.raises(ValueError, match="toys"):
+                compare(dict(res, toys=toys))
+
     def test_disagreements(self):
         res = _results(dataset="fashion_mnist", networks="quick")
-        res["toys"] = dict(res["toys"], alg1_ace=0.08)
+        res["toys"] = dict(res["toys"], alg1_ace=0.08, ensemble_ace=np.array([0.0, 0.08, 0.081]))
         res["singles"]["LEN"] = _plain(dict(none=(0.05, 0.9), ts=(0.06, 0.9)), 1e-4, runs=4)
         res["combinations"] = [dict(c, ece=0.01, ece_boot=np.full(B, 0.01) + 1e-4 * np.arange(B) / B)
                                if (c["weighting"], c["ensemble"]) == ("uniform", None) and "LEN" in c["topologies"]
