@@ -339,6 +339,52 @@ class TestFastStep:
             for ref, new in ((ga_ref, ga_new), (gk_ref, gk_new)):
                 assert float((new - ref).abs().max()) <= 1e-10 * float(ref.abs().max())
 
+    def test_underflowing_exp_is_exp(self):
+        # float32 exp with the exponents below -104 set to +0 first: torch.exp bit for bit (compared as integers, since
+        # with denormals flushed comparisons read a denormal as 0), with and without flushing (exponents in
+        # (-104, -87.3) give denormals either way: they must survive), and the same gradient up to the sign of a zero
+        from credalbook.gp.classifier import _exp_underflowing, _flush_denormals, _flushing_denormals
+
+        gen = torch.Generator().manual_seed(0)
+        x = torch.cat([torch.linspace(-120, 5, 250_001), -torch.rand(20_001, generator=gen) * 1e4]).float()
+        g = torch.randn(x.shape, generator=gen)
+        assert not _flushing_denormals()
+        for flush in (False, True):
+            with _flush_denormals(flush):
+                assert _flushing_denormals() == flush
+                a, b = x.clone().requires_grad_(), x.clone().requires_grad_()
+                ea, eb = _exp_underflowing(a), b.exp()
+                bits = ea.detach().view(torch.int32)
+                assert torch.equal(bits, eb.detach().view(torch.int32))
+                assert int((bits == 0).sum()) > 20_000 and int(((bits > 0) & (bits < 0x00800000)).sum()) > 1_000
+                ea.backward(g)
+                eb.backward(g)
+            assert torch.equal((a.grad + 0.0).view(torch.int32), (b.grad + 0.0).view(torch.int32))
+        x64 = torch.tensor([-1e3, -120.0, 0.0], dtype=torch.float64)
+        assert torch.equal(_exp_underflowing(x64), x64.exp()) and float(_exp_underflowing(x64)[1]) > 0
+
+    def test_underflow_kernel_is_gpytorchs(self):
+        # the fast model's RBF kernel: GPyTorch's matrix bit for bit on points many length scales apart, float32,
+        # with learned inputs (the training path), and the same gradients for the inputs and the length scale
+        from credalbook.gp.classifier import _UnderflowRBFKernel, _flush_denormals
+
+        gen = torch.Generator().manual_seed(0)
+        z = torch.randn(300, 2, generator=gen) * 8
+        for flush in (False, True):
+            with _flush_denormals(flush):
+                out = []
+                for cls in (gpytorch.kernels.RBFKernel, _UnderflowRBFKernel):
+                    k = cls()
+                    k.lengthscale = 0.3
+                    zz = z.clone().requires_grad_()
+                    mat = k(zz, zz[:200]).to_dense()
+                    (mat * torch.arange(200.0)).sum().backward()
+                    out.append((mat.detach(), zz.grad + 0.0, k.raw_lengthscale.grad + 0.0))
+                (m0, gz0, gl0), (m1, gz1, gl1) = out
+                assert torch.equal(m0.view(torch.int32), m1.view(torch.int32)) and float((m0 == 0).float().mean()) > 0.3
+                assert torch.equal(gz0.view(torch.int32), gz1.view(torch.int32))
+                assert torch.equal(gl0.view(torch.int32), gl1.view(torch.int32))
+
     def test_predictions_are_gpytorchs(self):
         # in eval mode the fast model runs GPyTorch's own code: bit-identical latent mean and variance
         old, new, _ = self._pair("float64", True)
