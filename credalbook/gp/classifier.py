@@ -290,7 +290,8 @@ class _RootVarianceStrategy(gpytorch.variational.VariationalStrategy):
 
 
 #: float32 ``exp`` is exactly +0 below this exponent on every code path and in either denormal mode: exp(-104) is below
-#: half the smallest denormal (1.4e-45, log = -103.28), so it rounds to 0; torch's vectorised exp also returns +0 there.
+#: half the smallest denormal (half of 1.4e-45: log = -103.97), so it rounds to 0; torch's vectorised exp returns +0
+#: there too (checked in tests/gp/test_classifier.py, bit for bit).
 _EXP_ZERO_BELOW = -104.0
 
 
@@ -562,7 +563,8 @@ def fit_gp_classifier(
         exp is exactly 0 (torch's exp is about 50 times slower on underflowing exponents; on the EU toy data 85 %
         of them lie there): the same kernel matrix bit for bit, about 0.1 s less per step. The model, the ELBO
         and the updates are the same up to rounding (tests/gp/test_classifier.py holds them equal); predictions
-        are GPyTorch's code either way, with the same exponential. Recorded in ``config`` only when True.
+        are GPyTorch's code either way (with this exponential, which gives the same kernel matrix bit for bit).
+        Recorded in ``config`` only when True.
     flush_denormals : bool, default=True
         On the CPU, train with denormal floats (below 1.2e-38 in float32) flushed to zero on the calling thread
         (:func:`torch.set_flush_denormal`; the mode found is restored afterwards). Kernel matrices of points far
