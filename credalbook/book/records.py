@@ -292,6 +292,60 @@ def _state_of(chapter: str, scale: str, part, data) -> RecordState:
     return RecordState(chapter, scale, part.name, "stale" if reasons else "recorded", tuple(reasons), data["manifest"])
 
 
+class _PartClock:
+    """The wall time of computing a part over all its attempts: a long part (a GP fit with a checkpoint) that
+    was interrupted resumes where it stopped, so the time of the attempts before counts towards its record.
+
+    Each attempt keeps a small ledger ``<cache dir>/part-clocks/<chapter>.<scale>.<part>.json`` — the seconds
+    of the attempts before it and when this one started — refreshed every ``beat`` seconds by a daemon thread
+    (so a killed attempt is known to within that); the ledger is removed when the part completes. It lives in
+    the cache beside the checkpoints: when the cache is gone, so is the work it accounted for, and the clock
+    starts afresh with them.
+    """
+
+    def __init__(self, chapter: str, scale: str, name: str, *, beat: float = 30.0):
+        from credalbook.cache import cache_dir
+
+        self.path = cache_dir() / "part-clocks" / f"{chapter}.{scale}.{name}.json"
+        self.beat = float(beat)
+        self.earlier, self.attempts, self.seconds = 0.0, 1, 0.0
+        self._stop = None
+
+    def _write(self, now: float) -> None:
+        with contextlib.suppress(OSError):  # the clock must never fail the computation it times
+            _write_json(self.path, {"earlier_seconds": self.earlier, "attempts": self.attempts,
+                                    "seconds": round(now - self._start, 1)})
+
+    def __enter__(self):
+        import threading
+
+        with contextlib.suppress(OSError, ValueError, KeyError, TypeError):
+            old = json.loads(self.path.read_text())
+            self.earlier = float(old["earlier_seconds"]) + float(old["seconds"])
+            self.attempts = int(old["attempts"]) + 1
+        self._start = time.perf_counter()
+        self._write(self._start)
+        self._stop = threading.Event()
+
+        def beat():
+            while not self._stop.wait(self.beat):
+                self._write(time.perf_counter())
+
+        threading.Thread(target=beat, name=f"clock {self.path.stem}", daemon=True).start()
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        now = time.perf_counter()
+        self._stop.set()
+        self.seconds = self.earlier + (now - self._start)
+        if exc_type is None:
+            with contextlib.suppress(FileNotFoundError):
+                self.path.unlink()
+        else:  # interrupted: the next attempt adds this one's time
+            self._write(now)
+        return False
+
+
 def run_part(chapter: str, scale: str, part, *, record: bool = True, root=None, rerun_stale: bool = True):
     """The value of ``part``: from its record when that is fresh, else computed now (and recorded).
 
@@ -309,12 +363,13 @@ def run_part(chapter: str, scale: str, part, *, record: bool = True, root=None, 
         note_part(chapter, scale, part.name, state=st.state, digest=data["digest"],
                        wall_seconds=data["manifest"]["wall_seconds"])
         return decode(data["value"])
-    start = time.perf_counter()
-    value = part.run()
-    wall = time.perf_counter() - start
+    with _PartClock(chapter, scale, part.name) as clock:
+        value = part.run()
+    wall = clock.seconds
     digest = None
     if record:
-        path = write_part(chapter, scale, part, value, wall_seconds=wall, root=root)
+        extra = {"attempts": clock.attempts, "earlier_attempts_seconds": round(clock.earlier, 1)} if clock.attempts > 1 else None
+        path = write_part(chapter, scale, part, value, wall_seconds=wall, root=root, extra=extra)
         digest = json.loads(path.read_text())["digest"]
     note_part(chapter, scale, part.name, state="computed", digest=digest, wall_seconds=round(wall, 1))
     return value

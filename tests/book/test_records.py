@@ -129,6 +129,39 @@ class TestParts:
         assert st.state == "stale"
         assert set(st.reasons) == {"credalbook/synthetic/predictions.py changed", "credalbook/gone.py is gone"}
 
+    def test_wall_time_counts_interrupted_attempts(self, root, tmp_cache):
+        """A part interrupted and computed again (a fit resuming from its checkpoint) records the time of both."""
+        import time as _time
+
+        def flaky(x: int = 1, device: str = "cpu"):
+            _time.sleep(0.3)
+            CALLS.append(x)
+            if len(CALLS) == 1:
+                raise KeyboardInterrupt  # the attempt killed half-way
+            return {"x": x}
+
+        CALLS.clear()
+        with pytest.raises(KeyboardInterrupt):
+            records.run_part("chap", "tiny", Part("p", flaky, {"x": 1}), root=root)
+        ledger = tmp_cache / "part-clocks" / "chap.tiny.p.json"
+        assert json.loads(ledger.read_text())["seconds"] >= 0.3
+        records.run_part("chap", "tiny", Part("p", flaky, {"x": 1}), root=root)
+        man = records.read_part("chap", "tiny", "p", root=root)["manifest"]
+        assert man["attempts"] == 2 and 0.3 <= man["earlier_attempts_seconds"] < man["wall_seconds"]
+        assert man["wall_seconds"] >= 0.6 and not ledger.exists()
+        # a part done in one attempt says nothing more
+        records.run_part("chap", "tiny", Part("q", counted, {"x": 1}), root=root)
+        assert "attempts" not in records.read_part("chap", "tiny", "q", root=root)["manifest"]
+
+    def test_part_clock_beats(self, tmp_cache):
+        """While a part is computed its ledger is refreshed, so a killed attempt (no exit handler) still counts."""
+        import time as _time
+
+        with records._PartClock("chap", "paper", "p", beat=0.05) as clock:
+            _time.sleep(0.4)
+            assert json.loads(clock.path.read_text())["seconds"] >= 0.2
+        assert not clock.path.exists() and clock.seconds >= 0.4 and clock.attempts == 1
+
     def test_run_parts_group_and_errors(self, root):
         parts = [Part("a-1", counted, {"x": 1}), Part("a-2", counted, {"x": 2}), Part("b-1", counted, {"x": 5})]
         assert sorted(records.run_parts("chap", "tiny", parts, group="a", root=root)) == ["a-1", "a-2"]
