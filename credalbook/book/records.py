@@ -300,27 +300,28 @@ class _PartClock:
     of the attempts before it and when this one started — refreshed every ``beat`` seconds by a daemon thread
     (so a killed attempt is known to within that); the ledger is removed when the part completes. It lives in
     the cache beside the checkpoints: when the cache is gone, so is the work it accounted for, and the clock
-    starts afresh with them.
+    starts afresh with them. A ledger written for other parameters (the part changed since) is not counted.
     """
 
-    def __init__(self, chapter: str, scale: str, name: str, *, beat: float = 30.0):
+    def __init__(self, chapter: str, scale: str, name: str, *, parameters=None, beat: float = 30.0):
         from credalbook.cache import cache_dir
 
         self.path = cache_dir() / "part-clocks" / f"{chapter}.{scale}.{name}.json"
-        self.beat = float(beat)
+        self.parameters, self.beat = parameters, float(beat)
         self.earlier, self.attempts, self.seconds = 0.0, 1, 0.0
-        self._stop = None
 
     def _write(self, now: float) -> None:
         with contextlib.suppress(OSError):  # the clock must never fail the computation it times
-            _write_json(self.path, {"earlier_seconds": self.earlier, "attempts": self.attempts,
-                                    "seconds": round(now - self._start, 1)})
+            _write_json(self.path, {"parameters": self.parameters, "earlier_seconds": self.earlier,
+                                    "attempts": self.attempts, "seconds": round(now - self._start, 1)})
 
     def __enter__(self):
         import threading
 
         with contextlib.suppress(OSError, ValueError, KeyError, TypeError):
             old = json.loads(self.path.read_text())
+            if old.get("parameters") != self.parameters:
+                raise ValueError("a ledger of other parameters")
             self.earlier = float(old["earlier_seconds"]) + float(old["seconds"])
             self.attempts = int(old["attempts"]) + 1
         self._start = time.perf_counter()
@@ -331,12 +332,14 @@ class _PartClock:
             while not self._stop.wait(self.beat):
                 self._write(time.perf_counter())
 
-        threading.Thread(target=beat, name=f"clock {self.path.stem}", daemon=True).start()
+        self._beat = threading.Thread(target=beat, name=f"clock {self.path.stem}", daemon=True)
+        self._beat.start()
         return self
 
     def __exit__(self, exc_type, exc, tb):
         now = time.perf_counter()
         self._stop.set()
+        self._beat.join()  # else a beat in flight could write the ledger again after it is removed
         self.seconds = self.earlier + (now - self._start)
         if exc_type is None:
             with contextlib.suppress(FileNotFoundError):
@@ -363,7 +366,7 @@ def run_part(chapter: str, scale: str, part, *, record: bool = True, root=None, 
         note_part(chapter, scale, part.name, state=st.state, digest=data["digest"],
                        wall_seconds=data["manifest"]["wall_seconds"])
         return decode(data["value"])
-    with _PartClock(chapter, scale, part.name) as clock:
+    with _PartClock(chapter, scale, part.name, parameters=part_parameters(part)) as clock:
         value = part.run()
     wall = clock.seconds
     digest = None

@@ -153,6 +153,19 @@ class TestParts:
         records.run_part("chap", "tiny", Part("q", counted, {"x": 1}), root=root)
         assert "attempts" not in records.read_part("chap", "tiny", "q", root=root)["manifest"]
 
+    def test_part_clock_ignores_other_parameters(self, tmp_cache):
+        """An interrupted attempt with other parameters is another computation: its time does not count."""
+        with pytest.raises(KeyboardInterrupt), records._PartClock("chap", "paper", "p", parameters={"x": 1}):
+            raise KeyboardInterrupt
+        with records._PartClock("chap", "paper", "p", parameters={"x": 2}) as clock:
+            pass
+        assert clock.attempts == 1 and clock.earlier == 0.0
+        with pytest.raises(KeyboardInterrupt), records._PartClock("chap", "paper", "p", parameters={"x": 1}):
+            raise KeyboardInterrupt
+        with records._PartClock("chap", "paper", "p", parameters={"x": 1}) as clock:
+            pass
+        assert clock.attempts == 2
+
     def test_part_clock_beats(self, tmp_cache):
         """While a part is computed its ledger is refreshed, so a killed attempt (no exit handler) still counts."""
         import time as _time
