@@ -2,6 +2,7 @@
 
 
 import gpytorch
+import linear_operator
 import numpy as np
 import pytest
 import torch
@@ -500,3 +501,47 @@ class TestFlushDenormals:
             fit_gp_classifier(x, y, device="cpu", flush_denormals="yes", **FAST)
         with pytest.raises(ValueError, match="flush_denormals"):
             fitted.latent(x, device="cpu", flush_denormals=1)
+
+
+class TestCholeskyRetries:
+    """K_uu that GPyTorch's three jittered Cholesky attempts (up to 1e-6) cannot factor: more attempts, up to 1e-3."""
+
+    @staticmethod
+    def _indefinite_fit(x, y, *, fast_step):
+        # a negative variational jitter makes K_uu of these tightly clustered points indefinite (smallest eigenvalue
+        # about -5e-5), as float32 rounding made it in the EU paper's toy fit of seed 5 ("train_2"), at step 146
+        with gpytorch.settings.variational_cholesky_jitter(float_value=-5e-5):
+            fit = fit_gp_classifier(x, y, n_inducing=64, epochs=2, batch_size=32, fast_step=fast_step, device="cpu")
+            return fit, fit.latent(x, device="cpu")
+
+    @pytest.mark.parametrize("fast_step", [False, True])
+    def test_indefinite_kuu_is_factored(self, monkeypatch, fast_step):
+        import credalbook.gp.classifier as module
+        from linear_operator.utils.errors import NotPSDError
+
+        rng = np.random.default_rng(0)
+        x = 0.05 * rng.normal(size=(64, 2))
+        y = (x[:, 0] > 0).astype(int)
+        with pytest.warns(gpytorch.utils.warnings.NumericalWarning, match="added jitter of 1.0e-04"):
+            fit, lat = self._indefinite_fit(x, y, fast_step=fast_step)
+        assert np.isfinite(fit.history).all() and lat.mean.shape == (64,)
+        assert np.isfinite(lat.mean).all() and (lat.variance > 0).all()
+        # the same fit with GPyTorch's attempts fails; a caller's larger setting is kept
+        monkeypatch.setattr(module, "CHOLESKY_MAX_TRIES", 3)
+        with pytest.raises(NotPSDError, match="up to 1.0e-06"):
+            self._indefinite_fit(x, y, fast_step=fast_step)
+        with linear_operator.settings.cholesky_max_tries(6):
+            again, _ = self._indefinite_fit(x, y, fast_step=fast_step)
+        for k, v in fit.state_dict.items():
+            assert torch.equal(v, again.state_dict[k]), k
+
+    def test_factorable_fits_unchanged(self, blobs, monkeypatch):
+        # only a matrix that three attempts fail to factor gets more: other fits are the same bit for bit
+        import credalbook.gp.classifier as module
+
+        x, y, _, _ = blobs
+        now = fit_gp_classifier(x, y, device="cpu", **FAST)
+        monkeypatch.setattr(module, "CHOLESKY_MAX_TRIES", 3)
+        before = fit_gp_classifier(x, y, device="cpu", **FAST)
+        for k, v in now.state_dict.items():
+            assert torch.equal(v, before.state_dict[k]), k
