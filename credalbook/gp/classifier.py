@@ -616,7 +616,7 @@ def fit_gp_classifier(
         invalid options, or a `checkpoint` written by a fit with another configuration.
     linear_operator.utils.errors.NotPSDError
         When :math:`\mathbf K_{uu}` cannot be factored even with 1e-3 added to its diagonal (the jittered attempts of
-        :data:`CHOLESKY_MAX_TRIES`; each one beyond the first warns with ``NumericalWarning``).
+        ``credalbook.gp.classifier.CHOLESKY_MAX_TRIES``; each one beyond the first warns with ``NumericalWarning``).
 
     References
     ----------
