@@ -21,6 +21,17 @@ class TestSourceHash:
                       'def f(x):\n    """Doc."""\n    return "Doc."'):
             assert prov.source_hash(other) != base, other
 
+    def test_an_edited_file_is_hashed_afresh(self, tmp_path):
+        """The hash is memoised by the source text: rewriting a file in the same process changes it."""
+        f = tmp_path / "m.py"
+        f.write_text("def f(x): return x + 1\n")
+        first = prov.code_hash(f)
+        assert prov.code_hash(f) == first
+        f.write_text("def f(x): return x + 2\n")
+        assert prov.code_hash(f) != first
+        f.write_text('def f(x):\n    """Doc."""\n    return x + 1\n')
+        assert prov.code_hash(f) == first
+
     def test_errors(self):
         with pytest.raises(ValueError, match="not valid Python"):
             prov.source_hash("def f(:")

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from credalbook._paths import repo_root
 
-__all__ = ["chapter_paths", "is_guide"]
+__all__ = ["chapter_paths", "is_guide", "chapter_seconds", "chapter_reuses"]
 
 
 def _source_root() -> Path:
@@ -34,8 +34,39 @@ def chapter_paths(names=None, *, chapters_dir: Path | None = None) -> list[Path]
     return paths
 
 
+def _meta(nb: Path) -> dict:
+    """The notebook's ``credalbook`` metadata (``{}`` without it)."""
+    meta = json.loads(Path(nb).read_text()).get("metadata", {}).get("credalbook", {})
+    if not isinstance(meta, dict):
+        raise ValueError(f"{nb}: metadata 'credalbook' must be a mapping; got {type(meta).__name__}")
+    return meta
+
+
 def is_guide(nb: Path) -> bool:
     """Whether a chapter is a guide (notebook metadata ``credalbook.kind == "guide"``): it reproduces no
     paper, so it writes no "Paper vs. this book" results file."""
-    meta = json.loads(Path(nb).read_text()).get("metadata", {})
-    return meta.get("credalbook", {}).get("kind") == "guide"
+    return _meta(nb).get("kind") == "guide"
+
+
+def chapter_seconds(nb: Path, scale) -> float:
+    """The notebook's estimate of its wall time at ``scale`` (metadata ``credalbook.seconds``, e.g.
+    ``{"quick": 380}``; 0 without one).
+
+    Only the order in which ``build --jobs N`` starts chapters uses it, and only where this checkout holds no
+    record of the chapter at that scale (the records of ``quick`` and ``tiny`` runs are not committed, so a fresh
+    clone has none): the figures are one core's wall times of a quick build on a 2-core machine, to be updated
+    when a chapter's cost changes much. A wrong figure costs time, never a result.
+    """
+    value = _meta(nb).get("seconds", {}).get(scale, 0) if scale else 0
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+        raise ValueError(f"{nb}: metadata credalbook.seconds.{scale} must be a non-negative number; got {value!r}")
+    return float(value)
+
+
+def chapter_reuses(nb: Path) -> set:
+    """The chapters whose cached computations chapter ``nb`` reuses (metadata ``credalbook.reuses``, a list
+    of stems): run side by side, both would compute them; ``build --jobs N`` starts ``nb`` after them."""
+    value = _meta(nb).get("reuses", [])
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ValueError(f"{nb}: metadata credalbook.reuses must be a list of chapter stems; got {value!r}")
+    return set(value)

@@ -29,10 +29,11 @@ from pathlib import Path
 
 from credalbook import __version__
 from credalbook._paths import repo_root
-from credalbook.book.chapters import _source_root, chapter_paths, is_guide
+from credalbook.book.chapters import _source_root, chapter_paths, chapter_reuses, chapter_seconds, is_guide
 from credalbook.papers.presets import SCALES
 
-__all__ = ["ChapterFailure", "run_chapters", "run_parts_cli", "claim_part", "build_book", "build_problems", "stage_book", "main"]
+__all__ = ["ChapterFailure", "run_chapters", "run_parts_cli", "claim_part", "build_book", "build_problems", "stage_book",
+           "schedule", "expected_seconds", "main"]
 
 STATE_FILE = ".runner-state.json"
 #: Per-cell timeout (seconds) for papermill; None means no limit (paper scale).
@@ -40,7 +41,10 @@ CELL_TIMEOUT = {"tiny": 600, "quick": 3600, "paper": None}
 #: Sphinx warnings that fail the build: a cross-reference that does not resolve (``nitpicky`` is on
 #: in ``_config.yml``, so every ``:func:`...``` in a docstring must name a documented object) and an
 #: object of the API reference that cannot be imported. Other warnings (e.g. of the chapters) do not.
-BUILD_ERRORS = re.compile(r"WARNING: .*(reference target not found|failed to import)")
+#: Sphinx log lines that fail the build: broken cross-references, API objects that cannot be imported, and
+#: undefined substitutions (``|x − y|`` in a docstring is reST's substitution syntax: the page shows an error
+#: box instead of the text; write it as a literal or as math).
+BUILD_ERRORS = re.compile(r"WARNING: .*(reference target not found|failed to import)|ERROR: Undefined substitution")
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")  # Sphinx colours its warnings
 
 
@@ -110,9 +114,9 @@ def run_chapters(scale: str = "quick", *, book_root: Path | None = None, chapter
         Folder of the chapter sources (default ``<repo>/chapters``).
     jobs : int, default 1
         Chapters executed side by side, each in its own process with ``cores // jobs`` math-library
-        threads (the longest, by its last record at this scale, first). On a two-core machine ``jobs=2``
-        keeps both cores busy while one chapter waits in Python code. Results are the same: every chapter
-        seeds its own random numbers.
+        threads, in the order of :func:`schedule` (longest first; a chapter after those it reuses). On a
+        two-core machine ``jobs=2`` keeps both cores busy while one chapter waits in Python code. Results
+        are the same: every chapter seeds its own random numbers.
     """
     if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
         raise ValueError(f"jobs must be a positive integer; got {jobs!r}")
@@ -220,7 +224,7 @@ def _execute_all(notebooks, parameters, executed, results, *, force, progress, s
     threads = None if jobs == 1 else max(1, (os.cpu_count() or 1) // jobs)
 
     def begin(nb):
-        verb = "executing" if jobs == 1 else f"queued ({jobs} at a time)"
+        verb = "executing" if jobs == 1 else f"started ({jobs} at a time)"
         print(f"[credalbook] {nb.stem}: {verb} with {parameters}", flush=True)
         (results / f"{nb.stem}.json").unlink(missing_ok=True)  # a stale file must not pass for this run's
         return (executed / nb.name).with_suffix(".running.ipynb")
@@ -260,30 +264,63 @@ def _execute_all(notebooks, parameters, executed, results, *, force, progress, s
         import concurrent.futures
         import multiprocessing
 
-        # longest first (by the last recorded wall time of this scale), so the slowest chapter starts at once
-        todo.sort(key=lambda nb: -_last_wall(nb.stem, parameters.get("scale")))
         ctx = multiprocessing.get_context("spawn")
         with concurrent.futures.ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
-            futures = {pool.submit(_execute_one, nb, parameters, begin(nb), **options): nb for nb in todo}
-            for fut in concurrent.futures.as_completed(futures):
+            for nb, fut in schedule(todo, lambda nb: pool.submit(_execute_one, nb, parameters, begin(nb), **options),
+                                    jobs=jobs, scale=parameters.get("scale")):
                 try:
                     outcome = fut.result()
                 except Exception as err:  # the worker process itself died
                     outcome = ((None, None, f"{type(err).__name__}: {err}"), 0.0)
-                finish(futures[fut], outcome)
+                finish(nb, outcome)
     state_path.write_text(json.dumps(state, indent=2))
     return failures
 
 
-def _last_wall(chapter: str, scale) -> float:
-    """The wall time of the chapter's last recorded run at ``scale`` (0 without one)."""
+def schedule(notebooks, submit, *, jobs: int, scale=None):
+    """Start the chapters ``notebooks`` with ``submit(nb) -> Future``, at most ``jobs`` at a time; yield
+    ``(nb, future)`` as each finishes.
+
+    Whenever a slot is free, the longest chapter that is ready starts (longest by :func:`expected_seconds`, so
+    that the slowest chapters do not end up last, alone on a machine whose other cores idle). A chapter is ready
+    when every chapter it reuses (:func:`~credalbook.book.chapters.chapter_reuses`) that is in this run has
+    finished, successfully or not: it then loads their cached computations instead of repeating them side by
+    side. Should no chapter be ready while none runs (a cycle), the longest waiting one starts anyway.
+    """
+    import concurrent.futures
+
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+        raise ValueError(f"jobs must be a positive integer; got {jobs!r}")
+    pending = sorted(notebooks, key=lambda nb: -expected_seconds(nb, scale))  # stable: ties keep their order
+    stems = {nb.stem for nb in pending}
+    waits = {nb.stem: chapter_reuses(nb) & stems - {nb.stem} for nb in pending}
+    done, running = set(), {}
+    while pending or running:
+        while pending and len(running) < jobs:
+            ready = [nb for nb in pending if waits[nb.stem] <= done]
+            if not ready and running:
+                break
+            nb = (ready or pending)[0]
+            pending.remove(nb)
+            running[submit(nb)] = nb
+        finished, _ = concurrent.futures.wait(running, return_when=concurrent.futures.FIRST_COMPLETED)
+        for fut in finished:
+            nb = running.pop(fut)
+            done.add(nb.stem)
+            yield nb, fut
+
+
+def expected_seconds(nb: Path, scale) -> float:
+    """How long chapter ``nb`` is expected to take at ``scale``: the wall time of its last recorded run at that
+    scale, else the notebook's own estimate (:func:`~credalbook.book.chapters.chapter_seconds`), else 0."""
     from credalbook.book.records import read_chapter_record
 
     try:
-        rec = read_chapter_record(chapter, scale) if scale else None
+        rec = read_chapter_record(nb.stem, scale) if scale else None
     except (OSError, ValueError):
         rec = None
-    return float((rec or {}).get("manifest", {}).get("wall_seconds") or 0.0)
+    last = (rec or {}).get("manifest", {}).get("wall_seconds")
+    return float(last) if last else chapter_seconds(nb, scale)
 
 
 def _record_chapter(nb: Path, executed: Path, results_file: Path, parameters: dict, wall: float) -> None:
@@ -426,13 +463,18 @@ def stage_book(dest: Path, *, source_root: Path | None = None) -> Path:
 
 
 def build_problems(log_lines) -> list[str]:
-    """The lines of a Sphinx log that fail the build: broken cross-references, objects not importable.
+    """The lines of a Sphinx log that fail the build (``BUILD_ERRORS``): broken cross-references, objects
+    not importable, undefined substitutions.
 
     Examples
     --------
-    >>> build_problems(["reading sources... [ 50%] book/api/metrics",
-    ...                 "a.py:3: WARNING: py:func reference target not found: ece2 [ref.func]"])
-    ['a.py:3: WARNING: py:func reference target not found: ece2 [ref.func]']
+    >>> problems = build_problems(["reading sources... [ 50%] book/api/metrics",
+    ...                            "a.py:3: WARNING: py:func reference target not found: ece2 [ref.func]",
+    ...                            'b.py:docstring of f:4: ERROR: Undefined substitution referenced: "0 - 1".'])
+    >>> for line in problems:
+    ...     print(line)
+    a.py:3: WARNING: py:func reference target not found: ece2 [ref.func]
+    b.py:docstring of f:4: ERROR: Undefined substitution referenced: "0 - 1".
     """
     return [_ANSI.sub("", line).rstrip() for line in log_lines if BUILD_ERRORS.search(line)]
 

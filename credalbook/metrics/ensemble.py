@@ -571,7 +571,7 @@ def calibrated_sampling_floor(probs, criterion: str = "ece", *, epsilon: float =
 
     Examples
     --------
-    A predictor that always says 0.9 for class 0, on N = 100: ECE = |mean correct − 0.9| with
+    A predictor that always says 0.9 for class 0, on N = 100: ECE = ``|mean correct − 0.9|`` with
     100 Bernoulli(0.9) draws, whose expectation is about :math:`\sqrt{2/\pi}\,\sqrt{0.09/100} \approx 0.024`.
 
     >>> p = np.tile([0.9, 0.1], (100, 1))

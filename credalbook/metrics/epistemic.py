@@ -249,7 +249,7 @@ def eece(eu, gain, *, edges=None, n_bins: int = 20, bin_by=None) -> float:
 
     Examples
     --------
-    Two intervals; gain means 0 and 0.5, EU means 0.15 and 0.35: (|0 − 0.15| + |0.5 − 0.35|) / 2.
+    Two intervals; gain means 0 and 0.5, EU means 0.15 and 0.35: ``(|0 − 0.15| + |0.5 − 0.35|) / 2``.
 
     >>> round(eece([0.1, 0.2, 0.3, 0.4], [0, 0, 1, 0], n_bins=2), 6)
     0.15

@@ -198,7 +198,7 @@ def smooth_ece(probs, labels, *, bandwidth: float | None = None, ci: float | Non
     Examples
     --------
     Predictions that equal their outcomes are calibrated; a constant prediction of 0.7 for
-    outcomes whose mean is 0.5 has smooth ECE |0.5 − 0.7| at every bandwidth, so also at σ* ≈ 0.2:
+    outcomes whose mean is 0.5 has smooth ECE ``|0.5 − 0.7|`` at every bandwidth, so also at σ* ≈ 0.2:
 
     >>> smooth_ece([0.0, 1.0, 1.0, 0.0], [0, 1, 1, 0])
     0.0

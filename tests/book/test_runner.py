@@ -122,6 +122,97 @@ class TestRunChapters:
         assert runner._key(nb, {"scale": "tiny"}, fp) != runner._key(nb, {"scale": "tiny"}, "other code")
 
 
+def _meta_notebook(folder: Path, stem: str, **meta) -> Path:
+    import nbformat
+
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["credalbook"] = meta
+    path = folder / f"{stem}.ipynb"
+    nbformat.write(nb, path)
+    return path
+
+
+class TestSchedule:
+    """The order in which ``build --jobs N`` starts chapters: longest first, after the chapters they reuse."""
+
+    @staticmethod
+    def _run(paths, jobs, seconds_of):
+        import concurrent.futures
+        import threading
+        import time
+
+        log, lock = [], threading.Lock()
+
+        def work(nb):
+            with lock:
+                log.append(("start", nb.stem))
+            time.sleep(seconds_of[nb.stem])
+            with lock:
+                log.append(("end", nb.stem))
+            return nb.stem
+
+        with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+            out = [(nb.stem, fut.result()) for nb, fut in runner.schedule(paths, lambda nb: pool.submit(work, nb),
+                                                                          jobs=jobs, scale="quick")]
+        return log, out
+
+    def test_longest_first_from_the_notebooks_estimate(self, tmp_path, monkeypatch):
+        monkeypatch.setenv("CREDALBOOK_RECORDS_DIR", str(tmp_path / "records"))  # no record: the estimate counts
+        paths = [_meta_notebook(tmp_path, s, seconds={"quick": q}) for s, q in (("a", 5), ("b", 50), ("c", 20))]
+        _meta_notebook(tmp_path, "d")  # no estimate: 0, last
+        paths.append(tmp_path / "d.ipynb")
+        log, out = self._run(paths, 1, dict(a=0, b=0, c=0, d=0))
+        assert [s for e, s in log if e == "start"] == ["b", "c", "a", "d"]
+        assert sorted(s for s, _ in out) == ["a", "b", "c", "d"] and all(s == r for s, r in out)
+        assert runner.expected_seconds(paths[1], "quick") == 50.0 and runner.expected_seconds(paths[1], "paper") == 0.0
+
+    def test_a_recorded_wall_time_wins_over_the_estimate(self, tmp_path, monkeypatch):
+        monkeypatch.setenv("CREDALBOOK_RECORDS_DIR", str(tmp_path / "records"))
+        path = _meta_notebook(tmp_path, "a", seconds={"quick": 5})
+        rec = tmp_path / "records" / "a" / "quick"
+        rec.mkdir(parents=True)
+        (rec / "chapter.json").write_text(json.dumps({"kind": "chapter", "manifest": {"wall_seconds": 123.0}}))
+        assert runner.expected_seconds(path, "quick") == 123.0
+        assert runner.expected_seconds(path, "tiny") == 0.0
+
+    def test_a_chapter_starts_after_those_it_reuses(self, tmp_path, monkeypatch):
+        monkeypatch.setenv("CREDALBOOK_RECORDS_DIR", str(tmp_path / "records"))
+        paths = [_meta_notebook(tmp_path, "a", seconds={"quick": 10}),
+                 _meta_notebook(tmp_path, "b", seconds={"quick": 50}, reuses=["a", "not-in-this-run"]),
+                 _meta_notebook(tmp_path, "c", seconds={"quick": 5})]
+        log, _ = self._run(paths, 2, dict(a=0.3, b=0.0, c=0.05))
+        # b is the longest, but waits for a; c takes the free slot meanwhile
+        assert [s for e, s in log if e == "start"][:2] == ["a", "c"]
+        assert log.index(("end", "a")) < log.index(("start", "b"))
+
+    def test_a_cycle_does_not_stall(self, tmp_path, monkeypatch):
+        monkeypatch.setenv("CREDALBOOK_RECORDS_DIR", str(tmp_path / "records"))
+        paths = [_meta_notebook(tmp_path, "a", seconds={"quick": 1}, reuses=["b"]),
+                 _meta_notebook(tmp_path, "b", seconds={"quick": 2}, reuses=["a"])]
+        log, out = self._run(paths, 2, dict(a=0, b=0))
+        assert [s for e, s in log if e == "start"] == ["b", "a"] and len(out) == 2
+        assert log.index(("end", "b")) < log.index(("start", "a"))  # one at a time: the other waits for it
+
+    def test_bad_metadata_and_jobs(self, tmp_path):
+        from credalbook.book.chapters import chapter_reuses, chapter_seconds
+
+        with pytest.raises(ValueError, match="credalbook.seconds.quick"):
+            chapter_seconds(_meta_notebook(tmp_path, "a", seconds={"quick": "fast"}), "quick")
+        with pytest.raises(ValueError, match="credalbook.reuses"):
+            chapter_reuses(_meta_notebook(tmp_path, "b", reuses="a"))
+        with pytest.raises(ValueError, match="jobs must be a positive integer"):
+            list(runner.schedule([], lambda nb: None, jobs=0))
+
+    def test_the_chapters_estimates(self):
+        """Every chapter carries an estimate at quick, and the guide runs after the primer (their networks are one)."""
+        from credalbook.book.chapters import chapter_reuses, chapter_seconds
+
+        paths = {p.stem: p for p in runner.chapter_paths()}
+        assert all(chapter_seconds(p, "quick") > 0 for p in paths.values())
+        assert chapter_reuses(paths["00b_is_my_classifier_calibrated"]) == {"00_calibration_primer"}
+        assert set().union(*map(chapter_reuses, paths.values())) <= set(paths)
+
+
 _FAULTS = """
 import resource
 import torch

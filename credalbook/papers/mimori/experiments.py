@@ -520,19 +520,32 @@ def evaluate_predictors(predictions: MimoriPredictions, config, *, names=None, n
     the unbiased EL of the posterior CPEs (Table 2; only where the predictor has them).
     """
     hist = predictions.test_hist[config]
-    return {name: _metric_row(hist, predictions.true_probs, predictions.predictors[(config, name)], n_bins)
-            for name in names or predictions.names(config)}
+    shared: dict = {}
+    return {name: _metric_row(hist, predictions.true_probs, predictions.predictors[(config, name)], n_bins,
+                              shared=shared) for name in names or predictions.names(config)}
 
 
-def _metric_row(hist, true_probs, p: PredictorOutputs, n_bins: int, idx=None) -> dict:
-    """The metrics of :func:`evaluate_predictors` for one predictor, on the instances ``idx`` (all if None)."""
+def _metric_row(hist, true_probs, p: PredictorOutputs, n_bins: int, idx=None, shared: dict | None = None) -> dict:
+    """The metrics of :func:`evaluate_predictors` for one predictor, on the instances ``idx`` (all if None).
+
+    ``shared``: a dict kept across the predictors of one evaluation (the same ``hist`` and ``idx``): the metrics
+    of the CPEs are computed once per CPE array and reused by every predictor holding that array (a "+α"
+    predictor holds its base's CPEs; only its DPEs differ). The same function of the same numbers: values are
+    unchanged.
+    """
     take = (lambda a: a) if idx is None else (lambda a: a[idx])
-    hist, probs, dpe = take(hist), take(p.probs), take(p.dpe)
-    d = cpe_loss_decomposition(hist, probs, n_bins=n_bins)
-    row = {"Acc": float((probs.argmax(axis=1) == hist.argmax(axis=1)).mean()), "L_sq": expected_squared_loss(hist, probs),
-           "EL": d.el_debiased, "CE": d.ce_debiased, "CL": d.cl_debiased, "DL": d.dl_debiased,
-           "EL true": float(((probs - take(true_probs)) ** 2).sum(axis=1).mean()),
-           "L_phi": statistic_squared_loss(hist, dpe),
+    hist, dpe = take(hist), take(p.dpe)
+    cpe = None if shared is None else shared.get(id(p.probs))
+    if cpe is None:
+        probs = take(p.probs)
+        d = cpe_loss_decomposition(hist, probs, n_bins=n_bins)
+        cpe = {"Acc": float((probs.argmax(axis=1) == hist.argmax(axis=1)).mean()),
+               "L_sq": expected_squared_loss(hist, probs),
+               "EL": d.el_debiased, "CE": d.ce_debiased, "CL": d.cl_debiased, "DL": d.dl_debiased,
+               "EL true": float(((probs - take(true_probs)) ** 2).sum(axis=1).mean())}
+        if shared is not None:
+            shared[id(p.probs)] = cpe  # the arrays outlive the evaluation: an id is not reused meanwhile
+    row = {**cpe, "L_phi": statistic_squared_loss(hist, dpe),
            "CE_phi": statistic_calibration(hist, dpe, n_bins=n_bins).ce_debiased}
     if p.posterior_probs is not None:
         row["EL post"] = cpe_loss_decomposition(hist, take(p.posterior_probs), n_bins=n_bins).el_debiased
@@ -599,7 +612,11 @@ BOOT_CHUNK = 25
 
 def _boot_rows(hist, true_probs, outputs: dict, n_bins: int, idx: np.ndarray) -> list:
     """The metric rows of every predictor on each resample ``idx[b]`` of the test instances, in order."""
-    return [{n: _metric_row(hist, true_probs, p, n_bins, i) for n, p in outputs.items()} for i in idx]
+    rows = []
+    for i in idx:
+        shared: dict = {}  # one resample: predictors with the same CPEs share their CPE metrics
+        rows.append({n: _metric_row(hist, true_probs, p, n_bins, i, shared) for n, p in outputs.items()})
+    return rows
 
 
 def ts_dpe_shift(predictions: MimoriPredictions, config, *, base: str = "Raw") -> dict:

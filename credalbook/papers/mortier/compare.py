@@ -245,7 +245,7 @@ def compare(results: Mapping, *, chapter: str = "01_mortier_set_calibration") ->
           that do not reject at α = 0.05; optional ``type2_authors``: as ``type2["S2"]`` for S2 built
           as the authors' code does;
         * ``mean_type1``: figure → [mean, SE, R] of each dataset's share of rejections in S1 over
-          the seven tests and twelve levels; ``gap``: figure → [mean |Type I − α|, bootstrap SE, R];
+          the seven tests and twelve levels; ``gap``: figure → ``[mean |Type I − α|, bootstrap SE, R]``;
         * ``solvers``: figure → minimiser of Alg. 1 line 7;
         * ``table1``: classifier name → ``h0_conf``, ``h0_cwise``, ``avg_ece_conf``, ``ece_conf``;
           ``table1_diffs``: ``"dn"`` (ECE_conf of DN(0.6) − DN(0.1), plain averages) and ``"de"``

@@ -232,6 +232,22 @@ class TestBootstrapMetrics:
         with pytest.raises(ValueError, match="n_boot"):
             bootstrap_metrics(p, 2, n_boot=0)
 
+    def test_shared_cpe_metrics_are_those_computed_alone(self, tiny_predictions):
+        """Predictors holding the same CPEs share their CPE metrics; each row equals the row computed on its own."""
+        from credalbook.papers.mimori.experiments import _metric_row
+
+        p = tiny_predictions
+        names = p.names(2)
+        assert any(p.predictors[(2, n + "+α")].probs is p.predictors[(2, n)].probs for n in names if n + "+α" in names)
+        hist = p.test_hist[2]
+        idx = np.random.default_rng(3).integers(0, len(hist), len(hist))
+        for i in (None, idx):
+            shared = {}
+            together = {n: _metric_row(hist, p.true_probs, p.predictors[(2, n)], 15, i, shared) for n in names}
+            alone = {n: _metric_row(hist, p.true_probs, p.predictors[(2, n)], 15, i) for n in names}
+            assert together == alone and list(together["Raw+α"]) == list(alone["Raw+α"])
+            assert len(shared) < len(names)  # something was shared
+
 
 class TestReleasedCode:
     def test_hand_computed(self):
