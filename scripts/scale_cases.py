@@ -228,6 +228,16 @@ def _gp_toy_steps(n_steps=8):
     return case
 
 
+def _records_status():
+    """``python -m credalbook.book status --scale paper``: the staleness check of every committed paper-scale
+    record (the module fingerprints of each against the code now), in a fresh process (value: records)."""
+    def case():
+        from credalbook.book.records import status
+
+        return lambda: float(len(status(None, scale="paper")))
+    return case
+
+
 SMALL_CASES = {
     "ece_confidence_n100": (_ece_small("ece_confidence"), 3, "ECE (confidence), N = 100, K = 10, 2000 calls"),
     "ece_classwise_n100": (_ece_small("ece_classwise"), 3, "ECE (classwise), N = 100, K = 10, 2000 calls"),
@@ -236,6 +246,7 @@ SMALL_CASES = {
     "member_dsn121": (_member("DSN121"), 2, "W&G CPU-sized DSN121, 1 epoch, 2 700 images"),
     "member_rsn": (_member("RSN"), 2, "W&G CPU-sized WRN, 1 epoch, 2 700 images"),
     "gp_toy_steps": (_gp_toy_steps(), 2, "EU toy GP at paper size (m = 2 048, batch 1 024), 8 steps, one thread"),
+    "records_status": (_records_status(), 1, "staleness check of every paper-scale record (first call of a process)"),
 }
 CASES.update(SMALL_CASES)
 

@@ -520,22 +520,39 @@ def evaluate_predictors(predictions: MimoriPredictions, config, *, names=None, n
     the unbiased EL of the posterior CPEs (Table 2; only where the predictor has them).
     """
     hist = predictions.test_hist[config]
-    shared: dict = {}
-    return {name: _metric_row(hist, predictions.true_probs, predictions.predictors[(config, name)], n_bins,
-                              shared=shared) for name in names or predictions.names(config)}
+    outputs = {n: predictions.predictors[(config, n)] for n in names or predictions.names(config)}
+    groups, shared = _cpe_groups(outputs), {}
+    return {n: _metric_row(hist, predictions.true_probs, p, n_bins, shared=shared, key=groups[n])
+            for n, p in outputs.items()}
 
 
-def _metric_row(hist, true_probs, p: PredictorOutputs, n_bins: int, idx=None, shared: dict | None = None) -> dict:
+def _cpe_groups(outputs: dict) -> dict:
+    """``{name: the first name whose CPEs equal this predictor's}`` (equal arrays, whether or not the same object:
+    a predictions object loaded from the cache holds copies)."""
+    firsts: list = []
+    groups = {}
+    for n, p in outputs.items():
+        groups[n] = next((m for m in firsts if outputs[m].probs is p.probs or np.array_equal(outputs[m].probs, p.probs)),
+                         n)
+        if groups[n] == n:
+            firsts.append(n)
+    return groups
+
+
+def _metric_row(hist, true_probs, p: PredictorOutputs, n_bins: int, idx=None, shared: dict | None = None,
+                key=None) -> dict:
     """The metrics of :func:`evaluate_predictors` for one predictor, on the instances ``idx`` (all if None).
 
-    ``shared``: a dict kept across the predictors of one evaluation (the same ``hist`` and ``idx``): the metrics
-    of the CPEs are computed once per CPE array and reused by every predictor holding that array (a "+α"
-    predictor holds its base's CPEs; only its DPEs differ). The same function of the same numbers: values are
-    unchanged.
+    ``shared``: a dict kept across the predictors of one evaluation (the same ``hist`` and ``idx``), and ``key``
+    the predictor's CPE group (:func:`_cpe_groups`): the metrics of the CPEs are computed once per group and
+    reused by every predictor in it (a "+α" predictor holds its base's CPEs; only its DPEs differ). The same
+    function of the same numbers: values are unchanged.
     """
+    if shared is not None and key is None:
+        raise ValueError("key (the predictor's CPE group) is needed with shared")
     take = (lambda a: a) if idx is None else (lambda a: a[idx])
     hist, dpe = take(hist), take(p.dpe)
-    cpe = None if shared is None else shared.get(id(p.probs))
+    cpe = None if shared is None else shared.get(key)
     if cpe is None:
         probs = take(p.probs)
         d = cpe_loss_decomposition(hist, probs, n_bins=n_bins)
@@ -544,7 +561,7 @@ def _metric_row(hist, true_probs, p: PredictorOutputs, n_bins: int, idx=None, sh
                "EL": d.el_debiased, "CE": d.ce_debiased, "CL": d.cl_debiased, "DL": d.dl_debiased,
                "EL true": float(((probs - take(true_probs)) ** 2).sum(axis=1).mean())}
         if shared is not None:
-            shared[id(p.probs)] = cpe  # the arrays outlive the evaluation: an id is not reused meanwhile
+            shared[key] = cpe
     row = {**cpe, "L_phi": statistic_squared_loss(hist, dpe),
            "CE_phi": statistic_calibration(hist, dpe, n_bins=n_bins).ce_debiased}
     if p.posterior_probs is not None:
@@ -612,10 +629,10 @@ BOOT_CHUNK = 25
 
 def _boot_rows(hist, true_probs, outputs: dict, n_bins: int, idx: np.ndarray) -> list:
     """The metric rows of every predictor on each resample ``idx[b]`` of the test instances, in order."""
-    rows = []
+    groups, rows = _cpe_groups(outputs), []
     for i in idx:
         shared: dict = {}  # one resample: predictors with the same CPEs share their CPE metrics
-        rows.append({n: _metric_row(hist, true_probs, p, n_bins, i, shared) for n, p in outputs.items()})
+        rows.append({n: _metric_row(hist, true_probs, p, n_bins, i, shared, groups[n]) for n, p in outputs.items()})
     return rows
 
 

@@ -234,19 +234,27 @@ class TestBootstrapMetrics:
 
     def test_shared_cpe_metrics_are_those_computed_alone(self, tiny_predictions):
         """Predictors holding the same CPEs share their CPE metrics; each row equals the row computed on its own."""
-        from credalbook.papers.mimori.experiments import _metric_row
+        import copy
+
+        from credalbook.papers.mimori.experiments import _cpe_groups, _metric_row
 
         p = tiny_predictions
         names = p.names(2)
-        assert any(p.predictors[(2, n + "+α")].probs is p.predictors[(2, n)].probs for n in names if n + "+α" in names)
+        outputs = {n: p.predictors[(2, n)] for n in names}
+        groups = _cpe_groups(outputs)
+        assert groups["Raw+α"] == "Raw" and groups["Raw"] == "Raw" and groups["MCDO"] == "MCDO"
+        assert _cpe_groups(copy.deepcopy(outputs)) == groups  # copies (a cached object) group alike
+        assert all(np.array_equal(outputs[n].probs, outputs[g].probs) for n, g in groups.items())
         hist = p.test_hist[2]
         idx = np.random.default_rng(3).integers(0, len(hist), len(hist))
         for i in (None, idx):
             shared = {}
-            together = {n: _metric_row(hist, p.true_probs, p.predictors[(2, n)], 15, i, shared) for n in names}
-            alone = {n: _metric_row(hist, p.true_probs, p.predictors[(2, n)], 15, i) for n in names}
+            together = {n: _metric_row(hist, p.true_probs, o, 15, i, shared, groups[n]) for n, o in outputs.items()}
+            alone = {n: _metric_row(hist, p.true_probs, o, 15, i) for n, o in outputs.items()}
             assert together == alone and list(together["Raw+α"]) == list(alone["Raw+α"])
-            assert len(shared) < len(names)  # something was shared
+            assert len(shared) == len(set(groups.values())) < len(names)
+        with pytest.raises(ValueError, match="key"):
+            _metric_row(hist, p.true_probs, outputs["Raw"], 15, None, {})
 
 
 class TestReleasedCode:
