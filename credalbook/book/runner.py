@@ -38,12 +38,11 @@ __all__ = ["ChapterFailure", "run_chapters", "run_parts_cli", "claim_part", "bui
 STATE_FILE = ".runner-state.json"
 #: Per-cell timeout (seconds) for papermill; None means no limit (paper scale).
 CELL_TIMEOUT = {"tiny": 600, "quick": 3600, "paper": None}
-#: Sphinx warnings that fail the build: a cross-reference that does not resolve (``nitpicky`` is on
-#: in ``_config.yml``, so every ``:func:`...``` in a docstring must name a documented object) and an
-#: object of the API reference that cannot be imported. Other warnings (e.g. of the chapters) do not.
-#: Sphinx log lines that fail the build: broken cross-references, API objects that cannot be imported, and
-#: undefined substitutions (``|x − y|`` in a docstring is reST's substitution syntax: the page shows an error
-#: box instead of the text; write it as a literal or as math).
+#: Sphinx log lines that fail the build: a cross-reference that does not resolve (``nitpicky`` is on
+#: in ``_config.yml``, so every ``:func:`...``` in a docstring must name a documented object), an
+#: object of the API reference that cannot be imported, and an undefined substitution (``|x − y|`` in a
+#: docstring is reST's substitution syntax: the page shows an error box instead of the text; write it as a
+#: literal or as math). Other warnings (e.g. of the chapters) do not.
 BUILD_ERRORS = re.compile(r"WARNING: .*(reference target not found|failed to import)|ERROR: Undefined substitution")
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")  # Sphinx colours its warnings
 
