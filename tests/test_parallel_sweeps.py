@@ -144,8 +144,8 @@ class TestMimori:
                 np.testing.assert_array_equal(v, two[name][metric])
         # resample 0 by hand: the metrics of the predictor on the drawn instances
         idx = np.random.default_rng(np.random.SeedSequence([2, 26])).integers(0, 300, size=(60, 300))
-        from credalbook.papers.mimori.experiments import _metric_row
-        row = _metric_row(hist, q, outs[(5, "U")], 15, idx[59])
+        from credalbook.papers.mimori.experiments import _metric_rows
+        row = _metric_rows(hist, q, {"U": outs[(5, "U")]}, {"U": "U"}, 15, idx[59])["U"]
         assert {k: v for k, v in row.items() if k != "EL true"} == {k: v[59] for k, v in one["U"].items()}
 
 

@@ -519,54 +519,45 @@ def evaluate_predictors(predictions: MimoriPredictions, config, *, names=None, n
     :math:`\hat L_{\phi^D}` (Eq. 40) and :math:`\widehat{\mathrm{CE}}_{\phi^D}` (Eq. 44) of the DPEs;
     the unbiased EL of the posterior CPEs (Table 2; only where the predictor has them).
     """
-    hist = predictions.test_hist[config]
     outputs = {n: predictions.predictors[(config, n)] for n in names or predictions.names(config)}
-    groups, shared = _cpe_groups(outputs), {}
-    return {n: _metric_row(hist, predictions.true_probs, p, n_bins, shared=shared, key=groups[n])
-            for n, p in outputs.items()}
+    return _metric_rows(predictions.test_hist[config], predictions.true_probs, outputs, _cpe_groups(outputs), n_bins)
 
 
 def _cpe_groups(outputs: dict) -> dict:
-    """``{name: the first name whose CPEs equal this predictor's}`` (equal arrays, whether or not the same object:
-    a predictions object loaded from the cache holds copies)."""
+    """``{name: the first name whose CPEs equal this predictor's}``: a "+α" predictor holds its base's CPEs
+    (compared by value: a predictions object loaded from the cache holds copies)."""
     firsts: list = []
     groups = {}
     for n, p in outputs.items():
-        groups[n] = next((m for m in firsts if outputs[m].probs is p.probs or np.array_equal(outputs[m].probs, p.probs)),
-                         n)
+        groups[n] = next((m for m in firsts if np.array_equal(outputs[m].probs, p.probs)), n)
         if groups[n] == n:
             firsts.append(n)
     return groups
 
 
-def _metric_row(hist, true_probs, p: PredictorOutputs, n_bins: int, idx=None, shared: dict | None = None,
-                key=None) -> dict:
-    """The metrics of :func:`evaluate_predictors` for one predictor, on the instances ``idx`` (all if None).
-
-    ``shared``: a dict kept across the predictors of one evaluation (the same ``hist`` and ``idx``), and ``key``
-    the predictor's CPE group (:func:`_cpe_groups`): the metrics of the CPEs are computed once per group and
-    reused by every predictor in it (a "+α" predictor holds its base's CPEs; only its DPEs differ). The same
-    function of the same numbers: values are unchanged.
-    """
-    if shared is not None and key is None:
-        raise ValueError("key (the predictor's CPE group) is needed with shared")
+def _metric_rows(hist, true_probs, outputs: dict, groups: dict, n_bins: int, idx=None) -> dict:
+    """The metrics of :func:`evaluate_predictors` for every predictor of ``outputs``, on the instances ``idx``
+    (all if None). The CPE metrics are computed once per CPE group (``groups``, :func:`_cpe_groups`) and shared by
+    its predictors: the same function of the same numbers, so every value is that of the predictor alone."""
     take = (lambda a: a) if idx is None else (lambda a: a[idx])
-    hist, dpe = take(hist), take(p.dpe)
-    cpe = None if shared is None else shared.get(key)
-    if cpe is None:
-        probs = take(p.probs)
-        d = cpe_loss_decomposition(hist, probs, n_bins=n_bins)
-        cpe = {"Acc": float((probs.argmax(axis=1) == hist.argmax(axis=1)).mean()),
-               "L_sq": expected_squared_loss(hist, probs),
-               "EL": d.el_debiased, "CE": d.ce_debiased, "CL": d.cl_debiased, "DL": d.dl_debiased,
-               "EL true": float(((probs - take(true_probs)) ** 2).sum(axis=1).mean())}
-        if shared is not None:
-            shared[key] = cpe
-    row = {**cpe, "L_phi": statistic_squared_loss(hist, dpe),
-           "CE_phi": statistic_calibration(hist, dpe, n_bins=n_bins).ce_debiased}
-    if p.posterior_probs is not None:
-        row["EL post"] = cpe_loss_decomposition(hist, take(p.posterior_probs), n_bins=n_bins).el_debiased
-    return row
+    hist, truth = take(hist), take(true_probs)
+    cpe_metrics, rows = {}, {}
+    for name, p in outputs.items():
+        if groups[name] not in cpe_metrics:
+            probs = take(p.probs)
+            d = cpe_loss_decomposition(hist, probs, n_bins=n_bins)
+            cpe_metrics[groups[name]] = {
+                "Acc": float((probs.argmax(axis=1) == hist.argmax(axis=1)).mean()),
+                "L_sq": expected_squared_loss(hist, probs),
+                "EL": d.el_debiased, "CE": d.ce_debiased, "CL": d.cl_debiased, "DL": d.dl_debiased,
+                "EL true": float(((probs - truth) ** 2).sum(axis=1).mean())}
+        dpe = take(p.dpe)
+        row = {**cpe_metrics[groups[name]], "L_phi": statistic_squared_loss(hist, dpe),
+               "CE_phi": statistic_calibration(hist, dpe, n_bins=n_bins).ce_debiased}
+        if p.posterior_probs is not None:
+            row["EL post"] = cpe_loss_decomposition(hist, take(p.posterior_probs), n_bins=n_bins).el_debiased
+        rows[name] = row
+    return rows
 
 
 def bootstrap_metrics(predictions: MimoriPredictions, config, *, names=None, n_boot: int = 200, n_bins: int = 15,
@@ -629,11 +620,8 @@ BOOT_CHUNK = 25
 
 def _boot_rows(hist, true_probs, outputs: dict, n_bins: int, idx: np.ndarray) -> list:
     """The metric rows of every predictor on each resample ``idx[b]`` of the test instances, in order."""
-    groups, rows = _cpe_groups(outputs), []
-    for i in idx:
-        shared: dict = {}  # one resample: predictors with the same CPEs share their CPE metrics
-        rows.append({n: _metric_row(hist, true_probs, p, n_bins, i, shared, groups[n]) for n, p in outputs.items()})
-    return rows
+    groups = _cpe_groups(outputs)
+    return [_metric_rows(hist, true_probs, outputs, groups, n_bins, i) for i in idx]
 
 
 def ts_dpe_shift(predictions: MimoriPredictions, config, *, base: str = "Raw") -> dict:

@@ -236,7 +236,7 @@ class TestBootstrapMetrics:
         """Predictors holding the same CPEs share their CPE metrics; each row equals the row computed on its own."""
         import copy
 
-        from credalbook.papers.mimori.experiments import _cpe_groups, _metric_row
+        from credalbook.papers.mimori.experiments import _cpe_groups, _metric_rows
 
         p = tiny_predictions
         names = p.names(2)
@@ -245,16 +245,13 @@ class TestBootstrapMetrics:
         assert groups["Raw+α"] == "Raw" and groups["Raw"] == "Raw" and groups["MCDO"] == "MCDO"
         assert _cpe_groups(copy.deepcopy(outputs)) == groups  # copies (a cached object) group alike
         assert all(np.array_equal(outputs[n].probs, outputs[g].probs) for n, g in groups.items())
+        assert len(set(groups.values())) < len(names)  # something is shared
         hist = p.test_hist[2]
         idx = np.random.default_rng(3).integers(0, len(hist), len(hist))
         for i in (None, idx):
-            shared = {}
-            together = {n: _metric_row(hist, p.true_probs, o, 15, i, shared, groups[n]) for n, o in outputs.items()}
-            alone = {n: _metric_row(hist, p.true_probs, o, 15, i) for n, o in outputs.items()}
+            together = _metric_rows(hist, p.true_probs, outputs, groups, 15, i)
+            alone = {n: _metric_rows(hist, p.true_probs, {n: o}, {n: n}, 15, i)[n] for n, o in outputs.items()}
             assert together == alone and list(together["Raw+α"]) == list(alone["Raw+α"])
-            assert len(shared) == len(set(groups.values())) < len(names)
-        with pytest.raises(ValueError, match="key"):
-            _metric_row(hist, p.true_probs, outputs["Raw"], 15, None, {})
 
 
 class TestReleasedCode:
