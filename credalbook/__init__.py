@@ -15,10 +15,9 @@ The library is a set of subpackages by concept; import what you need from them, 
 
 import importlib as _importlib
 
-__version__ = "0.5.0"
+__version__ = "0.6.0"
 
-_SUBPACKAGES = ("metrics", "stats", "credal", "calibration", "gp", "nn", "data", "synthetic", "plotting", "cache",
-               "papers", "book")
+_SUBPACKAGES = tuple("metrics stats credal calibration gp nn data synthetic plotting cache papers book".split())
 __all__ = ["__version__", *_SUBPACKAGES]
 
 

@@ -39,8 +39,8 @@ from collections.abc import Callable, Iterable, Iterator
 import numpy as np
 
 from credalbook._validation import as_rng, check_positive_int
-from credalbook.cache import ENV_VAR as CACHE_ENV_VAR
 from credalbook.cache import cache_dir
+from credalbook.cache import ENV_VAR as CACHE_ENV_VAR
 
 __all__ = ["DEFAULT_CHUNK_SIZE", "check_n_jobs", "root_seed", "chunk_sizes", "run_chunks", "sweep"]
 
@@ -84,8 +84,16 @@ def chunk_sizes(total: int, chunk_size: int) -> list[int]:
     return [min(chunk_size, total - lo) for lo in range(0, total, chunk_size)]
 
 
-def run_chunks(func, total: int, *, seed=None, chunk_size: int = DEFAULT_CHUNK_SIZE, n_jobs=None,
-               args: tuple = (), kwargs: dict | None = None) -> np.ndarray:
+def run_chunks(
+    func,
+    total: int,
+    *,
+    seed=None,
+    chunk_size: int = DEFAULT_CHUNK_SIZE,
+    n_jobs=None,
+    args: tuple = (),
+    kwargs: dict | None = None,
+) -> np.ndarray:
     """``concatenate([func(size_c, rng_c, *args, **kwargs) for each chunk c])`` through joblib.
 
     Parameters
@@ -157,7 +165,7 @@ def sweep(func: Callable, items: Iterable[tuple], *, n_jobs: int = 1) -> Iterato
     >>> list(sweep(pow, items)) == list(sweep(pow, items, n_jobs=2)) == list(sweep(pow, items, n_jobs=None)) == [8, 9]
     True
     """
-    from joblib import Parallel, delayed
+    from joblib import delayed, Parallel
 
     n_jobs = check_n_jobs(n_jobs)
     items = [tuple(it) for it in items]

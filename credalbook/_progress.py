@@ -14,7 +14,12 @@ from tqdm.auto import tqdm
 
 def progress_enabled(progress: bool = True) -> bool:
     """``progress`` unless ``$CREDALBOOK_PROGRESS`` is ``0``/``false``/``no``/``off``."""
-    return bool(progress) and os.environ.get("CREDALBOOK_PROGRESS", "1").strip().lower() not in {"0", "false", "no", "off"}
+    return bool(progress) and os.environ.get("CREDALBOOK_PROGRESS", "1").strip().lower() not in {
+        "0",
+        "false",
+        "no",
+        "off",
+    }
 
 
 def progress_bar(iterable=None, *, progress: bool = True, **kwargs):

@@ -26,8 +26,19 @@ import subprocess
 import sys
 from pathlib import Path
 
-__all__ = ["code_hash", "module_hashes", "import_closure", "source_hash", "machine", "versions", "git_state", "utc_now",
-           "note_part", "parts_used", "UNHASHED_PACKAGES"]
+__all__ = [
+    "code_hash",
+    "module_hashes",
+    "import_closure",
+    "source_hash",
+    "machine",
+    "versions",
+    "git_state",
+    "utc_now",
+    "note_part",
+    "parts_used",
+    "UNHASHED_PACKAGES",
+]
 
 _PACKAGE = Path(__file__).resolve().parent
 #: Subpackages whose code does not compute results (executing and publishing them), left out of the
@@ -41,8 +52,12 @@ class _StripDocstrings(ast.NodeTransformer):
     def _strip(self, node):
         self.generic_visit(node)
         body = getattr(node, "body", None)
-        if (body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
-                and isinstance(body[0].value.value, str)):
+        if (
+            body
+            and isinstance(body[0], ast.Expr)
+            and isinstance(body[0].value, ast.Constant)
+            and isinstance(body[0].value.value, str)
+        ):
             node.body = body[1:] or [ast.Pass()]
         return node
 
@@ -122,8 +137,11 @@ def machine() -> dict:
     except (OSError, StopIteration):
         pass
     try:
-        kb = next(int(line.split()[1]) for line in Path("/proc/meminfo").read_text().splitlines()
-                  if line.startswith("MemTotal"))
+        kb = next(
+            int(line.split()[1])
+            for line in Path("/proc/meminfo").read_text().splitlines()
+            if line.startswith("MemTotal")
+        )
         mem = round(kb / 2**20, 1)
     except (OSError, StopIteration, ValueError):
         pass
@@ -135,8 +153,15 @@ def machine() -> dict:
     threads = torch.get_num_threads() if torch is not None else None
     load = [round(x, 2) for x in os.getloadavg()] if hasattr(os, "getloadavg") else None
     # threads and load say how a wall time was measured (one thread, or a machine shared with other jobs)
-    return {"cpu": cpu, "cores": cores, "memory_gib": mem, "gpu": gpu, "host": platform.node(),
-            "torch_threads": threads, "load_average": load}
+    return {
+        "cpu": cpu,
+        "cores": cores,
+        "memory_gib": mem,
+        "gpu": gpu,
+        "host": platform.node(),
+        "torch_threads": threads,
+        "load_average": load,
+    }
 
 
 def versions() -> dict:
@@ -164,10 +189,16 @@ def git_state(root=None) -> dict:
     """
     root = Path(root) if root is not None else _PACKAGE.parent
     try:
-        sha = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True,
-                             check=True).stdout.strip()
-        status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--", ".", ":!results"],
-                                cwd=root, capture_output=True, text=True, check=True).stdout
+        sha = subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, check=True
+        ).stdout.strip()
+        status = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no", "--", ".", ":!results"],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
     except (OSError, subprocess.CalledProcessError):
         return _stated_git_state()
     return {"commit": sha, "clean": not status.strip()}
@@ -205,7 +236,7 @@ def _module_path(name: str) -> Path | None:
     return None
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _tree(path: Path) -> ast.Module:
     return ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
 
@@ -242,8 +273,9 @@ def _imports_of(name: str, path: Path) -> set:
         elif isinstance(node, ast.ImportFrom):
             mod = _absolute(name, path, node)
             if mod == "credalbook" or mod.startswith("credalbook."):
-                found.update(_defining_module(mod, a.name) for a in node.names
-                             if a.name != "*" and not a.name.startswith("__"))  # __version__ is no code
+                found.update(
+                    _defining_module(mod, a.name) for a in node.names if a.name != "*" and not a.name.startswith("__")
+                )  # __version__ is no code
                 if any(a.name == "*" for a in node.names):
                     found.add(mod)
     return {m for m in found if m == "credalbook" or m.startswith("credalbook.")}

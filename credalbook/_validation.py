@@ -50,8 +50,9 @@ def as_numpy(x, name: str) -> np.ndarray:
         raise ValueError(f"{name} could not be converted to an array: {err}") from None
 
 
-def check_real_dtype(arr: np.ndarray, name: str, *, allow_bool: bool = True,
-                     what: str = "be numeric (real numbers)") -> np.ndarray:
+def check_real_dtype(
+    arr: np.ndarray, name: str, *, allow_bool: bool = True, what: str = "be numeric (real numbers)"
+) -> np.ndarray:
     """Raise unless ``arr`` holds real numbers (bools only with ``allow_bool``): no complex, object or string dtypes.
 
     The message reads ``f"{name} must {what}, got dtype {dtype}"``.
@@ -131,9 +132,7 @@ def check_probs(probs, *, name: str = "probs", atol: float | None = None, min_nd
     sums = np.einsum("...k->...", arr)
     if not (sums.min() >= 1.0 - atol and sums.max() <= 1.0 + atol):  # no temporaries of size N
         idx = first_index(np.abs(sums - 1.0) > atol)
-        raise ValueError(
-            f"{name} must sum to 1 along the last axis; row {fmt_index(idx)} sums to {sums[idx]:.6g}"
-        )
+        raise ValueError(f"{name} must sum to 1 along the last axis; row {fmt_index(idx)} sums to {sums[idx]:.6g}")
     return arr
 
 
@@ -354,8 +353,7 @@ def check_logits(logits, name: str = "logits", ndim: int = 2) -> torch.Tensor:
     if t.ndim != ndim:
         raise ValueError(f"{name} must have shape {shape}; got shape {tuple(t.shape)}")
     if t.shape[0] < 1 or t.shape[-1] < 2:
-        raise ValueError(f"{name} must have at least one instance and two classes; got shape "
-                         f"{tuple(t.shape)}")
+        raise ValueError(f"{name} must have at least one instance and two classes; got shape {tuple(t.shape)}")
     if not bool(torch.isfinite(t).all()):
         bad = tuple(int(i) for i in torch.nonzero(~torch.isfinite(t))[0])
         raise ValueError(f"{name} must be finite; {name}{list(bad)} = {float(t[bad])}")

@@ -36,8 +36,18 @@ import joblib
 
 from credalbook._paths import repo_root
 
-__all__ = ["cache_dir", "memory", "cached", "checkpoint_path", "as_checkpoint", "save_checkpoint",
-           "load_checkpoint", "rng_states", "restore_rng_states", "clear_cache"]
+__all__ = [
+    "cache_dir",
+    "memory",
+    "cached",
+    "checkpoint_path",
+    "as_checkpoint",
+    "save_checkpoint",
+    "load_checkpoint",
+    "rng_states",
+    "restore_rng_states",
+    "clear_cache",
+]
 
 ENV_VAR = "CREDALBOOK_CACHE_DIR"
 
@@ -136,12 +146,7 @@ def _reject_modules(func: Callable, args: tuple, kwargs: dict) -> None:
             )
 
 
-def cached(
-    func: Callable | None = None,
-    *,
-    version: str | None = None,
-    ignore: list[str] | None = None,
-) -> Callable:
+def cached(func: Callable | None = None, *, version: str | None = None, ignore: list[str] | None = None) -> Callable:
     """Cache a function's results on disk, keyed by its code, arguments and the version.
 
     Usable as ``@cached``, ``@cached(ignore=["progress"])`` or ``cached(f)(*args)``. The
@@ -270,8 +275,10 @@ def load_checkpoint(path: Path, settings: dict) -> dict | None:
     saved = state.get("settings", {})
     if saved != settings:
         diff = sorted(k for k in set(settings) | set(saved) if saved.get(k) != settings.get(k))
-        raise ValueError(f"checkpoint {str(path)!r} was written by a run with other settings ({', '.join(diff)} "
-                         "differ); delete it or pass another path")
+        raise ValueError(
+            f"checkpoint {str(path)!r} was written by a run with other settings ({', '.join(diff)} "
+            "differ); delete it or pass another path"
+        )
     return state
 
 
@@ -280,8 +287,11 @@ def rng_states(shuffle, cuda_devices) -> dict:
     global CPU generator and, when `cuda_devices` names one, that device's (for :func:`save_checkpoint`)."""
     import torch
 
-    return dict(shuffle_rng=shuffle.get_state(), torch_rng=torch.get_rng_state(),
-                cuda_rng=torch.cuda.get_rng_state(cuda_devices[0]) if cuda_devices else None)
+    return dict(
+        shuffle_rng=shuffle.get_state(),
+        torch_rng=torch.get_rng_state(),
+        cuda_rng=torch.cuda.get_rng_state(cuda_devices[0]) if cuda_devices else None,
+    )
 
 
 def restore_rng_states(state: dict, shuffle, cuda_devices) -> None:

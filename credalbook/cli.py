@@ -31,7 +31,7 @@ the asymptotic density) with the observed statistic (:func:`credalbook.plotting.
 
 Every interval and every test is computed with the same ``--seed`` and ``--n-resamples`` R
 (default :func:`default_n_resamples`: 1000, fewer above N = 10⁵), so each number of the report is
-one library call away: e.g. ``bootstrap_ci(accuracy, probs, labels, ci=0.95, n_resamples=R,
+one library call away: e.g. ``bootstrap_ci(probs, labels, accuracy, ci=0.95, n_resamples=R,
 seed=S)``, ``ece_confidence(probs, labels, n_bins=B, ci=0.95, n_resamples=R, seed=S)`` or
 ``calibration_test(probs, labels, method="hosmer_lemeshow", n_bins=B, n_resamples=R, seed=S)``.
 
@@ -50,6 +50,7 @@ import inspect
 import json
 import sys
 import time
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -60,14 +61,23 @@ __all__ = ["main", "build_parser", "default_n_resamples", "DEFAULT_TESTS", "METR
 METRICS = {
     "accuracy": "accuracy",
     "nll": "NLL",
-    "brier": "Brier score",
-    "ece_top_label": "ECE top-label",
+    "brier_score": "Brier score",
+    "ece_confidence": "ECE confidence",
     "ece_classwise": "ECE classwise",
     "skce": "SKCE linear (Laplacian)",
 }
+#: Old ``--metrics`` names, accepted with a deprecation message: old → new (the function's name).
+RENAMED_METRICS = {"brier": "brier_score", "ece_top_label": "ece_confidence"}
 #: Tests ``--tests`` can choose (methods of :func:`credalbook.stats.calibration_test`).
-TESTS = ("consistency", "consistency_classwise", "skce_linear", "skce_block", "skce_quadratic",
-         "skce_distribution_free", "hosmer_lemeshow")
+TESTS = (
+    "consistency",
+    "consistency_classwise",
+    "skce_linear",
+    "skce_block",
+    "skce_quadratic",
+    "skce_distribution_free",
+    "hosmer_lemeshow",
+)
 #: Tests run unless ``--tests`` says otherwise.
 DEFAULT_TESTS = ("consistency", "skce_linear", "hosmer_lemeshow")
 #: Resamples without ``--n-resamples`` (:func:`default_n_resamples`): at most ``MAX_AUTO_RESAMPLES``,
@@ -157,64 +167,115 @@ def _seed(text: str) -> int:
     return value
 
 
-def _choices(allowed):
+def _choices(allowed, renamed: dict | None = None, option: str = ""):
+    renamed = renamed or {}
+
+    def new_name(name: str) -> str:
+        if name in renamed:
+            warnings.warn(
+                f"{option} {name!r} was renamed to {renamed[name]!r} in 0.6; {name!r} will be removed in 0.7",
+                FutureWarning,
+                stacklevel=2,
+            )
+            return renamed[name]
+        return name
+
     def parse(text: str) -> tuple[str, ...]:
-        names = tuple(dict.fromkeys(t.strip() for t in text.split(",") if t.strip()))
+        names = tuple(dict.fromkeys(new_name(t.strip()) for t in text.split(",") if t.strip()))
         if text.strip().lower() == "none":
             return ()
         bad = [n for n in names if n not in allowed]
         if bad or not names:
             unknown = f"unknown {', '.join(map(repr, bad))}; " if bad else ""
-            raise argparse.ArgumentTypeError(f"{unknown}choose from {', '.join(allowed)} (comma-separated) or "
-                                             f"'none'; got {text!r}")
+            raise argparse.ArgumentTypeError(
+                f"{unknown}choose from {', '.join(allowed)} (comma-separated) or 'none'; got {text!r}"
+            )
         return names
+
     return parse
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``credalbook`` argument parser with its ``evaluate`` subcommand."""
     parser = argparse.ArgumentParser(
-        prog="credalbook", description="Calibration metrics with confidence intervals and calibration tests with "
-                                       "p-values for stored predictions.")
+        prog="credalbook",
+        description="Calibration metrics with confidence intervals and calibration tests with "
+        "p-values for stored predictions.",
+    )
     from credalbook import __version__
 
     parser.add_argument("--version", action="version", version=f"credalbook {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     ev = sub.add_parser(
-        "evaluate", help="metrics with CIs and calibration tests for stored predictions",
+        "evaluate",
+        help="metrics with CIs and calibration tests for stored predictions",
         description="Evaluate the calibration of stored predictions: metrics with bootstrap confidence intervals "
-                    "and calibration tests with p-values; figures and a JSON report with --out.",
+        "and calibration tests with p-values; figures and a JSON report with --out.",
         epilog="Files: .npy, .npz (one array, or --key), .csv (numbers, optional header line; labels as one "
-               "column), .pt/.pth (a tensor, or a dict of tensors with --key; read with weights_only=True). "
-               "Every interval and test uses --seed, so each number is reproduced by one library call.")
-    ev.add_argument("--probs", required=True, metavar="FILE",
-                    help="predictions: (N, K) probabilities, or (N, M, K) with --ensemble")
+        "column), .pt/.pth (a tensor, or a dict of tensors with --key; read with weights_only=True). "
+        "Every interval and test uses --seed, so each number is reproduced by one library call.",
+    )
+    ev.add_argument(
+        "--probs", required=True, metavar="FILE", help="predictions: (N, K) probabilities, or (N, M, K) with --ensemble"
+    )
     ev.add_argument("--labels", required=True, metavar="FILE", help="N integer labels in [0, K)")
     ev.add_argument("--key", metavar="NAME", help="array of --probs in an .npz file or a dict saved by torch")
     ev.add_argument("--labels-key", metavar="NAME", help="array of --labels in an .npz or torch file")
     ev.add_argument("--logits", action="store_true", help="--probs holds logits (softmax in float64)")
-    ev.add_argument("--ensemble", action="store_true",
-                    help="--probs is (N, M, K): evaluate every member, their mean, and test the set")
+    ev.add_argument(
+        "--ensemble",
+        action="store_true",
+        help="--probs is (N, M, K): evaluate every member, their mean, and test the set",
+    )
     ev.add_argument("--out", metavar="DIR", help="write report.json, metrics.csv, tests.csv and PNG figures here")
-    ev.add_argument("--n-resamples", type=_positive_int, default=None, metavar="R",
-                    help=f"bootstrap replicates of each interval and null samples of each resampling test "
-                         f"(default: {MAX_AUTO_RESAMPLES} up to N = {AUTO_RESAMPLE_WORK // MAX_AUTO_RESAMPLES}, "
-                         f"then {AUTO_RESAMPLE_WORK}/N, at least {MIN_AUTO_RESAMPLES})")
-    ev.add_argument("--n-bins", type=_positive_int, default=10, metavar="B",
-                    help="equal-width bins of the ECEs and groups of Hosmer-Lemeshow (default 10)")
+    ev.add_argument(
+        "--n-resamples",
+        type=_positive_int,
+        default=None,
+        metavar="R",
+        help=f"bootstrap replicates of each interval and null samples of each resampling test "
+        f"(default: {MAX_AUTO_RESAMPLES} up to N = {AUTO_RESAMPLE_WORK // MAX_AUTO_RESAMPLES}, "
+        f"then {AUTO_RESAMPLE_WORK}/N, at least {MIN_AUTO_RESAMPLES})",
+    )
+    ev.add_argument(
+        "--n-bins",
+        type=_positive_int,
+        default=10,
+        metavar="B",
+        help="equal-width bins of the ECEs and groups of Hosmer-Lemeshow (default 10)",
+    )
     ev.add_argument("--alpha", type=_unit_interval, default=0.05, help="significance level (default 0.05)")
-    ev.add_argument("--ci", type=_unit_interval, default=0.95, metavar="LEVEL",
-                    help="level of the confidence intervals (default 0.95)")
+    ev.add_argument(
+        "--ci",
+        type=_unit_interval,
+        default=0.95,
+        metavar="LEVEL",
+        help="level of the confidence intervals (default 0.95)",
+    )
     ev.add_argument("--no-ci", action="store_true", help="metrics without confidence intervals (faster)")
     ev.add_argument("--seed", type=_seed, default=0, help="seed of every resampling (default 0)")
-    ev.add_argument("--n-jobs", type=_n_jobs, default=None, metavar="J",
-                    help="parallel jobs of the resampling tests (joblib; -1: all CPUs); the p-values do not "
-                         "depend on J, but any J draws another stream than the serial default")
-    ev.add_argument("--tests", type=_choices(TESTS), default=DEFAULT_TESTS, metavar="LIST",
-                    help=f"comma-separated tests from {', '.join(TESTS)}, or 'none' "
-                         f"(default {','.join(DEFAULT_TESTS)})")
-    ev.add_argument("--metrics", type=_choices(tuple(METRICS)), default=tuple(METRICS), metavar="LIST",
-                    help=f"comma-separated metrics from {', '.join(METRICS)} (default: all)")
+    ev.add_argument(
+        "--n-jobs",
+        type=_n_jobs,
+        default=None,
+        metavar="J",
+        help="parallel jobs of the resampling tests (joblib; -1: all CPUs); the p-values do not "
+        "depend on J, but any J draws another stream than the serial default",
+    )
+    ev.add_argument(
+        "--tests",
+        type=_choices(TESTS),
+        default=DEFAULT_TESTS,
+        metavar="LIST",
+        help=f"comma-separated tests from {', '.join(TESTS)}, or 'none' (default {','.join(DEFAULT_TESTS)})",
+    )
+    ev.add_argument(
+        "--metrics",
+        type=_choices(tuple(METRICS), RENAMED_METRICS, "--metrics"),
+        default=tuple(METRICS),
+        metavar="LIST",
+        help=f"comma-separated metrics from {', '.join(METRICS)} (default: all)",
+    )
     ev.add_argument("--no-plots", action="store_true", help="write no figures to --out")
     ev.set_defaults(func=_evaluate)
     return parser
@@ -268,8 +329,11 @@ def load_inputs(args) -> tuple[np.ndarray, np.ndarray]:
     try:
         probs = as_predictions(raw, what, from_logits=args.logits, ndim=ndim)
     except ValueError as err:
-        hint = "" if args.logits or not ("sum to 1" in str(err) or "lie in [0, 1]" in str(err)) \
+        hint = (
+            ""
+            if args.logits or not ("sum to 1" in str(err) or "lie in [0, 1]" in str(err))
             else " (logits? pass --logits)"
+        )
         raise InputError(f"{what} file '{args.probs}': {err}{hint}") from None
     try:
         labels = check_labels(raw_labels, n_classes=probs.shape[-1], shape=probs.shape[:1])
@@ -294,8 +358,8 @@ def _metric_function(name: str, probs: np.ndarray, n_bins: int):
     return {
         "accuracy": metrics.accuracy,
         "nll": metrics.nll,
-        "brier": metrics.brier_score,
-        "ece_top_label": functools.partial(metrics.ece_confidence, n_bins=n_bins),
+        "brier_score": metrics.brier_score,
+        "ece_confidence": functools.partial(metrics.ece_confidence, n_bins=n_bins),
         "ece_classwise": functools.partial(metrics.ece_classwise, n_bins=n_bins),
     }[name]
 
@@ -305,7 +369,7 @@ def _has_ci(fn) -> bool:
     return "ci" in inspect.signature(base).parameters
 
 
-def compute_metric(name: str, probs, labels, *, n_bins: int, ci: float | None, n_resamples: int, seed):
+def compute_metric(probs, labels, name: str, *, n_bins: int, ci: float | None, n_resamples: int, seed):
     """One metric of the table: an :class:`~credalbook.metrics.Estimate` (with ``ci``) or a float.
 
     Every metric of the table has a ``ci=`` keyword (its own vectorised bootstrap: accuracy, NLL
@@ -321,26 +385,47 @@ def compute_metric(name: str, probs, labels, *, n_bins: int, ci: float | None, n
         return float(fn(probs, labels))
     if _has_ci(fn):
         return fn(probs, labels, ci=ci, n_resamples=n_resamples, seed=seed)
-    return bootstrap_ci(fn, probs, labels, ci=ci, n_resamples=n_resamples, seed=seed)
+    return bootstrap_ci(probs, labels, fn, ci=ci, n_resamples=n_resamples, seed=seed)
 
 
-def run_test(name: str, probs, labels, *, n_bins: int, n_resamples: int, alpha: float, seed, n_jobs):
+def run_test(probs, labels, name: str, *, n_bins: int, n_resamples: int, alpha: float, seed, n_jobs):
     """One calibration test by its ``--tests`` name (:func:`credalbook.stats.calibration_test`)."""
     from credalbook.stats import calibration_test
 
-    method, measure = {"consistency": ("consistency", "ece_conf"),
-                       "consistency_classwise": ("consistency", "ece_cwise")}.get(name, (name, None))
+    method, measure = {
+        "consistency": ("consistency", "ece_conf"),
+        "consistency_classwise": ("consistency", "ece_cwise"),
+    }.get(name, (name, None))
     options = {} if measure is None else {"measure": measure}
-    return calibration_test(probs, labels, method=method, n_bins=n_bins, n_resamples=n_resamples, alpha=alpha,
-                            seed=seed, n_jobs=n_jobs, **options)
+    return calibration_test(
+        probs,
+        labels,
+        method=method,
+        n_bins=n_bins,
+        n_resamples=n_resamples,
+        alpha=alpha,
+        seed=seed,
+        n_jobs=n_jobs,
+        **options,
+    )
 
 
 def run_set_test(ens, labels, *, n_bins: int, n_resamples: int, alpha: float, seed, n_jobs):
     """The test of a set of classifiers (Mortier et al. 2023) with the top-label ECE."""
-    from credalbook.stats import set_calibration_test
+    from credalbook.stats import NULL_CHUNK, set_calibration_test
 
-    return set_calibration_test(ens, labels, measure="ece_conf", n_bins=n_bins, n_bootstrap=n_resamples, alpha=alpha,
-                                seed=seed, n_jobs=n_jobs)
+    # without --n-jobs: the one random stream of the null sample that this command has always drawn
+    return set_calibration_test(
+        ens,
+        labels,
+        measure="ece_conf",
+        n_bins=n_bins,
+        n_resamples=n_resamples,
+        alpha=alpha,
+        seed=seed,
+        n_jobs=n_jobs,
+        chunk_size=None if n_jobs is None else NULL_CHUNK,
+    )
 
 
 class _Clock:
@@ -390,37 +475,74 @@ def evaluate(args, *, out=None) -> dict:
     if args.n_resamples is None:
         args.n_resamples = default_n_resamples(n)
     ci = None if args.no_ci else args.ci
-    settings = {"n_bins": args.n_bins, "n_resamples": args.n_resamples, "alpha": args.alpha, "ci": ci,
-                "seed": args.seed, "n_jobs": args.n_jobs, "tests": list(args.tests), "metrics": list(args.metrics)}
-    report = {"credalbook_version": __version__,
-              "inputs": {"probs": str(args.probs), "labels": str(args.labels), "logits": bool(args.logits),
-                         "ensemble": bool(args.ensemble), "n": int(n), "n_classes": int(k),
-                         "n_members": int(probs.shape[1]) if args.ensemble else None},
-              "settings": settings, "models": {}, "set_test": None, "timings_s": clock.times, "files": []}
+    settings = {
+        "n_bins": args.n_bins,
+        "n_resamples": args.n_resamples,
+        "alpha": args.alpha,
+        "ci": ci,
+        "seed": args.seed,
+        "n_jobs": args.n_jobs,
+        "tests": list(args.tests),
+        "metrics": list(args.metrics),
+    }
+    report = {
+        "credalbook_version": __version__,
+        "inputs": {
+            "probs": str(args.probs),
+            "labels": str(args.labels),
+            "logits": bool(args.logits),
+            "ensemble": bool(args.ensemble),
+            "n": int(n),
+            "n_classes": int(k),
+            "n_members": int(probs.shape[1]) if args.ensemble else None,
+        },
+        "settings": settings,
+        "models": {},
+        "set_test": None,
+        "timings_s": clock.times,
+        "files": [],
+    }
     results = {}
     _print_header(report, out)
     for model, p in _models(probs).items():
         metrics = {}
         for name in args.metrics:
             with clock(f"metric {name}"):
-                metrics[name] = compute_metric(name, p, labels, n_bins=args.n_bins, ci=ci,
-                                               n_resamples=args.n_resamples, seed=args.seed)
+                metrics[name] = compute_metric(
+                    p, labels, name, n_bins=args.n_bins, ci=ci, n_resamples=args.n_resamples, seed=args.seed
+                )
         tests = {}
         for name in args.tests:
             with clock(f"test {name}"):
-                tests[name] = run_test(name, p, labels, n_bins=args.n_bins, n_resamples=args.n_resamples,
-                                       alpha=args.alpha, seed=args.seed, n_jobs=args.n_jobs)
+                tests[name] = run_test(
+                    p,
+                    labels,
+                    name,
+                    n_bins=args.n_bins,
+                    n_resamples=args.n_resamples,
+                    alpha=args.alpha,
+                    seed=args.seed,
+                    n_jobs=args.n_jobs,
+                )
         results[model] = tests
-        report["models"][model] = {"metrics": {m: _estimate_dict(v) for m, v in metrics.items()},
-                                   "tests": {t: r.summary() for t, r in tests.items()}}
+        report["models"][model] = {
+            "metrics": {m: _estimate_dict(v) for m, v in metrics.items()},
+            "tests": {t: r.summary() for t, r in tests.items()},
+        }
         _print_model(model, report, out)
     if args.ensemble:
         with clock("test set"):
-            set_result = run_set_test(probs, labels, n_bins=args.n_bins, n_resamples=args.n_resamples,
-                                      alpha=args.alpha, seed=args.seed, n_jobs=args.n_jobs)
+            set_result = run_set_test(
+                probs,
+                labels,
+                n_bins=args.n_bins,
+                n_resamples=args.n_resamples,
+                alpha=args.alpha,
+                seed=args.seed,
+                n_jobs=args.n_jobs,
+            )
         results["set"] = {"set": set_result}
-        report["set_test"] = {**set_result.summary(),
-                              "weights": [float(w) for w in np.ravel(set_result.weights)]}
+        report["set_test"] = {**set_result.summary(), "weights": [float(w) for w in np.ravel(set_result.weights)]}
         _print_set(report, out)
     if args.out:
         _write(args, report, probs, labels, results, clock)
@@ -455,11 +577,16 @@ def _print_header(report, out):
     inp, s = report["inputs"], report["settings"]
     members = f", {inp['n_members']} members" if inp["ensemble"] else ""
     kind = "logits" if inp["logits"] else "probabilities"
-    print(f"credalbook evaluate: {inp['n']} instances, {inp['n_classes']} classes{members} ({kind} from "
-          f"{inp['probs']}, labels from {inp['labels']})", file=out)
+    print(
+        f"credalbook evaluate: {inp['n']} instances, {inp['n_classes']} classes{members} ({kind} from "
+        f"{inp['probs']}, labels from {inp['labels']})",
+        file=out,
+    )
     ci = f"{s['ci']:.0%} bootstrap CIs" if s["ci"] else "no CIs"
-    print(f"settings: {s['n_bins']} bins, {s['n_resamples']} resamples, {ci}, alpha = {s['alpha']}, "
-          f"seed = {s['seed']}", file=out)
+    print(
+        f"settings: {s['n_bins']} bins, {s['n_resamples']} resamples, {ci}, alpha = {s['alpha']}, seed = {s['seed']}",
+        file=out,
+    )
 
 
 def _print_model(model, report, out):
@@ -477,8 +604,10 @@ def _print_model(model, report, out):
         print(f"  {'test':<40}{'statistic':>11}{'p-value':>10}  decision at alpha = {s['alpha']}", file=out)
         for name, t in entry["tests"].items():
             decision = "reject H0 (miscalibrated)" if t["rejected"] else "keep H0"
-            print(f"  {_TEST_LABELS.get(name, name):<40}{_fmt(t['statistic']):>11}{_fmt(t['p_value'], 3):>10}  "
-                  f"{decision}", file=out)
+            print(
+                f"  {_TEST_LABELS.get(name, name):<40}{_fmt(t['statistic']):>11}{_fmt(t['pvalue'], 3):>10}  {decision}",
+                file=out,
+            )
 
 
 def _print_set(report, out):
@@ -486,8 +615,11 @@ def _print_set(report, out):
     decision = "reject H0: no convex combination is calibrated" if t["rejected"] else "keep H0"
     weights = ", ".join(f"{w:.3f}" for w in t["weights"])
     print(f"\n== set of {len(t['weights'])} members ==", file=out)
-    print(f"  {_TEST_LABELS['set']}: minimum {_fmt(t['statistic'])} at weights ({weights}), "
-          f"p-value {_fmt(t['p_value'], 3)}; {decision} at alpha = {s['alpha']}", file=out)
+    print(
+        f"  {_TEST_LABELS['set']}: minimum {_fmt(t['statistic'])} at weights ({weights}), "
+        f"p-value {_fmt(t['pvalue'], 3)}; {decision} at alpha = {s['alpha']}",
+        file=out,
+    )
 
 
 #: Largest number of classes for which ``--out`` gets a classwise reliability diagram (one panel per class).
@@ -526,16 +658,17 @@ def _write(args, report, probs, labels, results, clock) -> None:
             w.writerow(["model", "metric", "value", "low", "high", "level", "n_resamples", "method"])
             for model, entry in report["models"].items():
                 for name, e in entry["metrics"].items():
-                    w.writerow([model, name, e["value"], e["low"], e["high"], e["level"], e["n_resamples"],
-                                e["method"]])
+                    w.writerow(
+                        [model, name, e["value"], e["low"], e["high"], e["level"], e["n_resamples"], e["method"]]
+                    )
         with open(folder / "tests.csv", "w", newline="") as fh:
             w = csv.writer(fh)
-            w.writerow(["model", "test", "statistic", "p_value", "alpha", "rejected"])
+            w.writerow(["model", "test", "statistic", "pvalue", "alpha", "rejected"])
             rows = [(m, t, r) for m, e in report["models"].items() for t, r in e["tests"].items()]
             if report["set_test"]:
                 rows.append(("set", "set", report["set_test"]))
             for model, name, r in rows:
-                w.writerow([model, name, r["statistic"], r["p_value"], r["alpha"], r["rejected"]])
+                w.writerow([model, name, r["statistic"], r["pvalue"], r["alpha"], r["rejected"]])
         files += ["report.json", "metrics.csv", "tests.csv"]
     if args.no_plots:
         return
@@ -544,13 +677,21 @@ def _write(args, report, probs, labels, results, clock) -> None:
     with clock("plots"):
         k = probs.shape[-1]
         for model, p in _models(probs).items():
-            kinds = [("top_label", f"reliability_{model}.png", 1)]
+            kinds = [("confidence", f"reliability_{model}.png", 1)]
             if k <= MAX_CLASSWISE_PANELS:
                 kinds.append(("classwise", f"reliability_classwise_{model}.png", k))
             for kind, filename, n_panels in kinds:
                 fig, ax = _new_axes(n_panels)
-                ReliabilityDisplay.from_predictions(p, labels, kind=kind, n_bins=args.n_bins, ax=ax, name=model,
-                                                    seed=args.seed, n_resamples=args.n_resamples)
+                ReliabilityDisplay.from_predictions(
+                    p,
+                    labels,
+                    kind=kind,
+                    n_bins=args.n_bins,
+                    ax=ax,
+                    name=model,
+                    seed=args.seed,
+                    n_resamples=args.n_resamples,
+                )
                 fig.savefig(folder / filename, dpi=100)
                 files.append(filename)
         for model, tests in results.items():

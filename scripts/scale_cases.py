@@ -67,12 +67,17 @@ def _binned(name, **options):
 
         fn = getattr(metrics, name)
         p, y = calibrated(N_BIG)
-        if options:
+        opts = dict(options)
+        if opts:
             import inspect
 
-            if not set(options) <= set(inspect.signature(fn).parameters):
+            params = set(inspect.signature(fn).parameters)
+            if "strategy" in opts and "strategy" not in params and "binning" in params:  # before 0.6
+                opts["binning"] = {"uniform": "equal_width", "quantile": "equal_mass"}[opts.pop("strategy")]
+            if not set(opts) <= params:
                 return None
-        return lambda: fn(p, y, **options)
+        return lambda: fn(p, y, **opts)
+
     return case
 
 
@@ -96,6 +101,7 @@ def _new(dotted, n=N_BIG, requires=None, **options):
             return None
         p, y = calibrated(n)
         return lambda: fn(p, y, **options)
+
     return case
 
 
@@ -106,6 +112,7 @@ def _skce(estimator, n):
         p, y = calibrated(n)
         fn = skce_ul if estimator == "linear" else skce_uq
         return lambda: fn(p, y)
+
     return case
 
 
@@ -115,6 +122,7 @@ def _skce_laplacian(n):
 
         p, y = calibrated(n)
         return lambda: skce_laplacian(p, y)
+
     return case
 
 
@@ -123,7 +131,8 @@ def _hl(n_resamples):
         from credalbook.stats import hosmer_lemeshow
 
         p, y = calibrated(N_BIG)
-        return lambda: hosmer_lemeshow(p, y, n_resamples=n_resamples, seed=0).p_value
+        return lambda: hosmer_lemeshow(p, y, n_resamples=n_resamples, seed=0).pvalue
+
     return case
 
 
@@ -131,7 +140,7 @@ def _set_test():
     from credalbook.stats import set_calibration_test
 
     ens, y = ensemble(N_BIG, 10)
-    return lambda: set_calibration_test(ens, y, n_bootstrap=100, seed=0).p_value
+    return lambda: set_calibration_test(ens, y, n_resamples=100, seed=0).pvalue
 
 
 def _temperature():
@@ -151,10 +160,14 @@ CASES = {
     "validation": (_validation, 5, "check_probs_labels, N = 10^6, K = 10"),
     "ece_confidence": (_binned("ece_confidence"), 5, "ECE (confidence), equal width"),
     "ece_classwise": (_binned("ece_classwise"), 5, "ECE (classwise), equal width"),
-    "ece_confidence_mass": (_binned("ece_confidence", binning="equal_mass"), 5, "ECE (confidence), equal mass"),
-    "ece_classwise_mass": (_binned("ece_classwise", binning="equal_mass"), 5, "ECE (classwise), equal mass"),
+    "ece_confidence_mass": (_binned("ece_confidence", strategy="quantile"), 5, "ECE (confidence), equal mass"),
+    "ece_classwise_mass": (_binned("ece_classwise", strategy="quantile"), 5, "ECE (classwise), equal mass"),
     "ece_l2_debiased": (_binned("ece_confidence", norm=2, debiased=True), 5, "ℓ2 ECE debiased (Kumar et al.)"),
-    "ace_nixon": (_new("credalbook.metrics.ace", requires="credalbook.metrics.all_label_ece"), 5, "ACE (Nixon et al.), equal mass, classwise"),
+    "ace_nixon": (
+        _new("credalbook.metrics.ace", requires="credalbook.metrics.all_label_ece"),
+        5,
+        "ACE (Nixon et al.), equal mass, classwise",
+    ),
     "all_label_ece": (_all_label, 5, "Wu & Gales all-label ECE (old name `ace`)"),
     "smooth_ece": (_new("credalbook.metrics.smooth_ece"), 3, "smooth ECE (Błasiok & Nakkiran)"),
     "skce_linear": (_skce("linear", N_BIG), 3, "SKCE linear (TV kernel), N = 10^6"),
@@ -171,12 +184,14 @@ CASES = {
 
 def _ece_small(name):
     """One objective evaluation of Mortier et al.'s set test (N = 100, K = 10), 2000 times (value: the ECE)."""
+
     def case():
         from credalbook import metrics
 
         fn = getattr(metrics.classification, f"{name}_batched")
         p, y = calibrated(100)
         return lambda: [fn(p, y, 10) for _ in range(2000)][-1]
+
     return case
 
 
@@ -187,12 +202,14 @@ def _set_test_fig1():
     def call():
         os.environ["CREDALBOOK_CACHE_DIR"] = f"/tmp/scale-cases-{os.getpid()}-{time.perf_counter_ns()}"
         return set_test_error_rates("S1", n_datasets=2, n_jobs=1, progress=False, seed=1).statistics[0, 0]
+
     return call
 
 
 def _member(topology, n_images=3000):
     """One Wu & Gales CPU-sized member trained for one epoch on n_images Fashion-MNIST images (value: best val
     loss); the recipe's memory layout is whichever the tree's recipe has."""
+
     def case():
         import torch
 
@@ -202,16 +219,27 @@ def _member(topology, n_images=3000):
 
         def call():
             os.environ["CREDALBOOK_CACHE_DIR"] = f"/tmp/scale-cases-{os.getpid()}-{time.perf_counter_ns()}"
-            out = topology_member_logits("fashion_mnist", topology, seed=0, n_train=n_images, n_test=500,
-                                         train=dict(epochs=1), device="cpu", progress=False)
+            out = topology_member_logits(
+                "fashion_mnist",
+                topology,
+                seed=0,
+                n_train=n_images,
+                n_test=500,
+                train=dict(epochs=1),
+                device="cpu",
+                progress=False,
+            )
             return out["history"][-1]["val_loss"]
+
         return call
+
     return case
 
 
 def _gp_toy_steps(n_steps=8):
     """The EU chapter's paper-scale toy GP (Sec. 5.3 data, seed 0, the "train" GP; 2 048 inducing points, batch
     1 024, natural gradients, fast step, float32) for n_steps minibatch steps on one thread (value: the ELBO)."""
+
     def case():
         import torch
 
@@ -225,16 +253,19 @@ def _gp_toy_steps(n_steps=8):
         rows = np.random.default_rng(0).choice(t.evaluation.train, n_steps * 1024, replace=False)
         gp = {**cfg["toy_gp"], "epochs": 1}
         return lambda: fit_gp_classifier(t.x[rows], t.y[rows], **gp, seed=0, device="cpu").history[-1]
+
     return case
 
 
 def _records_status():
     """``python -m credalbook.book status --scale paper``: the staleness check of every committed paper-scale
     record (the module fingerprints of each against the code now), in a fresh process (value: records)."""
+
     def case():
         from credalbook.book.records import status
 
         return lambda: float(len(status(None, scale="paper")))
+
     return case
 
 
@@ -269,8 +300,7 @@ def run(name: str) -> dict:
             value = call()
             best = min(best, time.perf_counter() - start)
     except MemoryError as err:
-        return dict(case=name, seconds=None, peak_mib=_peak_mib() - before, value=None,
-                    note=f"MemoryError: {err}")
+        return dict(case=name, seconds=None, peak_mib=_peak_mib() - before, value=None, note=f"MemoryError: {err}")
     value = float(np.asarray(value, dtype=float).ravel()[0]) if value is not None else None
     return dict(case=name, seconds=best, peak_mib=max(_peak_mib() - before, 0.0), value=value, note=note)
 

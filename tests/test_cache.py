@@ -178,8 +178,9 @@ class TestCheckpointPath:
         clear_cache()
         assert not a.exists() and (a.parent.parent / "notes.txt").read_text() == "keep"
 
-    @pytest.mark.parametrize("name, key, match", [("", {}, "name must be"), ("a/b", {}, "name must be"),
-                                                  ("net", [1], "key must be a dict")])
+    @pytest.mark.parametrize(
+        "name, key, match", [("", {}, "name must be"), ("a/b", {}, "name must be"), ("net", [1], "key must be a dict")]
+    )
     def test_errors(self, name, key, match):
         with pytest.raises(ValueError, match=match):
             cache_mod.checkpoint_path(name, key)

@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[1]
 FOLDERS = ("credalbook", "chapters", "book")
 FILES = ("README.md", "_config.yml", "_toc.yml")
 #: Build output and vendored third-party files, not written by us.
-EXCLUDED = ("book/_build", "book/executed", "book/_vendor")
+EXCLUDED = ("book/_build", "book/executed", "book/chapters", "book/_vendor")
 FORBIDDEN = ("NOTES.md", "(NOTES)")
 
 
@@ -47,5 +47,7 @@ def test_no_file_cites_private_notes(needle):
         for lineno, line in enumerate(text.splitlines(), start=1):
             if needle in line:
                 offenders.append(f"{path.relative_to(ROOT).as_posix()}:{lineno}: {line.strip()[:120]}")
-    assert not offenders, (f"{needle!r} is private to the team; state the fact with its source "
-                           "(paper section, or owner/repo@commit, file and line):\n" + "\n".join(offenders))
+    assert not offenders, (
+        f"{needle!r} is private to the team; state the fact with its source "
+        "(paper section, or owner/repo@commit, file and line):\n" + "\n".join(offenders)
+    )

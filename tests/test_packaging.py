@@ -59,7 +59,9 @@ class TestDependencies:
 
     def test_environment_yml_agrees(self):
         py, env = _pyproject_packages(), _environment_packages()
-        assert set(py) == set(env), f"only in pyproject: {set(py) - set(env)}; only in environment.yml: {set(env) - set(py)}"
+        assert set(py) == set(env), (
+            f"only in pyproject: {set(py) - set(env)}; only in environment.yml: {set(env) - set(py)}"
+        )
         differ = {n: (py[n], env[n]) for n in py if py[n] != env[n] and n != "torch"}
         assert not differ, f"version specifiers differ: {differ}"
         # environment.yml pins the CPU build that scripts/setup.sh installs; it must satisfy pyproject's range

@@ -9,11 +9,11 @@ from credalbook.stats import (
     bootstrap_calibration_test,
     calibration_test,
     hosmer_lemeshow,
-    null_statistics,
+    NULL_CHUNK,
     set_calibration_test,
 )
-from credalbook.stats.bootstrap import NULL_CHUNK
 from credalbook.stats.measures import as_measure
+from credalbook.stats.null_distribution import null_statistics
 
 
 def _data(n=200, k=3, seed=0):
@@ -49,9 +49,9 @@ class TestRunChunks:
 
 class TestTests:
     def test_serial_stream_kept(self):
-        """n_jobs=None: the one-stream null sample of earlier releases (null_statistics from default_rng(seed))."""
+        """chunk_size=None: the one-stream null sample of earlier releases (null_statistics from default_rng(seed))."""
         p, y = _data()
-        res = bootstrap_calibration_test(p, y, n_bootstrap=60, seed=9)
+        res = bootstrap_calibration_test(p, y, n_resamples=60, seed=9, chunk_size=None)
         g = as_measure("ece_conf", n_bins=10)
         expected = null_statistics(p[:, None, :], g.func, 60, "uniform", "bootstrap", np.random.default_rng(9))
         np.testing.assert_array_equal(res.null_distribution, expected)
@@ -61,17 +61,17 @@ class TestTests:
         p, y = _data(seed=1)
         ens = np.stack([p, 0.5 * p + 0.5 / 3], axis=1)
         run = {
-            "consistency": lambda j: bootstrap_calibration_test(p, y, n_bootstrap=2 * NULL_CHUNK + 7, seed=2, n_jobs=j),
-            "set": lambda j: set_calibration_test(ens, y, n_bootstrap=2 * NULL_CHUNK + 7, seed=2, n_jobs=j),
+            "consistency": lambda j: bootstrap_calibration_test(p, y, n_resamples=2 * NULL_CHUNK + 7, seed=2, n_jobs=j),
+            "set": lambda j: set_calibration_test(ens, y, n_resamples=2 * NULL_CHUNK + 7, seed=2, n_jobs=j),
             "hosmer_lemeshow": lambda j: hosmer_lemeshow(p, y, n_resamples=120, seed=2, n_jobs=j),
-            "skce_quadratic": lambda j: calibration_test(p, y, method="skce_quadratic", n_resamples=250, seed=2,
-                                                         n_jobs=j),
+            "skce_quadratic": lambda j: calibration_test(
+                p, y, method="skce_quadratic", n_resamples=250, seed=2, n_jobs=j
+            ),
         }[test]
-        one, two = run(1), run(2)
-        np.testing.assert_array_equal(one.null_distribution, two.null_distribution)
-        assert one.p_value == two.p_value and one.statistic == two.statistic
-        if test != "skce_quadratic":   # chunked values differ from the one-stream values of n_jobs=None
-            assert not np.array_equal(run(None).null_distribution, one.null_distribution)
+        one, two, default = run(1), run(2), run(None)  # None: joblib's default, the same chunks
+        for res in (two, default):
+            np.testing.assert_array_equal(one.null_distribution, res.null_distribution)
+            assert one.pvalue == res.pvalue and one.statistic == res.statistic
 
 
 def test_dask_local_cluster():
@@ -81,12 +81,14 @@ def test_dask_local_cluster():
 
     p, y = _data(n=300, k=4, seed=3)
     serial = calibration_test(p, y, method="consistency", n_resamples=199, seed=5, n_jobs=1)
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None) as cluster, \
-            distributed.Client(cluster) as client:
+    with (
+        distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None) as cluster,
+        distributed.Client(cluster) as client,
+    ):
         with parallel_config(backend="dask"):
             on_cluster = calibration_test(p, y, method="consistency", n_resamples=199, seed=5, n_jobs=-1)
         assert len(client.scheduler_info()["workers"]) == 2
         prefixes = client.run_on_scheduler(lambda dask_scheduler: list(dask_scheduler.task_prefixes))
-    assert on_cluster.p_value == serial.p_value
+    assert on_cluster.pvalue == serial.pvalue
     np.testing.assert_array_equal(on_cluster.null_distribution, serial.null_distribution)
-    assert any("_call" in name for name in prefixes), prefixes   # joblib's batches of chunks ran on the cluster
+    assert any("_call" in name for name in prefixes), prefixes  # joblib's batches of chunks ran on the cluster

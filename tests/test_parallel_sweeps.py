@@ -18,9 +18,9 @@ from scipy.special import softmax
 from credalbook._parallel import sweep
 from credalbook.papers.eu import EU_ESTIMATORS, EU_METRICS, toy_eu_study
 from credalbook.papers.juergens import instance_test_error_rates
-from credalbook.papers.mimori import MimoriPredictions, PredictorOutputs, bootstrap_metrics, debiasing_study
+from credalbook.papers.mimori import bootstrap_metrics, debiasing_study, MimoriPredictions, PredictorOutputs
 from credalbook.papers.mortier import set_test_error_rates
-from credalbook.papers.wu_gales import TopologyEnsemble, calibration_study, region_study, single_model_study
+from credalbook.papers.wu_gales import calibration_study, region_study, single_model_study, TopologyEnsemble
 
 
 @pytest.fixture()
@@ -43,7 +43,9 @@ class TestSweep:
     def test_main(self):
         items = [(b, e) for b in (2, 3) for e in (1, 2, 3)]
         want = [b**e for b, e in items]
-        assert list(sweep(pow, items)) == want == list(sweep(pow, items, n_jobs=2)) == list(sweep(pow, items, n_jobs=None))
+        assert (
+            list(sweep(pow, items)) == want == list(sweep(pow, items, n_jobs=2)) == list(sweep(pow, items, n_jobs=None))
+        )
         assert list(sweep(pow, [])) == [] and list(sweep(pow, [(5, 2)], n_jobs=-1)) == [25]
 
     def test_errors(self, tmp_cache):
@@ -57,8 +59,15 @@ class TestSweep:
 
 
 LEARNER = {"max_epochs": 8, "patience": 3, "lr": 3e-3}
-JUERGENS = dict(n_datasets=12, n_instances=300, estimators=(("kl", {"bandwidth": 0.01}), ("mmd", {"bandwidth": 0.1})),
-                n_bootstrap=20, learner_options=LEARNER, progress=False, seed=1)
+JUERGENS = dict(
+    n_datasets=12,
+    n_instances=300,
+    estimators=(("kl", {"bandwidth": 0.01}), ("mmd", {"bandwidth": 0.1})),
+    n_bootstrap=20,
+    learner_options=LEARNER,
+    progress=False,
+    seed=1,
+)
 
 
 class TestJuergens:
@@ -87,20 +96,35 @@ def _ensemble(n_members=4, n_val=200, n_test=200, k=4, seed=0):
     signal = 1.5 * rng.normal(size=(n_val + n_test, k))
     y = np.array([rng.choice(k, p=p) for p in softmax(signal, axis=1)])
     z = (3.0 * (signal[:, None, :] + 0.8 * rng.normal(size=(n_val + n_test, n_members, k)))).astype(np.float32)
-    return TopologyEnsemble(z[:n_val], y[:n_val], z[n_val:], y[n_val:], "LEN", tuple(range(n_members)),
-                            ([],) * n_members, np.zeros(n_members), 0, {})
+    return TopologyEnsemble(
+        z[:n_val],
+        y[:n_val],
+        z[n_val:],
+        y[n_val:],
+        "LEN",
+        tuple(range(n_members)),
+        ([],) * n_members,
+        np.zeros(n_members),
+        0,
+        {},
+    )
 
 
 class TestWuGales:
-    @pytest.mark.parametrize("study", [
-        functools.partial(calibration_study, subset_size=2, n_runs=4, n_iter=30, n_boot=40),
-        functools.partial(single_model_study, n_iter=30, n_boot=40),
-        functools.partial(region_study, n_regions=(1, 3), subset_size=3, n_runs=3, n_iter=30, n_boot=40),
-    ], ids=["calibration", "single_model", "region"])
+    @pytest.mark.parametrize(
+        "study",
+        [
+            functools.partial(calibration_study, subset_size=2, n_runs=4, n_iter=30, n_resamples=40),
+            functools.partial(single_model_study, n_iter=30, n_resamples=40),
+            functools.partial(region_study, n_regions=(1, 3), subset_size=3, n_runs=3, n_iter=30, n_resamples=40),
+        ],
+        ids=["calibration", "single_model", "region"],
+    )
     def test_workers_do_not_change_results(self, tmp_cache, one_torch_thread, study):
         ens = _ensemble()
         one = study(ens, n_jobs=1)
         from credalbook.papers.wu_gales.experiments import _calibration_runs
+
         _calibration_runs.clear()
         two = study(ens, n_jobs=2)
         assert one.methods == two.methods and one.metrics == two.metrics and one.subsets == two.subsets
@@ -120,22 +144,29 @@ class TestMimori:
         for key, v in one.estimates.items():
             np.testing.assert_array_equal(v, two.estimates[key])
         # the numbers of the study before it took n_jobs (one shared stream per number of labels)
-        np.testing.assert_allclose(one.estimates[("EL", "debiased", 2)],
-                                   [[-0.014932091048826403, 0.003172188121334729],
-                                    [-0.003909894974653357, -0.008364372313435835]], rtol=1e-12)
-        np.testing.assert_allclose(one.estimates[("CL", "plug-in", 5)],
-                                   [[0.007952941374414744, 0.0009823169597750077],
-                                    [0.008335640306271321, 0.0006901139980986211]], rtol=1e-12)
+        np.testing.assert_allclose(
+            one.estimates[("EL", "debiased", 2)],
+            [[-0.014932091048826403, 0.003172188121334729], [-0.003909894974653357, -0.008364372313435835]],
+            rtol=1e-12,
+        )
+        np.testing.assert_allclose(
+            one.estimates[("CL", "plug-in", 5)],
+            [[0.007952941374414744, 0.0009823169597750077], [0.008335640306271321, 0.0006901139980986211]],
+            rtol=1e-12,
+        )
 
     def test_bootstrap_metrics(self):
         rng = np.random.default_rng(0)
         q = rng.dirichlet(np.ones(3), size=300)
         hist = np.stack([rng.multinomial(5, p) for p in q])
         flat = np.full_like(q, 1 / 3)
-        outs = {(5, "Q"): PredictorOutputs(q, 1 - (q**2).sum(axis=1)), (5, "U"): PredictorOutputs(flat, np.full(300, 0.6))}
+        outs = {
+            (5, "Q"): PredictorOutputs(q, 1 - (q**2).sum(axis=1)),
+            (5, "U"): PredictorOutputs(flat, np.full(300, 0.6)),
+        }
         pred = MimoriPredictions("demo", (5,), q, {5: hist}, hist[:, :1], outs, {}, None)
-        one = bootstrap_metrics(pred, 5, n_boot=60, seed=2, n_jobs=1)  # 60 resamples: three chunks of 25
-        two = bootstrap_metrics(pred, 5, n_boot=60, seed=2, n_jobs=2)
+        one = bootstrap_metrics(pred, 5, n_resamples=60, seed=2, n_jobs=1)  # 60 resamples: three chunks of 25
+        two = bootstrap_metrics(pred, 5, n_resamples=60, seed=2, n_jobs=2)
         assert list(one) == list(two) == ["Q", "U"]
         for name in one:
             assert list(one[name]) == list(two[name])
@@ -145,6 +176,7 @@ class TestMimori:
         # resample 0 by hand: the metrics of the predictor on the drawn instances
         idx = np.random.default_rng(np.random.SeedSequence([2, 26])).integers(0, 300, size=(60, 300))
         from credalbook.papers.mimori.experiments import _metric_rows
+
         row = _metric_rows(hist, q, {"U": outs[(5, "U")]}, {"U": "U"}, 15, idx[59])["U"]
         assert {k: v for k, v in row.items() if k != "EL true"} == {k: v[59] for k, v in one["U"].items()}
 
@@ -168,8 +200,17 @@ class TestEU:
         assert one.runs[0].metric("M", "eece") != one.runs[1].metric("M", "eece")  # two seeds, two runs
 
 
-MORTIER = dict(n_datasets=45, n_instances=40, n_members=3, n_classes=3, u=0.1, n_bootstrap=20,
-               measures=(("ece_conf", 5), "skce_ul"), progress=False, seed=5)
+MORTIER = dict(
+    n_datasets=45,
+    n_instances=40,
+    n_members=3,
+    n_classes=3,
+    u=0.1,
+    n_bootstrap=20,
+    measures=(("ece_conf", 5), "skce_ul"),
+    progress=False,
+    seed=5,
+)
 
 
 class TestDask:

@@ -7,13 +7,11 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
-
-from credalbook.synthetic import calibrated_predictions  # noqa: E402
-from credalbook.metrics import reliability_curve  # noqa: E402
 from scipy import stats  # noqa: E402
 
+from credalbook.metrics import reliability_curve  # noqa: E402
 from credalbook.plotting import PALETTE, plot_rejection_rates, plot_reliability_diagram, set_theme  # noqa: E402
-
+from credalbook.synthetic import calibrated_predictions  # noqa: E402
 
 
 def _curve(kind="confidence", class_index=None, n_bins=10):
@@ -97,7 +95,7 @@ class TestPlotRejectionRates:
 
     def test_band_level_and_axes(self):
         fig, ax = plt.subplots()
-        out = plot_rejection_rates({"a": 0.1}, alpha=0.1, n_datasets=500, band=0.99, ax=ax)
+        out = plot_rejection_rates({"a": 0.1}, alpha=0.1, n_datasets=500, ci=0.99, ax=ax)
         assert out is ax
         band = [p for p in ax.patches if p not in list(ax.containers[0])][0]
         lo, hi = stats.binom.ppf([0.005, 0.995], 500, 0.1) / 500
@@ -144,9 +142,21 @@ class TestSimplexPlots:
             ax = plot_credal_scenario(sc)
             assert ax.get_title() == name and len(ax.collections) >= 2
             plt.close("all")
-        studies = {s: set_test_error_rates(s, n_datasets=3, n_instances=20, n_members=2, n_classes=3, u=0.5,
-                                           n_bootstrap=10, measures=("ece_conf",), n_jobs=1, progress=False)
-                   for s in ("S1", "S2")}
+        studies = {
+            s: set_test_error_rates(
+                s,
+                n_datasets=3,
+                n_instances=20,
+                n_members=2,
+                n_classes=3,
+                u=0.5,
+                n_resamples=10,
+                measures=("ece_conf",),
+                n_jobs=1,
+                progress=False,
+            )
+            for s in ("S1", "S2")
+        }
         fig = plot_error_rate_figure(studies, title="demo")
         assert len(fig.axes) == 2 and fig.axes[1].get_ylabel() == "Type II error"
         assert fig.axes[0].get_ylabel() == "Type I error"
@@ -162,8 +172,14 @@ class TestJuergensPlots:
         matplotlib.use("Agg")
         from credalbook.papers.juergens import instance_test_error_rates, plot_instance_error_rates
 
-        opts = dict(n_datasets=2, n_instances=200, estimators=(("kl", {}),), n_bootstrap=10,
-                    learner_options={"max_epochs": 2}, progress=False)
+        opts = dict(
+            n_datasets=2,
+            n_instances=200,
+            estimators=(("kl", {}),),
+            n_resamples=10,
+            learner_options={"max_epochs": 2},
+            progress=False,
+        )
         studies = {h: instance_test_error_rates("binary", h, **opts) for h in ("H0-const", "H1-3")}
         fig = plot_instance_error_rates(studies, title="t")
         assert len(fig.axes) == 2
@@ -184,3 +200,43 @@ class TestJuergensPlots:
         assert len(fig.axes) == 2
         with pytest.raises(ValueError, match="samples"):
             plot_null_distributions({})
+
+
+class TestRenamedOptions:
+    def test_rejection_rates_band(self):
+        with pytest.warns(FutureWarning, match="'band' was renamed to 'ci'"):
+            old = plot_rejection_rates({"a": 0.1}, alpha=0.1, n_datasets=500, band=0.99)
+        new = plot_rejection_rates({"a": 0.1}, alpha=0.1, n_datasets=500, ci=0.99)
+        assert [t.get_text() for t in old.get_legend().get_texts()] == [
+            t.get_text() for t in new.get_legend().get_texts()
+        ]
+        plt.close("all")
+
+    def test_test_errors_level(self):
+        from types import SimpleNamespace
+
+        from credalbook.plotting import plot_test_errors
+
+        seen = []
+        run = SimpleNamespace(
+            alphas=np.array([0.05, 0.1]),
+            errors=np.array([0.04, 0.1]),
+            kind="type_I",
+            n_datasets=100,
+            band=lambda ci: seen.append(ci) or np.array([[0.0, 0.1], [0.0, 0.2]]),
+        )
+        with pytest.warns(FutureWarning, match="'level' was renamed to 'ci'"):
+            plot_test_errors(run, level=0.9)
+        plot_test_errors(run, ci=0.9)
+        assert seen == [0.9, 0.9]
+        plt.close("all")
+
+    def test_null_distributions_bins(self):
+        from credalbook.plotting import plot_null_distributions
+
+        samples = {"a": np.random.default_rng(0).normal(size=50)}
+        with pytest.warns(FutureWarning, match="'bins' was renamed to 'n_bins'"):
+            old = plot_null_distributions(samples, bins=7)
+        new = plot_null_distributions(samples, n_bins=7)
+        assert len(old.axes[0].patches) == len(new.axes[0].patches) == 7
+        plt.close("all")

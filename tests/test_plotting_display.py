@@ -22,7 +22,7 @@ class StandIn:
     """The fields of credalbook.stats.TestResult that plot_test_result reads."""
 
     statistic: float
-    p_value: float
+    pvalue: float
     alpha: float
     method: str
     null_distribution: np.ndarray | None = None
@@ -48,8 +48,8 @@ class TestReliabilityDisplay:
         for field in ("bin_edges", "counts", "mean_predicted", "observed"):
             np.testing.assert_array_equal(getattr(d.curve, field), getattr(curve, field))
         bands = consistency_bands(p, n_bins=10, n_resamples=200, seed=5)
-        np.testing.assert_array_equal(d.bands.low, bands.low)
-        np.testing.assert_array_equal(d.bands.high, bands.high)
+        np.testing.assert_array_equal(d.band.low, bands.low)
+        np.testing.assert_array_equal(d.band.high, bands.high)
         ax = d.ax_
         assert isinstance(ax, matplotlib.axes.Axes) and d.figure_ is ax.figure
         nonempty = curve.counts > 0
@@ -69,13 +69,14 @@ class TestReliabilityDisplay:
 
     def test_options(self):
         p, y = calibrated_predictions(300, 3, seed=1)
-        d = ReliabilityDisplay.from_predictions(p, y, strategy="quantile", n_bins=5, bands=None, show_counts=False)
-        assert d.bands is None
+        d = ReliabilityDisplay.from_predictions(p, y, strategy="quantile", n_bins=5, ci=None, show_counts=False)
+        assert d.band is None
         assert not [c for c in d.ax_.collections if isinstance(c, PolyCollection)]
         assert len(d.ax_.containers) == 1 and d.curve.counts.tolist() == [60] * 5
-        d = ReliabilityDisplay.from_predictions(p, y, kind="classwise", class_index=2, n_bins=5, bands=0.8,
-                                                n_resamples=100, seed=0)
-        assert d.curve.class_index == 2 and d.bands.class_index == 2 and d.bands.level == 0.8
+        d = ReliabilityDisplay.from_predictions(
+            p, y, kind="classwise", class_index=2, n_bins=5, ci=0.8, n_resamples=100, seed=0
+        )
+        assert d.curve.class_index == 2 and d.band.class_index == 2 and d.band.ci == 0.8
         assert d.ax_.get_title() == "class 2" and "80% consistency band" in _legend(d.ax_)
         # an existing display drawn again on given axes
         fig, ax = plt.subplots()
@@ -85,7 +86,7 @@ class TestReliabilityDisplay:
     def test_classwise_panels(self):
         p, y = calibrated_predictions(300, 4, seed=2)
         d = ReliabilityDisplay.from_predictions(p, y, kind="classwise", n_bins=6, n_resamples=100, seed=0)
-        assert len(d.curve) == 4 and len(d.bands) == 4 and d.ax_.shape == (4,)
+        assert len(d.curve) == 4 and len(d.band) == 4 and d.ax_.shape == (4,)
         assert [a.get_title() for a in d.ax_] == ["class 0", "class 1", "class 2", "class 3"]
         for k, (a, c) in enumerate(zip(d.ax_, d.curve)):
             ref = reliability_curve(p, y, kind="classwise", class_index=k, n_bins=6)
@@ -94,7 +95,7 @@ class TestReliabilityDisplay:
         fig, axes = plt.subplots(2, 2)
         d2 = ReliabilityDisplay.from_predictions(p, y, kind="classwise", n_bins=6, n_resamples=100, seed=0, ax=axes)
         assert list(d2.ax_) == list(axes.ravel())
-        np.testing.assert_array_equal(d2.bands[3].low, d.bands[3].low)  # the same seed, the same bands
+        np.testing.assert_array_equal(d2.band[3].low, d.band[3].low)  # the same seed, the same bands
 
     def test_errors(self):
         p, y = calibrated_predictions(50, 3, seed=0)
@@ -102,26 +103,27 @@ class TestReliabilityDisplay:
             ReliabilityDisplay.from_predictions(p, y, kind="top")
         with pytest.raises(ValueError, match="strategy must be one of"):
             ReliabilityDisplay.from_predictions(p, y, strategy="adaptive")
-        with pytest.raises(ValueError, match=r"bands must lie in \(0, 1\)"):
-            ReliabilityDisplay.from_predictions(p, y, bands=95)
+        with pytest.raises(ValueError, match=r"ci must lie in \(0, 1\)"):
+            ReliabilityDisplay.from_predictions(p, y, ci=95)
         with pytest.raises(ValueError, match="show_counts must be True or False"):
             ReliabilityDisplay.from_predictions(p, y, show_counts="yes")
         with pytest.raises(ValueError, match="ax must hold one Axes per class"):
-            ReliabilityDisplay.from_predictions(p, y, kind="classwise", ax=plt.subplots(1, 2)[1], bands=None)
+            ReliabilityDisplay.from_predictions(p, y, kind="classwise", ax=plt.subplots(1, 2)[1], ci=None)
         p30 = np.full((5, 30), 1 / 30)
         with pytest.raises(ValueError, match="at most 25"):
             ReliabilityDisplay.from_predictions(p30, np.zeros(5, dtype=int), kind="classwise")
         with pytest.raises(ValueError, match="curve must be a ReliabilityCurve"):
             ReliabilityDisplay([])
-        with pytest.raises(ValueError, match="bands must be a ConsistencyBands per curve"):
-            ReliabilityDisplay(reliability_curve(p, y), bands=[1, 2])
+        with pytest.raises(ValueError, match="band must be a ConsistencyBands per curve"):
+            ReliabilityDisplay(reliability_curve(p, y), band=[1, 2])
 
 
 class TestPlotTestResult:
     def test_null_distribution(self):
         null = np.random.default_rng(0).gamma(2.0, 0.01, size=500)
-        r = StandIn(statistic=0.05, p_value=0.032, alpha=0.05, method="consistency", null_distribution=null,
-                    threshold=0.045)
+        r = StandIn(
+            statistic=0.05, pvalue=0.032, alpha=0.05, method="consistency", null_distribution=null, threshold=0.045
+        )
         ax = plot_test_result(r)
         heights = np.array([b.get_height() for b in ax.patches])
         widths = np.array([b.get_width() for b in ax.patches])
@@ -131,12 +133,15 @@ class TestPlotTestResult:
         np.testing.assert_allclose(stat_line.get_xdata(), [0.05, 0.05])
         np.testing.assert_allclose(thr_line.get_xdata(), [0.045, 0.045])
         assert ax.get_title() == "consistency: p = 0.032 (α = 0.05)"
-        assert _legend(ax) == ["null distribution (500 resamples)", "observed statistic = 0.05",
-                               "critical value (α = 0.05)"]
+        assert _legend(ax) == [
+            "null distribution (500 resamples)",
+            "observed statistic = 0.05",
+            "critical value (α = 0.05)",
+        ]
 
     def test_null_model(self):
         fig, given = plt.subplots()
-        r = StandIn(statistic=2.5, p_value=0.0062, alpha=0.01, method="skce_linear", null_model=stats.norm())
+        r = StandIn(statistic=2.5, pvalue=0.0062, alpha=0.01, method="skce_linear", null_model=stats.norm())
         ax = plot_test_result(r, ax=given)
         assert ax is given and not ax.patches
         curve = ax.lines[0]
@@ -148,16 +153,45 @@ class TestPlotTestResult:
         ax = plot_test_result(StandIn(9.0, 1e-9, 0.05, "z", null_model=stats.norm()))
         assert ax.lines[0].get_xdata().max() >= 9.0
         ax = plot_test_result(StandIn(7.0, 0.2, 0.05, "hl", null_model=stats.binom(10, 0.5)))
-        np.testing.assert_allclose(np.sort([s[1, 1] for s in ax.collections[0].get_segments()]),
-                                   np.sort(stats.binom(10, 0.5).pmf(np.arange(0, 11))), atol=1e-12)
+        np.testing.assert_allclose(
+            np.sort([s[1, 1] for s in ax.collections[0].get_segments()]),
+            np.sort(stats.binom(10, 0.5).pmf(np.arange(0, 11))),
+            atol=1e-12,
+        )
 
     def test_both_nulls(self):
         null = np.random.default_rng(1).normal(size=400)
-        ax = plot_test_result(StandIn(1.0, 0.16, 0.05, "skce_quadratic", null_distribution=null,
-                                      null_model=stats.norm()))
+        ax = plot_test_result(
+            StandIn(1.0, 0.16, 0.05, "skce_quadratic", null_distribution=null, null_model=stats.norm())
+        )
         assert ax.patches and len(ax.lines) == 2  # histogram, the model's density, the statistic
         np.testing.assert_allclose(ax.lines[0].get_ydata(), stats.norm.pdf(ax.lines[0].get_xdata()))
 
     def test_errors(self):
         with pytest.raises(TypeError, match=r"lacks \['null_distribution', 'null_model', 'threshold'\]"):
-            plot_test_result(type("R", (), {"statistic": 1.0, "p_value": 0.5, "alpha": 0.05, "method": "m"})())
+            plot_test_result(type("R", (), {"statistic": 1.0, "pvalue": 0.5, "alpha": 0.05, "method": "m"})())
+
+
+class TestRenamedOptions:
+    """bands= (a level or the band objects), bins= and level= of 0.5 are ci=, band= and n_bins= since 0.6."""
+
+    def test_display(self):
+        p, y = calibrated_predictions(300, 3, seed=0)
+        with pytest.warns(FutureWarning, match="'bands' was renamed to 'ci'"):
+            old = ReliabilityDisplay.from_predictions(p, y, n_bins=5, bands=0.8, n_resamples=50, seed=1)
+        new = ReliabilityDisplay.from_predictions(p, y, n_bins=5, ci=0.8, n_resamples=50, seed=1)
+        np.testing.assert_array_equal(old.band.low, new.band.low)
+        with pytest.warns(FutureWarning, match="ReliabilityDisplay.bands was renamed"):
+            assert new.bands is new.band
+        with pytest.warns(FutureWarning, match="kind='top_label' was renamed"):
+            assert ReliabilityDisplay.from_predictions(p, y, kind="top_label", ci=None).curve.kind == "confidence"
+        with pytest.warns(FutureWarning, match="'bands' was renamed to 'band'"):
+            assert ReliabilityDisplay(new.curve, bands=new.band).band is new.band
+        plt.close("all")
+
+    def test_histogram_bins(self):
+        r = StandIn(statistic=0.05, pvalue=0.03, alpha=0.05, method="m", null_distribution=np.arange(20.0))
+        with pytest.warns(FutureWarning, match="'bins' was renamed to 'n_bins'"):
+            old = plot_test_result(r, bins=4)
+        assert len(old.patches) == len(plot_test_result(r, n_bins=4).patches) == 4
+        plt.close("all")

@@ -17,8 +17,12 @@ class TestSourceHash:
 
     def test_code_changes_change_it(self):
         base = prov.source_hash("def f(x): return x + 1")
-        for other in ("def f(x): return x + 2", "def f(y): return y + 1", "def f(x): return x + 1\nK = 3",
-                      'def f(x):\n    """Doc."""\n    return "Doc."'):
+        for other in (
+            "def f(x): return x + 2",
+            "def f(y): return y + 1",
+            "def f(x): return x + 1\nK = 3",
+            'def f(x):\n    """Doc."""\n    return "Doc."',
+        ):
             assert prov.source_hash(other) != base, other
 
     def test_an_edited_file_is_hashed_afresh(self, tmp_path):
@@ -45,14 +49,21 @@ class TestImportClosure:
         for m in ("credalbook.papers.eu.experiments", "credalbook.gp.classifier", "credalbook.metrics.epistemic"):
             assert m in closure
         # modules the experiments never import stay out, and so do the packages' re-exporting __init__s
-        for m in ("credalbook.plotting", "credalbook.stats.bootstrap", "credalbook.papers.mortier.error_rates",
-                  "credalbook.metrics", "credalbook.papers.eu"):
+        for m in (
+            "credalbook.plotting",
+            "credalbook.stats.bootstrap",
+            "credalbook.papers.mortier.error_rates",
+            "credalbook.metrics",
+            "credalbook.papers.eu",
+        ):
             assert m not in closure
 
     def test_imports_inside_functions_count(self, tmp_path):
         mod = tmp_path / "m.py"
-        mod.write_text("import numpy\n\ndef f():\n    from credalbook.metrics import ece_confidence\n"
-                       "    from credalbook import __version__\n    import credalbook.gp.classifier\n")
+        mod.write_text(
+            "import numpy\n\ndef f():\n    from credalbook.metrics import ece_confidence\n"
+            "    from credalbook import __version__\n    import credalbook.gp.classifier\n"
+        )
         found = prov._imports_of("credalbook.fake.m", mod)
         # a name imported from a package is followed to the module that defines it; __version__ is no code
         assert found == {"credalbook.metrics.classification", "credalbook.gp.classifier"}
@@ -72,7 +83,9 @@ class TestModuleHashes:
         h = prov.module_hashes(["credalbook.papers.eu.experiments", "credalbook.book.records", "numpy"])
         assert list(h) == ["credalbook/papers/eu/experiments.py"]
         assert re.fullmatch(r"[0-9a-f]{16}", h["credalbook/papers/eu/experiments.py"])
-        assert h["credalbook/papers/eu/experiments.py"] == prov.code_hash(prov._PACKAGE / "papers" / "eu" / "experiments.py")
+        assert h["credalbook/papers/eu/experiments.py"] == prov.code_hash(
+            prov._PACKAGE / "papers" / "eu" / "experiments.py"
+        )
 
     def test_imported_modules_by_default(self):
         import credalbook.metrics.binning  # noqa: F401

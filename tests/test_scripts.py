@@ -19,18 +19,31 @@ def _git(*args) -> subprocess.CompletedProcess:
 
 
 def _env(tmp_path, **extra) -> dict:
-    return {**os.environ, "CREDALBOOK_RECORDS_DIR": str(tmp_path / "results"),
-            "CREDALBOOK_CACHE_DIR": str(tmp_path / "cache"), "PYTHON": sys.executable, "SCALE": "tiny",
-            "DEVICE": "cpu", **extra}
+    return {
+        **os.environ,
+        "CREDALBOOK_RECORDS_DIR": str(tmp_path / "results"),
+        "CREDALBOOK_CACHE_DIR": str(tmp_path / "cache"),
+        "PYTHON": sys.executable,
+        "SCALE": "tiny",
+        "DEVICE": "cpu",
+        **extra,
+    }
 
 
-@pytest.mark.skipif(shutil.which("git") is None or _git("rev-parse", "HEAD").returncode != 0,
-                    reason="needs a git checkout")
+@pytest.mark.skipif(
+    shutil.which("git") is None or _git("rev-parse", "HEAD").returncode != 0, reason="needs a git checkout"
+)
 def test_compute_parts(tmp_path):
     """A clean checkout: the part is computed in a worktree of HEAD and its manifest says so; a dirty one is refused."""
     dirty = bool(_git("status", "--porcelain", "--untracked-files=no", "--", ".", ":!results").stdout.strip())
-    out = subprocess.run(["bash", str(ROOT / "scripts" / "compute_parts.sh"), "05", "toy-seed0-train"],  # by number
-                         cwd=ROOT, env=_env(tmp_path), capture_output=True, text=True, timeout=600)
+    out = subprocess.run(
+        ["bash", str(ROOT / "scripts" / "compute_parts.sh"), "05", "toy-seed0-train"],  # by number
+        cwd=ROOT,
+        env=_env(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     if dirty:
         assert out.returncode == 2 and "commit first" in out.stderr
         assert not (tmp_path / "results").exists()
@@ -47,15 +60,28 @@ def test_device_sitting_without_git(tmp_path):
     """The GPU script in a copy without .git (as the GPU machine gets it), tried on the CPU at tiny scale: the new
     records come back in one tar, with the commit the caller states."""
     copy = tmp_path / "copy"
-    shutil.copytree(ROOT, copy, ignore=shutil.ignore_patterns(".git", ".venv", ".cache", "_build", "executed",
-                                                              "node_modules", "_vendor", "__pycache__"))
+    shutil.copytree(
+        ROOT,
+        copy,
+        ignore=shutil.ignore_patterns(
+            ".git", ".venv", ".cache", "_build", "executed", "node_modules", "_vendor", "__pycache__"
+        ),
+    )
     shutil.rmtree(copy / "results" / EU / "tiny", ignore_errors=True)  # records of earlier local runs
     sha = "0123456789abcdef0123456789abcdef01234567"
-    env = _env(tmp_path, OUT=str(tmp_path / "out"), TESTS="0", STEPS="0", PARTS="toy-seed0-train",
-               CREDALBOOK_GIT_COMMIT=sha, GIT_CEILING_DIRECTORIES=str(tmp_path))
+    env = _env(
+        tmp_path,
+        OUT=str(tmp_path / "out"),
+        TESTS="0",
+        STEPS="0",
+        PARTS="toy-seed0-train",
+        CREDALBOOK_GIT_COMMIT=sha,
+        GIT_CEILING_DIRECTORIES=str(tmp_path),
+    )
     env.pop("CREDALBOOK_RECORDS_DIR")  # the script writes into the copy's results/
-    out = subprocess.run(["bash", "scripts/device_sitting.sh", "300"], cwd=copy, env=env, capture_output=True,
-                         text=True, timeout=600)
+    out = subprocess.run(
+        ["bash", "scripts/device_sitting.sh", "300"], cwd=copy, env=env, capture_output=True, text=True, timeout=600
+    )
     assert out.returncode == 0, out.stderr[-2000:]
     assert "records back: 1 files" in out.stdout
     with tarfile.open(tmp_path / "out" / "records.tar") as tar:

@@ -9,19 +9,7 @@ import numpy as np
 import pytest
 import torch
 
-from credalbook.metrics import (
-    accuracy,
-    brier_score,
-    calibration_summary,
-    ece_classwise,
-    ece_confidence,
-    nll,
-    reliability_curve,
-)
-from credalbook.stats import hosmer_lemeshow, hosmer_lemeshow_statistic, null_rejection_rate
 from credalbook._validation import (
-    MAX_BINS,
-    SIMPLEX_ATOL,
     as_numpy,
     as_rng,
     check_alpha0,
@@ -38,8 +26,20 @@ from credalbook._validation import (
     check_real_dtype,
     check_seed,
     check_weights,
+    MAX_BINS,
+    SIMPLEX_ATOL,
     simplex_atol,
 )
+from credalbook.metrics import (
+    accuracy,
+    brier_score,
+    calibration_summary,
+    ece_classwise,
+    ece_confidence,
+    nll,
+    reliability_curve,
+)
+from credalbook.stats import hosmer_lemeshow, hosmer_lemeshow_statistic, null_rejection_rate
 
 GOOD_P = [[0.2, 0.3, 0.5], [0.6, 0.3, 0.1]]
 
@@ -223,21 +223,32 @@ class TestCheckChoice:
 class TestSimplexAtol:
     def test_main(self):
         assert simplex_atol(np.float64, 10) == SIMPLEX_ATOL == simplex_atol(np.int64, 10) == simplex_atol(bool, 3)
-        assert simplex_atol(np.float32, 10) == SIMPLEX_ATOL          # 10 · 1.19e-7 < 1e-4
+        assert simplex_atol(np.float32, 10) == SIMPLEX_ATOL  # 10 · 1.19e-7 < 1e-4
         assert simplex_atol(np.float32, 1000) == 1000 * np.finfo(np.float32).eps
-        assert simplex_atol(np.float16, 10) == 10 * 2.0**-10            # K · eps(float16)
+        assert simplex_atol(np.float16, 10) == 10 * 2.0**-10  # K · eps(float16)
         assert simplex_atol(torch.float16, 10) == simplex_atol(np.float16, 10)
         assert simplex_atol(torch.bfloat16, 4) == 4 * 2.0**-7
 
 
 class TestCheckRealDtype:
     def test_main(self):
-        for arr in (np.zeros(2), np.zeros(2, np.int8), np.zeros(2, np.uint64), np.zeros(2, bool), np.zeros(2, np.float16)):
+        for arr in (
+            np.zeros(2),
+            np.zeros(2, np.int8),
+            np.zeros(2, np.uint64),
+            np.zeros(2, bool),
+            np.zeros(2, np.float16),
+        ):
             assert check_real_dtype(arr, "x") is arr
 
     def test_errors(self):
-        for arr in (np.zeros(2, complex), np.array([1, "a"], dtype=object), np.array(["a"]), np.array([b"a"]),
-                    np.array(["2020-01-01"], dtype="datetime64[D]")):
+        for arr in (
+            np.zeros(2, complex),
+            np.array([1, "a"], dtype=object),
+            np.array(["a"]),
+            np.array([b"a"]),
+            np.array(["2020-01-01"], dtype="datetime64[D]"),
+        ):
             with pytest.raises(ValueError, match=r"x must be numeric \(real numbers\), got dtype"):
                 check_real_dtype(arr, "x")
         with pytest.raises(ValueError, match="y must hold integer class indices, got dtype bool"):
@@ -253,7 +264,7 @@ class TestCheckProbsDtypes:
             p = torch.softmax(logits.to(dtype), dim=1)
             out = check_probs(p)
             assert out.dtype == np.float64 and out.shape == (500, 10)
-            np.testing.assert_allclose(out, p.double().numpy())     # the values themselves, not renormalised
+            np.testing.assert_allclose(out, p.double().numpy())  # the values themselves, not renormalised
         p16 = torch.softmax(logits, dim=1).numpy().astype(np.float16)
         assert check_probs(p16).dtype == np.float64
         assert check_ens_probs(torch.softmax(torch.randn(4, 3, 10), -1).half()).shape == (4, 3, 10)
@@ -266,20 +277,24 @@ class TestCheckProbsDtypes:
 
     def test_no_copy(self):
         p = np.full((4, 2), 0.5)
-        assert check_probs(p) is p                    # float64: validated in place, not copied
+        assert check_probs(p) is p  # float64: validated in place, not copied
         y = np.array([0, 1, 1, 0])
         assert check_labels(y, n_classes=2, shape=(4,)) is y
-        assert check_probs(np.empty((0, 3, 2))).shape == (0, 3, 2)   # an empty batch is not an error
+        assert check_probs(np.empty((0, 3, 2))).shape == (0, 3, 2)  # an empty batch is not an error
 
     def test_fast_path_agrees_with_elementwise_checks(self):
         """The min/max/row-sum checks reject exactly what the element-wise checks reject."""
         rng = np.random.default_rng(0)
-        for trial in range(300):
+        for _trial in range(300):
             p = rng.dirichlet(np.ones(3), size=5)
             i, j = rng.integers(5), rng.integers(3)
             p[i, j] += rng.choice([0.0, 1e-5, 2e-4, -2e-4, 0.5, -1.5, np.nan, np.inf, -np.inf])
-            elementwise_ok = bool(np.isfinite(p).all() and (p >= -1e-4).all() and (p <= 1 + 1e-4).all()
-                                  and (np.abs(p.sum(1) - 1) <= 1e-4).all())
+            elementwise_ok = bool(
+                np.isfinite(p).all()
+                and (p >= -1e-4).all()
+                and (p <= 1 + 1e-4).all()
+                and (np.abs(p.sum(1) - 1) <= 1e-4).all()
+            )
             try:
                 check_probs(p)
                 ok = True
@@ -303,7 +318,7 @@ class TestCheckWeights:
     def test_main(self):
         np.testing.assert_array_equal(check_weights([0.25, 0.75], 2), [0.25, 0.75])
         w = np.random.default_rng(0).dirichlet(np.ones(1000)).astype(np.float32)
-        assert check_weights(w, 1000).dtype == np.float64      # float32 rounding of 1000 weights passes
+        assert check_weights(w, 1000).dtype == np.float64  # float32 rounding of 1000 weights passes
 
     def test_errors(self):
         for bad in ([0.5 + 0j, 0.5], ["a", "b"], [True, False]):
@@ -347,10 +362,10 @@ class TestCheckSeed:
         ss = np.random.SeedSequence(1)
         assert check_seed(ss) is ss
         g = np.random.default_rng(0)
-        assert check_seed(g) is g and as_rng(g) is g          # a Generator is used as it is
+        assert check_seed(g) is g and as_rng(g) is g  # a Generator is used as it is
         assert as_rng(5).random() == np.random.default_rng(5).random()
         bits = np.random.PCG64(4)
-        assert as_rng(bits).random() == np.random.default_rng(4).random()   # a BitGenerator too
+        assert as_rng(bits).random() == np.random.default_rng(4).random()  # a BitGenerator too
 
     def test_errors(self):
         for bad in (-1, 1.5, "a", True, False, np.True_, 2.0, [], [1, -2], [1.5], ["a"], np.array(3), object()):
@@ -358,7 +373,10 @@ class TestCheckSeed:
                 check_seed(bad)
         with pytest.raises(ValueError, match="rng must be None, a non-negative integer.*; got -1"):
             as_rng(-1, "rng")
-        with pytest.raises(ValueError, match=r"seed must be None, a non-negative integer, a numpy SeedSequence \(not a Generator here\)"):
+        with pytest.raises(
+            ValueError,
+            match=r"seed must be None, a non-negative integer, a numpy SeedSequence \(not a Generator here\)",
+        ):
             check_seed(np.random.default_rng(0), generator=False)
 
 
@@ -390,8 +408,17 @@ class TestPublicErrorPaths:
         with pytest.raises(ValueError, match=pattern):
             PUBLIC[name](probs, labels)
 
-    @pytest.mark.parametrize("fn", [ece_confidence, ece_classwise, reliability_curve,
-                                    calibration_summary, hosmer_lemeshow_statistic, hosmer_lemeshow])
+    @pytest.mark.parametrize(
+        "fn",
+        [
+            ece_confidence,
+            ece_classwise,
+            reliability_curve,
+            calibration_summary,
+            hosmer_lemeshow_statistic,
+            hosmer_lemeshow,
+        ],
+    )
     @pytest.mark.parametrize("bad", [0, -2, 2.5, True, "10"])
     def test_n_bins(self, fn, bad):
         with pytest.raises(ValueError, match="n_bins must be an integer >= 1"):
@@ -407,8 +434,8 @@ class TestPublicErrorPaths:
             reliability_curve(GOOD_P, [2, 0], kind="top")
         with pytest.raises(ValueError, match=r"grouping must be one of \['per_class', 'single'\]"):
             hosmer_lemeshow_statistic(GOOD_P, [2, 0], n_bins=1, grouping="all")
-        with pytest.raises(ValueError, match=r"reference must be one of \['chi2', 'chi2_external', 'resampling'\]"):
-            hosmer_lemeshow(GOOD_P, [2, 0], n_bins=1, reference="asymptotic")
+        with pytest.raises(ValueError, match=r"null must be one of \['chi2', 'chi2_external', 'resampling'\]"):
+            hosmer_lemeshow(GOOD_P, [2, 0], n_bins=1, null="asymptotic")
         with pytest.raises(ValueError, match=r"class_index must be an integer in \[0, 3\); got 3"):
             reliability_curve(GOOD_P, [2, 0], kind="classwise", class_index=3)
 

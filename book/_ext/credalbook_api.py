@@ -34,8 +34,12 @@ def source_module(modname: str, name: str) -> str:
         except (ImportError, OSError, TypeError, SyntaxError):
             return modname
         for node in tree.body:
-            if (isinstance(node, ast.ImportFrom) and node.level == 0 and node.module
-                    and any(a.name == name and a.asname in (None, name) for a in node.names)):
+            if (
+                isinstance(node, ast.ImportFrom)
+                and node.level == 0
+                and node.module
+                and any(a.name == name and a.asname in (None, name) for a in node.names)
+            ):
                 modname = node.module
                 break
         else:

@@ -5,4 +5,4 @@ the API reference pages from the subpackages' ``__all__``. Nothing else in the p
 subpackage.
 """
 
-__all__ = ["api_pages", "chapters", "records", "reproduce", "runner"]
+__all__ = ["api_pages", "chapters", "pages", "records", "reproduce", "runner"]

@@ -3,12 +3,13 @@
 import os
 import sys
 
-from credalbook.book.runner import MALLOC_SETTINGS, main
+from credalbook.book.runner import main, MALLOC_SETTINGS
 
 # glibc reads its malloc settings at start-up only: start again with them (once; values set by the caller win), so
 # that every command, `run --part` by hand included, computes with them.
 if sys.platform.startswith("linux") and not all(k in os.environ for k in MALLOC_SETTINGS):
-    os.execve(sys.executable, [sys.executable, "-m", "credalbook.book", *sys.argv[1:]],
-              {**MALLOC_SETTINGS, **os.environ})
+    os.execve(
+        sys.executable, [sys.executable, "-m", "credalbook.book", *sys.argv[1:]], {**MALLOC_SETTINGS, **os.environ}
+    )
 
 sys.exit(main())

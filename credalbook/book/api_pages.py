@@ -39,10 +39,18 @@ PAGES = {
     "plotting": ("credalbook.plotting",),
     "cache": ("credalbook.cache",),
     "cli": ("credalbook.cli",),
-    "papers": tuple(f"credalbook.papers.{p}" for p in ("mortier", "juergens", "mimori", "wu_gales", "eu",
-                                                        "presets", "criteria", "report", "parts")),
-    "book": ("credalbook.book.runner", "credalbook.book.chapters", "credalbook.book.records", "credalbook.book.reproduce",
-             "credalbook.book.api_pages"),
+    "papers": tuple(
+        f"credalbook.papers.{p}"
+        for p in ("mortier", "juergens", "mimori", "wu_gales", "eu", "presets", "criteria", "report", "parts")
+    ),
+    "book": (
+        "credalbook.book.runner",
+        "credalbook.book.chapters",
+        "credalbook.book.pages",
+        "credalbook.book.records",
+        "credalbook.book.reproduce",
+        "credalbook.book.api_pages",
+    ),
 }
 #: The package a page's title names, when it is not the page's only module.
 TITLES = {"papers": "credalbook.papers", "book": "credalbook.book"}
@@ -108,28 +116,46 @@ def page_problems(api_dir=None) -> list[str]:
         for modname in modules:
             module = importlib.import_module(modname)
             wanted[modname] = modname
-            wanted.update({f"{modname}.{n}": modname for n in module.__all__
-                           if not isinstance(getattr(module, n), types.ModuleType)})
+            wanted.update(
+                {
+                    f"{modname}.{n}": modname
+                    for n in module.__all__
+                    if not isinstance(getattr(module, n), types.ModuleType)
+                }
+            )
         have = set(documented) | {f"{m}.{n}" for m, names in documented.items() for n in names}
-        problems += [f"book/api/{stem}.md lacks {name} (in {where}.__all__)"
-                     for name, where in wanted.items() if name not in have]
-        problems += [f"book/api/{stem}.md documents {name}, which is not public (not in an __all__ of the page's modules)"
-                     for name in sorted(have - set(wanted) - {TITLES.get(stem)})]
+        problems += [
+            f"book/api/{stem}.md lacks {name} (in {where}.__all__)"
+            for name, where in wanted.items()
+            if name not in have
+        ]
+        problems += [
+            f"book/api/{stem}.md documents {name}, which is not public (not in an __all__ of the page's modules)"
+            for name in sorted(have - set(wanted) - {TITLES.get(stem)})
+        ]
     return problems
 
 
 def _defining_module(package: types.ModuleType, name: str) -> str:
     """The module of ``package`` that defines ``name`` (for constants: the one assigning it)."""
     obj = getattr(package, name)
-    module = getattr(obj, "__module__", None) if (inspect.isclass(obj) or inspect.isroutine(obj)
-                                                   or hasattr(obj, "__wrapped__")) else None
+    module = (
+        getattr(obj, "__module__", None)
+        if (inspect.isclass(obj) or inspect.isroutine(obj) or hasattr(obj, "__wrapped__"))
+        else None
+    )
     if module and module.startswith(package.__name__ + "."):
         return module
     if hasattr(package, "__path__"):
         for path in sorted(Path(package.__file__).parent.glob("*.py")):
             for node in ast.parse(path.read_text()).body:
-                targets = (node.targets if isinstance(node, ast.Assign) else
-                           [node.target] if isinstance(node, ast.AnnAssign) else [])
+                targets = (
+                    node.targets
+                    if isinstance(node, ast.Assign)
+                    else [node.target]
+                    if isinstance(node, ast.AnnAssign)
+                    else []
+                )
                 if any(isinstance(t, ast.Name) and t.id == name for t in targets):
                     return package.__name__ if path.stem == "__init__" else f"{package.__name__}.{path.stem}"
     return package.__name__
@@ -152,6 +178,7 @@ def _module_sections(modname: str, level: str) -> list[str]:
     groups: dict[str, list[str]] = {}
     for name in names:
         groups.setdefault(_defining_module(module, name), []).append(name)
+
     def is_submodule(where):
         return where.startswith(modname + ".") and not where.rsplit(".", 1)[-1].startswith("_")
 

@@ -27,8 +27,9 @@ def chapter_paths(names=None, *, chapters_dir: Path | None = None) -> list[Path]
         wanted = [Path(n).stem for n in names]
         unknown = [n for n in wanted if n not in by_name]
         if unknown:
-            raise ValueError(f"unknown chapters {sorted(unknown)}; available: {[p.stem for p in paths]} "
-                             "(or their numbers)")
+            raise ValueError(
+                f"unknown chapters {sorted(unknown)}; available: {[p.stem for p in paths]} (or their numbers)"
+            )
         chosen = {by_name[n] for n in wanted}
         paths = [p for p in paths if p in chosen]
     return paths

@@ -43,15 +43,48 @@ from pathlib import Path
 
 import numpy as np
 
-from credalbook._provenance import (code_hash, git_state, import_closure as _closure, machine, module_hashes,
-                                    note_part, parts_used, utc_now, versions)
 from credalbook._paths import repo_root
+from credalbook._provenance import (
+    code_hash,
+    git_state,
+    machine,
+    module_hashes,
+    note_part,
+    parts_used,
+    utc_now,
+    versions,
+)
+from credalbook._provenance import import_closure as _closure
 
-__all__ = ["RECORDS_ENV", "records_dir", "scale_dir", "encode", "decode", "import_closure", "part_parameters",
-           "write_part", "read_part", "part_state", "run_part", "run_parts", "chapter_code_hash",
-           "write_chapter_record", "read_chapter_record", "chapter_state", "RecordState", "status", "format_status",
-           "provenance_line", "STATES", "TIMING_FIELDS", "Published", "publish", "record_figure", "revalidate",
-           "write_benchmark"]
+__all__ = [
+    "RECORDS_ENV",
+    "records_dir",
+    "scale_dir",
+    "encode",
+    "decode",
+    "import_closure",
+    "part_parameters",
+    "write_part",
+    "read_part",
+    "part_state",
+    "run_part",
+    "run_parts",
+    "chapter_code_hash",
+    "write_chapter_record",
+    "read_chapter_record",
+    "chapter_state",
+    "RecordState",
+    "status",
+    "format_status",
+    "provenance_line",
+    "STATES",
+    "TIMING_FIELDS",
+    "Published",
+    "publish",
+    "record_figure",
+    "revalidate",
+    "write_benchmark",
+]
 
 RECORDS_ENV = "CREDALBOOK_RECORDS_DIR"
 #: The states of a record.
@@ -127,11 +160,17 @@ def encode(value, _path: str = "value"):
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         cls = type(value)
         if not cls.__module__.startswith("credalbook."):
-            raise TypeError(f"{_path}: only credalbook's dataclasses can be recorded; got {cls.__module__}.{cls.__qualname__}")
-        return {"__dataclass__": f"{cls.__module__}:{cls.__qualname__}",
-                "fields": {f.name: encode(getattr(value, f.name), f"{_path}.{f.name}") for f in dataclasses.fields(value)}}
-    raise TypeError(f"{_path}: a {type(value).__module__}.{type(value).__qualname__} cannot be recorded "
-                    "(records hold numbers, strings, arrays, lists, dicts and credalbook's dataclasses)")
+            raise TypeError(
+                f"{_path}: only credalbook's dataclasses can be recorded; got {cls.__module__}.{cls.__qualname__}"
+            )
+        return {
+            "__dataclass__": f"{cls.__module__}:{cls.__qualname__}",
+            "fields": {f.name: encode(getattr(value, f.name), f"{_path}.{f.name}") for f in dataclasses.fields(value)},
+        }
+    raise TypeError(
+        f"{_path}: a {type(value).__module__}.{type(value).__qualname__} cannot be recorded "
+        "(records hold numbers, strings, arrays, lists, dicts and credalbook's dataclasses)"
+    )
 
 
 def _dataclass(name: str):
@@ -194,9 +233,17 @@ def import_closure(module: str) -> list:
 
 
 def _manifest(*, parameters: dict, seeds, wall_seconds: float, modules: dict, extra: dict | None = None) -> dict:
-    return {**git_state(), "date": utc_now(), "machine": machine(), "versions": versions(),
-            "parameters": encode(parameters), "seeds": list(seeds), "wall_seconds": round(float(wall_seconds), 1),
-            "modules": modules, **(extra or {})}
+    return {
+        **git_state(),
+        "date": utc_now(),
+        "machine": machine(),
+        "versions": versions(),
+        "parameters": encode(parameters),
+        "seeds": list(seeds),
+        "wall_seconds": round(float(wall_seconds), 1),
+        "modules": modules,
+        **(extra or {}),
+    }
 
 
 def part_parameters(part) -> dict:
@@ -221,14 +268,27 @@ def _part_path(chapter: str, scale: str, name: str, root=None) -> Path:
     return scale_dir(chapter, scale, root=root) / "parts" / f"{name}.json"
 
 
-def write_part(chapter: str, scale: str, part, value, *, wall_seconds: float, root=None, extra: dict | None = None) -> Path:
+def write_part(
+    chapter: str, scale: str, part, value, *, wall_seconds: float, root=None, extra: dict | None = None
+) -> Path:
     """Record ``value`` as part ``part`` (a :class:`credalbook.papers.parts.Part`) of ``chapter`` at ``scale``."""
     module = part.func.__module__
     modules = module_hashes(import_closure(module)) if module.startswith("credalbook") else {}
-    data = {"kind": "part", "chapter": chapter, "scale": scale, "part": part.name,
-            "parameters": part_parameters(part), "value": encode(value)}
-    data["manifest"] = _manifest(parameters=part.parameters(), seeds=_seeds_of(part.kwargs), wall_seconds=wall_seconds,
-                                 modules=modules, extra=extra)
+    data = {
+        "kind": "part",
+        "chapter": chapter,
+        "scale": scale,
+        "part": part.name,
+        "parameters": part_parameters(part),
+        "value": encode(value),
+    }
+    data["manifest"] = _manifest(
+        parameters=part.parameters(),
+        seeds=_seeds_of(part.kwargs),
+        wall_seconds=wall_seconds,
+        modules=modules,
+        extra=extra,
+    )
     data["digest"] = _digest([data["parameters"], data["value"]])
     path = _part_path(chapter, scale, part.name, root)
     _write_json(path, data)
@@ -258,10 +318,31 @@ def _changed_modules(modules: dict) -> list:
     return reasons
 
 
+#: Keywords renamed by the vocabulary of 0.6 (``{old: new}``): a record made before keeps its parameters under the
+#: old name (its digest covers them), and is compared with the plan under the new one. :func:`revalidate` calls the
+#: code of a record's commit with the old name (:data:`_EVAL`).
+PARAMETER_RENAMES = {"n_bootstrap": "n_resamples", "n_boot": "n_resamples"}
+
+
+def renamed_keys(data: dict) -> dict:
+    """``data`` with every key of ``credalbook.book.records.PARAMETER_RENAMES`` under its new name (unless the new name is there too).
+
+    >>> renamed_keys({"n_bootstrap": 100, "seed": 0})
+    {'n_resamples': 100, 'seed': 0}
+    """
+    if not isinstance(data, dict):
+        return data
+    return {(PARAMETER_RENAMES.get(k, k) if PARAMETER_RENAMES.get(k) not in data else k): v for k, v in data.items()}
+
+
 def _parameter_changes(recorded: dict, now: dict) -> list:
+    recorded = renamed_keys(recorded)
     keys = sorted(set(recorded) | set(now))
-    return [f"parameter {k}: recorded {recorded.get(k, '(absent)')!r}, now {now.get(k, '(absent)')!r}"
-            for k in keys if recorded.get(k) != now.get(k)]
+    return [
+        f"parameter {k}: recorded {recorded.get(k, '(absent)')!r}, now {now.get(k, '(absent)')!r}"
+        for k in keys
+        if recorded.get(k) != now.get(k)
+    ]
 
 
 @dataclass(frozen=True)
@@ -312,8 +393,15 @@ class _PartClock:
 
     def _write(self, now: float) -> None:
         with contextlib.suppress(OSError):  # the clock must never fail the computation it times
-            _write_json(self.path, {"parameters": self.parameters, "earlier_seconds": self.earlier,
-                                    "attempts": self.attempts, "seconds": round(now - self._start, 1)})
+            _write_json(
+                self.path,
+                {
+                    "parameters": self.parameters,
+                    "earlier_seconds": self.earlier,
+                    "attempts": self.attempts,
+                    "seconds": round(now - self._start, 1),
+                },
+            )
 
     def __enter__(self):
         import threading
@@ -363,15 +451,25 @@ def run_part(chapter: str, scale: str, part, *, record: bool = True, root=None, 
     data = read_part(chapter, scale, part.name, root=root)  # read once: a member's record is about a megabyte
     st = _state_of(chapter, scale, part, data)
     if st.state == "recorded" or (st.state == "stale" and not rerun_stale):
-        note_part(chapter, scale, part.name, state=st.state, digest=data["digest"],
-                       wall_seconds=data["manifest"]["wall_seconds"])
+        note_part(
+            chapter,
+            scale,
+            part.name,
+            state=st.state,
+            digest=data["digest"],
+            wall_seconds=data["manifest"]["wall_seconds"],
+        )
         return decode(data["value"])
     with _PartClock(chapter, scale, part.name, parameters=part_parameters(part)) as clock:
         value = part.run()
     wall = clock.seconds
     digest = None
     if record:
-        extra = {"attempts": clock.attempts, "earlier_attempts_seconds": round(clock.earlier, 1)} if clock.attempts > 1 else None
+        extra = (
+            {"attempts": clock.attempts, "earlier_attempts_seconds": round(clock.earlier, 1)}
+            if clock.attempts > 1
+            else None
+        )
         path = write_part(chapter, scale, part, value, wall_seconds=wall, root=root, extra=extra)
         digest = json.loads(path.read_text())["digest"]
     note_part(chapter, scale, part.name, state="computed", digest=digest, wall_seconds=round(wall, 1))
@@ -390,8 +488,11 @@ def run_parts(chapter: str, scale: str, parts, *, group: str | None = None, **op
 def chapter_code_hash(notebook) -> str:
     """Fingerprint of a chapter's code cells (its prose and outputs do not count)."""
     nb = json.loads(Path(notebook).read_text())
-    code = [("".join(c["source"]) if isinstance(c["source"], list) else c["source"]).strip()
-            for c in nb.get("cells", []) if c.get("cell_type") == "code"]
+    code = [
+        ("".join(c["source"]) if isinstance(c["source"], list) else c["source"]).strip()
+        for c in nb.get("cells", [])
+        if c.get("cell_type") == "code"
+    ]
     return hashlib.sha256("\n\0\n".join(code).encode()).hexdigest()[:16]
 
 
@@ -433,8 +534,12 @@ def write_benchmark(name: str, rows, *, title: str, command: str, wall_seconds: 
     wall_seconds : float
         Wall time of the whole measurement (its manifest's).
     """
-    if not isinstance(name, str) or not name or any(not (c.isalnum() or c in "-_.") for c in name) \
-            or name.startswith("."):
+    if (
+        not isinstance(name, str)
+        or not name
+        or any(not (c.isalnum() or c in "-_.") for c in name)
+        or name.startswith(".")
+    ):
         raise ValueError(f"name must be a file stem of letters, digits, '-', '_' and '.'; got {name!r}")
     clean = []
     for i, row in enumerate(rows):
@@ -449,14 +554,28 @@ def write_benchmark(name: str, rows, *, title: str, command: str, wall_seconds: 
     if not clean:
         raise ValueError("rows must hold at least one timing")
     path = Path(root if root is not None else records_dir()) / "benchmark" / f"{name}.json"
-    data = {"kind": "benchmark", "title": str(title), "command": str(command), "rows": clean,
-            "manifest": _manifest(parameters={}, seeds=[], wall_seconds=wall_seconds, modules={})}
+    data = {
+        "kind": "benchmark",
+        "title": str(title),
+        "command": str(command),
+        "rows": clean,
+        "manifest": _manifest(parameters={}, seeds=[], wall_seconds=wall_seconds, modules={}),
+    }
     _write_json(path, data)
     return path
 
 
-def write_chapter_record(chapter: str, scale: str, comparison: dict, *, notebook, executed=None,
-                         wall_seconds: float, preset: dict | None = None, root=None) -> Path:
+def write_chapter_record(
+    chapter: str,
+    scale: str,
+    comparison: dict,
+    *,
+    notebook,
+    executed=None,
+    wall_seconds: float,
+    preset: dict | None = None,
+    root=None,
+) -> Path:
     """Record a chapter run: its comparison (as :meth:`credalbook.papers.report.Comparison.save` wrote it,
     with the ``provenance`` the kernel added), its figures, and a manifest."""
     d = scale_dir(chapter, scale, root=root)
@@ -468,15 +587,29 @@ def write_chapter_record(chapter: str, scale: str, comparison: dict, *, notebook
     provenance = comparison.get("provenance", {})
     parameters = comparison.get("parameters", {})
     parts = provenance.get("parts", {})
-    data = {"kind": "chapter", "chapter": chapter, "scale": scale,
-            "rows": comparison.get("rows", []), "counts": comparison.get("counts", {}),
-            "parts": parts, "figures": figures,
-            "manifest": _manifest(parameters=parameters, seeds=[parameters["seed"]] if "seed" in parameters else [],
-                                  wall_seconds=wall_seconds, modules=provenance.get("modules", {}),
-                                  extra={"chapter_code": chapter_code_hash(notebook), "preset": encode(preset or {}),
-                                         # the parts loaded from records (those computed in this run are in wall_seconds)
-                                         "parts_wall_seconds": round(sum(p.get("wall_seconds") or 0 for p in parts.values()
-                                                                         if p.get("state") != "computed"), 1)})}
+    data = {
+        "kind": "chapter",
+        "chapter": chapter,
+        "scale": scale,
+        "rows": comparison.get("rows", []),
+        "counts": comparison.get("counts", {}),
+        "parts": parts,
+        "figures": figures,
+        "manifest": _manifest(
+            parameters=parameters,
+            seeds=[parameters["seed"]] if "seed" in parameters else [],
+            wall_seconds=wall_seconds,
+            modules=provenance.get("modules", {}),
+            extra={
+                "chapter_code": chapter_code_hash(notebook),
+                "preset": encode(preset or {}),
+                # the parts loaded from records (those computed in this run are in wall_seconds)
+                "parts_wall_seconds": round(
+                    sum(p.get("wall_seconds") or 0 for p in parts.values() if p.get("state") != "computed"), 1
+                ),
+            },
+        ),
+    }
     path = d / "chapter.json"
     _write_json(path, data)
     return path
@@ -501,8 +634,8 @@ def chapter_state(chapter: str, scale: str, *, notebook=None, preset: dict | Non
     man = data["manifest"]
     reasons = []
     if notebook is not None and Path(notebook).is_file() and man.get("chapter_code") != chapter_code_hash(notebook):
-        reasons.append("the chapter's code cells changed")
-    if preset is not None and man.get("preset") != json.loads(json.dumps(encode(preset))):
+        reasons.append(_CHAPTER_CODE)
+    if preset is not None and renamed_keys(man.get("preset")) != json.loads(json.dumps(encode(preset))):
         reasons.append("the scale's preset changed")
     reasons += _changed_modules(man.get("modules", {}))
     for name, used in sorted(data.get("parts", {}).items()):
@@ -523,8 +656,11 @@ def _notebook_defaults(notebook) -> dict:
     out = {}
     for name, p in pm.inspect_notebook(str(notebook)).items():
         try:
-            out[name] = json.loads(p["default"]) if p["default"] not in ("None", "True", "False") else \
-                {"None": None, "True": True, "False": False}[p["default"]]
+            out[name] = (
+                json.loads(p["default"])
+                if p["default"] not in ("None", "True", "False")
+                else {"None": None, "True": True, "False": False}[p["default"]]
+            )
         except json.JSONDecodeError:
             out[name] = p["default"].strip("\"'")
     return out
@@ -537,7 +673,7 @@ def status(chapters=None, *, scale: str = "paper", parameters: dict | None = Non
     """
     from credalbook.book.chapters import chapter_paths, is_guide
     from credalbook.papers.parts import plan_parts
-    from credalbook.papers.presets import PRESETS, preset
+    from credalbook.papers.presets import preset, PRESETS
 
     out = []
     for nb in chapter_paths(chapters):
@@ -563,8 +699,9 @@ def format_status(states) -> str:
     for s in states:
         when = _when(s.manifest) if s.manifest else ""
         lines.append(f"{s.chapter:36s} {s.scale:6s} {s.name:36s} {s.state:9s} {when}")
-        lines += [f"{'':44s}- {r}" for r in s.reasons[:6]] + ([f"{'':44s}- ... {len(s.reasons) - 6} more"]
-                                                            if len(s.reasons) > 6 else [])
+        lines += [f"{'':44s}- {r}" for r in s.reasons[:6]] + (
+            [f"{'':44s}- ... {len(s.reasons) - 6} more"] if len(s.reasons) > 6 else []
+        )
     by = {}
     for s in states:
         by.setdefault((s.chapter, s.scale), []).append(s.state)
@@ -581,8 +718,7 @@ def provenance_line(manifest: dict) -> str:
     m = manifest.get("machine", {})
     machine = f"{m.get('cpu', '?')} ({m.get('cores', '?')} cores)" + (f", {m['gpu']}" if m.get("gpu") else "")
     wall = manifest.get("wall_seconds", 0) + manifest.get("parts_wall_seconds", 0)
-    return (f"commit {commit} ({clean}), {str(manifest.get('date', '?'))[:10]}, {machine}, "
-            f"wall time {_duration(wall)}")
+    return f"commit {commit} ({clean}), {str(manifest.get('date', '?'))[:10]}, {machine}, wall time {_duration(wall)}"
 
 
 def _duration(seconds: float) -> str:
@@ -617,15 +753,25 @@ class Published:
         if self.scale == self.reference_scale:
             states = [p["state"] for p in self.parts.values()]
             wall = sum(p.get("wall_seconds") or 0 for p in self.parts.values())
-            used = (f" Of its {len(states)} parts, {states.count('recorded')} were loaded from up-to-date records, "
-                    f"{states.count('computed')} computed now" + (f" and {states.count('stale')} loaded from STALE records"
-                                                                 if states.count("stale") else "") +
-                    f" ({_duration(wall)} of computing as recorded).") if states else ""
-            return (f"This is the {self.scale}-scale run: the runner records it (rows, figures, manifest) under "
-                    f"results/{self.chapter}/{self.scale}/." + used)
+            used = (
+                (
+                    f" Of its {len(states)} parts, {states.count('recorded')} were loaded from up-to-date records, "
+                    f"{states.count('computed')} computed now"
+                    + (f" and {states.count('stale')} loaded from STALE records" if states.count("stale") else "")
+                    + f" ({_duration(wall)} of computing as recorded)."
+                )
+                if states
+                else ""
+            )
+            return (
+                f"This is the {self.scale}-scale run: the runner records it (rows, figures, manifest) under "
+                f"results/{self.chapter}/{self.scale}/." + used
+            )
         if self.record is None:
-            return (f"No {self.reference_scale}-scale record yet: its column is empty. Run `{cmd}` "
-                    f"(`python -m credalbook.book status -c {self.chapter}` lists its parts).")
+            return (
+                f"No {self.reference_scale}-scale record yet: its column is empty. Run `{cmd}` "
+                f"(`python -m credalbook.book status -c {self.chapter}` lists its parts)."
+            )
         line = f"{self.reference_scale.capitalize()}-scale record: {provenance_line(self.record['manifest'])}."
         if self.state.state == "stale":
             why = "; ".join(self.state.reasons[:4]) + ("; …" if len(self.state.reasons) > 4 else "")
@@ -642,8 +788,12 @@ class Published:
         pairs = _match_rows(self.rows, (self.record or {}).get("rows", []))
         same = self.scale == self.reference_scale
         header = ["Artifact", "Quantity", "Paper"]
-        header += ([] if same else [f"{self.reference_scale} scale (record)", "verdict"]) + \
-                  [f"this build ({self.scale})", "verdict", "Criterion", "Note"]
+        header += ([] if same else [f"{self.reference_scale} scale (record)", "verdict"]) + [
+            f"this build ({self.scale})",
+            "verdict",
+            "Criterion",
+            "Note",
+        ]
         rows = []
         for i, r in enumerate(self.rows):
             rec = pairs.get(i)
@@ -657,17 +807,33 @@ class Published:
             matched = {id(v) for v in pairs.values()}
             for rec in (self.record or {}).get("rows", []):
                 if id(rec) not in matched:
-                    rows.append([rec["artifact"], rec["quantity"], rec["paper"], rec["book"], rec["verdict"], "—",
-                                 "not in this build", rec["criterion"], rec.get("note", "")])
-        state = {"recorded": "credalbook-record-current", "stale": "credalbook-record-stale",
-                 "missing": "credalbook-record-missing"}[self.state.state]
+                    rows.append(
+                        [
+                            rec["artifact"],
+                            rec["quantity"],
+                            rec["paper"],
+                            rec["book"],
+                            rec["verdict"],
+                            "—",
+                            "not in this build",
+                            rec["criterion"],
+                            rec.get("note", ""),
+                        ]
+                    )
+        state = {
+            "recorded": "credalbook-record-current",
+            "stale": "credalbook-record-stale",
+            "missing": "credalbook-record-missing",
+        }[self.state.state]
         table = html_table(header, rows, css_class="credalbook-table credalbook-comparison")
         counts = self.counts
         fid = f"This build ({self.scale}): {fidelity_of(counts['this run'])}."
         if counts["record"] is not None and not same:
             fid += f" {self.reference_scale.capitalize()}-scale record: {fidelity_of(counts['record'])}."
-        return (table + f'<p class="credalbook-fidelity">{_html.escape(fid)}</p>'
-                f'<p class="credalbook-provenance {state}">{_html.escape(self.provenance())}</p>')
+        return (
+            table + f'<p class="credalbook-fidelity">{_html.escape(fid)}</p>'
+            f'<p class="credalbook-provenance {state}">{_html.escape(self.provenance())}</p>'
+        )
 
     def __str__(self) -> str:
         from credalbook.papers.report import format_cell
@@ -676,9 +842,15 @@ class Published:
         lines = []
         for i, r in enumerate(self.rows):
             rec = pairs.get(i)
-            ref = f" | {self.reference_scale} {format_cell(rec['book'])} ({rec['verdict']})" if rec and self.scale != self.reference_scale else ""
-            lines.append(f"{r['artifact']} | {r['quantity']} | paper {format_cell(r['paper'])}{ref} | "
-                         f"{self.scale} {format_cell(r['book'])} ({r['verdict']})")
+            ref = (
+                f" | {self.reference_scale} {format_cell(rec['book'])} ({rec['verdict']})"
+                if rec and self.scale != self.reference_scale
+                else ""
+            )
+            lines.append(
+                f"{r['artifact']} | {r['quantity']} | paper {format_cell(r['paper'])}{ref} | "
+                f"{self.scale} {format_cell(r['book'])} ({r['verdict']})"
+            )
         return "\n".join(lines + [self.provenance()])
 
 
@@ -722,7 +894,7 @@ def publish(comparison, *, scale: str, reference_scale: str = "paper", notebook=
     notebook : path, optional
         The chapter notebook (default ``chapters/<chapter>.ipynb`` of this checkout), for the staleness check.
     """
-    from credalbook.papers.presets import PRESETS, preset
+    from credalbook.papers.presets import preset, PRESETS
 
     chapter = comparison.chapter
     if notebook is None:
@@ -753,26 +925,36 @@ def record_figure(chapter: str, name: str, *, scale: str = "paper", root=None):
     rec = read_chapter_record(chapter, scale, root=root)
     files = [f for f in (rec or {}).get("figures", []) if f.rsplit("-", 1)[0] == name]
     if not files:
-        return Markdown(f"*No {scale}-scale record of this figure yet* "
-                        f"(`python -m credalbook.book run --scale {scale} -c {chapter}`).")
+        return Markdown(
+            f"*No {scale}-scale record of this figure yet* "
+            f"(`python -m credalbook.book run --scale {scale} -c {chapter}`)."
+        )
     png = base64.b64encode((scale_dir(chapter, scale, root=root) / "figures" / files[0]).read_bytes()).decode()
     caption = f"The same figure at {scale} scale, from the record: {provenance_line(rec['manifest'])}."
-    return HTML(f'<figure class="credalbook-record-figure"><img src="data:image/png;base64,{png}" '
-                f'alt="{_html.escape(name)} at {scale} scale"/><figcaption>{_html.escape(caption)}</figcaption></figure>')
+    return HTML(
+        f'<figure class="credalbook-record-figure"><img src="data:image/png;base64,{png}" '
+        f'alt="{_html.escape(name)} at {scale} scale"/><figcaption>{_html.escape(caption)}</figcaption></figure>'
+    )
 
 
 # ---------------------------------------------------------------------------------- revalidate
 _EVAL = r"""
 import importlib, json, sys
 from credalbook.book.records import decode, encode
-specs = json.loads(sys.stdin.read())
+import inspect
+specs, renames = json.loads(sys.stdin.read())
 out = {}
 for name, (function, kwargs) in specs.items():
     module, _, qualname = function.partition(":")
     func = importlib.import_module(module)
     for attr in qualname.split("."):
         func = getattr(func, attr)
-    out[name] = encode(func(**decode(kwargs)))
+    kwargs = decode(kwargs)
+    accepted = inspect.signature(func).parameters
+    for old, new in renames.items():  # the code of an older commit knows a renamed keyword by its old name
+        if new in kwargs and new not in accepted and old in accepted:
+            kwargs[old] = kwargs.pop(new)
+    out[name] = encode(func(**kwargs))
 print(json.dumps(out, sort_keys=True))
 """
 
@@ -796,11 +978,19 @@ def _values_at(tree: Path, specs: dict, env: dict) -> dict:
     import sys
 
     run_env = {**env, "PYTHONPATH": str(tree)}
-    out = subprocess.run([sys.executable, "-c", _EVAL], input=json.dumps(specs), capture_output=True, text=True,
-                         cwd=tree, env=run_env)
+    out = subprocess.run(
+        [sys.executable, "-c", _EVAL],
+        input=json.dumps([specs, PARAMETER_RENAMES]),
+        capture_output=True,
+        text=True,
+        cwd=tree,
+        env=run_env,
+    )
     if out.returncode:
-        raise RuntimeError(f"computing the check parts with the code of {tree} failed: "
-                           f"{out.stderr.strip().splitlines()[-1:] or out.stdout[-500:]}")
+        raise RuntimeError(
+            f"computing the check parts with the code of {tree} failed: "
+            f"{out.stderr.strip().splitlines()[-1:] or out.stdout[-500:]}"
+        )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -838,18 +1028,35 @@ def _chapter_run_at(tree: Path, chapter: str, scale: str, parameters: dict, work
 
     records, book = work / "records", work / "book"
     run_env = {**env, "PYTHONPATH": str(tree), RECORDS_ENV: str(records), "CREDALBOOK_CACHE_DIR": str(work / "cache")}
-    cmd = [sys.executable, "-m", "credalbook.book", "run", "--scale", scale, "-c", chapter, "--book-root", str(book),
-           "--force", "--no-progress"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "credalbook.book",
+        "run",
+        "--scale",
+        scale,
+        "-c",
+        chapter,
+        "--book-root",
+        str(book),
+        "--force",
+        "--no-progress",
+    ]
     for k, v in parameters.items():
         cmd += ["-p", k, json.dumps(v)]
     out = subprocess.run(cmd, capture_output=True, text=True, cwd=tree, env=run_env)
     if out.returncode:
-        raise RuntimeError(f"executing {chapter} at {scale} with the code of {tree} failed: "
-                           f"{(out.stderr.strip().splitlines() or [out.stdout[-500:]])[-1]}")
+        raise RuntimeError(
+            f"executing {chapter} at {scale} with the code of {tree} failed: "
+            f"{(out.stderr.strip().splitlines() or [out.stdout[-500:]])[-1]}"
+        )
     rec = json.loads((records / chapter / scale / "chapter.json").read_text())
-    return {"rows": _without_timings(rec["rows"]), "counts": rec["counts"],
-            "outputs": _text_outputs(book / "book" / "executed" / f"{chapter}.ipynb"),
-            "modules": rec["manifest"]["modules"]}
+    return {
+        "rows": _without_timings(rec["rows"]),
+        "counts": rec["counts"],
+        "outputs": _text_outputs(book / "book" / "executed" / f"{chapter}.ipynb"),
+        "modules": rec["manifest"]["modules"],
+    }
 
 
 def _first_difference(before: dict, after: dict) -> str:
@@ -863,9 +1070,22 @@ def _first_difference(before: dict, after: dict) -> str:
     return "the number of its outputs"
 
 
+#: The chapter's own reason for being stale that :func:`revalidate` can check: both runs execute their own notebook.
+_CHAPTER_CODE = "the chapter's code cells changed"
+
+
 def _why_not(st: RecordState) -> str | None:
-    """Why a stale record cannot be carried over (None when it can: only package code changed, from a clean tree)."""
-    if not all(r.endswith(" changed") and r.startswith("credalbook/") for r in st.reasons):
+    """Why a stale record cannot be carried over (None when it can: only code changed, from a clean tree).
+
+    Code means a package module that changed or is gone (moved elsewhere: the check computes with the code of
+    both commits, wherever it lives) and, for a chapter record, the chapter's code cells."""
+
+    def code(reason: str) -> bool:
+        return (reason.startswith("credalbook/") and reason.endswith((" changed", " is gone"))) or (
+            st.name == "chapter" and reason == _CHAPTER_CODE
+        )
+
+    if not all(code(r) for r in st.reasons):
         return "stale for other reasons than changed code: " + "; ".join(st.reasons)
     if not st.manifest.get("clean") or not st.manifest.get("commit"):
         return "recorded from a tree with uncommitted changes: its code cannot be checked out"
@@ -881,28 +1101,44 @@ def _checkout(commit: str):
 
     tmp = Path(tempfile.mkdtemp(prefix="credalbook-revalidate-"))
     try:
-        subprocess.run(["git", "worktree", "add", "--detach", "-f", str(tmp / "tree"), commit], cwd=repo_root(),
-                       capture_output=True, check=True)
+        subprocess.run(
+            ["git", "worktree", "add", "--detach", "-f", str(tmp / "tree"), commit],
+            cwd=repo_root(),
+            capture_output=True,
+            check=True,
+        )
         yield tmp
     finally:
-        subprocess.run(["git", "worktree", "remove", "--force", str(tmp / "tree")], cwd=repo_root(), capture_output=True)
+        subprocess.run(
+            ["git", "worktree", "remove", "--force", str(tmp / "tree")], cwd=repo_root(), capture_output=True
+        )
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def _carry_over(path: Path, commit: str, check: str, modules: dict) -> None:
-    """Give the record at ``path`` the fingerprints ``modules`` and a ``revalidated`` entry (from ``commit`` to now)."""
+def _carry_over(path: Path, commit: str, check: str, modules: dict, *, chapter_code: str | None = None) -> None:
+    """Give the record at ``path`` the fingerprints ``modules`` (and a chapter record the fingerprint
+    ``chapter_code`` of its notebook's code cells) and a ``revalidated`` entry (from ``commit`` to now)."""
     data = json.loads(path.read_text())
     head = git_state()
-    data["manifest"].setdefault("revalidated", []).append(
-        {"from_commit": commit, "to_commit": head["commit"], "clean": head["clean"], "date": utc_now(),
-         "check": check, "modules_before": data["manifest"]["modules"]})
+    entry = {
+        "from_commit": commit,
+        "to_commit": head["commit"],
+        "clean": head["clean"],
+        "date": utc_now(),
+        "check": check,
+        "modules_before": data["manifest"]["modules"],
+    }
+    if chapter_code is not None and chapter_code != data["manifest"].get("chapter_code"):
+        entry["chapter_code_before"] = data["manifest"].get("chapter_code")
+        data["manifest"]["chapter_code"] = chapter_code
+    data["manifest"].setdefault("revalidated", []).append(entry)
     data["manifest"]["modules"] = modules
     _write_json(path, data)
 
 
 def _revalidate_chapter(chapter: str, nb: Path, scale: str, check_scale: str, params: dict, root, dry_run: bool):
     """The chapter record's part of :func:`revalidate`: ``[("chapter", outcome)]`` or [] when it is not stale."""
-    from credalbook.papers.presets import PRESETS, preset
+    from credalbook.papers.presets import preset, PRESETS
 
     cfg = dict(preset(chapter, scale)) if chapter in PRESETS else {}
     st = chapter_state(chapter, scale, notebook=nb, preset=cfg, root=root)
@@ -921,11 +1157,21 @@ def _revalidate_chapter(chapter: str, nb: Path, scale: str, check_scale: str, pa
     if before != after:
         return [("chapter", f"the code change moves {_first_difference(before, after)} at {check_scale}: rerun")]
     if not dry_run:
-        _carry_over(scale_dir(chapter, scale, root=root) / "chapter.json", commit,
-                    f"the chapter at {check_scale}: rows, verdict counts and text outputs equal (commits, dates and "
-                    "durations masked)", modules)
-    return [("chapter", f"revalidated: the chapter at {check_scale} shows the same rows and outputs at {commit[:7]} "
-                        f"and now ({len(after['rows'])} rows, {len(after['outputs'])} outputs)")]
+        _carry_over(
+            scale_dir(chapter, scale, root=root) / "chapter.json",
+            commit,
+            f"the chapter at {check_scale}: rows, verdict counts and text outputs equal (commits, dates and "
+            "durations masked)",
+            modules,
+            chapter_code=chapter_code_hash(nb),
+        )
+    return [
+        (
+            "chapter",
+            f"revalidated: the chapter at {check_scale} shows the same rows and outputs at {commit[:7]} "
+            f"and now ({len(after['rows'])} rows, {len(after['outputs'])} outputs)",
+        )
+    ]
 
 
 def _closest(part, checks, k: int) -> list:
@@ -934,20 +1180,34 @@ def _closest(part, checks, k: int) -> list:
     configuration, and only it."""
     mine = json.loads(json.dumps(encode(part.kwargs)))
     same = [p for p in checks if p.function == part.function]
-    shared = {p.name: sum(json.loads(json.dumps(encode(v))) == mine.get(key) for key, v in p.kwargs.items()
-                          if key not in ("seed", "seeds"))  # a replicate's seed says nothing of its configuration
-              for p in same}
+    shared = {
+        p.name: sum(
+            json.loads(json.dumps(encode(v))) == mine.get(key)
+            for key, v in p.kwargs.items()
+            if key not in ("seed", "seeds")
+        )  # a replicate's seed says nothing of its configuration
+        for p in same
+    }
     best = max(shared.values(), default=0)
     return [p for p in same if shared[p.name] == best][:k]  # plan order among equals
 
 
-def revalidate(chapter: str, *, scale: str = "paper", check_scale: str = "tiny", parameters: dict | None = None,
-               max_checks: int = 4, root=None, dry_run: bool = False) -> list:
+def revalidate(
+    chapter: str,
+    *,
+    scale: str = "paper",
+    check_scale: str = "tiny",
+    parameters: dict | None = None,
+    max_checks: int = 4,
+    root=None,
+    dry_run: bool = False,
+) -> list:
     """Carry records that went stale only because package code changed over to the code now, when that change
     provably leaves their values alone.
 
-    For every stale part of ``chapter`` at ``scale`` whose reasons are all changed modules (no changed parameter,
-    no missing module), recorded from a clean tree at commit ``c``: the parts of the same function at
+    For every stale part of ``chapter`` at ``scale`` whose reasons are all changed or moved modules (no changed
+    parameter; a keyword of ``credalbook.book.records.PARAMETER_RENAMES`` under its new name is not a change, and the code of ``c`` is
+    called with its old name), recorded from a clean tree at commit ``c``: the parts of the same function at
     ``check_scale`` (at most ``max_checks`` of them, from the chapter's plan at that scale, those sharing the
     most keyword values with the part: a LeNet member is checked with LeNet members only) are computed with the
     code of ``c`` (a ``git worktree`` of it) and with the code now, in fresh interpreters on this machine. If
@@ -995,19 +1255,33 @@ def revalidate(chapter: str, *, scale: str = "paper", check_scale: str = "tiny",
         specs = {p.name: (p.function, encode(p.kwargs)) for p in same}
         with _checkout(commit) as tmp:
             # fresh caches: a cached result of one code version must not stand in for the other's
-            before = _values_at(tmp / "tree", specs, {**env, RECORDS_ENV: str(tmp / "records"),
-                                                      "CREDALBOOK_CACHE_DIR": str(tmp / "cache-before")})
-            after = _values_at(repo, specs, {**env, RECORDS_ENV: str(tmp / "records"),
-                                             "CREDALBOOK_CACHE_DIR": str(tmp / "cache-after")})
+            before = _values_at(
+                tmp / "tree",
+                specs,
+                {**env, RECORDS_ENV: str(tmp / "records"), "CREDALBOOK_CACHE_DIR": str(tmp / "cache-before")},
+            )
+            after = _values_at(
+                repo,
+                specs,
+                {**env, RECORDS_ENV: str(tmp / "records"), "CREDALBOOK_CACHE_DIR": str(tmp / "cache-after")},
+            )
         differ = sorted(n for n in specs if _without_timings(before.get(n)) != _without_timings(after.get(n)))
         if differ:
             outcomes += [(p.name, f"the code change moves the {check_scale} values of {differ}: rerun") for p in parts]
             continue
         for p in parts:
-            outcomes.append((p.name, f"revalidated: {len(specs)} {check_scale} parts of {function} equal bit for bit "
-                                     f"at {commit[:7]} and now"))
+            outcomes.append(
+                (
+                    p.name,
+                    f"revalidated: {len(specs)} {check_scale} parts of {function} equal bit for bit "
+                    f"at {commit[:7]} and now",
+                )
+            )
             if not dry_run:
-                _carry_over(_part_path(chapter, scale, p.name, root), commit,
-                            f"{check_scale} parts {sorted(specs)} of {function}: values equal bit for bit",
-                            module_hashes(import_closure(p.func.__module__)))
+                _carry_over(
+                    _part_path(chapter, scale, p.name, root),
+                    commit,
+                    f"{check_scale} parts {sorted(specs)} of {function}: values equal bit for bit",
+                    module_hashes(import_closure(p.func.__module__)),
+                )
     return outcomes + _revalidate_chapter(chapter, nb, scale, check_scale, params, root, dry_run)

@@ -85,7 +85,7 @@ class _Chapter:
 def _chapter(nb: Path, root: Path) -> _Chapter:
     from credalbook.book import records as rec
     from credalbook.papers.parts import plan_parts
-    from credalbook.papers.presets import PRESETS, preset
+    from credalbook.papers.presets import preset, PRESETS
 
     stem = nb.stem
     cfg = dict(preset(stem, SCALE)) if stem in PRESETS else {}
@@ -107,11 +107,17 @@ def _chapter(nb: Path, root: Path) -> _Chapter:
             unplanned.append(_Row(path.stem, "not checked" if plan_error else "not in the plan", data["manifest"]))
     others = [r for r in _files(folder) if r.name != "chapter.json"]
     legacy = _files(Path(root) / stem / "legacy")
-    return _Chapter(stem=stem, parameters=tuple(k for k in defaults if k != "scale"), planned=planned,
-                    unplanned=tuple(unplanned),
-                    chapter=_Row("chapter", chapter_state.state, dict(chapter_state.manifest)),
-                    record=rec.read_chapter_record(stem, SCALE, root=root), others=tuple(others), legacy=tuple(legacy),
-                    plan_error=plan_error)
+    return _Chapter(
+        stem=stem,
+        parameters=tuple(k for k in defaults if k != "scale"),
+        planned=planned,
+        unplanned=tuple(unplanned),
+        chapter=_Row("chapter", chapter_state.state, dict(chapter_state.manifest)),
+        record=rec.read_chapter_record(stem, SCALE, root=root),
+        others=tuple(others),
+        legacy=tuple(legacy),
+        plan_error=plan_error,
+    )
 
 
 def _files(folder: Path) -> list:
@@ -202,8 +208,11 @@ def _walls(c: _Chapter) -> dict:
             add(r.manifest, _wall(r.manifest))
     own = None
     if c.record is not None and _wall(c.record["manifest"]) is not None:
-        computed = sum(float(p.get("wall_seconds") or 0.0) for p in c.record.get("parts", {}).values()
-                       if p.get("state") == "computed")
+        computed = sum(
+            float(p.get("wall_seconds") or 0.0)
+            for p in c.record.get("parts", {}).values()
+            if p.get("state") == "computed"
+        )
         own = max(_wall(c.record["manifest"]) - computed, 0.0)
         add(c.record["manifest"], own)
     return {**sums, "own": own}
@@ -226,22 +235,42 @@ def _summary(chapters) -> str:
     rows = []
     for c in chapters:
         walls = _walls(c)
-        parts = ("no parts" if not c.planned and c.plan_error is None
-                 else ("plan not loaded" if c.plan_error else
-                       f"{c.count('recorded')} / {c.count('stale')} / {c.count('missing')}"))
-        rows.append([f"`{c.stem}`", parts, c.chapter.state, _fidelity(c),
-                     _duration(walls["cpu"]), _duration(walls["gpu"])])
-    return ("## The records at paper scale\n\n"
-            "Parts are counted as recorded / stale / missing; the verdicts are the chapter record's \"Paper vs. this "
-            "book\" rows; the wall times add up the records made on CPU-only machines and those made on machines "
-            "with a GPU (the chapter's own run counted once, without the parts it computed itself).\n\n"
-            + _table(["chapter", "parts", "chapter record", "verdicts at paper scale", "wall time on CPUs",
-                      "wall time on GPUs"], rows))
+        parts = (
+            "no parts"
+            if not c.planned and c.plan_error is None
+            else (
+                "plan not loaded"
+                if c.plan_error
+                else f"{c.count('recorded')} / {c.count('stale')} / {c.count('missing')}"
+            )
+        )
+        rows.append(
+            [f"`{c.stem}`", parts, c.chapter.state, _fidelity(c), _duration(walls["cpu"]), _duration(walls["gpu"])]
+        )
+    return (
+        "## The records at paper scale\n\n"
+        "Parts are counted as recorded / stale / missing; the verdicts are the chapter record's \"Paper vs. this "
+        'book" rows; the wall times add up the records made on CPU-only machines and those made on machines '
+        "with a GPU (the chapter's own run counted once, without the parts it computed itself).\n\n"
+        + _table(
+            ["chapter", "parts", "chapter record", "verdicts at paper scale", "wall time on CPUs", "wall time on GPUs"],
+            rows,
+        )
+    )
 
 
 def _part_rows(rows) -> list:
-    return [[f"`{r.name}`", r.state, _duration(_wall(r.manifest)), _machine(r.manifest), _date(r.manifest),
-             _commit(r.manifest)] for r in rows]
+    return [
+        [
+            f"`{r.name}`",
+            r.state,
+            _duration(_wall(r.manifest)),
+            _machine(r.manifest),
+            _date(r.manifest),
+            _commit(r.manifest),
+        ]
+        for r in rows
+    ]
 
 
 def _chapter_section(c: _Chapter) -> str:
@@ -253,8 +282,11 @@ def _chapter_section(c: _Chapter) -> str:
         out += [f"Parameters (`-p NAME VALUE`): {_codes(c.parameters)}.", ""]
     header = ["part", "state", "wall time", "machine", "date", "commit"]
     if c.plan_error:
-        out += [f"Its plan of parts could not be loaded here (`{c.plan_error}`); "
-                f"`python -m credalbook.book status -c {c.stem}` shows why.", ""]
+        out += [
+            f"Its plan of parts could not be loaded here (`{c.plan_error}`); "
+            f"`python -m credalbook.book status -c {c.stem}` shows why.",
+            "",
+        ]
     elif not c.planned:
         out += ["This chapter has no parts: it runs as one piece, and its chapter record is its only record.", ""]
     else:
@@ -266,8 +298,12 @@ def _chapter_section(c: _Chapter) -> str:
         if missing:
             out += [f"Missing (`{run} --part missing` computes them, one after another): {_codes(missing)}.", ""]
     if c.unplanned:
-        out += ["Part records that the chapter's plan does not name now (the chapter does not use them):", "",
-                _table(header, _part_rows(c.unplanned)), ""]
+        out += [
+            "Part records that the chapter's plan does not name now (the chapter does not use them):",
+            "",
+            _table(header, _part_rows(c.unplanned)),
+            "",
+        ]
     if c.record is None:
         how = " (loading the recorded parts, computing the others)" if c.planned else ""
         out += [f"Chapter record: **missing**; `{run}` writes it{how}.", ""]
@@ -276,8 +312,12 @@ def _chapter_section(c: _Chapter) -> str:
         line = f"Chapter record: **{state}**"
         if state == "stale":
             line += f" (`python -m credalbook.book status -c {c.stem}` says why; `{run}` records it again)"
-        out += [line + f". Verdicts at paper scale: {_fidelity(c)}.", "",
-                f"Provenance: {provenance_line(c.record['manifest'])}.", ""]
+        out += [
+            line + f". Verdicts at paper scale: {_fidelity(c)}.",
+            "",
+            f"Provenance: {provenance_line(c.record['manifest'])}.",
+            "",
+        ]
     walls = _walls(c)
     recorded = [w for w in (walls["cpu"], walls["gpu"]) if w is not None]
     if recorded:
@@ -289,25 +329,46 @@ def _chapter_section(c: _Chapter) -> str:
         if walls["own"] is not None:
             detail.append(f"the chapter's own run {_duration(walls['own'])}")
         out += [line + (f" ({'; '.join(detail)})" if detail else "") + ".", ""]
-    files = (("others", f"Other record files in `results/{c.stem}/{SCALE}/` (neither part records nor the chapter "
-                        "record):"),
-             ("legacy", f"Legacy records in `results/{c.stem}/legacy/`: summaries written before records existed, "
-                        "without fingerprints of their code; nothing reads them, and the paper-scale records "
-                        "replace them:"))
+    files = (
+        ("others", f"Other record files in `results/{c.stem}/{SCALE}/` (neither part records nor the chapter record):"),
+        (
+            "legacy",
+            f"Legacy records in `results/{c.stem}/legacy/`: summaries written before records existed, "
+            "without fingerprints of their code; nothing reads them, and the paper-scale records "
+            "replace them:",
+        ),
+    )
     for attr, intro in files:
         rows = getattr(c, attr)
         if rows:
-            out += [intro, "", _table(["file", "wall time", "machine", "date", "commit"],
-                                      [[f"`{r.name}`", _duration(_wall(r.manifest)), _machine(r.manifest),
-                                        _date(r.manifest), _commit(r.manifest)] for r in rows]), ""]
+            out += [
+                intro,
+                "",
+                _table(
+                    ["file", "wall time", "machine", "date", "commit"],
+                    [
+                        [
+                            f"`{r.name}`",
+                            _duration(_wall(r.manifest)),
+                            _machine(r.manifest),
+                            _date(r.manifest),
+                            _commit(r.manifest),
+                        ]
+                        for r in rows
+                    ],
+                ),
+                "",
+            ]
     return "\n".join(out).rstrip()
 
 
 def _benchmark_section(benchmarks) -> str:
     out = ["## Benchmarks", ""]
     if not benchmarks:
-        out.append("No benchmark record yet. `scripts/benchmark.py` times the expensive steps of the chapters; its "
-                   "timings appear here once they are written as records under `results/benchmark/`.")
+        out.append(
+            "No benchmark record yet. `scripts/benchmark.py` times the expensive steps of the chapters; its "
+            "timings appear here once they are written as records under `results/benchmark/`."
+        )
         return "\n".join(out)
     from credalbook.book.records import provenance_line
 
@@ -349,8 +410,15 @@ def _versions_section(chapters, benchmarks) -> str:
     out = ["## Versions in the records", ""]
     if not rows:
         return "\n".join(out + ["No record yet."])
-    return "\n".join(out + ["The versions of Python and of the numerical libraries that the records above were "
-                            "computed with (from their manifests):", "", _table(["library", "versions"], rows)])
+    return "\n".join(
+        out
+        + [
+            "The versions of Python and of the numerical libraries that the records above were "
+            "computed with (from their manifests):",
+            "",
+            _table(["library", "versions"], rows),
+        ]
+    )
 
 
 # ------------------------------------------------------------------------------------ public
@@ -358,15 +426,17 @@ def _template(template) -> str:
     if template is None:
         root = repo_root()
         if root is None:
-            raise RuntimeError("book/reproduce.md is generated in a source checkout of credalbook (its template is "
-                               f"{TEMPLATE})")
+            raise RuntimeError(
+                f"book/reproduce.md is generated in a source checkout of credalbook (its template is {TEMPLATE})"
+            )
         template = root / TEMPLATE
     text = Path(template).read_text(encoding="utf-8")
     names = _PLACEHOLDER.findall(text)
     for name in PLACEHOLDERS:
         if names.count(name) != 1:
-            raise ValueError(f"the template {template} must place {{{{ {name} }}}} exactly once; "
-                             f"it does {names.count(name)} times")
+            raise ValueError(
+                f"the template {template} must place {{{{ {name} }}}} exactly once; it does {names.count(name)} times"
+            )
     unknown = sorted(set(names) - set(PLACEHOLDERS))
     if unknown:
         raise ValueError(f"the template {template} has unknown placeholders {unknown}; known: {PLACEHOLDERS}")
@@ -400,10 +470,9 @@ def render_reproduce(root=None, *, chapters=None, template=None) -> str:
     "per": str}, ...], "manifest": {...}}`` with a manifest as the records write it (commit, clean, date,
     machine, versions, wall_seconds).
 
-    References
-    ----------
-    credalbook issue #24, "The paper-scale edition": ``book/reproduce.md`` is generated from the records,
-    and no number in it is typed.
+    Notes
+    -----
+    ``book/reproduce.md`` is generated from the records: no number in it is typed.
 
     Examples
     --------
@@ -412,15 +481,17 @@ def render_reproduce(root=None, *, chapters=None, template=None) -> str:
     >>> "Chapter record: **missing**" in page and "No benchmark record yet." in page
     True
     """
-    from credalbook.book.records import records_dir
     from credalbook.book.chapters import chapter_paths, is_guide
+    from credalbook.book.records import records_dir
 
     text = _template(template)
     root = Path(root) if root is not None else records_dir()
     found = [_chapter(nb, root) for nb in chapter_paths(chapters) if not is_guide(nb)]
     benchmarks = _benchmarks(root)
-    notice = (f"<!-- Generated by credalbook.book.reproduce from {TEMPLATE.as_posix()} and the records under results/. "
-              "Do not edit: change the template and run `python -m credalbook.book reproduce`. -->")
+    notice = (
+        f"<!-- Generated by credalbook.book.reproduce from {TEMPLATE.as_posix()} and the records under results/. "
+        "Do not edit: change the template and run `python -m credalbook.book reproduce`. -->"
+    )
     sections = {
         "generated_notice": notice,
         "summary": _summary(found),
@@ -452,13 +523,17 @@ def write_reproduce(path=None, *, root=None) -> Path:
 
 def main_reproduce(argv=None) -> int:
     """``python -m credalbook.book reproduce [--output PATH] [--check]``; returns the exit status."""
-    parser = argparse.ArgumentParser(prog="python -m credalbook.book reproduce",
-                                     description="Write book/reproduce.md from its template and the records.")
+    parser = argparse.ArgumentParser(
+        prog="python -m credalbook.book reproduce",
+        description="Write book/reproduce.md from its template and the records.",
+    )
     parser.add_argument("--output", type=Path, default=None, help="default: book/reproduce.md of this checkout")
-    parser.add_argument("--records", type=Path, default=None,
-                        help="records folder (default: $CREDALBOOK_RECORDS_DIR, else results/)")
-    parser.add_argument("--check", action="store_true",
-                        help="write nothing; exit 1 when the file differs from what the records give")
+    parser.add_argument(
+        "--records", type=Path, default=None, help="records folder (default: $CREDALBOOK_RECORDS_DIR, else results/)"
+    )
+    parser.add_argument(
+        "--check", action="store_true", help="write nothing; exit 1 when the file differs from what the records give"
+    )
     args = parser.parse_args(argv)
     output = args.output or ((repo_root() or Path.cwd()) / "book" / "reproduce.md")
     if args.check:

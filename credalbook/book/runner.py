@@ -7,8 +7,9 @@ Usage (from the repository root, inside the project's virtual environment)::
     python -m credalbook.book run --scale tiny --book-root /tmp/book   # smoke run
 
 Executed copies go to ``<book-root>/book/executed/<stem>.ipynb`` (the sources in ``chapters/`` are
-never overwritten), the "Paper vs. this book" rows to ``<book-root>/book/_build/results/<stem>.json``
-and the HTML to ``<book-root>/book/_build/html``. A chapter whose source, parameters and package
+never overwritten) and are published as the pages the site shows, ``<book-root>/book/chapters/<name>.ipynb``
+(:mod:`credalbook.book.pages`); the "Paper vs. this book" rows go to
+``<book-root>/book/_build/results/<stem>.json`` and the HTML to ``<book-root>/book/_build/html``. A chapter whose source, parameters and package
 code are unchanged since its last successful execution is not executed again.
 """
 
@@ -28,12 +29,22 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from credalbook import __version__
-from credalbook._paths import repo_root
 from credalbook.book.chapters import _source_root, chapter_paths, chapter_reuses, chapter_seconds, is_guide
+from credalbook.book.pages import publish_pages
 from credalbook.papers.presets import SCALES
 
-__all__ = ["ChapterFailure", "run_chapters", "run_parts_cli", "claim_part", "build_book", "build_problems", "stage_book",
-           "schedule", "expected_seconds", "main"]
+__all__ = [
+    "ChapterFailure",
+    "run_chapters",
+    "run_parts_cli",
+    "claim_part",
+    "build_book",
+    "build_problems",
+    "stage_book",
+    "schedule",
+    "expected_seconds",
+    "main",
+]
 
 STATE_FILE = ".runner-state.json"
 #: Per-cell timeout (seconds) for papermill; None means no limit (paper scale).
@@ -58,7 +69,11 @@ class ChapterFailure:
     output: Path | None
 
     def __str__(self) -> str:
-        where = f"cell {self.cell_index} (execution count {self.exec_count})" if self.cell_index is not None else "before any cell ran"
+        where = (
+            f"cell {self.cell_index} (execution count {self.exec_count})"
+            if self.cell_index is not None
+            else "before any cell ran"
+        )
         saved = f"; the partially executed notebook is {self.output}" if self.output else ""
         return f"chapter {self.chapter} failed at {where}: {self.error}{saved}"
 
@@ -90,9 +105,17 @@ def _key(nb: Path, parameters: dict, fingerprint: str) -> str:
     return h.hexdigest()
 
 
-def run_chapters(scale: str = "quick", *, book_root: Path | None = None, chapters=None, force: bool = False,
-                 extra_parameters: dict | None = None, progress: bool = True,
-                 chapters_dir: Path | None = None, jobs: int = 1) -> list[ChapterFailure]:
+def run_chapters(
+    scale: str = "quick",
+    *,
+    book_root: Path | None = None,
+    chapters=None,
+    force: bool = False,
+    extra_parameters: dict | None = None,
+    progress: bool = True,
+    chapters_dir: Path | None = None,
+    jobs: int = 1,
+) -> list[ChapterFailure]:
     """Execute chapters with papermill; return the failures (empty when all succeeded).
 
     Parameters
@@ -131,9 +154,21 @@ def run_chapters(scale: str = "quick", *, book_root: Path | None = None, chapter
     # package's progress bars) is streamed to the terminal instead. The kernels inherit the
     # environment; it is restored afterwards.
     stream = scale == "paper"
+    notebooks = chapter_paths(chapters, chapters_dir=chapters_dir)
     with _environ(CREDALBOOK_RESULTS_DIR=str(results), CREDALBOOK_PROGRESS="1" if stream else "0", **MALLOC_SETTINGS):
-        return _execute_all(chapter_paths(chapters, chapters_dir=chapters_dir), parameters, executed, results,
-                            force=force, progress=progress, stream=stream, timeout=CELL_TIMEOUT[scale], jobs=jobs)
+        failures = _execute_all(
+            notebooks,
+            parameters,
+            executed,
+            results,
+            force=force,
+            progress=progress,
+            stream=stream,
+            timeout=CELL_TIMEOUT[scale],
+            jobs=jobs,
+        )
+    publish_pages(notebooks, book_root)  # what the site shows: book/chapters/<name> (credalbook.book.pages)
+    return failures
 
 
 def _results_match(path: Path, parameters: dict) -> bool:
@@ -152,9 +187,8 @@ def _results_match(path: Path, parameters: dict) -> bool:
 #: and grow it 1 GiB at a time, instead of returning it to the kernel after every large tensor and faulting it in
 #: again. The chapter kernels of :func:`run_chapters` get them, and ``python -m credalbook.book`` starts itself again
 #: with them (``run --part`` computes in that process). glibc reads them at start-up only (set later with ``mallopt``,
-#: they switch off its adaptive mmap threshold and fault in more pages, not fewer). Arithmetic is unchanged. At quick scale, one thread, they cut the
-#: system time of a Jürgens error-rate study from 7.1 s to 2.2 s and of Mortier's Fig. 4 panel from 5.6 s to 1.7 s.
-#: Other C libraries ignore these variables.
+#: they switch off its adaptive mmap threshold and fault in more pages, not fewer). Arithmetic is unchanged; the
+#: time they save is measured in book/changelog.md (0.6.0, "Faster"). Other C libraries ignore these variables.
 MALLOC_SETTINGS = {"MALLOC_TRIM_THRESHOLD_": str(1 << 30), "MALLOC_TOP_PAD_": str(1 << 30)}
 
 
@@ -198,8 +232,16 @@ def _execute_one(nb: Path, parameters: dict, tmp: Path, *, progress: bool, strea
             os.environ[var] = str(threads)
     start = time.perf_counter()
     try:
-        pm.execute_notebook(str(nb), str(tmp), parameters=parameters, kernel_name="python3",
-                            progress_bar=progress, log_output=stream, cwd=str(nb.parent), execution_timeout=timeout)
+        pm.execute_notebook(
+            str(nb),
+            str(tmp),
+            parameters=parameters,
+            kernel_name="python3",
+            progress_bar=progress,
+            log_output=stream,
+            cwd=str(nb.parent),
+            execution_timeout=timeout,
+        )
     except PapermillExecutionError as err:
         return (err.cell_index, err.exec_count, f"{err.ename}: {err.evalue}"), time.perf_counter() - start
     except Exception as err:  # kernel died, timeout, missing kernel...
@@ -215,8 +257,12 @@ def _execute_all(notebooks, parameters, executed, results, *, force, progress, s
     for nb in notebooks:
         out = executed / nb.name
         key = _key(nb, parameters, fingerprint)
-        if (not force and state.get(nb.stem) == key and out.exists()
-                and (is_guide(nb) or _results_match(results / f"{nb.stem}.json", parameters))):
+        if (
+            not force
+            and state.get(nb.stem) == key
+            and out.exists()
+            and (is_guide(nb) or _results_match(results / f"{nb.stem}.json", parameters))
+        ):
             print(f"[credalbook] {nb.stem}: up to date ({parameters}), not re-executed", flush=True)
             continue
         todo.append(nb)
@@ -246,13 +292,19 @@ def _execute_all(notebooks, parameters, executed, results, *, force, progress, s
             return
         tmp.replace(out)
         if not guide and not (results / f"{nb.stem}.json").exists():
-            failures.append(ChapterFailure(nb.stem, None, None, f"it wrote no results file {results / (nb.stem + '.json')}", out))
+            failures.append(
+                ChapterFailure(nb.stem, None, None, f"it wrote no results file {results / (nb.stem + '.json')}", out)
+            )
             return
         if not guide:
             _record_chapter(nb, out, results / f"{nb.stem}.json", parameters, wall)
         state[nb.stem] = _key(nb, parameters, fingerprint)  # after the run: it may have recorded parts
         state_path.write_text(json.dumps(state, indent=2))
-        verdicts = "a guide, no paper comparison" if guide else f"paper vs. this book: {_fidelity(results / f'{nb.stem}.json')}"
+        verdicts = (
+            "a guide, no paper comparison"
+            if guide
+            else f"paper vs. this book: {_fidelity(results / f'{nb.stem}.json')}"
+        )
         print(f"[credalbook] {nb.stem}: done in {wall:.1f} s; {verdicts}", flush=True)
 
     options = dict(progress=progress and jobs == 1, stream=stream, timeout=timeout, threads=threads)
@@ -265,8 +317,12 @@ def _execute_all(notebooks, parameters, executed, results, *, force, progress, s
 
         ctx = multiprocessing.get_context("spawn")
         with concurrent.futures.ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
-            for nb, fut in schedule(todo, lambda nb: pool.submit(_execute_one, nb, parameters, begin(nb), **options),
-                                    jobs=jobs, scale=parameters.get("scale")):
+            for nb, fut in schedule(
+                todo,
+                lambda nb: pool.submit(_execute_one, nb, parameters, begin(nb), **options),
+                jobs=jobs,
+                scale=parameters.get("scale"),
+            ):
                 try:
                     outcome = fut.result()
                 except Exception as err:  # the worker process itself died
@@ -325,12 +381,19 @@ def expected_seconds(nb: Path, scale) -> float:
 def _record_chapter(nb: Path, executed: Path, results_file: Path, parameters: dict, wall: float) -> None:
     """Write the chapter record ``results/<chapter>/<scale>/chapter.json`` (rows, figures, manifest)."""
     from credalbook.book.records import write_chapter_record
-    from credalbook.papers.presets import PRESETS, preset
+    from credalbook.papers.presets import preset, PRESETS
 
     scale = parameters["scale"]
     cfg = dict(preset(nb.stem, scale)) if nb.stem in PRESETS else {}
-    path = write_chapter_record(nb.stem, scale, json.loads(results_file.read_text()), notebook=nb, executed=executed,
-                                wall_seconds=wall, preset=cfg)
+    path = write_chapter_record(
+        nb.stem,
+        scale,
+        json.loads(results_file.read_text()),
+        notebook=nb,
+        executed=executed,
+        wall_seconds=wall,
+        preset=cfg,
+    )
     print(f"[credalbook] {nb.stem}: recorded {path}", flush=True)
 
 
@@ -338,7 +401,7 @@ def _process_stamp(pid: int) -> str:
     """``"<pid> <start time>"`` of a process (the start time in clock ticks from ``/proc``; empty where there is none)."""
     try:
         stat = Path(f"/proc/{pid}/stat").read_text()
-        start = stat[stat.rindex(")") + 2:].split()[19]  # field 22 of proc(5), counted after the command name
+        start = stat[stat.rindex(")") + 2 :].split()[19]  # field 22 of proc(5), counted after the command name
     except (OSError, ValueError, IndexError):
         start = ""
     return f"{pid} {start}".strip()
@@ -433,12 +496,16 @@ def run_parts_cli(chapter: str, scale: str, names, *, extra_parameters: dict | N
             continue
         with claim_part(nb.stem, scale, p.name) as claim:
             if claim is not True:
-                print(f"[credalbook] {nb.stem} {scale}: part {p.name} is being computed by process {claim}; "
-                      "skipped", flush=True)
+                print(
+                    f"[credalbook] {nb.stem} {scale}: part {p.name} is being computed by process {claim}; skipped",
+                    flush=True,
+                )
                 continue
             print(f"[credalbook] {nb.stem} {scale}: part {p.name} ...", flush=True)
             run_part(nb.stem, scale, p, rerun_stale=True)
-        print(f"[credalbook] {nb.stem} {scale}: part {p.name} recorded in {time.perf_counter() - start:.0f} s", flush=True)
+        print(
+            f"[credalbook] {nb.stem} {scale}: part {p.name} recorded in {time.perf_counter() - start:.0f} s", flush=True
+        )
     if not wanted:
         print(f"[credalbook] {nb.stem} {scale}: every part is recorded and fresh", flush=True)
     return 0
@@ -448,16 +515,20 @@ def stage_book(dest: Path, *, source_root: Path | None = None) -> Path:
     """Copy the book's configuration and pages (not the sources of chapters) to ``dest``.
 
     Used by the tests and by ``build --book-root`` to build a book (e.g. at ``tiny`` scale) without
-    touching the real build. ``book/`` is copied whole but for its build output and executed
-    chapters: the API reference pages (``book/api/``) and the Sphinx extension (``book/_ext/``) go along.
+    touching the real build. ``book/`` is copied whole but for its build output, executed chapters and
+    chapter pages: the API reference pages (``book/api/``) and the Sphinx extension (``book/_ext/``) go along.
     """
     source = source_root or _source_root()
     dest = Path(dest)
     dest.mkdir(parents=True, exist_ok=True)
     for name in ("_config.yml", "_toc.yml"):
         shutil.copy2(source / name, dest / name)
-    shutil.copytree(source / "book", dest / "book", dirs_exist_ok=True,
-                    ignore=shutil.ignore_patterns("_build", "executed", ".ipynb_checkpoints"))
+    shutil.copytree(
+        source / "book",
+        dest / "book",
+        dirs_exist_ok=True,
+        ignore=shutil.ignore_patterns("_build", "executed", "chapters", ".ipynb_checkpoints"),
+    )
     return dest
 
 
@@ -497,14 +568,22 @@ def build_book(*, book_root: Path | None = None, extra_args=()) -> Path:
     book_root = Path(book_root or _source_root()).resolve()
     vendor = book_root / "book" / "_vendor" / "mathjax" / "tex-mml-chtml.js"
     if not vendor.exists():
-        raise FileNotFoundError(f"{vendor} is missing: run `bash scripts/setup.sh` (it installs MathJax from npm) "
-                                "so that the book renders math offline")
+        raise FileNotFoundError(
+            f"{vendor} is missing: run `bash scripts/setup.sh` (it installs MathJax from npm) "
+            "so that the book renders math offline"
+        )
     from credalbook.book.reproduce import write_reproduce
 
     write_reproduce(book_root / "book" / "reproduce.md")  # generated from the records, never typed
     exe = Path(sys.executable).with_name("jupyter-book")
-    cmd = [str(exe) if exe.exists() else "jupyter-book", "build", str(book_root),
-           "--path-output", str(book_root / "book"), *extra_args]
+    cmd = [
+        str(exe) if exe.exists() else "jupyter-book",
+        "build",
+        str(book_root),
+        "--path-output",
+        str(book_root / "book"),
+        *extra_args,
+    ]
     print("[credalbook] " + " ".join(cmd), flush=True)
     log = []
     with subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace") as proc:
@@ -518,8 +597,10 @@ def build_book(*, book_root: Path | None = None, extra_args=()) -> Path:
         # Unchanged pages are not read again by an incremental build: without its cache, the next
         # build reports these problems again instead of passing.
         shutil.rmtree(book_root / "book" / "_build" / ".doctrees", ignore_errors=True)
-        raise RuntimeError(f"the book has {len(problems)} broken cross-reference(s) or API object(s) that "
-                           "cannot be imported:\n" + "\n".join(problems))
+        raise RuntimeError(
+            f"the book has {len(problems)} broken cross-reference(s) or API object(s) that "
+            "cannot be imported:\n" + "\n".join(problems)
+        )
     return book_root / "book" / "_build" / "html"
 
 
@@ -530,23 +611,38 @@ def main(argv=None) -> int:
 
         return main_reproduce(argv[1:])
     parser = argparse.ArgumentParser(prog="python -m credalbook.book", description=__doc__.split("\n\n")[0])
-    parser.add_argument("command", choices=["run", "build", "status", "revalidate", "reproduce"],
-                        help="run: execute chapters (or, with --part, compute parts of one); build: execute, then build "
-                             "HTML; status: which records are recorded, missing or stale; revalidate: carry records that went stale "
-                             "by a code change over to the code now when tiny-scale checks show the change moves no "
-                             "value; reproduce: write "
-                             "book/reproduce.md from the records (see its --help)")
+    parser.add_argument(
+        "command",
+        choices=["run", "build", "status", "revalidate", "reproduce"],
+        help="run: execute chapters (or, with --part, compute parts of one); build: execute, then build "
+        "HTML; status: which records are recorded, missing or stale; revalidate: carry records that went stale "
+        "by a code change over to the code now when tiny-scale checks show the change moves no "
+        "value; reproduce: write "
+        "book/reproduce.md from the records (see its --help)",
+    )
     parser.add_argument("--scale", default=None, choices=SCALES, help="default: quick (status: paper)")
     parser.add_argument("-c", "--chapter", action="append", dest="chapters", help="chapter stem (repeatable)")
-    parser.add_argument("-p", "--parameter", nargs=2, action="append", metavar=("NAME", "VALUE"), default=[],
-                        help="extra papermill parameter (value parsed as JSON when possible)")
+    parser.add_argument(
+        "-p",
+        "--parameter",
+        nargs=2,
+        action="append",
+        metavar=("NAME", "VALUE"),
+        default=[],
+        help="extra papermill parameter (value parsed as JSON when possible)",
+    )
     parser.add_argument("--book-root", type=Path, default=None)
     parser.add_argument("--force", action="store_true", help="re-execute even if up to date")
     parser.add_argument("--no-progress", action="store_true")
     parser.add_argument("--jobs", type=int, default=1, help="chapters executed side by side (default 1)")
-    parser.add_argument("--part", action="append", dest="parts", metavar="NAME",
-                        help="run: compute and record this part of the one chapter given (repeatable; 'missing': every "
-                             "part missing or stale) instead of executing the chapter")
+    parser.add_argument(
+        "--part",
+        action="append",
+        dest="parts",
+        metavar="NAME",
+        help="run: compute and record this part of the one chapter given (repeatable; 'missing': every "
+        "part missing or stale) instead of executing the chapter",
+    )
     args = parser.parse_args(argv)
     extra = {}
     for name, value in args.parameter:
@@ -572,8 +668,7 @@ def main(argv=None) -> int:
         if not args.chapters:
             parser.error("revalidate needs one or more chapters (-c)")
         for chapter in args.chapters:
-            for name, outcome in revalidate(chapter, scale=args.scale,
-                                            parameters=extra):
+            for name, outcome in revalidate(chapter, scale=args.scale, parameters=extra):
                 print(f"{chapter} {name}: {outcome}")
         return 0
     if args.parts:
@@ -584,8 +679,15 @@ def main(argv=None) -> int:
         except ValueError as err:
             parser.error(str(err))
     start = time.perf_counter()
-    failures = run_chapters(args.scale, book_root=args.book_root, chapters=args.chapters, force=args.force,
-                            extra_parameters=extra, progress=not args.no_progress, jobs=args.jobs)
+    failures = run_chapters(
+        args.scale,
+        book_root=args.book_root,
+        chapters=args.chapters,
+        force=args.force,
+        extra_parameters=extra,
+        progress=not args.no_progress,
+        jobs=args.jobs,
+    )
     if failures:
         for f in failures:
             print(f"[credalbook] {f}", file=sys.stderr)

@@ -50,11 +50,7 @@ from credalbook.calibration.scaling import (
     TemperatureScaling,
     VectorScaling,
 )
-from credalbook.calibration.selection import (
-    CalibratorSelection,
-    PAPER_CALIBRATOR_GRIDS,
-    select_calibrator,
-)
+from credalbook.calibration.selection import CalibratorSelection, PAPER_CALIBRATOR_GRIDS, select_calibrator
 
 __all__ = [
     "AlphaCalibrator",

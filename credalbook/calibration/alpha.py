@@ -26,21 +26,28 @@ from scipy.special import softmax
 from torch import nn
 
 from credalbook._validation import check_positive_int, check_probs
+from credalbook.calibration.dirichlet import dirichlet_multinomial_nll_torch
 from credalbook.calibration.fitting import (
-    _EPOCH_DEFAULTS,
     _check_optimizer,
     _check_real,
+    _EPOCH_DEFAULTS,
     _fit_to_optimum,
     _reject,
     fit_with_early_stopping,
 )
-from credalbook.calibration.scaling import Calibrator, _as_label_hist
+from credalbook.calibration.scaling import _as_label_hist, Calibrator
 from credalbook.nn.device import resolve_device
-from credalbook.calibration.dirichlet import dirichlet_multinomial_nll_torch
 from credalbook.nn.models import as_float_tensor, check_feature_network, mc_dropout_predict, stochastic_predict
 
-__all__ = ["PAPER_AUGMENTATIONS", "AlphaCalibrator", "RandomAugment", "extract_features",
-           "fit_alpha_calibration", "mc_dropout_samples", "tta_samples"]
+__all__ = [
+    "PAPER_AUGMENTATIONS",
+    "AlphaCalibrator",
+    "RandomAugment",
+    "extract_features",
+    "fit_alpha_calibration",
+    "mc_dropout_samples",
+    "tta_samples",
+]
 
 #: Augmentations of App. E.3 (rotation range in degrees, shift range in pixels, flips).
 PAPER_AUGMENTATIONS = {
@@ -133,8 +140,7 @@ class AlphaCalibrator(nn.Module):
         """:math:`\\log \\alpha_0`, shape (...,) for features (..., D) (differentiable)."""
         return self.linear(features).squeeze(-1)
 
-    def objective(self, features: torch.Tensor, probs: torch.Tensor,
-                  label_hist: torch.Tensor) -> torch.Tensor:
+    def objective(self, features: torch.Tensor, probs: torch.Tensor, label_hist: torch.Tensor) -> torch.Tensor:
         """Eq. 50 on tensors (features (N, D), probs (N, K), label_hist (N, K))."""
         return dirichlet_multinomial_nll_torch(label_hist, probs, self.log_alpha0(features), reg=self.lambda_alpha)
 
@@ -145,18 +151,32 @@ class AlphaCalibrator(nn.Module):
         feats = _as_float64(features, "features")
         p = torch.from_numpy(np.array(check_probs(probs, name="probs")))
         if feats.ndim != p.ndim or feats.shape[:-1] != p.shape[:-1]:
-            raise ValueError(f"features (..., D) and probs (..., K) must share their leading "
-                             f"dimensions; got {tuple(feats.shape)} and {tuple(p.shape)}")
+            raise ValueError(
+                f"features (..., D) and probs (..., K) must share their leading "
+                f"dimensions; got {tuple(feats.shape)} and {tuple(p.shape)}"
+            )
         if fitted and feats.shape[-1] != self.feature_dim_:
-            raise ValueError(f"features must have {self.feature_dim_} columns like the fitting "
-                             f"data; got {feats.shape[-1]}")
+            raise ValueError(
+                f"features must have {self.feature_dim_} columns like the fitting data; got {feats.shape[-1]}"
+            )
         return feats, p
 
-    def fit(self, features, probs, label_hist, *, optimizer: str = "auto",
-            max_iter: int | None = None, tol: float | None = None,
-            cv_fraction: float | None = None, seed: int = 0, lr: float | None = None,
-            max_epochs: int | None = None, batch_size: int | None = None,
-            patience: int | None = 10) -> AlphaCalibrator:
+    def fit(
+        self,
+        features,
+        probs,
+        label_hist,
+        *,
+        optimizer: str = "auto",
+        max_iter: int | None = None,
+        tol: float | None = None,
+        cv_fraction: float | None = None,
+        seed=None,
+        lr: float | None = None,
+        max_epochs: int | None = None,
+        batch_size: int | None = None,
+        patience: int | None = 10,
+    ) -> AlphaCalibrator:
         """Fit the head on stored features, CPEs and label histograms; returns ``self``.
 
         Parameters
@@ -172,7 +192,8 @@ class AlphaCalibrator(nn.Module):
             scheme of App. E.4; ``"lbfgs"``: torch's L-BFGS in epochs with early stopping.
         max_iter, tol, cv_fraction, seed, lr, max_epochs, batch_size, patience
             As in :meth:`credalbook.calibration.Calibrator.fit` (``cv_fraction`` None gives 0
-            for ``"auto"`` and 0.2, App. E.4, otherwise).
+            for ``"auto"`` and 0.2, App. E.4, otherwise; ``seed`` None draws the split and the
+            minibatch order afresh).
 
         Warns
         -----
@@ -182,25 +203,43 @@ class AlphaCalibrator(nn.Module):
         optimizer = _check_optimizer(optimizer)
         feats, p = self._inputs(features, probs, fitted=False)
         if feats.ndim != 2:
-            raise ValueError(f"features must have shape (N, D) for fitting; got "
-                             f"{tuple(feats.shape)}")
+            raise ValueError(f"features must have shape (N, D) for fitting; got {tuple(feats.shape)}")
         hist = _as_label_hist(label_hist, p.shape[0], p.shape[1], name="label_hist")
         self._build(feats.shape[1])
         epoch_options = {"lr": lr, "max_epochs": max_epochs, "batch_size": batch_size}
         if optimizer == "auto":
-            _reject(epoch_options, "optimizer='adam' or 'lbfgs'",
-                    "the default optimizer='auto' runs to convergence (see max_iter and tol)")
+            _reject(
+                epoch_options,
+                "optimizer='adam' or 'lbfgs'",
+                "the default optimizer='auto' runs to convergence (see max_iter and tol)",
+            )
             result = _fit_to_optimum(
-                self, (feats, p), hist, loss=self.objective, cv_loss=self.objective,
-                method="lbfgs", max_iter=max_iter, tol=tol,
-                cv_fraction=0.0 if cv_fraction is None else cv_fraction, seed=seed)
+                self,
+                (feats, p),
+                hist,
+                loss=self.objective,
+                cv_loss=self.objective,
+                method="lbfgs",
+                max_iter=max_iter,
+                tol=tol,
+                cv_fraction=0.0 if cv_fraction is None else cv_fraction,
+                seed=seed,
+            )
         else:
             _reject({"max_iter": max_iter, "tol": tol}, "optimizer='auto'")
             options = {k: _EPOCH_DEFAULTS[k] if v is None else v for k, v in epoch_options.items()}
             result = fit_with_early_stopping(
-                self, (feats, p), hist, loss=self.objective, cv_loss=self.objective,
-                optimizer=optimizer, patience=patience,
-                cv_fraction=0.2 if cv_fraction is None else cv_fraction, seed=seed, **options)
+                self,
+                (feats, p),
+                hist,
+                loss=self.objective,
+                cv_loss=self.objective,
+                optimizer=optimizer,
+                patience=patience,
+                cv_fraction=0.2 if cv_fraction is None else cv_fraction,
+                seed=seed,
+                **options,
+            )
         self.history_, self.best_epoch_, self.cv_loss_ = result
         return self
 
@@ -214,8 +253,9 @@ class AlphaCalibrator(nn.Module):
         self._check_fitted()
         feats = _as_float64(features, "features")
         if feats.shape[-1] != self.feature_dim_:
-            raise ValueError(f"features must have {self.feature_dim_} columns like the fitting "
-                             f"data; got {feats.shape[-1]}")
+            raise ValueError(
+                f"features must have {self.feature_dim_} columns like the fitting data; got {feats.shape[-1]}"
+            )
         return self(feats).numpy()
 
     def predict_concentration(self, features, probs) -> np.ndarray:
@@ -226,8 +266,9 @@ class AlphaCalibrator(nn.Module):
 
 
 # ------------------------------------------------------------------------ network helpers
-def extract_features(model: nn.Module, x, *, batch_size: int = 1024,
-                     device: str | torch.device = "auto") -> tuple[np.ndarray, np.ndarray]:
+def extract_features(
+    model: nn.Module, x, *, batch_size: int = 1024, device: str | torch.device = "auto"
+) -> tuple[np.ndarray, np.ndarray]:
     """Logits and penultimate features of a network in eval mode (dropout off, no gradients).
 
     Parameters
@@ -264,7 +305,7 @@ def extract_features(model: nn.Module, x, *, batch_size: int = 1024,
     try:
         with torch.no_grad():
             for start in range(0, xt.shape[0], batch_size):
-                h = model.features(xt[start:start + batch_size].to(dev))
+                h = model.features(xt[start : start + batch_size].to(dev))
                 logits.append(model.head(h).to(torch.float64).cpu())
                 feats.append(h.to(torch.float64).cpu())
     finally:
@@ -273,10 +314,17 @@ def extract_features(model: nn.Module, x, *, batch_size: int = 1024,
     return torch.cat(logits).numpy(), torch.cat(feats).numpy()
 
 
-def fit_alpha_calibration(model: nn.Module, x, label_hist, *,
-                          calibrator: Calibrator | None = None, lambda_alpha: float = 0.005,
-                          batch_size: int = 1024, device: str | torch.device = "auto",
-                          **fit_kwargs) -> AlphaCalibrator:
+def fit_alpha_calibration(
+    model: nn.Module,
+    x,
+    label_hist,
+    *,
+    calibrator: Calibrator | None = None,
+    lambda_alpha: float = 0.005,
+    batch_size: int = 1024,
+    device: str | torch.device = "auto",
+    **fit_kwargs,
+) -> AlphaCalibrator:
     """α-calibrate a trained network on validation images and their label histograms.
 
     The network is frozen: its logits and features are computed once in eval mode without
@@ -320,8 +368,9 @@ def fit_alpha_calibration(model: nn.Module, x, label_hist, *,
     logits, feats = extract_features(model, x, batch_size=batch_size, device=device)
     if calibrator is not None:
         if not isinstance(calibrator, Calibrator):
-            raise ValueError(f"calibrator must be a fitted credalbook Calibrator or None; got "
-                             f"{type(calibrator).__name__}")
+            raise ValueError(
+                f"calibrator must be a fitted credalbook Calibrator or None; got {type(calibrator).__name__}"
+            )
         probs = calibrator.predict_proba(logits)
     else:
         probs = softmax(logits, axis=1)
@@ -362,8 +411,9 @@ class RandomAugment:
     True
     """
 
-    def __init__(self, rotation: float = 0.0, shift: float = 0.0, hflip: bool = False,
-                 vflip: bool = False, fill: str = "nearest") -> None:
+    def __init__(
+        self, rotation: float = 0.0, shift: float = 0.0, hflip: bool = False, vflip: bool = False, fill: str = "nearest"
+    ) -> None:
         self.rotation = _check_real(rotation, "rotation", low=0.0, high=360.0 + 1e-9)
         self.shift = _check_real(shift, "shift", low=0.0)
         if not isinstance(hflip, bool) or not isinstance(vflip, bool):
@@ -373,17 +423,20 @@ class RandomAugment:
         self.hflip, self.vflip, self.fill = hflip, vflip, fill
 
     def __repr__(self) -> str:
-        return (f"RandomAugment(rotation={self.rotation:g}, shift={self.shift:g}, "
-                f"hflip={self.hflip}, vflip={self.vflip}, fill={self.fill!r})")
+        return (
+            f"RandomAugment(rotation={self.rotation:g}, shift={self.shift:g}, "
+            f"hflip={self.hflip}, vflip={self.vflip}, fill={self.fill!r})"
+        )
 
     @staticmethod
     def _check_images(x) -> None:
         if not isinstance(x, torch.Tensor) or x.ndim != 4 or not x.is_floating_point():
-            raise ValueError(f"x must be a float tensor of shape (N, C, H, W); got "
-                             f"{type(x).__name__} {tuple(getattr(x, 'shape', ()))}")
+            raise ValueError(
+                f"x must be a float tensor of shape (N, C, H, W); got "
+                f"{type(x).__name__} {tuple(getattr(x, 'shape', ()))}"
+            )
 
-    def __call__(self, x: torch.Tensor, *, generator: torch.Generator | None = None
-                 ) -> torch.Tensor:
+    def __call__(self, x: torch.Tensor, *, generator: torch.Generator | None = None) -> torch.Tensor:
         """Transform every image of `x` (N, C, H, W) at random; torch's global RNG by default."""
         self._check_images(x)
         if self.rotation == 0 and self.shift == 0 and not self.hflip and not self.vflip:
@@ -442,14 +495,20 @@ class RandomAugment:
         theta = theta.to(device=x.device, dtype=x.dtype)
         grid = nn.functional.affine_grid(theta, list(x.shape), align_corners=False)
         padding = "border" if self.fill == "nearest" else "zeros"
-        return nn.functional.grid_sample(x, grid, mode="bilinear", padding_mode=padding,
-                                         align_corners=False)
+        return nn.functional.grid_sample(x, grid, mode="bilinear", padding_mode=padding, align_corners=False)
 
 
 # ------------------------------------------------------------------------ ensemble samples
-def mc_dropout_samples(model: nn.Module, x, *, n_samples: int = 20, batch_size: int = 1024,
-                       device: str | torch.device = "auto", seed: int | None = None,
-                       return_features: bool = False):
+def mc_dropout_samples(
+    model: nn.Module,
+    x,
+    *,
+    n_samples: int = 20,
+    batch_size: int = 1024,
+    device: str | torch.device = "auto",
+    seed: int | None = None,
+    return_features: bool = False,
+):
     """Monte-Carlo dropout predictions, shape (N, S, K), optionally with per-sample features.
 
     All modules are in eval mode except the dropout layers, which draw a fresh mask in each of
@@ -493,13 +552,29 @@ def mc_dropout_samples(model: nn.Module, x, *, n_samples: int = 20, batch_size: 
     >>> probs.shape, feats.shape
     ((5, 6, 3), (5, 6, 8))
     """
-    return mc_dropout_predict(model, x, n_samples=n_samples, batch_size=batch_size, device=device, seed=seed,
-                              return_features=return_features, warn=False)
+    return mc_dropout_predict(
+        model,
+        x,
+        n_samples=n_samples,
+        batch_size=batch_size,
+        device=device,
+        seed=seed,
+        return_features=return_features,
+        warn=False,
+    )
 
 
-def tta_samples(model: nn.Module, x, *, augment, n_samples: int = 20, batch_size: int = 1024,
-                device: str | torch.device = "auto", seed: int | None = None,
-                return_features: bool = False):
+def tta_samples(
+    model: nn.Module,
+    x,
+    *,
+    augment,
+    n_samples: int = 20,
+    batch_size: int = 1024,
+    device: str | torch.device = "auto",
+    seed: int | None = None,
+    return_features: bool = False,
+):
     """Test-time augmentation predictions, shape (N, S, K), optionally with features.
 
     Sample s of instance n is the eval-mode prediction (dropout off) on an independently
@@ -544,9 +619,20 @@ def tta_samples(model: nn.Module, x, *, augment, n_samples: int = 20, batch_size
     def perturb(xb):
         out = augment(xb)
         if not isinstance(out, torch.Tensor) or out.shape != xb.shape:
-            raise ValueError(f"augment must return a tensor of shape {tuple(xb.shape)}; got "
-                             f"{type(out).__name__} {tuple(getattr(out, 'shape', ()))}")
+            raise ValueError(
+                f"augment must return a tensor of shape {tuple(xb.shape)}; got "
+                f"{type(out).__name__} {tuple(getattr(out, 'shape', ()))}"
+            )
         return out
 
-    return stochastic_predict(model, x, n_samples=n_samples, perturb=perturb, stochastic_dropout=False,
-                              batch_size=batch_size, device=device, seed=seed, return_features=return_features)
+    return stochastic_predict(
+        model,
+        x,
+        n_samples=n_samples,
+        perturb=perturb,
+        stochastic_dropout=False,
+        batch_size=batch_size,
+        device=device,
+        seed=seed,
+        return_features=return_features,
+    )

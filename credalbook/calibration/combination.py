@@ -44,18 +44,23 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import minimize
 from scipy.special import softmax
-from scipy.stats import rankdata
 
-from credalbook._validation import (check_choice, check_ens_probs, check_labels, check_positive_float,
-                                     check_positive_int, check_weights)
-from credalbook.metrics.binning import bin_sums
-from credalbook.metrics.ensemble import DEFAULT_EPSILON, check_epsilon, check_probs_targets, region_ids
+from credalbook._validation import (
+    check_choice,
+    check_ens_probs,
+    check_labels,
+    check_positive_float,
+    check_positive_int,
+    check_weights,
+)
 from credalbook.credal.geometry import convex_combination
+from credalbook.metrics.binning import bin_sums
+from credalbook.metrics.classification import AUC_KINDS, multiclass_auc
+from credalbook.metrics.regions import check_epsilon, check_probs_label_rows, DEFAULT_EPSILON, region_ids
 
 __all__ = [
     "average_members",
     "ml_weights",
-    "multiclass_auc",
     "auc_weights",
     "ensemble_confidence_gap",
     "RegionalConfidence",
@@ -64,8 +69,6 @@ __all__ = [
     "ensemble_calibration",
     "perturb_non_top_label",
 ]
-
-_AUC_KINDS = ("ovr", "confidence")
 
 
 def _weights(weights, m: int) -> np.ndarray:
@@ -80,7 +83,7 @@ def _weights(weights, m: int) -> np.ndarray:
 def _ens_targets(ens_probs, labels) -> tuple[np.ndarray, np.ndarray]:
     """Validate ens_probs (N, M, K) and labels (N,) or target rows (N, K); return ens, targets (N, K)."""
     ens = check_ens_probs(ens_probs, exact_ndim=True)
-    _, t, _ = check_probs_targets(ens[:, 0, :], labels)
+    _, t, _ = check_probs_label_rows(ens[:, 0, :], labels)
     return ens, t
 
 
@@ -176,8 +179,9 @@ def ml_weights(ens_probs, labels, *, max_iter: int = 1000, tol: float = 1e-10, f
         g = -(a / mix[:, None]).mean(axis=0)  # ∂/∂w of the mean negative log-likelihood
         return -np.log(mix).mean(), w * (g - w @ g)
 
-    res = minimize(objective, np.zeros(m), jac=True, method="L-BFGS-B",
-                   options={"maxiter": max_iter, "gtol": tol, "ftol": 1e-15})
+    res = minimize(
+        objective, np.zeros(m), jac=True, method="L-BFGS-B", options={"maxiter": max_iter, "gtol": tol, "ftol": 1e-15}
+    )
     w = softmax(res.x)
     for _ in range(max_iter):
         w_new = w * (a / (a @ w)[:, None]).mean(axis=0)
@@ -187,43 +191,6 @@ def ml_weights(ens_probs, labels, *, max_iter: int = 1000, tol: float = 1e-10, f
         if done:
             break
     return w
-
-
-def multiclass_auc(probs, labels, *, kind: str = "ovr") -> float:
-    r"""Area under the ROC curve of a multi-class predictor.
-
-    ``kind="ovr"``: the macro average over classes of the one-vs-rest AUC of :math:`\hat p_{ik}`
-    for "class k vs the rest" (classes that are absent or the only class in ``labels`` are
-    skipped); for K = 2 this is the usual binary AUC. ``kind="confidence"``: the AUC of the
-    confidence :math:`\max_k \hat p_{ik}` for telling correct from wrong predictions. Both use the
-    Mann-Whitney form with ties counted one half,
-
-    .. math:: \mathrm{AUC} = \frac{\sum_{i\in\mathrm{pos}} \mathrm{rank}(s_i) - n_+(n_+ + 1)/2}{n_+ n_-}.
-
-    Examples
-    --------
-    >>> multiclass_auc([[0.9, 0.1], [0.4, 0.6], [0.6, 0.4], [0.2, 0.8]], [0, 1, 1, 1])
-    1.0
-    """
-    check_choice(kind, "kind", _AUC_KINDS)
-    p, t, onehot = check_probs_targets(probs, labels)
-    if not onehot:
-        raise ValueError("labels must be integer classes (N,) for an AUC")
-    if kind == "confidence":
-        scores = p.max(axis=1, keepdims=True)
-        pos = (p.argmax(axis=1) == t.argmax(axis=1))[:, None]
-    else:
-        scores, pos = p, t.astype(bool)
-    n_pos = pos.sum(axis=0)
-    n_neg = len(p) - n_pos
-    valid = (n_pos > 0) & (n_neg > 0)
-    if not valid.any():
-        if kind == "confidence":
-            raise ValueError("labels must make some predictions correct and some wrong for a confidence AUC")
-        raise ValueError("labels must contain at least two classes for a one-vs-rest AUC")
-    ranks = rankdata(scores, axis=0)  # average ranks for ties
-    u = (ranks * pos).sum(axis=0) - n_pos * (n_pos + 1) / 2.0
-    return float((u[valid] / (n_pos[valid] * n_neg[valid])).mean())
 
 
 def auc_weights(ens_probs, labels, *, kind: str = "ovr", chance_corrected: bool = False) -> np.ndarray:
@@ -259,12 +226,14 @@ def auc_weights(ens_probs, labels, *, kind: str = "ovr", chance_corrected: bool 
     [0.6667, 0.3333]
     """
     ens = check_ens_probs(ens_probs, exact_ndim=True)
-    check_choice(kind, "kind", _AUC_KINDS)
+    check_choice(kind, "kind", AUC_KINDS)
     aucs = np.array([multiclass_auc(ens[:, m, :], labels, kind=kind) for m in range(ens.shape[1])])
     score = np.clip(aucs - 0.5, 0.0, None) if chance_corrected else aucs
     if score.sum() <= 0:
-        raise ValueError(f"no member is better than chance (AUCs {np.round(aucs, 4).tolist()}); "
-                         "chance-corrected AUC weights are undefined")
+        raise ValueError(
+            f"no member is better than chance (AUCs {np.round(aucs, 4).tolist()}); "
+            "chance-corrected AUC weights are undefined"
+        )
     return score / score.sum()
 
 
@@ -333,7 +302,9 @@ class RegionalConfidence:
     member_accuracy: np.ndarray | None = None
 
 
-def regional_confidence(ens_probs, labels=None, *, weights=None, epsilon: float = DEFAULT_EPSILON) -> RegionalConfidence:
+def regional_confidence(
+    ens_probs, labels=None, *, weights=None, epsilon: float = DEFAULT_EPSILON
+) -> RegionalConfidence:
     r"""Ensemble vs mean member confidence (and accuracy) in each region of the ensemble confidence (Eq. 18).
 
     .. math::
@@ -524,13 +495,17 @@ def perturb_non_top_label(ens_probs, *, instance: int, member: int, tau: float, 
     row = ens[instance, member]
     y_m = int(row.argmax())
     if y_e == y_m:
-        raise ValueError(f"member {member} predicts the ensemble's class {y_e} at instance {instance}; "
-                         "Proposition 4 needs an instance where they differ")
+        raise ValueError(
+            f"member {member} predicts the ensemble's class {y_e} at instance {instance}; "
+            "Proposition 4 needs an instance where they differ"
+        )
     others = [j for j in range(k) if j not in (y_e, y_m)]
     donor = max(others, key=lambda j: row[j])
     if tau > row[donor] or row[y_e] + tau >= row[y_m]:
-        raise ValueError(f"tau must be at most {row[donor]:.6g} (the donor class's probability) and below "
-                         f"{row[y_m] - row[y_e]:.6g} (so the member's top label stays); got {tau!r}")
+        raise ValueError(
+            f"tau must be at most {row[donor]:.6g} (the donor class's probability) and below "
+            f"{row[y_m] - row[y_e]:.6g} (so the member's top label stays); got {tau!r}"
+        )
     row[y_e] += tau
     row[donor] -= tau
     return ens

@@ -28,8 +28,16 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import gammaln, logsumexp, xlogy
 
-from credalbook._validation import (as_numpy, as_scalar, check_alpha0, check_choice, check_positive_float,
-                                     check_probs, check_probs_2d, check_real_dtype, check_weights)
+from credalbook._validation import (
+    as_numpy,
+    check_alpha0,
+    check_choice,
+    check_positive_float,
+    check_probs,
+    check_probs_2d,
+    check_real_dtype,
+    check_weights,
+)
 from credalbook.metrics.label_hist import check_label_hist
 
 __all__ = [
@@ -161,7 +169,9 @@ def dirichlet_posterior_probs(probs, alpha0, label_hist) -> np.ndarray:
     p = check_probs_2d(probs)
     y = check_label_hist(label_hist, n_classes=p.shape[1], min_labels=0).astype(np.float64)
     if y.shape[0] != p.shape[0]:
-        raise ValueError(f"label_hist and probs must have the same number of instances; got {y.shape[0]} and {p.shape[0]}")
+        raise ValueError(
+            f"label_hist and probs must have the same number of instances; got {y.shape[0]} and {p.shape[0]}"
+        )
     a = check_alpha0(alpha0, (p.shape[0],))[:, None]
     finite = np.isfinite(a)
     a_safe = np.where(finite, a, 1.0)
@@ -250,7 +260,9 @@ def _nll_inputs(label_hist, probs, log_alpha0, reg):
     p = check_probs_2d(probs)
     y = check_label_hist(label_hist, n_classes=p.shape[1], min_labels=0)
     if y.shape[0] != p.shape[0]:
-        raise ValueError(f"label_hist and probs must have the same number of instances; got {y.shape[0]} and {p.shape[0]}")
+        raise ValueError(
+            f"label_hist and probs must have the same number of instances; got {y.shape[0]} and {p.shape[0]}"
+        )
     if y.sum() == 0:
         raise ValueError("label_hist must contain at least one label")
     t = check_real_dtype(as_numpy(log_alpha0, "log_alpha0"), "log_alpha0", allow_bool=False).astype(np.float64)
@@ -276,7 +288,9 @@ def _log_dirmult(y: np.ndarray, p: np.ndarray, t: np.ndarray) -> np.ndarray:
     out = gammaln(n + 1.0) - gammaln(y + 1.0).sum(axis=1)
     with np.errstate(divide="ignore"):
         for l in range(int(n.max())):
-            out += np.where(y > l, np.log(p + l * inv[:, None]), 0.0).sum(axis=1) - np.where(n > l, np.log1p(l * inv), 0.0)
+            out += np.where(y > l, np.log(p + l * inv[:, None]), 0.0).sum(axis=1) - np.where(
+                n > l, np.log1p(l * inv), 0.0
+            )
     return out
 
 
@@ -358,20 +372,31 @@ def dirichlet_multinomial_nll_torch(label_hist, probs, log_alpha0, *, reg: float
     """
     import torch
 
-    if not (isinstance(probs, torch.Tensor) and isinstance(label_hist, torch.Tensor) and isinstance(log_alpha0, torch.Tensor)):
+    if not (
+        isinstance(probs, torch.Tensor)
+        and isinstance(label_hist, torch.Tensor)
+        and isinstance(log_alpha0, torch.Tensor)
+    ):
         raise ValueError("label_hist, probs and log_alpha0 must be torch tensors")
     if probs.ndim != 2 or label_hist.shape != probs.shape:
-        raise ValueError(f"label_hist and probs must have the same shape (N, K); got {tuple(label_hist.shape)} "
-                         f"and {tuple(probs.shape)}")
+        raise ValueError(
+            f"label_hist and probs must have the same shape (N, K); got {tuple(label_hist.shape)} "
+            f"and {tuple(probs.shape)}"
+        )
     t = log_alpha0.reshape(-1) if log_alpha0.ndim == 2 and log_alpha0.shape[1] == 1 else log_alpha0
     if t.shape != (probs.shape[0],):
-        raise ValueError(f"log_alpha0 must have shape ({probs.shape[0]},) or ({probs.shape[0]}, 1); got {tuple(log_alpha0.shape)}")
+        raise ValueError(
+            f"log_alpha0 must have shape ({probs.shape[0]},) or ({probs.shape[0]}, 1); got {tuple(log_alpha0.shape)}"
+        )
     y = label_hist.to(probs.dtype)
     n = y.sum(dim=1)
     inv = torch.exp(-t)
     f = probs.clamp_min(eps)
     log_dm = torch.lgamma(n + 1) - torch.lgamma(y + 1).sum(dim=1)
     for l in range(int(n.max().item())):  # finite-sum form, see _log_dirmult
-        log_dm = (log_dm + torch.where(y > l, torch.log(f + l * inv[:, None]), 0.0).sum(dim=1)
-                  - torch.where(n > l, torch.log1p(l * inv), 0.0))
+        log_dm = (
+            log_dm
+            + torch.where(y > l, torch.log(f + l * inv[:, None]), 0.0).sum(dim=1)
+            - torch.where(n > l, torch.log1p(l * inv), 0.0)
+        )
     return -log_dm.sum() / n.sum() + reg * (t**2).mean()

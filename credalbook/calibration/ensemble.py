@@ -7,9 +7,9 @@ each a :class:`credalbook.calibration.Calibrator` with ``logits_ndim = 3``:
 
 - :class:`PreCombinationScaling` (Eq. 27, "pre"): one temperature per member, applied before the
   members are combined, :math:`P_{\mathrm{pre}} = \sum_m w_m \operatorname{softmax}(z^{(m)}/t_m)`;
-  by default every :math:`t_m` is fitted to calibrate *its own member* (``target="members"``),
+  by default every :math:`t_m` is fitted to calibrate *its own member* (``fit_to="members"``),
   which is what "calibrating the members" means in the paper's Sec. 4.1 and Fig. 1; its "pre"
-  rows of Tables 1 and 5 fit all :math:`t_m` to the ensemble's ECE (``target="ensemble"``), the
+  rows of Tables 1 and 5 fit all :math:`t_m` to the ensemble's ECE (``fit_to="ensemble"``), the
   reading its CIFAR-100 LeNet numbers imply (see :mod:`credalbook.papers.wu_gales.experiments`);
 - :class:`PostCombinationScaling` (Eq. 28, "post"): one temperature applied to the combined
   prediction, :math:`P_{\mathrm{post}} = \operatorname{softmax}(\log \bar P / t)`;
@@ -90,15 +90,20 @@ import numpy as np
 import torch
 from torch import nn
 
-from credalbook._validation import (as_numpy, check_choice, check_logits, check_n_bins, check_positive_int,
-                                     check_probs_2d, check_real_dtype, check_weights, simplex_atol)
-from credalbook.calibration.fitting import _check_real
-from credalbook.calibration.scaling import (
-    Calibrator,
-    TemperatureScaling,
-    _as_label_hist,
-    _hist_nll,
+from credalbook._deprecation import renamed
+from credalbook._validation import (
+    as_numpy,
+    check_choice,
+    check_logits,
+    check_n_bins,
+    check_positive_int,
+    check_real_dtype,
+    check_weights,
 )
+from credalbook.calibration.fitting import _check_real
+from credalbook.calibration.scaling import _as_label_hist, _hist_nll, Calibrator, TemperatureScaling
+from credalbook.metrics.differentiable import differentiable_ece  # noqa: F401 - re-exported by credalbook.calibration
+from credalbook.metrics.differentiable import ece_surrogate as _ece_surrogate
 from credalbook.nn.loop import train_loop
 
 __all__ = [
@@ -108,7 +113,6 @@ __all__ = [
     "DynamicTemperatureScaling",
     "PostCombinationScaling",
     "PreCombinationScaling",
-    "differentiable_ece",
 ]
 
 #: The optimiser of App. A.4: plain SGD, learning rate 0.1, 400 iterations (on log t here).
@@ -118,105 +122,8 @@ PAPER_N_REGIONS = 6
 
 _ENSEMBLE_OPTIMIZERS = ("auto", "sgd", "adam", "lbfgs")
 _CRITERIA = ("ece", "nll")
-_TARGETS = ("members", "ensemble")
+_FIT_TO = ("members", "ensemble")
 _REGION_RULES = ("equal_mass", "equal_width")
-
-
-# --------------------------------------------------------------------------- ECE surrogate
-def _ece_surrogate(probs: torch.Tensor, hist: torch.Tensor, n_bins: int,
-                   bin_temperature: float | None) -> torch.Tensor:
-    """ECE of probability rows (N, K) against label histograms (N, K); see differentiable_ece.
-
-    Probabilities of shape (N, M, K) give the sum of the M members' ECEs (one pass).
-    """
-    conf, pred = probs.max(dim=-1)
-    if conf.ndim == 1:
-        conf, pred = conf[:, None], pred[:, None]           # (N, M)
-    counts = hist.sum(dim=-1, keepdim=True)                  # (N, 1)
-    labelled = counts > 0
-    resid = torch.where(labelled, conf - hist.gather(1, pred) / counts.clamp_min(1e-300),
-                        torch.zeros_like(conf))
-    n = labelled.sum().clamp_min(1)
-    if bin_temperature is None:
-        edges = torch.arange(n_bins + 1, dtype=conf.dtype, device=conf.device) / n_bins
-        ids = (torch.bucketize(conf.detach(), edges, right=True) - 1).clamp(0, n_bins - 1)
-        ids = ids + n_bins * torch.arange(resid.shape[1], device=conf.device)
-        gaps = torch.zeros(n_bins * resid.shape[1], dtype=conf.dtype, device=conf.device)
-        gaps = gaps.index_add(0, ids.reshape(-1), resid.reshape(-1))
-    else:
-        centres = (torch.arange(n_bins, dtype=conf.dtype, device=conf.device) + 0.5) / n_bins
-        member = torch.softmax(-(conf[..., None] - centres) ** 2 / bin_temperature, dim=-1)
-        gaps = torch.einsum("nmb,nm->mb", member, resid)
-    return gaps.abs().sum() / n
-
-
-def differentiable_ece(probs, labels, *, n_bins: int = 15,
-                       bin_temperature: float | None = None) -> torch.Tensor:
-    r"""Top-label ECE as a differentiable function of the probabilities (the fitting objective).
-
-    .. math::
-
-        \widetilde{\mathrm{ECE}} = \frac1N \sum_{b=1}^B \Bigl| \sum_{i=1}^N u_{ib}\,
-        (c_i - a_i) \Bigr|, \qquad
-        u_{ib} = \begin{cases} [\,c_i \in \mathcal B_b\,] & s = \text{None (hard bins)} \\
-        \operatorname{softmax}_b\!\bigl(-(c_i - \mu_b)^2 / s\bigr) & s > 0 \end{cases}
-
-    with :math:`c_i = \max_j p_{ij}`, :math:`a_i` the share of instance i's labels equal to its
-    arg-max (0 or 1 with one label), equal-width bins :math:`\mathcal B_b = [(b-1)/B, b/B)` (the
-    last one closed) and centres :math:`\mu_b = (b - 1/2)/B`. With hard bins the memberships are
-    evaluated at the current probabilities and carry no gradient, so the value equals
-    :func:`credalbook.metrics.ece` with ``epsilon = 1/(2B)`` and the gradient is
-    that of the ECE away from bin edges. ``n_bins=1`` gives the DCA of Liang et al. (2020), the
-    absolute global top-label gap of Eq. 16.
-
-    Parameters
-    ----------
-    probs : torch.Tensor or array-like, shape (N, K)
-        Probability rows; a tensor keeps its autograd graph (converted to float64).
-    labels : array-like, shape (N,) or (N, K)
-        Integer labels or label histograms (non-negative integer counts).
-    n_bins : int, default=15
-        Number of equal-width bins B (the paper's 15, App. A.4).
-    bin_temperature : float or None, default=None
-        Softness s > 0 of the soft-binned surrogate; None for hard bins.
-
-    Returns
-    -------
-    torch.Tensor
-        A scalar (float64).
-
-    References
-    ----------
-    Wu & Gales (2021), Eqs. 13-14 and App. A.4; Liang, Zhang & Jacobs (2020) (DCA).
-
-    Examples
-    --------
-    >>> import torch
-    >>> p = torch.tensor([[0.9, 0.1], [0.1, 0.9], [0.6, 0.4], [0.4, 0.6]], requires_grad=True)
-    >>> value = differentiable_ece(p, [0, 0, 0, 1], n_bins=10)   # = ece(p, y, epsilon=0.05)
-    >>> round(value.item(), 6)
-    0.4
-    >>> value.backward(); p.grad[0].tolist()   # d/dc of (1/4)|0.9 + 0.9 - 1| in bin [0.9, 1]
-    [0.25, 0.0]
-    """
-    n_bins = check_n_bins(n_bins)
-    if bin_temperature is not None:
-        bin_temperature = _check_real(bin_temperature, "bin_temperature", low=0.0, low_open=True)
-    if isinstance(probs, torch.Tensor):
-        if probs.is_complex():
-            raise ValueError(f"probs must be numeric (real numbers), got dtype {probs.dtype}")
-        p = probs.to(torch.float64)
-        if p.ndim != 2 or p.shape[0] < 1 or p.shape[1] < 2:
-            raise ValueError(f"probs must have shape (N, K) with K >= 2; got {tuple(p.shape)}")
-        det = p.detach()
-        atol = simplex_atol(probs.dtype, p.shape[1])  # float16 / bfloat16 softmax rows pass
-        if not bool(torch.isfinite(det).all()) or bool((det < -atol).any()) or \
-                bool(((det.sum(dim=1) - 1).abs() > atol).any()):
-            raise ValueError("probs must be finite rows on the simplex (non-negative, summing to 1)")
-    else:
-        p = torch.tensor(check_probs_2d(probs))
-    hist = _as_label_hist(labels, p.shape[0], p.shape[1], name="labels").to(p.device)
-    return _ece_surrogate(p, hist, n_bins, bin_temperature)
 
 
 # ------------------------------------------------------------------------------ base class
@@ -225,15 +132,20 @@ class _EnsembleTemperature(Calibrator):
 
     logits_ndim = 3
 
-    def __init__(self, *, criterion: str = "nll", n_bins: int = 15,
-                 bin_temperature: float | None = None, weights=None) -> None:
+    def __init__(
+        self, *, criterion: str = "nll", n_bins: int = 15, bin_temperature: float | None = None, weights=None
+    ) -> None:
         super().__init__()
         self.criterion = check_choice(criterion, "criterion", _CRITERIA)
         self.n_bins = check_n_bins(n_bins)
-        self.bin_temperature = None if bin_temperature is None else _check_real(
-            bin_temperature, "bin_temperature", low=0.0, low_open=True)
-        self.weights = None if weights is None else check_real_dtype(
-            as_numpy(weights, "weights"), "weights", allow_bool=False).astype(np.float64)
+        self.bin_temperature = (
+            None if bin_temperature is None else _check_real(bin_temperature, "bin_temperature", low=0.0, low_open=True)
+        )
+        self.weights = (
+            None
+            if weights is None
+            else check_real_dtype(as_numpy(weights, "weights"), "weights", allow_bool=False).astype(np.float64)
+        )
         if self.weights is not None and self.weights.ndim != 1:
             raise ValueError(f"weights must have shape (M,); got {self.weights.shape}")
         self.n_members_: int | None = None
@@ -274,15 +186,24 @@ class _EnsembleTemperature(Calibrator):
         return self._criterion(self.log_predict(logits), label_hist) + self.penalty()
 
     # ---- fitting -----------------------------------------------------------------------------
-    def fit(self, logits, targets, *, optimizer: str = "auto", lr: float | None = None,
-            n_iter: int | None = None, **fit_kwargs):
+    @renamed(targets="labels")
+    def fit(
+        self,
+        logits,
+        labels,
+        *,
+        optimizer: str = "auto",
+        lr: float | None = None,
+        n_iter: int | None = None,
+        **fit_kwargs,
+    ):
         """Fit the temperatures on stored member logits (N, M, K) and labels; returns ``self``.
 
         Parameters
         ----------
         logits : array-like or torch.Tensor, shape (N, M, K)
             Member logits on the validation set.
-        targets : array-like, shape (N,) or (N, K)
+        labels : array-like, shape (N,) or (N, K)
             Labels or label histograms.
         optimizer : {"auto", "sgd", "adam", "lbfgs"}, default="auto"
             ``"auto"``: minimise the criterion on all instances to convergence
@@ -316,20 +237,20 @@ class _EnsembleTemperature(Calibrator):
             raise ValueError(f"optimizer must be one of {_ENSEMBLE_OPTIMIZERS}; got {optimizer!r}")
         optimizer = optimizer.lower()
         z = check_logits(logits, ndim=3)
-        hist = _as_label_hist(targets, z.shape[0], z.shape[-1])
+        hist = _as_label_hist(labels, z.shape[0], z.shape[-1])
         self._setup(z)
         self._memo = (None, None)
         try:
             if optimizer != "sgd":
                 if n_iter is not None:
-                    raise ValueError(f"n_iter sets the steps of optimizer='sgd' (App. A.4); got "
-                                     f"n_iter={n_iter!r} with optimizer={optimizer!r}"
-                                     + ("; use max_iter" if optimizer == "auto" else ""))
-                return super().fit(z, hist.to(torch.int64).numpy(), optimizer=optimizer, lr=lr,
-                                   **fit_kwargs)
+                    raise ValueError(
+                        f"n_iter sets the steps of optimizer='sgd' (App. A.4); got "
+                        f"n_iter={n_iter!r} with optimizer={optimizer!r}"
+                        + ("; use max_iter" if optimizer == "auto" else "")
+                    )
+                return super().fit(z, hist.to(torch.int64).numpy(), optimizer=optimizer, lr=lr, **fit_kwargs)
             if fit_kwargs:
-                raise ValueError(f"{sorted(fit_kwargs)} apply only to optimizer='auto', 'adam' "
-                                 f"or 'lbfgs'")
+                raise ValueError(f"{sorted(fit_kwargs)} apply only to optimizer='auto', 'adam' or 'lbfgs'")
             lr = 0.1 if lr is None else _check_real(lr, "lr", low=0.0, low_open=True)
             n_iter = check_positive_int(400 if n_iter is None else n_iter, "n_iter")
             self._build(z.shape[-1])
@@ -341,16 +262,16 @@ class _EnsembleTemperature(Calibrator):
                 opt.zero_grad(set_to_none=True)
                 loss = self.objective(z, hist)
                 if not bool(torch.isfinite(loss)):
-                    raise FloatingPointError(f"the objective became {loss.item()} at step {epoch + 1}; "
-                                             f"lower lr (={lr})")
+                    raise FloatingPointError(
+                        f"the objective became {loss.item()} at step {epoch + 1}; lower lr (={lr})"
+                    )
                 loss.backward()
                 opt.step()
                 return {"train_loss": float(loss.detach()), "cv_nll": math.nan}
 
             history = train_loop(sgd_step, range(n_iter))
             with torch.no_grad():
-                history.append({"epoch": n_iter, "train_loss": float(self.objective(z, hist)),
-                                "cv_nll": math.nan})
+                history.append({"epoch": n_iter, "train_loss": float(self.objective(z, hist)), "cv_nll": math.nan})
             self.history_, self.best_epoch_, self.cv_nll_ = history, n_iter, math.nan
             self.n_iter_ = n_iter
             return self
@@ -360,8 +281,7 @@ class _EnsembleTemperature(Calibrator):
     def _prepared(self, logits) -> torch.Tensor:
         z = super()._prepared(logits)
         if z.shape[1] != self.n_members_:
-            raise ValueError(f"logits must have {self.n_members_} members like the fitting data; "
-                             f"got {z.shape[1]}")
+            raise ValueError(f"logits must have {self.n_members_} members like the fitting data; got {z.shape[1]}")
         return z
 
 
@@ -393,16 +313,17 @@ class PreCombinationScaling(_TemperatureVector, _EnsembleTemperature):
         P_{\mathrm{pre}}(\omega \mid x) = \sum_{m=1}^M w_m
         \operatorname{softmax}\bigl(z^{(m)}(x) / t_m\bigr)
 
-    With ``target="members"`` (default) each :math:`t_m` minimises the criterion of *its own*
+    With ``fit_to="members"`` (default) each :math:`t_m` minimises the criterion of *its own*
     calibrated member (the objective is the sum over members, whose gradient in :math:`t_m` is
     that of member m alone), as when the members are calibrated before they are combined; with
-    ``target="ensemble"`` all temperatures minimise the criterion of the combined prediction.
+    ``fit_to="ensemble"`` all temperatures minimise the criterion of the combined prediction.
     ``predict_logits`` returns the calibrated member logits (N, M, K); ``predict_proba`` the
     combined prediction (N, K). With M = 1 this is :class:`~credalbook.calibration.TemperatureScaling`.
 
     Parameters
     ----------
-    target : {"members", "ensemble"}, default="members"
+    fit_to : {"members", "ensemble"}, default="members"
+        What each temperature is fitted to: its own calibrated member, or the combined prediction.
     criterion : {"nll", "ece"}, default="nll"
         Objective: the NLL of the calibrated prediction, or the ECE of
         :func:`differentiable_ece` (the paper's, App. A.4; see the module docstring on fitting
@@ -429,11 +350,18 @@ class PreCombinationScaling(_TemperatureVector, _EnsembleTemperature):
     [1.0, 2.0, 4.0]
     """
 
-    def __init__(self, *, target: str = "members", criterion: str = "nll", n_bins: int = 15,
-                 bin_temperature: float | None = None, weights=None) -> None:
-        super().__init__(criterion=criterion, n_bins=n_bins, bin_temperature=bin_temperature,
-                         weights=weights)
-        self.target = check_choice(target, "target", _TARGETS)
+    @renamed(target="fit_to")
+    def __init__(
+        self,
+        *,
+        fit_to: str = "members",
+        criterion: str = "nll",
+        n_bins: int = 15,
+        bin_temperature: float | None = None,
+        weights=None,
+    ) -> None:
+        super().__init__(criterion=criterion, n_bins=n_bins, bin_temperature=bin_temperature, weights=weights)
+        self.fit_to = check_choice(fit_to, "fit_to", _FIT_TO)
 
     def _n_temperatures(self) -> int:
         return self.n_members_
@@ -446,7 +374,7 @@ class PreCombinationScaling(_TemperatureVector, _EnsembleTemperature):
         return self._combine(torch.log_softmax(self.transform(logits), dim=-1))
 
     def objective(self, logits: torch.Tensor, label_hist: torch.Tensor) -> torch.Tensor:
-        if self.target == "ensemble":
+        if self.fit_to == "ensemble":
             return super().objective(logits, label_hist)
         # Σ_m criterion(member m): the gradient in t_m is that of member m alone
         member = torch.log_softmax(self.transform(logits), dim=-1)
@@ -546,20 +474,32 @@ class DynamicTemperatureScaling(_TemperatureVector, _EnsembleTemperature):
     (True, True)
     """
 
-    def __init__(self, n_regions: int = PAPER_N_REGIONS, *, regions="equal_mass",
-                 criterion: str = "nll", n_bins: int = 15, bin_temperature: float | None = None,
-                 weights=None) -> None:
-        super().__init__(criterion=criterion, n_bins=n_bins, bin_temperature=bin_temperature,
-                         weights=weights)
+    def __init__(
+        self,
+        n_regions: int = PAPER_N_REGIONS,
+        *,
+        regions="equal_mass",
+        criterion: str = "nll",
+        n_bins: int = 15,
+        bin_temperature: float | None = None,
+        weights=None,
+    ) -> None:
+        super().__init__(criterion=criterion, n_bins=n_bins, bin_temperature=bin_temperature, weights=weights)
         if isinstance(regions, str):
             self.regions = check_choice(regions, "regions", _REGION_RULES)
             self.n_regions = check_positive_int(n_regions, "n_regions")
         else:
             edges = as_numpy(regions, "regions").astype(np.float64)
-            if edges.ndim != 1 or not np.all(np.isfinite(edges)) or np.any(edges <= 0) \
-                    or np.any(edges >= 1) or np.any(np.diff(edges) <= 0):
-                raise ValueError("regions given as edges must be a 1-d increasing sequence of "
-                                 f"numbers in (0, 1); got {regions!r}")
+            if (
+                edges.ndim != 1
+                or not np.all(np.isfinite(edges))
+                or np.any(edges <= 0)
+                or np.any(edges >= 1)
+                or np.any(np.diff(edges) <= 0)
+            ):
+                raise ValueError(
+                    f"regions given as edges must be a 1-d increasing sequence of numbers in (0, 1); got {regions!r}"
+                )
             self.regions = edges
             self.n_regions = len(edges) + 1
         self.region_edges_: np.ndarray | None = None
@@ -601,5 +541,4 @@ class DynamicTemperatureScaling(_TemperatureVector, _EnsembleTemperature):
 
 
 #: Ensemble calibrators by the labels of the paper's tables.
-ENSEMBLE_CALIBRATORS = {"pre": PreCombinationScaling, "post": PostCombinationScaling,
-                        "dyn": DynamicTemperatureScaling}
+ENSEMBLE_CALIBRATORS = {"pre": PreCombinationScaling, "post": PostCombinationScaling, "dyn": DynamicTemperatureScaling}

@@ -46,7 +46,8 @@ from sklearn.exceptions import ConvergenceWarning
 from torch import nn
 from torch.nn.utils import parameters_to_vector, vector_to_parameters
 
-from credalbook._validation import check_positive_int
+from credalbook._deprecation import renamed
+from credalbook._validation import as_rng, check_positive_int
 from credalbook.nn.loop import EarlyStopping, train_loop
 
 __all__ = ["fit_with_early_stopping"]
@@ -60,11 +61,8 @@ _AUTO_MAX_ITER, _AUTO_TOL = 1000, 1e-6
 _LOG_BOUND, _GRID_STEP = 10.0, 0.5
 
 
-
-def _check_real(value, name: str, *, low: float, high: float = math.inf,
-                low_open: bool = False) -> float:
-    ok = isinstance(value, numbers.Real) and not isinstance(value, bool) \
-        and math.isfinite(float(value))
+def _check_real(value, name: str, *, low: float, high: float = math.inf, low_open: bool = False) -> float:
+    ok = isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(float(value))
     ok = ok and (float(value) > low if low_open else float(value) >= low) and float(value) < high
     if not ok:
         bound = f"{'>' if low_open else '>='} {low}" + (f" and < {high}" if high < math.inf else "")
@@ -92,31 +90,47 @@ def _trainable(module: nn.Module) -> list:
     return params
 
 
-def _split(inputs: tuple, targets: torch.Tensor, cv_fraction: float, seed) -> tuple:
-    """Random training and held-out parts of row-aligned tensors, each (inputs, targets)."""
-    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
-        raise ValueError(f"seed must be a non-negative int; got {seed!r}")
-    n = targets.shape[0]
+def _int_seed(seed) -> int:
+    """The integer that seeds the split and the minibatch order: `seed` itself when it is a
+    non-negative int, else one drawn from ``numpy.random.default_rng(seed)`` (None: fresh
+    entropy; a Generator: continues its stream)."""
+    if isinstance(seed, numbers.Integral) and not isinstance(seed, bool) and seed >= 0:
+        return int(seed)
+    if seed is None or isinstance(seed, np.random.Generator):
+        return int(as_rng(seed, "seed").integers(2**63))
+    raise ValueError(f"seed must be None, a non-negative int or a numpy Generator; got {seed!r}")
+
+
+def _split(inputs: tuple, labels: torch.Tensor, cv_fraction: float, seed: int) -> tuple:
+    """Random training and held-out parts of row-aligned tensors, each (inputs, labels)."""
+    n = labels.shape[0]
     n_cv = int(round(cv_fraction * n))
     if cv_fraction > 0 and not 1 <= n_cv < n:
-        raise ValueError(f"cv_fraction={cv_fraction} leaves no held-out or no training instance "
-                         f"among N={n}; use cv_fraction=0 or more data")
+        raise ValueError(
+            f"cv_fraction={cv_fraction} leaves no held-out or no training instance "
+            f"among N={n}; use cv_fraction=0 or more data"
+        )
     perm = torch.from_numpy(np.random.default_rng(int(seed)).permutation(n))
     cv_idx, tr_idx = perm[:n_cv], perm[n_cv:]
-    return ((tuple(t[tr_idx] for t in inputs), targets[tr_idx]),
-            (tuple(t[cv_idx] for t in inputs), targets[cv_idx]))
+    return ((tuple(t[tr_idx] for t in inputs), labels[tr_idx]), (tuple(t[cv_idx] for t in inputs), labels[cv_idx]))
 
 
 def _warn_convergence(message: str) -> None:
-    """A ConvergenceWarning attributed to the first caller outside credalbook.calibration."""
+    """A ConvergenceWarning attributed to the first caller outside credalbook.calibration (and the
+    wrapper of renamed keywords)."""
     here, level, frame = os.path.dirname(os.path.abspath(__file__)), 1, sys._getframe(0)
-    while frame is not None and os.path.dirname(os.path.abspath(frame.f_code.co_filename)) == here:
+    wrapper = os.path.abspath(sys.modules[renamed.__module__].__file__)
+
+    def inside(f) -> bool:
+        path = os.path.abspath(f.f_code.co_filename)
+        return os.path.dirname(path) == here or path == wrapper
+
+    while frame is not None and inside(frame):
         frame, level = frame.f_back, level + 1
     warnings.warn(message, ConvergenceWarning, stacklevel=level)
 
 
-def _scalar_search(fun, x0: float, *, max_iter: int, tol: float,
-                   span: float | None = None) -> tuple:
+def _scalar_search(fun, x0: float, *, max_iter: int, tol: float, span: float | None = None) -> tuple:
     """Minimise ``fun`` of one log-parameter on [-10, 10]: a grid (step 0.5, over the whole
     interval, or over ``x0 ± span``) brackets the minimum, bounded Brent refines it. Returns
     (x, f, n_iter, status) with status "ok", "max_iter" or "bound".
@@ -130,16 +144,16 @@ def _scalar_search(fun, x0: float, *, max_iter: int, tol: float,
         values = np.array([fun(g) for g in grid])
         i = int(np.argmin(values))
         if values[i] < f_best:
-            return (float(grid[i]), float(values[i]), grid[max(i - 1, 0)],
-                    grid[min(i + 1, len(grid) - 1)])
+            return (float(grid[i]), float(values[i]), grid[max(i - 1, 0)], grid[min(i + 1, len(grid) - 1)])
         return x_best, f_best, max(x_best - width, -_LOG_BOUND), min(x_best + width, _LOG_BOUND)
 
     grid = np.arange(-_LOG_BOUND, _LOG_BOUND + _GRID_STEP / 2, _GRID_STEP)
     if span is not None:
         grid = grid[np.abs(grid - x0) <= span]
     x_best, f_best, low, high = bracket(grid, float(x0), float(f0), _GRID_STEP)
-    res = minimize_scalar(fun, bounds=(float(low), float(high)), method="bounded",
-                          options={"xatol": tol, "maxiter": max_iter})
+    res = minimize_scalar(
+        fun, bounds=(float(low), float(high)), method="bounded", options={"xatol": tol, "maxiter": max_iter}
+    )
     if res.fun < f_best:
         x_best, f_best = float(res.x), float(res.fun)
     if res.status == 1:
@@ -151,11 +165,92 @@ def _scalar_search(fun, x0: float, *, max_iter: int, tol: float,
     return x_best, f_best, int(res.nit), status
 
 
-def _fit_to_optimum(module: nn.Module, inputs: tuple, targets: torch.Tensor, *, loss, cv_loss,
-                    method: str = "lbfgs", max_iter: int | None = None,
-                    tol: float | None = None, cv_fraction: float = 0.0,
-                    seed: int = 0) -> tuple[list, int, float]:
-    """Minimise ``loss(*inputs, targets)`` over `module`'s parameters to convergence.
+def _scalar_method(value, x0: np.ndarray, max_iter: int, tol: float) -> tuple:
+    """``method="scalar"`` of :func:`_fit_to_optimum`: returns (x, iterations, problem or "")."""
+    x, _, n_iter, status = _scalar_search(value, float(x0[0]), max_iter=max_iter, tol=tol)
+    x, problem = np.array([x]), ""
+    if status == "max_iter":
+        problem = (
+            f"the scalar search stopped at max_iter={max_iter} Brent iterations "
+            f"before the bracket shrank to tol={tol}; raise max_iter or tol"
+        )
+    elif status == "bound":
+        problem = (
+            f"the optimum lies at the edge of the search interval (log-parameter "
+            f"{x[0]:+.1f}): the objective keeps decreasing beyond it (separable "
+            f"data, or labels unrelated to the logits)"
+        )
+    return x, n_iter, problem
+
+
+def _coordinate_method(value, x0: np.ndarray, f_start: float, max_iter: int, tol: float) -> tuple:
+    """``method="coordinate"``: cyclic scalar searches until a sweep gains at most `tol`."""
+    x, f, n_iter = x0.copy(), f_start, 0
+    converged = False
+    while n_iter < max_iter and not converged:
+        n_iter += 1
+        f_sweep = f
+        for j in range(len(x)):
+
+            def along(v, j=j):
+                y = x.copy()
+                y[j] = v
+                return value(y)
+
+            # the whole interval in the first sweep, the neighbourhood afterwards
+            xj, fj, _, _ = _scalar_search(
+                along, float(x[j]), max_iter=_AUTO_MAX_ITER, tol=tol, span=None if n_iter == 1 else 1.0
+            )
+            if fj < f:
+                x[j], f = xj, fj
+        converged = f_sweep - f <= tol
+    problem = (
+        ""
+        if converged
+        else (
+            f"the coordinate search stopped at max_iter={max_iter} sweeps while "
+            f"the objective still decreased by more than tol={tol}; raise max_iter "
+            f"or tol"
+        )
+    )
+    return x, n_iter, problem
+
+
+def _lbfgs_method(value_and_grad, x0: np.ndarray, max_iter: int, tol: float) -> tuple:
+    """``method="lbfgs"``: scipy's L-BFGS-B with autograd gradients."""
+    res = minimize(
+        value_and_grad,
+        x0,
+        jac=True,
+        method="L-BFGS-B",
+        options={"maxiter": max_iter, "gtol": tol, "ftol": 1e-15, "maxfun": max(15000, 20 * max_iter)},
+    )
+    g_max = float(np.max(np.abs(res.jac))) if res.jac is not None else math.nan
+    problem = ""
+    if res.status == 1:
+        problem = (
+            f"L-BFGS stopped at max_iter={max_iter} iterations before convergence "
+            f"(largest gradient entry {g_max:.2e} > tol={tol}); raise max_iter or tol"
+        )
+    elif res.status != 0 and not g_max <= max(1e3 * tol, 1e-4):
+        problem = f"L-BFGS stopped without converging ({res.message}; largest gradient entry {g_max:.2e} > tol={tol})"
+    return res.x, int(res.nit), problem
+
+
+def _fit_to_optimum(
+    module: nn.Module,
+    inputs: tuple,
+    labels: torch.Tensor,
+    *,
+    loss,
+    cv_loss,
+    method: str = "lbfgs",
+    max_iter: int | None = None,
+    tol: float | None = None,
+    cv_fraction: float = 0.0,
+    seed=None,
+) -> tuple[list, int, float]:
+    """Minimise ``loss(*inputs, labels)`` over `module`'s parameters to convergence.
 
     The ``optimizer="auto"`` path of :meth:`~credalbook.calibration.Calibrator.fit` and of the α
     head. `method`:
@@ -171,7 +266,9 @@ def _fit_to_optimum(module: nn.Module, inputs: tuple, targets: torch.Tensor, *, 
     max_iter = _AUTO_MAX_ITER if max_iter is None else check_positive_int(max_iter, "max_iter")
     tol = _AUTO_TOL if tol is None else _check_real(tol, "tol", low=0.0, low_open=True)
     cv_fraction = _check_real(cv_fraction, "cv_fraction", low=0.0, high=1.0)
-    (tr_in, tr_y), (cv_in, cv_y) = _split(inputs, targets, cv_fraction, seed)
+    if seed is None and cv_fraction == 0:
+        seed = 0  # nothing held out: the fit is deterministic (the rows' order is that of seed 0)
+    (tr_in, tr_y), (cv_in, cv_y) = _split(inputs, labels, cv_fraction, _int_seed(seed))
     params = _trainable(module)
     dtype = params[0].dtype
     x0 = parameters_to_vector(params).detach().to(torch.float64).numpy().copy()
@@ -190,8 +287,13 @@ def _fit_to_optimum(module: nn.Module, inputs: tuple, targets: torch.Tensor, *, 
         assign(x)
         f = loss(*tr_in, tr_y)
         grads = torch.autograd.grad(f, params, allow_unused=True)
-        g = torch.cat([torch.zeros(p.numel(), dtype=dtype) if gr is None else gr.reshape(-1)
-                       for p, gr in zip(params, grads)]).to(torch.float64).numpy()
+        g = (
+            torch.cat(
+                [torch.zeros(p.numel(), dtype=dtype) if gr is None else gr.reshape(-1) for p, gr in zip(params, grads)]
+            )
+            .to(torch.float64)
+            .numpy()
+        )
         f = float(f.detach())
         if not (math.isfinite(f) and np.all(np.isfinite(g))):
             return math.inf, np.zeros_like(g)
@@ -205,55 +307,16 @@ def _fit_to_optimum(module: nn.Module, inputs: tuple, targets: torch.Tensor, *, 
 
     f_start = value(x0)
     if not math.isfinite(f_start):
-        raise FloatingPointError(f"{name}: the training loss is not finite at the initial "
-                                 f"parameters")
+        raise FloatingPointError(f"{name}: the training loss is not finite at the initial parameters")
     start = {"epoch": 0, "train_loss": f_start, "cv_nll": held_out()}
-    problem = ""
-    if method == "scalar":
-        x, f, n_iter, status = _scalar_search(value, float(x0[0]), max_iter=max_iter, tol=tol)
-        x = np.array([x])
-        if status == "max_iter":
-            problem = (f"the scalar search stopped at max_iter={max_iter} Brent iterations "
-                       f"before the bracket shrank to tol={tol}; raise max_iter or tol")
-        elif status == "bound":
-            problem = (f"the optimum lies at the edge of the search interval (log-parameter "
-                       f"{x[0]:+.1f}): the objective keeps decreasing beyond it (separable "
-                       f"data, or labels unrelated to the logits)")
-    elif method == "coordinate":
-        x, f, n_iter = x0.copy(), f_start, 0
-        converged = False
-        while n_iter < max_iter and not converged:
-            n_iter += 1
-            f_sweep = f
-            for j in range(len(x)):
-                def along(v, j=j):
-                    y = x.copy()
-                    y[j] = v
-                    return value(y)
-                # the whole interval in the first sweep, the neighbourhood afterwards
-                xj, fj, _, _ = _scalar_search(along, float(x[j]), max_iter=_AUTO_MAX_ITER,
-                                              tol=tol, span=None if n_iter == 1 else 1.0)
-                if fj < f:
-                    x[j], f = xj, fj
-            converged = f_sweep - f <= tol
-        if not converged:
-            problem = (f"the coordinate search stopped at max_iter={max_iter} sweeps while "
-                       f"the objective still decreased by more than tol={tol}; raise max_iter "
-                       f"or tol")
-    elif method == "lbfgs":
-        res = minimize(value_and_grad, x0, jac=True, method="L-BFGS-B",
-                       options={"maxiter": max_iter, "gtol": tol, "ftol": 1e-15,
-                                "maxfun": max(15000, 20 * max_iter)})
-        x, f, n_iter = res.x, float(res.fun), int(res.nit)
-        g_max = float(np.max(np.abs(res.jac))) if res.jac is not None else math.nan
-        if res.status == 1:
-            problem = (f"L-BFGS stopped at max_iter={max_iter} iterations before convergence "
-                       f"(largest gradient entry {g_max:.2e} > tol={tol}); raise max_iter or tol")
-        elif res.status != 0 and not g_max <= max(1e3 * tol, 1e-4):
-            problem = (f"L-BFGS stopped without converging ({res.message}; largest gradient "
-                       f"entry {g_max:.2e} > tol={tol})")
-    else:
+    searches = {
+        "scalar": lambda: _scalar_method(value, x0, max_iter, tol),
+        "coordinate": lambda: _coordinate_method(value, x0, f_start, max_iter, tol),
+        "lbfgs": lambda: _lbfgs_method(value_and_grad, x0, max_iter, tol),
+    }
+    if method not in searches:
         raise ValueError(f"method must be 'lbfgs', 'scalar' or 'coordinate'; got {method!r}")
+    x, n_iter, problem = searches[method]()
     assign(np.asarray(x, dtype=np.float64))
     f = value(x)
     if not math.isfinite(f):
@@ -264,17 +327,26 @@ def _fit_to_optimum(module: nn.Module, inputs: tuple, targets: torch.Tensor, *, 
     return [start, end], n_iter, end["cv_nll"]
 
 
-def fit_with_early_stopping(module: nn.Module, inputs: tuple, targets: torch.Tensor, *, loss,
-                            cv_loss, optimizer: str = "adam", lr: float | None = None,
-                            max_epochs: int = 50, batch_size: int = 128,
-                            patience: int | None = 10, cv_fraction: float = 0.2,
-                            lbfgs_iter: int = 20, seed: int = 0) -> tuple[list, int, float]:
-    """Fit `module`'s parameters by minimising ``loss(*inputs, targets)`` with early stopping.
+@renamed(targets="labels")
+def fit_with_early_stopping(
+    module: nn.Module,
+    inputs: tuple,
+    labels: torch.Tensor,
+    *,
+    loss,
+    cv_loss,
+    optimizer: str = "adam",
+    patience: int | None = 10,
+    cv_fraction: float = 0.2,
+    seed=None,
+    **epoch_options,
+) -> tuple[list, int, float]:
+    """Fit `module`'s parameters by minimising ``loss(*inputs, labels)`` with early stopping.
 
     The optimisation loop shared by :class:`~credalbook.calibration.Calibrator` and the α head
     (:mod:`credalbook.calibration.alpha`). Rows (dimension 0 of every tensor) are split at
     random into a training part and a held-out ``cv_fraction``; after every epoch
-    ``cv_loss(*held_out_inputs, held_out_targets)`` is evaluated and the parameters of the best
+    ``cv_loss(*held_out_inputs, held_out_labels)`` is evaluated and the parameters of the best
     epoch are restored at the end (App. E.4: Adam, learning rate 1e-3, at most 50 epochs,
     patience 10, 80 / 20 split).
 
@@ -284,12 +356,17 @@ def fit_with_early_stopping(module: nn.Module, inputs: tuple, targets: torch.Ten
         Holds the parameters to fit (all of its parameters with ``requires_grad``).
     inputs : tuple of torch.Tensor
         Row-aligned inputs of `loss`.
-    targets : torch.Tensor
-        Row-aligned targets.
+    labels : torch.Tensor
+        Row-aligned labels (or label histograms).
     loss, cv_loss : callable
-        Training objective and held-out criterion, both ``f(*inputs, targets) -> scalar``.
-    optimizer, lr, max_epochs, batch_size, patience, cv_fraction, lbfgs_iter, seed
+        Training objective and held-out criterion, both ``f(*inputs, labels) -> scalar``.
+    optimizer, patience, cv_fraction
         As in :meth:`~credalbook.calibration.Calibrator.fit`.
+    seed : None, int or numpy.random.Generator, default=None
+        Seeds the split and the minibatch order (an int is used as it is; None draws one).
+    **epoch_options
+        ``lr`` (None: 1e-3 for Adam, 1 for L-BFGS), ``max_epochs`` (50), ``batch_size`` (128),
+        ``lbfgs_iter`` (20), as in :meth:`~credalbook.calibration.Calibrator.fit`.
 
     Returns
     -------
@@ -307,13 +384,22 @@ def fit_with_early_stopping(module: nn.Module, inputs: tuple, targets: torch.Ten
     >>> x = torch.linspace(-1, 1, 50, dtype=torch.float64); y = 2 * x
     >>> mse = lambda a, b: ((scale * a - b) ** 2).mean()
     >>> _, _, cv = fit_with_early_stopping(holder, (x,), y, loss=mse, cv_loss=mse,
-    ...                                    optimizer="lbfgs")
+    ...                                    optimizer="lbfgs", seed=0)
     >>> round(scale.item(), 4), cv < 1e-12
     (2.0, True)
     """
     if not isinstance(optimizer, str) or optimizer.lower() not in _OPTIMIZERS[1:]:
         raise ValueError(f"optimizer must be one of {_OPTIMIZERS[1:]}; got {optimizer!r}")
     optimizer = optimizer.lower()
+    unknown = sorted(set(epoch_options) - set(_EPOCH_DEFAULTS))
+    if unknown:
+        raise TypeError(
+            f"fit_with_early_stopping() got unexpected keyword arguments {unknown}; the epoch "
+            f"options are {sorted(_EPOCH_DEFAULTS)}"
+        )
+    lr, max_epochs, batch_size, lbfgs_iter = (
+        {**_EPOCH_DEFAULTS, **epoch_options}[k] for k in ("lr", "max_epochs", "batch_size", "lbfgs_iter")
+    )
     if lr is None:
         lr = 1e-3 if optimizer == "adam" else 1.0
     lr = _check_real(lr, "lr", low=0.0, low_open=True)
@@ -323,14 +409,16 @@ def fit_with_early_stopping(module: nn.Module, inputs: tuple, targets: torch.Ten
     if patience is not None:
         patience = check_positive_int(patience, "patience")
     cv_fraction = _check_real(cv_fraction, "cv_fraction", low=0.0, high=1.0)
-    (tr_in, tr_y), (cv_in, cv_y) = _split(inputs, targets, cv_fraction, seed)
+    if seed is None and cv_fraction == 0 and optimizer == "lbfgs":
+        seed = 0  # full batches and nothing held out: deterministic (the rows' order is that of seed 0)
+    seed = _int_seed(seed)
+    (tr_in, tr_y), (cv_in, cv_y) = _split(inputs, labels, cv_fraction, seed)
     n_cv = len(cv_y)
     params = _trainable(module)
     if optimizer == "adam":
         opt = torch.optim.Adam(params, lr=lr)
     else:
-        opt = torch.optim.LBFGS(params, lr=lr, max_iter=lbfgs_iter,
-                                line_search_fn="strong_wolfe")
+        opt = torch.optim.LBFGS(params, lr=lr, max_iter=lbfgs_iter, line_search_fn="strong_wolfe")
     gen = torch.Generator().manual_seed(int(seed))
 
     def evaluate():
@@ -343,26 +431,31 @@ def fit_with_early_stopping(module: nn.Module, inputs: tuple, targets: torch.Ten
         if optimizer == "adam":
             order = torch.randperm(len(tr_y), generator=gen)
             for start in range(0, len(tr_y), batch_size):
-                idx = order[start:start + batch_size]
+                idx = order[start : start + batch_size]
                 opt.zero_grad(set_to_none=True)
                 loss(*(t[idx] for t in tr_in), tr_y[idx]).backward()
                 opt.step()
         else:
+
             def closure():
                 opt.zero_grad(set_to_none=True)
                 value = loss(*tr_in, tr_y)
                 value.backward()
                 return value
+
             opt.step(closure)
         train, cv = evaluate()
         if not math.isfinite(train):
-            raise FloatingPointError(f"the training loss became {train} in epoch {epoch}; "
-                                     f"lower lr (={lr})")
+            raise FloatingPointError(f"the training loss became {train} in epoch {epoch}; lower lr (={lr})")
         return {"train_loss": train, "cv_nll": cv}
 
-    stopping = EarlyStopping(patience, best=evaluate()[1], best_state=copy.deepcopy(module.state_dict()),
-                             snapshot=lambda: copy.deepcopy(module.state_dict()),
-                             better=lambda new, best: n_cv == 0 or new < best)
+    stopping = EarlyStopping(
+        patience,
+        best=evaluate()[1],
+        best_state=copy.deepcopy(module.state_dict()),
+        snapshot=lambda: copy.deepcopy(module.state_dict()),
+        better=lambda new, best: n_cv == 0 or new < best,
+    )
     history = train_loop(train_epoch, range(1, max_epochs + 1), stopping=stopping, monitor="cv_nll")
     stopping.restore(module.load_state_dict)
     best_cv, best_epoch = stopping.best, stopping.best_epoch

@@ -44,40 +44,37 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from credalbook._deprecation import renamed
 from credalbook._validation import as_numpy, check_logits
 from credalbook.calibration.fitting import (
-    _EPOCH_DEFAULTS,
     _check_optimizer,
     _check_real,
+    _EPOCH_DEFAULTS,
     _fit_to_optimum,
     _reject,
     fit_with_early_stopping,
 )
 from credalbook.metrics.label_hist import check_label_hist
 
-__all__ = ["CALIBRATORS", "Calibrator", "MatrixScaling", "TemperatureScaling", "VectorScaling",
-           "histogram_nll"]
+__all__ = ["CALIBRATORS", "Calibrator", "MatrixScaling", "TemperatureScaling", "VectorScaling", "histogram_nll"]
+
 
 # ------------------------------------------------------------------------------ input checks
-def _as_label_hist(targets, n: int, k: int, name: str = "targets") -> torch.Tensor:
+def _as_label_hist(labels, n: int, k: int, name: str = "labels") -> torch.Tensor:
     """Labels (N,) or label histograms (N, K) of non-negative integer counts -> float64 (N, K)."""
-    arr = as_numpy(targets, name)
+    arr = as_numpy(labels, name)
     if arr.dtype == bool or arr.dtype.kind not in "fiu":
-        raise ValueError(f"{name} must hold integer labels (N,) or counts (N, K); got dtype "
-                         f"{arr.dtype}")
+        raise ValueError(f"{name} must hold integer labels (N,) or counts (N, K); got dtype {arr.dtype}")
     if arr.ndim == 1:
         if arr.shape != (n,):
-            raise ValueError(f"{name} must have shape ({n},) or ({n}, {k}) to match the logits; "
-                             f"got {arr.shape}")
+            raise ValueError(f"{name} must have shape ({n},) or ({n}, {k}) to match the logits; got {arr.shape}")
         if arr.dtype.kind == "f" and not np.all(np.isfinite(arr) & (arr == np.round(arr))):
             raise ValueError(f"{name} given as labels (N,) must be integers")
         if n and (arr.min() < 0 or arr.max() >= k):
-            raise ValueError(f"{name} must be labels in [0, {k}); got labels from {arr.min()} to "
-                             f"{arr.max()}")
+            raise ValueError(f"{name} must be labels in [0, {k}); got labels from {arr.min()} to {arr.max()}")
         return F.one_hot(torch.from_numpy(arr.astype(np.int64)), k).to(torch.float64)
     if arr.shape != (n, k):
-        raise ValueError(f"{name} must have shape ({n},) or ({n}, {k}) to match the logits; got "
-                         f"{arr.shape}")
+        raise ValueError(f"{name} must have shape ({n},) or ({n}, {k}) to match the logits; got {arr.shape}")
     counts = check_label_hist(arr, n_classes=k, min_labels=0, name=name)
     if counts.sum() == 0:
         raise ValueError(f"{name} must contain at least one label; all counts are 0")
@@ -90,7 +87,8 @@ def _hist_nll(log_probs: torch.Tensor, hist: torch.Tensor) -> torch.Tensor:
     return -terms.sum() / hist.sum()
 
 
-def histogram_nll(logits, targets, *, from_logits: bool = True) -> float:
+@renamed(targets="labels")
+def histogram_nll(logits, labels, *, from_logits: bool = True) -> float:
     """Multinomial negative log-likelihood of label histograms, per label (Eq. 84).
 
     .. math::
@@ -105,7 +103,7 @@ def histogram_nll(logits, targets, *, from_logits: bool = True) -> float:
     ----------
     logits : array-like or torch.Tensor, shape (N, K)
         Logits (or probabilities with ``from_logits=False``).
-    targets : array-like, shape (N,) or (N, K)
+    labels : array-like, shape (N,) or (N, K)
         Integer labels in [0, K) or label histograms (non-negative integer counts).
     from_logits : bool, default=True
         Whether `logits` are logits (softmax applied) or probabilities.
@@ -128,13 +126,12 @@ def histogram_nll(logits, targets, *, from_logits: bool = True) -> float:
     True
     """
     z = check_logits(logits)
-    hist = _as_label_hist(targets, z.shape[0], z.shape[1])
+    hist = _as_label_hist(labels, z.shape[0], z.shape[1])
     if from_logits:
         log_probs = torch.log_softmax(z, dim=1)
     else:
         if bool((z < 0).any()) or bool(((z.sum(dim=1) - 1).abs() > 1e-4).any()):
-            raise ValueError("logits given as probabilities (from_logits=False) must be rows on "
-                             "the simplex")
+            raise ValueError("logits given as probabilities (from_logits=False) must be rows on the simplex")
         log_probs = torch.log(z)
     return float(_hist_nll(log_probs, hist))
 
@@ -221,11 +218,23 @@ class Calibrator(nn.Module):
                 return "coordinate"
         return "lbfgs"
 
-    def fit(self, logits, targets, *, optimizer: str = "auto", max_iter: int | None = None,
-            tol: float | None = None, cv_fraction: float | None = None, seed: int = 0,
-            lr: float | None = None, max_epochs: int | None = None,
-            batch_size: int | None = None, patience: int | None = 10,
-            lbfgs_iter: int | None = None) -> Calibrator:
+    @renamed(targets="labels")
+    def fit(
+        self,
+        logits,
+        labels,
+        *,
+        optimizer: str = "auto",
+        max_iter: int | None = None,
+        tol: float | None = None,
+        cv_fraction: float | None = None,
+        seed=None,
+        lr: float | None = None,
+        max_epochs: int | None = None,
+        batch_size: int | None = None,
+        patience: int | None = 10,
+        lbfgs_iter: int | None = None,
+    ) -> Calibrator:
         """Fit on stored logits and labels or label histograms; returns ``self``.
 
         By default the parameters minimise :meth:`objective` (NLL, Eq. 84, plus the penalty)
@@ -248,7 +257,7 @@ class Calibrator(nn.Module):
         ----------
         logits : array-like or torch.Tensor, shape (N, K)
             Stored logits (``(N, M, K)`` for calibrators with ``logits_ndim = 3``).
-        targets : array-like, shape (N,) or (N, K)
+        labels : array-like, shape (N,) or (N, K)
             Labels or label histograms.
         optimizer : {"auto", "adam", "lbfgs"}, default="auto"
             ``"auto"``: minimise to convergence (a bracketing scalar search for a single
@@ -267,8 +276,9 @@ class Calibrator(nn.Module):
             sweep for the coordinate search); None gives 1e-6.
         cv_fraction : float or None, default=None
             Held-out fraction in [0, 1); None gives 0 for ``"auto"`` and 0.2 otherwise.
-        seed : int, default=0
-            Seeds the split and the minibatch order.
+        seed : None, int or numpy.random.Generator, default=None
+            Seeds the held-out split and the minibatch order (unused by the default
+            ``optimizer="auto"`` without a held-out part, which is deterministic).
         lr : float or None, default=None
             ``"adam"``/``"lbfgs"`` only: learning rate; None gives 1e-3 for Adam (App. E.4) and
             1 for L-BFGS.
@@ -306,28 +316,46 @@ class Calibrator(nn.Module):
         True
         """
         z = check_logits(logits, ndim=self.logits_ndim)
-        hist = _as_label_hist(targets, z.shape[0], z.shape[-1])
+        hist = _as_label_hist(labels, z.shape[0], z.shape[-1])
         optimizer = _check_optimizer(optimizer)
         n_classes = z.shape[-1]
         self._build(n_classes)  # fresh parameters at every fit
         self.n_classes_ = n_classes
         self.to(torch.float64)
-        epoch_options = {"lr": lr, "max_epochs": max_epochs, "batch_size": batch_size,
-                         "lbfgs_iter": lbfgs_iter}
+        epoch_options = {"lr": lr, "max_epochs": max_epochs, "batch_size": batch_size, "lbfgs_iter": lbfgs_iter}
         if optimizer == "auto":
-            _reject(epoch_options, "optimizer='adam' or 'lbfgs'",
-                    "the default optimizer='auto' runs to convergence (see max_iter and tol)")
+            _reject(
+                epoch_options,
+                "optimizer='adam' or 'lbfgs'",
+                "the default optimizer='auto' runs to convergence (see max_iter and tol)",
+            )
             result = _fit_to_optimum(
-                self, (z,), hist, loss=self.objective, cv_loss=self.nll,
-                method=self._auto_method(), max_iter=max_iter, tol=tol,
-                cv_fraction=0.0 if cv_fraction is None else cv_fraction, seed=seed)
+                self,
+                (z,),
+                hist,
+                loss=self.objective,
+                cv_loss=self.nll,
+                method=self._auto_method(),
+                max_iter=max_iter,
+                tol=tol,
+                cv_fraction=0.0 if cv_fraction is None else cv_fraction,
+                seed=seed,
+            )
         else:
             _reject({"max_iter": max_iter, "tol": tol}, "optimizer='auto'")
             options = {k: _EPOCH_DEFAULTS[k] if v is None else v for k, v in epoch_options.items()}
             result = fit_with_early_stopping(
-                self, (z,), hist, loss=self.objective, cv_loss=self.nll, optimizer=optimizer,
-                patience=patience, cv_fraction=0.2 if cv_fraction is None else cv_fraction,
-                seed=seed, **options)
+                self,
+                (z,),
+                hist,
+                loss=self.objective,
+                cv_loss=self.nll,
+                optimizer=optimizer,
+                patience=patience,
+                cv_fraction=0.2 if cv_fraction is None else cv_fraction,
+                seed=seed,
+                **options,
+            )
         self.history_, self.best_epoch_, self.cv_nll_ = result
         self.n_iter_ = self.best_epoch_ if optimizer == "auto" else len(self.history_)
         return self
@@ -341,8 +369,7 @@ class Calibrator(nn.Module):
         self._check_fitted()
         z = check_logits(logits, ndim=self.logits_ndim)
         if z.shape[-1] != self.n_classes_:
-            raise ValueError(f"logits must have {self.n_classes_} classes like the fitting data; "
-                             f"got {z.shape[-1]}")
+            raise ValueError(f"logits must have {self.n_classes_} classes like the fitting data; got {z.shape[-1]}")
         return z
 
     @torch.no_grad()

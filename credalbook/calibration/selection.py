@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import dataclasses
 
-from credalbook.calibration.scaling import CALIBRATORS, Calibrator
+from credalbook._deprecation import renamed
+from credalbook.calibration.fitting import _int_seed
+from credalbook.calibration.scaling import Calibrator, CALIBRATORS
 
 __all__ = ["PAPER_CALIBRATOR_GRIDS", "CalibratorSelection", "select_calibrator"]
 
@@ -23,8 +25,7 @@ __all__ = ["PAPER_CALIBRATOR_GRIDS", "CalibratorSelection", "select_calibrator"]
 PAPER_CALIBRATOR_GRIDS = {
     "ts": ({},),
     "vs": tuple({"lambda_b": b} for b in (0.1, 1.0, 10.0)),
-    "ms": tuple({"lambda_b": b, "lambda_w": w} for b in (0.1, 1.0, 10.0)
-                for w in (0.1, 1.0, 10.0)),
+    "ms": tuple({"lambda_b": b, "lambda_w": w} for b in (0.1, 1.0, 10.0) for w in (0.1, 1.0, 10.0)),
 }
 
 
@@ -50,8 +51,8 @@ class CalibratorSelection:
     table: tuple = dataclasses.field(repr=False)
 
 
-def select_calibrator(logits, targets, *, method: str = "vs", grid=None,
-                      **fit_kwargs) -> CalibratorSelection:
+@renamed(targets="labels")
+def select_calibrator(logits, labels, *, method: str = "vs", grid=None, seed=None, **fit_kwargs) -> CalibratorSelection:
     """Fit one calibrator per hyper-parameter candidate and keep the best by held-out NLL.
 
     Every candidate is fitted by :meth:`Calibrator.fit` on the same 80 / 20 split (the same
@@ -71,7 +72,7 @@ def select_calibrator(logits, targets, *, method: str = "vs", grid=None,
     Parameters
     ----------
     logits : array-like, shape (N, K)
-    targets : array-like, shape (N,) or (N, K)
+    labels : array-like, shape (N,) or (N, K)
         Labels or label histograms.
     method : {"ts", "vs", "ms"}, default="vs"
         Key of :data:`CALIBRATORS`.
@@ -79,6 +80,8 @@ def select_calibrator(logits, targets, *, method: str = "vs", grid=None,
         Keyword arguments of the calibrator's constructor; ``None`` uses
         :data:`PAPER_CALIBRATOR_GRIDS` (vs: λ_b ∈ {0.1, 1, 10};
         ms: (λ_b, λ_w) ∈ {0.1, 1, 10}²).
+    seed : None, int or numpy.random.Generator, default=None
+        Seeds the split shared by all candidates (None draws one split for all of them).
     **fit_kwargs
         Passed to :meth:`Calibrator.fit`; ``cv_fraction`` (default 0.2, App. E.4) must be
         positive.
@@ -96,7 +99,7 @@ def select_calibrator(logits, targets, *, method: str = "vs", grid=None,
     >>> import numpy as np
     >>> rng = np.random.default_rng(0)
     >>> logits = rng.normal(size=(300, 3)); labels = rng.integers(0, 3, size=300)
-    >>> sel = select_calibrator(logits, labels, method="vs")
+    >>> sel = select_calibrator(logits, labels, method="vs", seed=0)
     >>> len(sel.table), sel.params in [p for p, _ in sel.table]
     (3, True)
     """
@@ -107,11 +110,14 @@ def select_calibrator(logits, targets, *, method: str = "vs", grid=None,
         raise ValueError(f"grid must be a non-empty sequence of dicts; got {grid!r}")
     fit_kwargs.setdefault("cv_fraction", 0.2)
     if not fit_kwargs["cv_fraction"]:
-        raise ValueError("cv_fraction must be positive: candidates are compared on the held-out "
-                         f"part; got {fit_kwargs['cv_fraction']!r}")
+        raise ValueError(
+            "cv_fraction must be positive: candidates are compared on the held-out "
+            f"part; got {fit_kwargs['cv_fraction']!r}"
+        )
+    seed = _int_seed(seed)  # one split for every candidate
     table, best = [], None
     for params in grid:
-        cal = CALIBRATORS[method](**params).fit(logits, targets, **fit_kwargs)
+        cal = CALIBRATORS[method](**params).fit(logits, labels, seed=seed, **fit_kwargs)
         table.append((dict(params), cal.cv_nll_))
         if best is None or cal.cv_nll_ < best[2]:
             best = (cal, dict(params), cal.cv_nll_)

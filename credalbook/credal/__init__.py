@@ -11,10 +11,7 @@ from credalbook.credal.geometry import (
     in_credal_set,
     sample_weights,
 )
-from credalbook.credal.sampling import (
-    polytope_volume,
-    sample_polytope,
-)
+from credalbook.credal.sampling import polytope_volume, sample_polytope
 
 __all__ = [
     "boundary_point",

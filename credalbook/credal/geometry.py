@@ -27,7 +27,7 @@ import numpy as np
 from scipy import sparse
 from scipy.optimize import linprog
 
-from credalbook._random import WEIGHT_PRIORS, draw_weights
+from credalbook._random import draw_weights, WEIGHT_PRIORS
 from credalbook._validation import (
     as_rng,
     check_choice,
@@ -133,12 +133,16 @@ def _as_batch(ens_probs, points, points_name: str):
     try:
         batch = np.broadcast_shapes(ens.shape[:-2], pts.shape[:-1])
     except ValueError:
-        raise ValueError(f"{points_name} of shape {pts.shape} does not match ens_probs of shape {ens.shape} "
-                         "(expected (..., K) against (..., M, K))") from None
+        raise ValueError(
+            f"{points_name} of shape {pts.shape} does not match ens_probs of shape {ens.shape} "
+            "(expected (..., K) against (..., M, K))"
+        ) from None
     return np.broadcast_to(ens, (*batch, *ens.shape[-2:])), np.broadcast_to(pts, (*batch, pts.shape[-1]))
 
 
-def _block_lp(members: np.ndarray, start: np.ndarray, direction: np.ndarray | None, *, scale: bool = True) -> np.ndarray:
+def _block_lp(
+    members: np.ndarray, start: np.ndarray, direction: np.ndarray | None, *, scale: bool = True
+) -> np.ndarray:
     """Solve B independent LPs stacked block-diagonally.
 
     With ``direction`` None: min Σ_b ‖P_bᵀ λ_b − start_b‖₁ over λ_b ∈ Δ_M (the L1 distance of each
@@ -176,8 +180,9 @@ def _block_lp(members: np.ndarray, start: np.ndarray, direction: np.ndarray | No
     rows.append(np.repeat(blk * nr + ke, m))  # Σ_m λ_m = 1
     cols.append((blk[:, None] * nv + np.arange(m)).ravel())
     vals.append(np.ones(b * m))
-    a_eq = sparse.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
-                             shape=(b * nr, b * nv))
+    a_eq = sparse.csr_matrix(
+        (np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(b * nr, b * nv)
+    )
     b_eq = np.concatenate([start[:, :ke], np.ones((b, 1))], axis=1).ravel()
     c = np.zeros((b, nv))
     bounds = np.zeros((b, nv, 2))
@@ -190,8 +195,12 @@ def _block_lp(members: np.ndarray, start: np.ndarray, direction: np.ndarray | No
     res = linprog(c.ravel(), A_eq=a_eq, b_eq=b_eq, bounds=bounds.reshape(-1, 2), method="highs")
     if res.status != 0:
         if b > 1:  # isolate the offending block(s): solve one by one
-            return np.concatenate([_block_lp(members[i:i + 1], start[i:i + 1],
-                                             None if direction is None else direction[i:i + 1]) for i in range(b)])
+            return np.concatenate(
+                [
+                    _block_lp(members[i : i + 1], start[i : i + 1], None if direction is None else direction[i : i + 1])
+                    for i in range(b)
+                ]
+            )
         if direction is not None and res.status == 2:  # start on the boundary up to round-off
             return np.zeros(1)
         if direction is not None:  # numerical trouble (HiGHS "unknown" status): bisect instead
@@ -366,8 +375,9 @@ def _bisect(members, a, d, tol) -> np.ndarray:
 def _grid(members, a, d, n_grid) -> np.ndarray:
     grid = np.linspace(0.0, 1.0, n_grid)
     b = len(a)
-    ok = _inside(np.repeat(members, n_grid, axis=0), np.repeat(a, n_grid, axis=0), np.repeat(d, n_grid, axis=0),
-                 np.tile(grid, b)).reshape(b, n_grid)
+    ok = _inside(
+        np.repeat(members, n_grid, axis=0), np.repeat(a, n_grid, axis=0), np.repeat(d, n_grid, axis=0), np.tile(grid, b)
+    ).reshape(b, n_grid)
     # Alg. 2 breaks at the first grid point outside and returns the previous one.
     first_out = np.where(ok.all(axis=1), n_grid, np.argmin(ok, axis=1))
     return grid[np.maximum(first_out - 1, 0)]

@@ -44,7 +44,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.spatial import ConvexHull, Delaunay, QhullError
 
-from credalbook._validation import as_rng, check_choice, check_positive_int, check_probs, check_vertices
+from credalbook._validation import as_rng, check_choice, check_positive_int, check_vertices
 
 __all__ = ["sample_polytope", "polytope_volume"]
 
@@ -159,8 +159,9 @@ def _sample_triangulation(frame: _AffineFrame, n: int, rng: np.random.Generator)
     return np.einsum("nj,njk->nk", bary, frame.vertices[simplices[chosen]])
 
 
-def _sample_hit_and_run(frame: _AffineFrame, n: int, rng: np.random.Generator, burn_in: int, thin: int,
-                        n_chains: int) -> np.ndarray:
+def _sample_hit_and_run(
+    frame: _AffineFrame, n: int, rng: np.random.Generator, burn_in: int, thin: int, n_chains: int
+) -> np.ndarray:
     y = frame.coords
     hull = _qhull(ConvexHull, y)
     ext = y[hull.vertices]
@@ -192,8 +193,16 @@ def _sample_hit_and_run(frame: _AffineFrame, n: int, rng: np.random.Generator, b
     return frame.origin + ys @ frame.basis
 
 
-def sample_polytope(vertices, n_samples: int, *, method: str = "triangulation", seed=None, burn_in: int | None = None,
-                    thin: int | None = None, n_chains: int | None = None) -> np.ndarray:
+def sample_polytope(
+    vertices,
+    n_samples: int,
+    *,
+    method: str = "triangulation",
+    seed=None,
+    burn_in: int | None = None,
+    thin: int | None = None,
+    n_chains: int | None = None,
+) -> np.ndarray:
     r"""Points uniformly distributed on the convex hull of M probability vectors.
 
     The target density is :math:`1 / \mathrm{vol}_d(P)` on
@@ -289,6 +298,12 @@ def sample_polytope(vertices, n_samples: int, *, method: str = "triangulation", 
     elif method == "triangulation":
         points = _sample_triangulation(frame, n, rng)
     else:
-        points = _sample_hit_and_run(frame, n, rng, max(50, 20 * d) if burn_in is None else burn_in,
-                                     d if thin is None else thin, min(n, n_chains or DEFAULT_CHAINS))
+        points = _sample_hit_and_run(
+            frame,
+            n,
+            rng,
+            max(50, 20 * d) if burn_in is None else burn_in,
+            d if thin is None else thin,
+            min(n, n_chains or DEFAULT_CHAINS),
+        )
     return _to_simplex(points)

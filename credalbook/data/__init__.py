@@ -2,10 +2,7 @@
 format, deterministic splits, and Mix datasets with label histograms.
 """
 
-from credalbook.data.idx import (
-    read_idx,
-    write_idx,
-)
+from credalbook.data.idx import read_idx, write_idx
 from credalbook.data.images import (
     Dataset,
     DatasetNotFoundError,
@@ -28,13 +25,8 @@ from credalbook.data.mix import (
     sample_label_hist,
     variable_label_counts,
 )
-from credalbook.data.prediction_files import (
-    load_array,
-    PREDICTION_FILE_SUFFIXES,
-)
-from credalbook.data.splits import (
-    train_val_test_split,
-)
+from credalbook.data.prediction_files import load_array, PREDICTION_FILE_SUFFIXES
+from credalbook.data.splits import train_val_test_split
 
 __all__ = [
     "read_idx",

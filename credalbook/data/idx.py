@@ -52,19 +52,24 @@ def read_idx(path: str | os.PathLike) -> np.ndarray:
         except (OSError, EOFError, zlib.error) as err:
             raise ValueError(f"{path}: corrupt or truncated gzip stream ({err})") from err
     if len(raw) < 4 or raw[0] != 0 or raw[1] != 0 or raw[2] not in _IDX_DTYPES:
-        raise ValueError(f"{path} is not an IDX file: magic bytes {raw[:4].hex(' ') or '(empty)'}, "
-                         "expected 00 00 <type code in 08 09 0b 0c 0d 0e> <ndim>")
+        raise ValueError(
+            f"{path} is not an IDX file: magic bytes {raw[:4].hex(' ') or '(empty)'}, "
+            "expected 00 00 <type code in 08 09 0b 0c 0d 0e> <ndim>"
+        )
     dtype, ndim = np.dtype(_IDX_DTYPES[raw[2]]), raw[3]
     if len(raw) < 4 + 4 * ndim:
-        raise ValueError(f"{path} is truncated: {len(raw)} bytes cannot hold the {ndim} dimensions "
-                         "its magic number announces")
+        raise ValueError(
+            f"{path} is truncated: {len(raw)} bytes cannot hold the {ndim} dimensions its magic number announces"
+        )
     shape = tuple(int(d) for d in np.frombuffer(raw, ">u4", count=ndim, offset=4))
     offset, count = 4 + 4 * ndim, int(np.prod(shape, dtype=np.int64))
     expected = offset + count * dtype.itemsize
     if len(raw) != expected:
         what = "truncated" if len(raw) < expected else "longer than its header says"
-        raise ValueError(f"{path} is {what}: {len(raw)} bytes, expected {expected} for a "
-                         f"{dtype.newbyteorder('=').name} array of shape {shape}")
+        raise ValueError(
+            f"{path} is {what}: {len(raw)} bytes, expected {expected} for a "
+            f"{dtype.newbyteorder('=').name} array of shape {shape}"
+        )
     data = np.frombuffer(raw, dtype, count=count, offset=offset).reshape(shape)
     return data.astype(dtype.newbyteorder("="))
 
@@ -91,8 +96,10 @@ def write_idx(path: str | os.PathLike, array) -> None:
     array = np.asarray(array)
     code = _IDX_CODES.get(array.dtype.newbyteorder("="))
     if code is None:
-        raise ValueError(f"array has dtype {array.dtype}, which IDX cannot store; cast it to one "
-                         "of uint8, int8, int16, int32, float32, float64")
+        raise ValueError(
+            f"array has dtype {array.dtype}, which IDX cannot store; cast it to one "
+            "of uint8, int8, int16, int32, float32, float64"
+        )
     if any(d > 0xFFFFFFFF for d in array.shape):
         raise ValueError(f"array has shape {array.shape}; IDX dimensions must fit in a uint32")
     header = bytes([0, 0, code, array.ndim]) + np.asarray(array.shape, ">u4").tobytes()

@@ -26,28 +26,44 @@ from pathlib import Path
 import numpy as np
 
 from credalbook._validation import as_rng
+from credalbook.data.idx import read_idx
 from credalbook.data.splits import _fraction, train_val_test_split
-from credalbook.data.idx import read_idx, write_idx
 
-__all__ = ["DATASETS", "Dataset", "DatasetNotFoundError", "load_cifar", "load_dataset",
-           "load_digits", "load_emnist", "load_fashion_mnist", "load_kuzushiji49", "load_mnist", "split_dataset"]
+__all__ = [
+    "DATASETS",
+    "Dataset",
+    "DatasetNotFoundError",
+    "load_cifar",
+    "load_dataset",
+    "load_digits",
+    "load_emnist",
+    "load_fashion_mnist",
+    "load_kuzushiji49",
+    "load_mnist",
+    "split_dataset",
+]
 
 
-_IDX_FILES = ("train-images-idx3-ubyte", "train-labels-idx1-ubyte",
-              "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte")
+_IDX_FILES = ("train-images-idx3-ubyte", "train-labels-idx1-ubyte", "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte")
 _FASHION_DEFAULT_DIR = "/usr/share/datasets/fashion-mnist"
-_FASHION_CLASSES = ("T-shirt/top", "Trouser", "Pullover", "Dress", "Coat",
-                    "Sandal", "Shirt", "Sneaker", "Bag", "Ankle boot")
+_FASHION_CLASSES = (
+    "T-shirt/top",
+    "Trouser",
+    "Pullover",
+    "Dress",
+    "Coat",
+    "Sandal",
+    "Shirt",
+    "Sneaker",
+    "Bag",
+    "Ankle boot",
+)
 # Accepted MD5s: the Debian package dataset-fashion-mnist (re-gzipped) and the Zalando release.
 _FASHION_MD5 = {
-    "train-images-idx3-ubyte.gz": ("cf8536b0aa1a6ac5fa3f23001093305c",
-                                   "8d4fb7e6c68d591d4c3dfef9ec88bf0d"),
-    "train-labels-idx1-ubyte.gz": ("10bea18fdb374794d4bb42e356e600c9",
-                                   "25c81989df183df01b3e8a0aad5dffbe"),
-    "t10k-images-idx3-ubyte.gz": ("f78720b4224f21cce2f2ccf2d7a94c9a",
-                                  "bef4ecab320f06d8554ea6380940ec79"),
-    "t10k-labels-idx1-ubyte.gz": ("0d30e22e447f3c33dab9ed536400ac01",
-                                  "bb300cfdad3c16e7a12a480ee83cd310"),
+    "train-images-idx3-ubyte.gz": ("cf8536b0aa1a6ac5fa3f23001093305c", "8d4fb7e6c68d591d4c3dfef9ec88bf0d"),
+    "train-labels-idx1-ubyte.gz": ("10bea18fdb374794d4bb42e356e600c9", "25c81989df183df01b3e8a0aad5dffbe"),
+    "t10k-images-idx3-ubyte.gz": ("f78720b4224f21cce2f2ccf2d7a94c9a", "bef4ecab320f06d8554ea6380940ec79"),
+    "t10k-labels-idx1-ubyte.gz": ("0d30e22e447f3c33dab9ed536400ac01", "bb300cfdad3c16e7a12a480ee83cd310"),
 }
 _MNIST_MD5 = {
     "train-images-idx3-ubyte.gz": ("f68b3c2dcbeaaa9fbdd348bbdeb94873",),
@@ -58,16 +74,34 @@ _MNIST_MD5 = {
 _DIGIT_NAMES = tuple(string.digits)
 # EMNIST split -> (class names, label offset); "letters" stores labels 1..26 (0 is unused).
 _MERGED = _DIGIT_NAMES + tuple(string.ascii_uppercase) + tuple("abdefghnqrt")
-_EMNIST_SPLITS = {"letters": (tuple(string.ascii_lowercase), 1), "digits": (_DIGIT_NAMES, 0),
-                  "mnist": (_DIGIT_NAMES, 0), "balanced": (_MERGED, 0), "bymerge": (_MERGED, 0),
-                  "byclass": (_MERGED[:36] + tuple(string.ascii_lowercase), 0)}
+_EMNIST_SPLITS = {
+    "letters": (tuple(string.ascii_lowercase), 1),
+    "digits": (_DIGIT_NAMES, 0),
+    "mnist": (_DIGIT_NAMES, 0),
+    "balanced": (_MERGED, 0),
+    "bymerge": (_MERGED, 0),
+    "byclass": (_MERGED[:36] + tuple(string.ascii_lowercase), 0),
+}
 _CIFAR_URL = "https://www.cs.toronto.edu/~kriz/cifar.html"
 _CIFAR = {
-    10: dict(env="CREDALBOOK_CIFAR10_DIR", folder="cifar-10-batches-py", title="CIFAR-10",
-             train=tuple(f"data_batch_{i}" for i in range(1, 6)), test="test_batch",
-             meta="batches.meta", archive="cifar-10-python.tar.gz"),
-    100: dict(env="CREDALBOOK_CIFAR100_DIR", folder="cifar-100-python", title="CIFAR-100",
-              train=("train",), test="test", meta="meta", archive="cifar-100-python.tar.gz"),
+    10: dict(
+        env="CREDALBOOK_CIFAR10_DIR",
+        folder="cifar-10-batches-py",
+        title="CIFAR-10",
+        train=tuple(f"data_batch_{i}" for i in range(1, 6)),
+        test="test_batch",
+        meta="batches.meta",
+        archive="cifar-10-python.tar.gz",
+    ),
+    100: dict(
+        env="CREDALBOOK_CIFAR100_DIR",
+        folder="cifar-100-python",
+        title="CIFAR-100",
+        train=("train",),
+        test="test",
+        meta="meta",
+        archive="cifar-100-python.tar.gz",
+    ),
 }
 _DIGITS_TEST_FRACTION = 0.3
 _DIGITS_SEED = 0
@@ -119,19 +153,23 @@ class Dataset:
         for part in ("train", "test"):
             x, y = np.asarray(getattr(self, "x_" + part)), np.asarray(getattr(self, "y_" + part))
             if x.ndim != 4 or not np.issubdtype(x.dtype, np.floating):
-                raise ValueError(f"x_{part} must be a float array of shape (N, C, H, W); got dtype "
-                                 f"{x.dtype} and shape {x.shape}")
+                raise ValueError(
+                    f"x_{part} must be a float array of shape (N, C, H, W); got dtype {x.dtype} and shape {x.shape}"
+                )
             if y.ndim != 1 or len(y) != len(x) or (y.size and y.dtype.kind not in "iu"):
-                raise ValueError(f"y_{part} must hold {len(x)} integer labels (one per row of "
-                                 f"x_{part}); got dtype {y.dtype} and shape {y.shape}")
+                raise ValueError(
+                    f"y_{part} must hold {len(x)} integer labels (one per row of "
+                    f"x_{part}); got dtype {y.dtype} and shape {y.shape}"
+                )
             if y.size and (y.min() < 0 or y.max() >= len(classes)):
-                raise ValueError(f"y_{part} must lie in [0, {len(classes)}); got labels from "
-                                 f"{y.min()} to {y.max()}")
+                raise ValueError(f"y_{part} must lie in [0, {len(classes)}); got labels from {y.min()} to {y.max()}")
             object.__setattr__(self, "x_" + part, np.asarray(x, dtype=np.float32))
             object.__setattr__(self, "y_" + part, np.asarray(y, dtype=np.int64))
         if self.x_train.shape[1:] != self.x_test.shape[1:]:
-            raise ValueError(f"x_train images have shape {self.x_train.shape[1:]} but x_test "
-                             f"images have shape {self.x_test.shape[1:]}")
+            raise ValueError(
+                f"x_train images have shape {self.x_train.shape[1:]} but x_test "
+                f"images have shape {self.x_test.shape[1:]}"
+            )
 
     @property
     def n_classes(self) -> int:
@@ -144,12 +182,13 @@ class Dataset:
         return tuple(self.x_train.shape[1:])
 
     def __repr__(self) -> str:
-        return (f"Dataset(name={self.name!r}, n_train={len(self.y_train)}, "
-                f"n_test={len(self.y_test)}, image_shape={self.image_shape}, "
-                f"n_classes={self.n_classes})")
+        return (
+            f"Dataset(name={self.name!r}, n_train={len(self.y_train)}, "
+            f"n_test={len(self.y_test)}, image_shape={self.image_shape}, "
+            f"n_classes={self.n_classes})"
+        )
 
-    def subsample(self, n_train: int | None = None, n_test: int | None = None, *,
-                  seed: int = 0) -> Dataset:
+    def subsample(self, n_train: int | None = None, n_test: int | None = None, *, seed: int = 0) -> Dataset:
         """Return a new Dataset keeping `n_train` / `n_test` random examples (None keeps all).
 
         Drawn without replacement (not stratified) by ``numpy.random.default_rng(seed)``, in the
@@ -188,8 +227,7 @@ def _find(root: Path, names, *, allow_gz: bool, title: str, how_to: str) -> list
         hit = next((p for p in candidates if p.is_file()), None)
         (found if hit else missing).append(hit or name)
     if missing:
-        where = f"{root} lacks {', '.join(map(str, missing))}" if root.is_dir() else \
-            f"folder {root} does not exist"
+        where = f"{root} lacks {', '.join(map(str, missing))}" if root.is_dir() else f"folder {root} does not exist"
         raise DatasetNotFoundError(f"{title} not found: {where}. {how_to}")
     return found
 
@@ -215,9 +253,11 @@ def _check_md5(paths, accepted: dict) -> None:
             continue  # uncompressed copies: no reference checksum, validated by shape instead
         got = _md5(_signature(path))
         if got not in accepted[path.name]:
-            raise ValueError(f"checksum mismatch for {path}: MD5 {got}, expected "
-                             f"{' or '.join(accepted[path.name])}; the file is corrupt or another "
-                             "release (pass verify=False to skip the check)")
+            raise ValueError(
+                f"checksum mismatch for {path}: MD5 {got}, expected "
+                f"{' or '.join(accepted[path.name])}; the file is corrupt or another "
+                "release (pass verify=False to skip the check)"
+            )
 
 
 def _to_unit(images: np.ndarray) -> np.ndarray:
@@ -231,39 +271,53 @@ def _frozen(*arrays):
     return arrays
 
 
-def _checked_images_labels(x: np.ndarray, y: np.ndarray, img_path, lab_path, n_classes: int,
-                           label_offset: int = 0) -> tuple[np.ndarray, np.ndarray]:
+def _checked_images_labels(
+    x: np.ndarray, y: np.ndarray, img_path, lab_path, n_classes: int, label_offset: int = 0
+) -> tuple[np.ndarray, np.ndarray]:
     """Check one split read from disk: uint8 (N, 28, 28) images, N integer labels in
     [label_offset, n_classes + label_offset); returns the images and the labels shifted to int64 [0, n_classes)."""
     if x.dtype != np.uint8 or x.ndim != 3 or x.shape[1:] != (28, 28):
-        raise ValueError(f"{img_path} must hold uint8 images of shape (N, 28, 28); got "
-                         f"dtype {x.dtype} and shape {x.shape}")
+        raise ValueError(
+            f"{img_path} must hold uint8 images of shape (N, 28, 28); got dtype {x.dtype} and shape {x.shape}"
+        )
     if y.shape != (len(x),) or y.dtype.kind not in "iu":
-        raise ValueError(f"{lab_path} must hold {len(x)} integer labels; got dtype {y.dtype} "
-                         f"and shape {y.shape}")
+        raise ValueError(f"{lab_path} must hold {len(x)} integer labels; got dtype {y.dtype} and shape {y.shape}")
     y = y.astype(np.int64) - label_offset
     if y.size and (y.min() < 0 or y.max() >= n_classes):
-        raise ValueError(f"{lab_path} holds labels from {y.min() + label_offset} to "
-                         f"{y.max() + label_offset}; expected [{label_offset}, "
-                         f"{n_classes + label_offset})")
+        raise ValueError(
+            f"{lab_path} holds labels from {y.min() + label_offset} to "
+            f"{y.max() + label_offset}; expected [{label_offset}, "
+            f"{n_classes + label_offset})"
+        )
     return x, y
 
 
 @functools.lru_cache(maxsize=4)
-def _idx_dataset(signatures: tuple, name: str, classes: tuple, transpose: bool,
-                 label_offset: int) -> Dataset:
+def _idx_dataset(signatures: tuple, name: str, classes: tuple, transpose: bool, label_offset: int) -> Dataset:
     arrays = []
     for img_sig, lab_sig in (signatures[:2], signatures[2:]):
-        x, y = _checked_images_labels(read_idx(img_sig[0]), read_idx(lab_sig[0]), img_sig[0], lab_sig[0],
-                                      len(classes), label_offset)
+        x, y = _checked_images_labels(
+            read_idx(img_sig[0]), read_idx(lab_sig[0]), img_sig[0], lab_sig[0], len(classes), label_offset
+        )
         if transpose:
             x = np.ascontiguousarray(x.transpose(0, 2, 1))
         arrays += _frozen(_to_unit(x[:, None]), y)
     return Dataset(*arrays, classes=classes, name=name)
 
 
-def _load_idx(root: Path, names, *, md5, verify: bool, name: str, classes: tuple,
-              transpose: bool = False, label_offset: int = 0, title: str, how_to: str) -> Dataset:
+def _load_idx(
+    root: Path,
+    names,
+    *,
+    md5,
+    verify: bool,
+    name: str,
+    classes: tuple,
+    transpose: bool = False,
+    label_offset: int = 0,
+    title: str,
+    how_to: str,
+) -> Dataset:
     paths = _find(root, names, allow_gz=True, title=title, how_to=how_to)
     if verify and md5:
         _check_md5(paths, md5)
@@ -299,11 +353,21 @@ def load_fashion_mnist(root: str | os.PathLike | None = None, *, verify: bool = 
     ((60000, 1, 28, 28), (10000, 1, 28, 28), 'Ankle boot')
     """
     root = _resolve_root(root, "CREDALBOOK_FASHION_MNIST_DIR", Path(_FASHION_DEFAULT_DIR))
-    how_to = ("Install it with `sudo apt-get install dataset-fashion-mnist` (which puts the four "
-              f"IDX files in {_FASHION_DEFAULT_DIR}), or set CREDALBOOK_FASHION_MNIST_DIR to a "
-              f"folder holding {', '.join(n + '.gz' for n in _IDX_FILES)} (gzipped or not).")
-    return _load_idx(root, _IDX_FILES, md5=_FASHION_MD5, verify=verify, name="fashion_mnist",
-                     classes=_FASHION_CLASSES, title="Fashion-MNIST", how_to=how_to)
+    how_to = (
+        "Install it with `sudo apt-get install dataset-fashion-mnist` (which puts the four "
+        f"IDX files in {_FASHION_DEFAULT_DIR}), or set CREDALBOOK_FASHION_MNIST_DIR to a "
+        f"folder holding {', '.join(n + '.gz' for n in _IDX_FILES)} (gzipped or not)."
+    )
+    return _load_idx(
+        root,
+        _IDX_FILES,
+        md5=_FASHION_MD5,
+        verify=verify,
+        name="fashion_mnist",
+        classes=_FASHION_CLASSES,
+        title="Fashion-MNIST",
+        how_to=how_to,
+    )
 
 
 def load_mnist(root: str | os.PathLike | None = None, *, verify: bool = True) -> Dataset:
@@ -319,12 +383,22 @@ def load_mnist(root: str | os.PathLike | None = None, *, verify: bool = True) ->
     (1, 28, 28)
     """
     root = _resolve_root(root, "CREDALBOOK_MNIST_DIR", _data_dir() / "mnist")
-    how_to = (f"Download the four IDX files {', '.join(n + '.gz' for n in _IDX_FILES)} of the "
-              "MNIST database (http://yann.lecun.com/exdb/mnist/ or a mirror), put them in one "
-              "folder <dir> and set CREDALBOOK_MNIST_DIR=<dir> (or put them in "
-              "$CREDALBOOK_DATA_DIR/mnist).")
-    return _load_idx(root, _IDX_FILES, md5=_MNIST_MD5, verify=verify, name="mnist",
-                     classes=_DIGIT_NAMES, title="MNIST", how_to=how_to)
+    how_to = (
+        f"Download the four IDX files {', '.join(n + '.gz' for n in _IDX_FILES)} of the "
+        "MNIST database (http://yann.lecun.com/exdb/mnist/ or a mirror), put them in one "
+        "folder <dir> and set CREDALBOOK_MNIST_DIR=<dir> (or put them in "
+        "$CREDALBOOK_DATA_DIR/mnist)."
+    )
+    return _load_idx(
+        root,
+        _IDX_FILES,
+        md5=_MNIST_MD5,
+        verify=verify,
+        name="mnist",
+        classes=_DIGIT_NAMES,
+        title="MNIST",
+        how_to=how_to,
+    )
 
 
 def load_emnist(split: str = "letters", root: str | os.PathLike | None = None) -> Dataset:
@@ -351,20 +425,37 @@ def load_emnist(split: str = "letters", root: str | os.PathLike | None = None) -
     if split not in _EMNIST_SPLITS:
         raise ValueError(f"split must be one of {sorted(_EMNIST_SPLITS)}; got {split!r}")
     classes, offset = _EMNIST_SPLITS[split]
-    names = tuple(f"emnist-{split}-{part}-{kind}" for part in ("train", "test")
-                  for kind in ("images-idx3-ubyte", "labels-idx1-ubyte"))
+    names = tuple(
+        f"emnist-{split}-{part}-{kind}"
+        for part in ("train", "test")
+        for kind in ("images-idx3-ubyte", "labels-idx1-ubyte")
+    )
     root = _resolve_root(root, "CREDALBOOK_EMNIST_DIR", _data_dir() / "emnist")
-    how_to = ("Download the EMNIST 'Binary format as the original MNIST dataset' archive from "
-              "https://www.nist.gov/itl/products-and-services/emnist-dataset, unzip it, put "
-              f"{', '.join(n + '.gz' for n in names)} in one folder <dir> and set "
-              "CREDALBOOK_EMNIST_DIR=<dir> (or put them in $CREDALBOOK_DATA_DIR/emnist).")
-    return _load_idx(root, names, md5=None, verify=False, name=f"emnist_{split}", classes=classes,
-                     transpose=True, label_offset=offset, title=f"EMNIST ({split})", how_to=how_to)
+    how_to = (
+        "Download the EMNIST 'Binary format as the original MNIST dataset' archive from "
+        "https://www.nist.gov/itl/products-and-services/emnist-dataset, unzip it, put "
+        f"{', '.join(n + '.gz' for n in names)} in one folder <dir> and set "
+        "CREDALBOOK_EMNIST_DIR=<dir> (or put them in $CREDALBOOK_DATA_DIR/emnist)."
+    )
+    return _load_idx(
+        root,
+        names,
+        md5=None,
+        verify=False,
+        name=f"emnist_{split}",
+        classes=classes,
+        transpose=True,
+        label_offset=offset,
+        title=f"EMNIST ({split})",
+        how_to=how_to,
+    )
 
 
 _K49_FILES = ("k49-train-imgs.npz", "k49-train-labels.npz", "k49-test-imgs.npz", "k49-test-labels.npz")
 # Classes 0..48 of k49_classmap.csv: the 46 hiragana in gojūon order with ゐ, ゑ, and the iteration mark ゝ.
-_K49_CLASSES = tuple("あいうえおかきくけこさしすせそたちつてとなにぬねのはひふへほまみむめもやゆよらりるれろわゐゑをんゝ")
+_K49_CLASSES = tuple(
+    "あいうえおかきくけこさしすせそたちつてとなにぬねのはひふへほまみむめもやゆよらりるれろわゐゑをんゝ"
+)
 _K49_URL = "https://github.com/rois-codh/kmnist"
 
 
@@ -387,8 +478,9 @@ def _npz_array(path: str) -> np.ndarray:
 def _k49_dataset(signatures: tuple) -> Dataset:
     arrays = []
     for img_sig, lab_sig in (signatures[:2], signatures[2:]):
-        x, y = _checked_images_labels(_npz_array(img_sig[0]), _npz_array(lab_sig[0]), img_sig[0], lab_sig[0],
-                                      len(_K49_CLASSES))
+        x, y = _checked_images_labels(
+            _npz_array(img_sig[0]), _npz_array(lab_sig[0]), img_sig[0], lab_sig[0], len(_K49_CLASSES)
+        )
         arrays += _frozen(_to_unit(x[:, None]), y)
     return Dataset(*arrays, classes=_K49_CLASSES, name="kuzushiji49")
 
@@ -415,9 +507,11 @@ def load_kuzushiji49(root: str | os.PathLike | None = None) -> Dataset:
     49
     """
     root = _resolve_root(root, "CREDALBOOK_KUZUSHIJI49_DIR", _data_dir() / "kuzushiji49")
-    how_to = (f"Download {', '.join(_K49_FILES)} (Kuzushiji-49, 'NumPy data format') from {_K49_URL}, put them in "
-              "one folder <dir> and set CREDALBOOK_KUZUSHIJI49_DIR=<dir> (or put them in "
-              "$CREDALBOOK_DATA_DIR/kuzushiji49).")
+    how_to = (
+        f"Download {', '.join(_K49_FILES)} (Kuzushiji-49, 'NumPy data format') from {_K49_URL}, put them in "
+        "one folder <dir> and set CREDALBOOK_KUZUSHIJI49_DIR=<dir> (or put them in "
+        "$CREDALBOOK_DATA_DIR/kuzushiji49)."
+    )
     paths = _find(root, _K49_FILES, allow_gz=False, title="Kuzushiji-49", how_to=how_to)
     return _k49_dataset(tuple(_signature(p) for p in paths))
 
@@ -426,8 +520,7 @@ def _unpickle(path: str) -> dict:
     try:
         with open(path, "rb") as fh:
             obj = pickle.load(fh, encoding="bytes")
-    except (pickle.UnpicklingError, EOFError, ValueError, TypeError, AttributeError,
-            ImportError, IndexError) as err:
+    except (pickle.UnpicklingError, EOFError, ValueError, TypeError, AttributeError, ImportError, IndexError) as err:
         raise ValueError(f"{path} is not a readable CIFAR pickle ({err!r})") from err
     if not isinstance(obj, dict):
         raise ValueError(f"{path} must hold a dict; got {type(obj).__name__}")
@@ -442,11 +535,11 @@ def _field(batch: dict, key: str, path: str):
 
 
 @functools.lru_cache(maxsize=2)
-def _cifar_dataset(train_sigs: tuple, test_sig: tuple, meta_sig: tuple, label_key: str,
-                   names_key: str, name: str) -> Dataset:
+def _cifar_dataset(
+    train_sigs: tuple, test_sig: tuple, meta_sig: tuple, label_key: str, names_key: str, name: str
+) -> Dataset:
     meta = _unpickle(meta_sig[0])
-    classes = tuple(c.decode() if isinstance(c, bytes) else str(c)
-                    for c in _field(meta, names_key, meta_sig[0]))
+    classes = tuple(c.decode() if isinstance(c, bytes) else str(c) for c in _field(meta, names_key, meta_sig[0]))
     arrays = []
     for sigs in (train_sigs, (test_sig,)):
         xs, ys = [], []
@@ -455,11 +548,13 @@ def _cifar_dataset(train_sigs: tuple, test_sig: tuple, meta_sig: tuple, label_ke
             x = np.asarray(_field(batch, "data", sig[0]))
             y = np.asarray(_field(batch, label_key, sig[0]), dtype=np.int64)
             if x.dtype != np.uint8 or x.ndim != 2 or x.shape[1] != 3072:
-                raise ValueError(f"{sig[0]}: 'data' must be uint8 of shape (N, 3072); got dtype "
-                                 f"{x.dtype} and shape {x.shape}")
+                raise ValueError(
+                    f"{sig[0]}: 'data' must be uint8 of shape (N, 3072); got dtype {x.dtype} and shape {x.shape}"
+                )
             if y.shape != (len(x),) or (y.size and (y.min() < 0 or y.max() >= len(classes))):
-                raise ValueError(f"{sig[0]}: {label_key!r} must hold {len(x)} labels in "
-                                 f"[0, {len(classes)}); got shape {y.shape}")
+                raise ValueError(
+                    f"{sig[0]}: {label_key!r} must hold {len(x)} labels in [0, {len(classes)}); got shape {y.shape}"
+                )
             xs.append(x)
             ys.append(y)
         # Each row holds the red, green and blue 32x32 planes, one after the other, in row order.
@@ -468,8 +563,7 @@ def _cifar_dataset(train_sigs: tuple, test_sig: tuple, meta_sig: tuple, label_ke
     return Dataset(*arrays, classes=classes, name=name)
 
 
-def load_cifar(variant: int = 10, root: str | os.PathLike | None = None, *,
-               label_type: str = "fine") -> Dataset:
+def load_cifar(variant: int = 10, root: str | os.PathLike | None = None, *, label_type: str = "fine") -> Dataset:
     """CIFAR-10 or CIFAR-100 (50 000 train, 10 000 test, 32x32 RGB) from the python pickles.
 
     Reads the extracted "python version": ``data_batch_1`` to ``data_batch_5``, ``test_batch`` and
@@ -494,14 +588,18 @@ def load_cifar(variant: int = 10, root: str | os.PathLike | None = None, *,
     if variant not in _CIFAR or isinstance(variant, bool):
         raise ValueError(f"variant must be 10 or 100; got {variant!r}")
     if label_type not in ("fine", "coarse") or (variant == 10 and label_type != "fine"):
-        raise ValueError(f"label_type must be 'fine' or 'coarse' (coarse for CIFAR-100 only); got "
-                         f"{label_type!r} with variant={variant}")
+        raise ValueError(
+            f"label_type must be 'fine' or 'coarse' (coarse for CIFAR-100 only); got "
+            f"{label_type!r} with variant={variant}"
+        )
     spec = _CIFAR[variant]
     root = _resolve_root(root, spec["env"], _data_dir() / spec["folder"])
-    how_to = (f"Download '{spec['title']} python version' ({spec['archive']}) from {_CIFAR_URL}, "
-              f"extract it so that <dir>/{spec['train'][0]} exists, and set {spec['env']}=<dir> "
-              f"(extracting into $CREDALBOOK_DATA_DIR gives <dir> = "
-              f"$CREDALBOOK_DATA_DIR/{spec['folder']}).")
+    how_to = (
+        f"Download '{spec['title']} python version' ({spec['archive']}) from {_CIFAR_URL}, "
+        f"extract it so that <dir>/{spec['train'][0]} exists, and set {spec['env']}=<dir> "
+        f"(extracting into $CREDALBOOK_DATA_DIR gives <dir> = "
+        f"$CREDALBOOK_DATA_DIR/{spec['folder']})."
+    )
     names = (*spec["train"], spec["test"], spec["meta"])
     paths = _find(root, names, allow_gz=False, title=spec["title"], how_to=how_to)
     sigs = tuple(_signature(p) for p in paths)
@@ -537,8 +635,9 @@ def load_digits() -> Dataset:
     bunch = sk_load_digits()
     x = (np.asarray(bunch.images, dtype=np.float32) / np.float32(16))[:, None]
     y = np.asarray(bunch.target, dtype=np.int64)
-    tr, _, te = train_val_test_split(len(y), val_fraction=0.0, test_fraction=_DIGITS_TEST_FRACTION,
-                                     seed=_DIGITS_SEED, stratify=y)
+    tr, _, te = train_val_test_split(
+        len(y), val_fraction=0.0, test_fraction=_DIGITS_TEST_FRACTION, seed=_DIGITS_SEED, stratify=y
+    )
     arrays = _frozen(x[tr], y[tr], x[te], y[te])
     return Dataset(*arrays, classes=_DIGIT_NAMES, name="digits")
 
@@ -576,8 +675,9 @@ def load_dataset(name: str, **kwargs) -> Dataset:
 
 
 # ----------------------------------------------------------------------------------------- splits
-def split_dataset(dataset: Dataset, *, val_fraction: float = 0.1, seed: int = 0,
-                  stratify: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def split_dataset(
+    dataset: Dataset, *, val_fraction: float = 0.1, seed: int = 0, stratify: bool = True
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Split a Dataset's training part into ``(x_tr, y_tr, x_val, y_val)``.
 
     The Dataset's test part stays the test set. Uses :func:`train_val_test_split` with
@@ -594,7 +694,8 @@ def split_dataset(dataset: Dataset, *, val_fraction: float = 0.1, seed: int = 0,
         raise ValueError(f"dataset must be a Dataset; got {type(dataset).__name__}")
     if _fraction(val_fraction, "val_fraction") == 0.0:
         raise ValueError("val_fraction must be positive for a validation split; got 0")
-    tr, va, _ = train_val_test_split(len(dataset.y_train), val_fraction=val_fraction, seed=seed,
-                                     stratify=dataset.y_train if stratify else None)
+    tr, va, _ = train_val_test_split(
+        len(dataset.y_train), val_fraction=val_fraction, seed=seed, stratify=dataset.y_train if stratify else None
+    )
     x, y = dataset.x_train, dataset.y_train
     return x[tr], y[tr], x[va], y[va]

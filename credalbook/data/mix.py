@@ -34,8 +34,15 @@ import numpy as np
 from credalbook._validation import as_numpy, as_rng, check_probs, check_seed
 from credalbook.data.images import Dataset, load_dataset
 
-__all__ = ["PAPER_MIX_SIZES", "MixDataset", "MixSplit", "make_mix_dataset", "mix_images",
-           "sample_label_hist", "variable_label_counts"]
+__all__ = [
+    "PAPER_MIX_SIZES",
+    "MixDataset",
+    "MixSplit",
+    "make_mix_dataset",
+    "mix_images",
+    "sample_label_hist",
+    "variable_label_counts",
+]
 
 #: Split sizes (train, validation, test) of Mimori et al. (2022), App. E.1.
 PAPER_MIX_SIZES = {"mnist": (37_500, 7_500, 7_500), "cifar10": (30_000, 7_500, 7_500)}
@@ -48,8 +55,11 @@ def _rng(seed) -> np.random.Generator:
 
 
 def _check_fraction(mix_fraction) -> float:
-    if isinstance(mix_fraction, bool) or not isinstance(mix_fraction, numbers.Real) \
-            or not 0.0 <= float(mix_fraction) <= 1.0:
+    if (
+        isinstance(mix_fraction, bool)
+        or not isinstance(mix_fraction, numbers.Real)
+        or not 0.0 <= float(mix_fraction) <= 1.0
+    ):
         raise ValueError(f"mix_fraction must be a number in [0, 1]; got {mix_fraction!r}")
     return float(mix_fraction)
 
@@ -65,10 +75,12 @@ def _check_n_labels(n_labels, n: int, name: str) -> np.ndarray:
     if arr.ndim == 0:
         arr = np.full(n, arr)
     if arr.shape != (n,):
-        raise ValueError(f"{name} must be an int or an array of shape ({n},); "
-                         f"got shape {arr.shape}")
-    if arr.dtype == bool or arr.dtype.kind not in "iuf" or (
-            arr.dtype.kind == "f" and not np.all(np.isfinite(arr) & (arr == np.round(arr)))):
+        raise ValueError(f"{name} must be an int or an array of shape ({n},); got shape {arr.shape}")
+    if (
+        arr.dtype == bool
+        or arr.dtype.kind not in "iuf"
+        or (arr.dtype.kind == "f" and not np.all(np.isfinite(arr) & (arr == np.round(arr))))
+    ):
         raise ValueError(f"{name} must hold integers; got {arr.ravel()[:5]!r}")
     if n and arr.min() < 1:
         raise ValueError(f"{name} must be at least 1 label per instance; found {arr.min()}")
@@ -116,8 +128,7 @@ class MixSplit:
         n = len(self.images)
         for name in ("true_probs", "label_hist", "is_mixed", "ratio", "sources"):
             if len(getattr(self, name)) != n:
-                raise ValueError(f"{name} must have {n} rows like images; got "
-                                 f"{len(getattr(self, name))}")
+                raise ValueError(f"{name} must have {n} rows like images; got {len(getattr(self, name))}")
         for name in ("images", "true_probs", "label_hist", "is_mixed", "ratio", "sources"):
             getattr(self, name).setflags(write=False)
 
@@ -139,14 +150,18 @@ class MixSplit:
         """The single label of each instance, shape (N,); only for one label per instance."""
         n_labels = self.n_labels
         if len(n_labels) and not (n_labels == 1).all():
-            raise ValueError("labels needs exactly one label per instance; this split has "
-                             f"{n_labels.min()} to {n_labels.max()} labels: use label_hist")
+            raise ValueError(
+                "labels needs exactly one label per instance; this split has "
+                f"{n_labels.min()} to {n_labels.max()} labels: use label_hist"
+            )
         return self.label_hist.argmax(axis=1)
 
     def __repr__(self) -> str:
-        return (f"MixSplit(n={len(self)}, n_mixed={int(self.is_mixed.sum())}, "
-                f"n_labels={float(self.n_labels.mean()) if len(self) else 0.0:.3g}, "
-                f"image_shape={tuple(self.images.shape[1:])}, n_classes={self.n_classes})")
+        return (
+            f"MixSplit(n={len(self)}, n_mixed={int(self.is_mixed.sum())}, "
+            f"n_labels={float(self.n_labels.mean()) if len(self) else 0.0:.3g}, "
+            f"image_shape={tuple(self.images.shape[1:])}, n_classes={self.n_classes})"
+        )
 
 
 @dataclasses.dataclass(frozen=True, eq=False, repr=False)
@@ -193,9 +208,11 @@ class MixDataset:
         return tuple(self.train.images.shape[1:])
 
     def __repr__(self) -> str:
-        return (f"MixDataset(name={self.name!r}, n_train={len(self.train)}, n_val={len(self.val)}, "
-                f"n_test={len(self.test)}, mix_fraction={self.mix_fraction:.3g}, "
-                f"n_classes={self.n_classes})")
+        return (
+            f"MixDataset(name={self.name!r}, n_train={len(self.train)}, n_val={len(self.val)}, "
+            f"n_test={len(self.test)}, mix_fraction={self.mix_fraction:.3g}, "
+            f"n_classes={self.n_classes})"
+        )
 
 
 # ------------------------------------------------------------------------------------ sampling
@@ -271,8 +288,16 @@ def variable_label_counts(n: int, *, mean: float, seed=None) -> np.ndarray:
     return 1 + _rng(seed).poisson(float(mean) - 1.0, size=int(n)).astype(np.int64)
 
 
-def mix_images(images, labels, *, n_classes: int, n_instances: int | None = None,
-               mix_fraction: float = 1 / 3, n_labels=1, seed=None) -> MixSplit:
+def mix_images(
+    images,
+    labels,
+    *,
+    n_classes: int,
+    n_instances: int | None = None,
+    mix_fraction: float = 1 / 3,
+    n_labels=1,
+    seed=None,
+) -> MixSplit:
     """Make Mix instances from source images: random pairs mixed with r ~ U(0, 1), the rest kept.
 
     ``round(mix_fraction * n_instances)`` instances are mixtures of two source images drawn at
@@ -323,27 +348,27 @@ def mix_images(images, labels, *, n_classes: int, n_instances: int | None = None
     """
     x = as_numpy(images, "images")
     if x.ndim != 4 or x.dtype.kind not in "fiu" or x.dtype == bool:
-        raise ValueError(f"images must be a real array of shape (M, C, H, W); got dtype {x.dtype} "
-                         f"and shape {x.shape}")
+        raise ValueError(f"images must be a real array of shape (M, C, H, W); got dtype {x.dtype} and shape {x.shape}")
     if isinstance(n_classes, bool) or not isinstance(n_classes, numbers.Integral) or n_classes < 2:
         raise ValueError(f"n_classes must be an int >= 2; got {n_classes!r}")
     y = as_numpy(labels, "labels")
     if y.shape != (len(x),) or y.dtype.kind not in "iu":
-        raise ValueError(f"labels must hold {len(x)} integer labels (one per image); got dtype "
-                         f"{y.dtype} and shape {y.shape}")
+        raise ValueError(
+            f"labels must hold {len(x)} integer labels (one per image); got dtype {y.dtype} and shape {y.shape}"
+        )
     if y.size and (y.min() < 0 or y.max() >= n_classes):
-        raise ValueError(f"labels must lie in [0, {n_classes}); got labels from {y.min()} to "
-                         f"{y.max()}")
+        raise ValueError(f"labels must lie in [0, {n_classes}); got labels from {y.min()} to {y.max()}")
     f = _check_fraction(mix_fraction)
     n_max = int(len(x) / (1 + f)) + 1
     while n_max > 0 and _n_sources(n_max, f) > len(x):
         n_max -= 1
     if n_instances is None:
         n_instances = n_max
-    if isinstance(n_instances, bool) or not isinstance(n_instances, numbers.Integral) \
-            or not 0 <= n_instances <= n_max:
-        raise ValueError(f"n_instances must be an int in [0, {n_max}] for {len(x)} source images "
-                         f"and mix_fraction={f:.3g}; got {n_instances!r}")
+    if isinstance(n_instances, bool) or not isinstance(n_instances, numbers.Integral) or not 0 <= n_instances <= n_max:
+        raise ValueError(
+            f"n_instances must be an int in [0, {n_max}] for {len(x)} source images "
+            f"and mix_fraction={f:.3g}; got {n_instances!r}"
+        )
     n = int(n_instances)
     counts = _check_n_labels(n_labels, n, "n_labels")
     rng = _rng(seed)
@@ -370,14 +395,20 @@ def mix_images(images, labels, *, n_classes: int, n_instances: int | None = None
     rows = np.arange(n)
     np.add.at(true_probs, (rows, y[sources[:, 0]]), ratio)
     np.add.at(true_probs, (rows[is_mixed], y[sources[is_mixed, 1]]), 1.0 - ratio[is_mixed])
-    label_hist = sample_label_hist(true_probs, counts, seed=rng) if n else \
-        np.zeros((0, n_classes), dtype=np.int64)
+    label_hist = sample_label_hist(true_probs, counts, seed=rng) if n else np.zeros((0, n_classes), dtype=np.int64)
     return MixSplit(out, true_probs, label_hist, is_mixed, ratio, sources)
 
 
-def make_mix_dataset(dataset: str | Dataset = "fashion_mnist", *, sizes=None,
-                     mix_fraction: float = 1 / 3, n_labels_train=1, n_labels_val=2,
-                     n_labels_test=10, seed: int | None = 0) -> MixDataset:
+def make_mix_dataset(
+    dataset: str | Dataset = "fashion_mnist",
+    *,
+    sizes=None,
+    mix_fraction: float = 1 / 3,
+    n_labels_train=1,
+    n_labels_val=2,
+    n_labels_test=10,
+    seed: int | None = 0,
+) -> MixDataset:
     """Mix-MNIST / Mix-CIFAR-10 style dataset from a base image dataset (Mimori et al. 2022).
 
     The base dataset's train and test images are pooled and shuffled (as the authors' split
@@ -424,43 +455,48 @@ def make_mix_dataset(dataset: str | Dataset = "fashion_mnist", *, sizes=None,
     seed = check_seed(seed, generator=False)  # before the (slow) loading
     base = load_dataset(dataset) if isinstance(dataset, str) else dataset
     if not isinstance(base, Dataset):
-        raise ValueError(f"dataset must be a dataset name or a credalbook.data.Dataset; got "
-                         f"{type(dataset).__name__}")
+        raise ValueError(f"dataset must be a dataset name or a credalbook.data.Dataset; got {type(dataset).__name__}")
     f = _check_fraction(mix_fraction)
     x = np.concatenate([base.x_train, base.x_test])
     y = np.concatenate([base.y_train, base.y_test])
     if sizes is None:
-        if base.name in PAPER_MIX_SIZES and sum(_n_sources(s, f) for s in
-                                                PAPER_MIX_SIZES[base.name]) <= len(x):
+        if base.name in PAPER_MIX_SIZES and sum(_n_sources(s, f) for s in PAPER_MIX_SIZES[base.name]) <= len(x):
             sizes = PAPER_MIX_SIZES[base.name]
         else:
             total = sum(_DEFAULT_PROPORTIONS)
             scale = int(len(x) / (1 + f)) // total
+
             def needed_for(s):
                 return sum(_n_sources(p * s, f) for p in _DEFAULT_PROPORTIONS)
+
             while scale > 0 and needed_for(scale) > len(x):
                 scale -= 1
             sizes = tuple(p * scale for p in _DEFAULT_PROPORTIONS)
     sizes = tuple(sizes) if not isinstance(sizes, (str, bytes)) else sizes
-    if len(sizes) != 3 or any(isinstance(s, bool) or not isinstance(s, numbers.Integral) or s < 1
-                              for s in sizes):
+    if len(sizes) != 3 or any(isinstance(s, bool) or not isinstance(s, numbers.Integral) or s < 1 for s in sizes):
         raise ValueError(f"sizes must be three positive ints (train, val, test); got {sizes!r}")
     needed = [_n_sources(int(s), f) for s in sizes]
     if sum(needed) > len(x):
-        raise ValueError(f"sizes={sizes} with mix_fraction={f:.3g} need {sum(needed)} source "
-                         f"images but {base.name!r} has {len(x)}")
+        raise ValueError(
+            f"sizes={sizes} with mix_fraction={f:.3g} need {sum(needed)} source images but {base.name!r} has {len(x)}"
+        )
 
     sequence = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
     pool_seed, *split_seeds = sequence.spawn(4)
     pool = np.random.default_rng(pool_seed).permutation(len(x))
     splits, start = [], 0
-    for n, need, n_labels, ss in zip(sizes, needed, (n_labels_train, n_labels_val, n_labels_test),
-                                     split_seeds):
-        idx = pool[start:start + need]
+    for n, need, n_labels, ss in zip(sizes, needed, (n_labels_train, n_labels_val, n_labels_test), split_seeds):
+        idx = pool[start : start + need]
         start += need
-        s = mix_images(x[idx], y[idx], n_classes=base.n_classes, n_instances=int(n),
-                       mix_fraction=f, n_labels=n_labels, seed=np.random.default_rng(ss))
+        s = mix_images(
+            x[idx],
+            y[idx],
+            n_classes=base.n_classes,
+            n_instances=int(n),
+            mix_fraction=f,
+            n_labels=n_labels,
+            seed=np.random.default_rng(ss),
+        )
         sources = np.where(s.sources >= 0, idx[np.maximum(s.sources, 0)], -1)
         splits.append(dataclasses.replace(s, sources=sources))
-    return MixDataset(*splits, classes=base.classes, name=f"mix_{base.name}", mix_fraction=f,
-                      seed=seed)
+    return MixDataset(*splits, classes=base.classes, name=f"mix_{base.name}", mix_fraction=f, seed=seed)

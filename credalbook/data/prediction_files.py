@@ -47,8 +47,12 @@ def _load_npy(path: Path, name: str, key) -> np.ndarray:
         return np.load(path, allow_pickle=False)
     except ValueError as err:  # object arrays, or a corrupt header
         if "allow_pickle" in str(err):
-            raise _fail(path, name, "holds Python objects (a pickled object array); refused for safety - "
-                                    "save a numeric array with numpy.save") from None
+            raise _fail(
+                path,
+                name,
+                "holds Python objects (a pickled object array); refused for safety - "
+                "save a numeric array with numpy.save",
+            ) from None
         raise _fail(path, name, f"is not a valid .npy file ({err})") from None
     except (OSError, EOFError) as err:
         raise _fail(path, name, f"is not a valid .npy file ({err})") from None
@@ -133,8 +137,7 @@ def _load_csv(path: Path, name: str, key) -> np.ndarray:
         # blank lines are skipped by loadtxt; a file of a header alone gives an empty array
         with warnings.catch_warnings():  # "input contained no data": reported below
             warnings.simplefilter("ignore", UserWarning)
-            arr = np.loadtxt(path, delimiter=delimiter, skiprows=skip, dtype=np.float64, ndmin=2,
-                             encoding="utf-8-sig")
+            arr = np.loadtxt(path, delimiter=delimiter, skiprows=skip, dtype=np.float64, ndmin=2, encoding="utf-8-sig")
     except UnicodeDecodeError:
         raise _fail(path, name, "is not a text (UTF-8) CSV file") from None
     except ValueError:
@@ -159,8 +162,12 @@ def _load_torch(path: Path, name: str, key) -> np.ndarray:
     except pickle.UnpicklingError as err:
         found = re.search(r"Unsupported global: GLOBAL ([\w.]+)", str(err))
         what = f"a {found.group(1)}" if found else "Python objects"
-        raise _fail(path, name, f"holds {what}, which torch.load(weights_only=True) refuses to unpickle for "
-                                "safety; save a tensor or a dict of tensors with torch.save") from None
+        raise _fail(
+            path,
+            name,
+            f"holds {what}, which torch.load(weights_only=True) refuses to unpickle for "
+            "safety; save a tensor or a dict of tensors with torch.save",
+        ) from None
     except (RuntimeError, OSError, EOFError, zipfile.BadZipFile, ValueError) as err:
         raise _fail(path, name, f"is not a valid torch file ({str(err).splitlines()[0][:120]})") from None
     if isinstance(obj, dict):
@@ -251,8 +258,11 @@ def load_array(path, *, key: str | None = None, name: str = "probs", ndim=None) 
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix not in _LOADERS:
-        raise _fail(path, name, f"unknown file type {path.suffix or '(no extension)'!r}; "
-                                f"use one of {', '.join(PREDICTION_FILE_SUFFIXES)}")
+        raise _fail(
+            path,
+            name,
+            f"unknown file type {path.suffix or '(no extension)'!r}; use one of {', '.join(PREDICTION_FILE_SUFFIXES)}",
+        )
     if not path.exists():
         raise _fail(path, name, "does not exist")
     if path.is_dir():

@@ -15,8 +15,11 @@ __all__ = ["train_val_test_split"]
 
 
 def _fraction(value, argument: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
-            or not 0.0 <= float(value) < 1.0:
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float, np.integer, np.floating))
+        or not 0.0 <= float(value) < 1.0
+    ):
         raise ValueError(f"{argument} must be a number in [0, 1); got {value!r}")
     return float(value)
 
@@ -32,8 +35,9 @@ def _allocate(total: int, counts: np.ndarray, rng: np.random.Generator) -> np.nd
     return base
 
 
-def train_val_test_split(n: int, *, val_fraction: float = 0.1, test_fraction: float = 0.0,
-                         seed: int = 0, stratify=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def train_val_test_split(
+    n: int, *, val_fraction: float = 0.1, test_fraction: float = 0.0, seed: int = 0, stratify=None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Deterministic random split of ``range(n)`` into train, validation and test indices.
 
     The validation and test sizes are ``round(fraction * n)``, at least 1 for a positive fraction;
@@ -57,15 +61,16 @@ def train_val_test_split(n: int, *, val_fraction: float = 0.1, test_fraction: fl
     val_fraction = _fraction(val_fraction, "val_fraction")
     test_fraction = _fraction(test_fraction, "test_fraction")
     if val_fraction + test_fraction >= 1.0:
-        raise ValueError(f"val_fraction + test_fraction must be below 1; got {val_fraction} + "
-                         f"{test_fraction}")
+        raise ValueError(f"val_fraction + test_fraction must be below 1; got {val_fraction} + {test_fraction}")
     n_val, n_test = (max(int(round(f * n)), int(f > 0)) for f in (val_fraction, test_fraction))
     if n - n_val - n_test < 1:
-        raise ValueError(f"n={n} is too small for val_fraction={val_fraction} and "
-                         f"test_fraction={test_fraction}: no training example would be left")
+        raise ValueError(
+            f"n={n} is too small for val_fraction={val_fraction} and "
+            f"test_fraction={test_fraction}: no training example would be left"
+        )
     if stratify is None:
         perm = rng.permutation(n)
-        test, val, train = perm[:n_test], perm[n_test:n_test + n_val], perm[n_test + n_val:]
+        test, val, train = perm[:n_test], perm[n_test : n_test + n_val], perm[n_test + n_val :]
     else:
         labels = np.asarray(stratify)
         if labels.shape != (n,):
@@ -75,11 +80,10 @@ def train_val_test_split(n: int, *, val_fraction: float = 0.1, test_fraction: fl
         held = _allocate(n_val + n_test, counts, rng)
         n_test_k = _allocate(n_test, held, rng)
         train, val, test = [], [], []
-        for k, members in enumerate(np.split(np.argsort(groups, kind="stable"),
-                                             np.cumsum(counts)[:-1])):
+        for k, members in enumerate(np.split(np.argsort(groups, kind="stable"), np.cumsum(counts)[:-1])):
             members = rng.permutation(members)
-            test.append(members[:n_test_k[k]])
-            val.append(members[n_test_k[k]:held[k]])
-            train.append(members[held[k]:])
+            test.append(members[: n_test_k[k]])
+            val.append(members[n_test_k[k] : held[k]])
+            train.append(members[held[k] :])
         train, val, test = (np.concatenate(p) for p in (train, val, test))
     return tuple(np.sort(p).astype(np.int64) for p in (train, val, test))

@@ -1,38 +1,27 @@
-"""Calibration metrics: one classifier (binned ECEs, proper scores), kernel and distribution
-calibration errors (SKCE, Lp/KL/MMD), ensemble calibration criteria, label-histogram metrics and
-the evaluation of epistemic-uncertainty estimates.
+"""Calibration metrics: one classifier (binned ECEs, proper scores, reliability diagrams), kernel and
+distribution calibration errors (SKCE, Lp/KL/MMD), Wu & Gales' calibration-region criteria,
+label-histogram metrics and the evaluation of epistemic-uncertainty estimates.
+
+Only what a user calls is listed here; the engine helpers of the metrics (per-bin sums, bin indices
+without validation, the unvalidated ``*_batched`` forms, ...) are imported from their modules
+(:mod:`credalbook.metrics.binning`, :mod:`credalbook.metrics.classification`, :mod:`credalbook.metrics.kernel`, ...).
 """
 
-from credalbook.metrics import binning
-from credalbook.metrics.binning import (
-    BIN_STRATEGIES,
-    BINNINGS,
-    bin_ids,
-    bin_index,
-    bin_statistics,
-    bin_sums,
-    BinStatistics,
-    check_binning,
-    cut_index,
-    equal_mass_cuts,
-    equal_width_bin_index,
-    uniform_edges,
-)
+from credalbook.metrics.binning import bin_ids, bin_statistics, BIN_STRATEGIES, BinStatistics
 from credalbook.metrics.classification import (
     accuracy,
     ace,
     brier_score,
     calibration_summary,
+    ece,
     ece_classwise,
-    ece_classwise_batched,
     ece_confidence,
-    ece_confidence_batched,
+    multiclass_auc,
     nll,
-    one_hot,
-    reliability_curve,
-    ReliabilityCurve,
 )
-from credalbook.metrics.consistency import ConsistencyBands, consistency_bands, RELIABILITY_KINDS
+from credalbook.metrics.consistency import consistency_bands, ConsistencyBands
+from credalbook.metrics.criteria import calibrated_sampling_floor, criteria_summary
+from credalbook.metrics.differentiable import differentiable_ece
 from credalbook.metrics.distribution import (
     brier_estimator,
     dirichlet_kde_calibration_map,
@@ -44,51 +33,31 @@ from credalbook.metrics.distribution import (
     mmd_calibration_error,
     skce_estimator,
 )
-from credalbook.metrics.ensemble import (
-    acce,
-    all_label_ece,
-    calibrated_sampling_floor,
-    check_epsilon,
-    check_probs_targets,
-    criteria_summary,
-    DEFAULT_EPSILON,
-    ecce,
-    ece,
-    epsilon_from_bins,
-    global_calibration_gap,
-    global_top_label_gap,
-    median_heuristic,
-    region_ids,
-    skce_laplacian,
-)
 from credalbook.metrics.epistemic import (
     accuracy_gain,
     eece,
     epistemic_correlation,
-    equal_mass_edges,
+    equal_mass_edges,  # noqa: F401 - old name of interval_cuts (FutureWarning), not in __all__
     eu_reliability,
     EUCalibrationMap,
     EUEvaluation,
     EUReliability,
     evaluate_eu,
     fit_eu_calibration,
+    interval_cuts,
     interval_index,
 )
-from credalbook.metrics.intervals import bootstrap_ci, CHUNK_BYTES, CI_METHODS, Estimate
-from credalbook.metrics.kernel import (
+from credalbook.metrics.intervals import bootstrap_ci, CI_METHODS, Estimate
+from credalbook.metrics.kernel import AUTO_BLOCK_SIZE, QUADRATIC_MAX_N, skce, skce_laplacian, skce_ul, skce_uq
+from credalbook.metrics.kernels import (
     as_kernel,
-    AUTO_BLOCK_SIZE,
-    QUADRATIC_MAX_N,
-    resolve_estimator,
+    DEFAULT_BANDWIDTH,
     gaussian_kernel,
     GaussianKernel,
     laplacian_kernel,
     LaplacianKernel,
+    median_heuristic,
     ScalarKernel,
-    skce,
-    skce_batched,
-    skce_ul,
-    skce_uq,
     tv_kernel,
     TVKernel,
 )
@@ -111,6 +80,16 @@ from credalbook.metrics.label_stats import (
     statistic_squared_loss,
     StatisticCalibration,
 )
+from credalbook.metrics.regions import (
+    acce,
+    all_label_ece,
+    DEFAULT_EPSILON,
+    ecce,
+    epsilon_from_bins,
+    global_calibration_gap,
+    global_top_label_gap,
+)
+from credalbook.metrics.reliability import reliability_curve, RELIABILITY_KINDS, ReliabilityCurve
 from credalbook.metrics.smooth import MIN_SMOOTH_ECE_BANDWIDTH, smooth_ece, smooth_ece_bandwidth
 from credalbook.metrics.uncertainty import (
     binary_entropy,
@@ -124,72 +103,77 @@ from credalbook.metrics.uncertainty import (
 )
 
 __all__ = [
-    *binning.__all__,
+    # binning
+    "BIN_STRATEGIES",
+    "BinStatistics",
+    "bin_ids",
+    "bin_statistics",
+    # one classifier: scores, binned calibration errors, AUC
     "accuracy",
     "ace",
     "brier_score",
     "calibration_summary",
+    "ece",
     "ece_classwise",
-    "ece_classwise_batched",
     "ece_confidence",
-    "ece_confidence_batched",
+    "multiclass_auc",
     "nll",
-    "one_hot",
-    "reliability_curve",
+    "differentiable_ece",
+    # reliability diagrams and their consistency bands
+    "RELIABILITY_KINDS",
     "ReliabilityCurve",
+    "reliability_curve",
+    "ConsistencyBands",
+    "consistency_bands",
+    # bootstrap intervals
+    "CI_METHODS",
+    "Estimate",
+    "bootstrap_ci",
+    # kernels and the SKCE
+    "DEFAULT_BANDWIDTH",
+    "ScalarKernel",
+    "TVKernel",
+    "LaplacianKernel",
+    "GaussianKernel",
+    "tv_kernel",
+    "laplacian_kernel",
+    "gaussian_kernel",
+    "as_kernel",
+    "median_heuristic",
+    "AUTO_BLOCK_SIZE",
+    "QUADRATIC_MAX_N",
+    "skce",
+    "skce_ul",
+    "skce_uq",
+    "skce_laplacian",
+    # distribution calibration errors (Jürgens et al.)
+    "ESTIMATORS",
+    "ESTIMATOR_BANDWIDTHS",
     "brier_estimator",
     "dirichlet_kde_calibration_map",
-    "ESTIMATOR_BANDWIDTHS",
     "estimator_function",
-    "ESTIMATORS",
     "kl_calibration_error",
     "lp_calibration_error",
     "mmd_calibration_error",
     "skce_estimator",
+    # calibration-region criteria (Wu & Gales)
+    "DEFAULT_EPSILON",
+    "epsilon_from_bins",
     "acce",
     "all_label_ece",
-    "calibrated_sampling_floor",
-    "check_epsilon",
-    "check_probs_targets",
-    "criteria_summary",
-    "DEFAULT_EPSILON",
     "ecce",
-    "ece",
-    "epsilon_from_bins",
     "global_calibration_gap",
     "global_top_label_gap",
-    "median_heuristic",
-    "region_ids",
-    "skce_laplacian",
-    "accuracy_gain",
-    "eece",
-    "epistemic_correlation",
-    "equal_mass_edges",
-    "eu_reliability",
-    "EUCalibrationMap",
-    "EUEvaluation",
-    "EUReliability",
-    "evaluate_eu",
-    "fit_eu_calibration",
-    "interval_index",
-    "as_kernel",
-    "AUTO_BLOCK_SIZE",
-    "QUADRATIC_MAX_N",
-    "resolve_estimator",
-    "gaussian_kernel",
-    "GaussianKernel",
-    "laplacian_kernel",
-    "LaplacianKernel",
-    "ScalarKernel",
-    "skce",
-    "skce_batched",
-    "skce_ul",
-    "skce_uq",
-    "tv_kernel",
-    "TVKernel",
+    "criteria_summary",
+    "calibrated_sampling_floor",
+    # smooth ECE
+    "MIN_SMOOTH_ECE_BANDWIDTH",
+    "smooth_ece",
+    "smooth_ece_bandwidth",
+    # label histograms
+    "check_label_hist",
     "binned_calibration_error",
     "binned_calibration_loss",
-    "check_label_hist",
     "cpe_loss_decomposition",
     "CPELossDecomposition",
     "dispersion_loss",
@@ -202,9 +186,7 @@ __all__ = [
     "statistic_mean_estimate",
     "statistic_squared_loss",
     "StatisticCalibration",
-    "MIN_SMOOTH_ECE_BANDWIDTH",
-    "smooth_ece",
-    "smooth_ece_bandwidth",
+    # epistemic uncertainty: estimates and their evaluation
     "binary_entropy",
     "eu_estimates",
     "EUEstimates",
@@ -213,11 +195,15 @@ __all__ = [
     "predictive_probability",
     "uncertainty_decomposition",
     "UncertaintyDecomposition",
-    "Estimate",
-    "bootstrap_ci",
-    "CI_METHODS",
-    "CHUNK_BYTES",
-    "ConsistencyBands",
-    "consistency_bands",
-    "RELIABILITY_KINDS",
+    "accuracy_gain",
+    "eece",
+    "epistemic_correlation",
+    "eu_reliability",
+    "EUCalibrationMap",
+    "EUEvaluation",
+    "EUReliability",
+    "evaluate_eu",
+    "fit_eu_calibration",
+    "interval_cuts",
+    "interval_index",
 ]

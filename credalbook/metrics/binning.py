@@ -4,21 +4,22 @@ Binned calibration metrics share two steps: assign each value (a confidence, a c
 probability, a statistic) to a bin, then sum per bin (counts, predictions, outcomes). This module
 does both, once:
 
-- :func:`bin_ids` — ``strategy="uniform"`` (= ``"equal_width"``): B equal-width bins of [0, 1],
-  :math:`[j/B, (j+1)/B)` with the last one right-closed (:func:`equal_width_bin_index`);
-  ``strategy="quantile"`` (= ``"equal_mass"``): B bins holding equal numbers of the values
-  (:func:`equal_mass_cuts`);
+- :func:`bin_ids` — ``strategy="uniform"``: B equal-width bins of [0, 1],
+  :math:`[j/B, (j+1)/B)` with the last one right-closed (``equal_width_bin_index``);
+  ``strategy="quantile"``: B equal-mass bins holding equal numbers of the values
+  (``equal_mass_cuts``);
 - :func:`bin_index` — bins given by explicit edges (same half-open rule); :func:`cut_index` —
   bins given by interior cuts, the outer two unbounded;
 - :func:`bin_sums` — per-bin sums (or counts) along the last axis, batched over leading axes with
   one ``numpy.bincount``;
 - :func:`bin_statistics` — the engine of the binned calibration errors: for many binary problems
   at once (the K classes, or the confidence), the per-bin sums of outcome minus prediction, bin
-  sizes and positives, with ``binning="equal_width"`` or ``"equal_mass"`` (cuts per problem).
+  sizes and positives, with ``strategy="uniform"`` (equal-width) or ``"quantile"`` (equal-mass, cuts per
+  problem).
 
 Users: the confidence and classwise ECEs, the adaptive calibration error and the reliability curve
 (:mod:`credalbook.metrics.classification`, through :func:`bin_statistics`), the region criteria of Wu & Gales
-(:mod:`credalbook.metrics.ensemble`, whose regions are equal-width bins for ε = 1/(2B)), and the
+(:mod:`credalbook.metrics.regions`, whose regions are equal-width bins for ε = 1/(2B)), and the
 label-histogram metrics (:mod:`credalbook.metrics.label_hist`, :mod:`credalbook.metrics.label_stats`).
 The Hosmer-Lemeshow statistic groups *sorted instances* into groups of equal size (ties split by
 position), a different rule, and keeps its own grouping.
@@ -46,25 +47,44 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from credalbook._validation import SIMPLEX_ATOL, as_numpy, check_choice, check_n_bins, check_real_dtype
+from credalbook._deprecation import renamed, renamed_value
+from credalbook._validation import as_numpy, check_choice, check_n_bins, check_real_dtype, SIMPLEX_ATOL
 
+# documented here; credalbook.metrics lists only what a user calls (BIN_STRATEGIES, BinStatistics, bin_ids,
+# bin_statistics), the engine helpers are imported from this module
 __all__ = [
     "BIN_STRATEGIES",
-    "BINNINGS",
     "BinStatistics",
     "bin_ids",
     "bin_index",
     "bin_statistics",
     "bin_sums",
-    "check_binning",
+    "check_strategy",
     "cut_index",
     "equal_mass_cuts",
     "equal_width_bin_index",
+    "one_hot",
     "uniform_edges",
 ]
 
-#: Strategies accepted by :func:`bin_ids`: scikit-learn's names and their synonyms in :data:`BINNINGS`.
-BIN_STRATEGIES = ("uniform", "quantile", "equal_width", "equal_mass")
+#: Binning strategies of every binned metric (scikit-learn's words): equal-width and equal-mass bins.
+BIN_STRATEGIES = ("uniform", "quantile")
+
+#: Old spellings of the strategies, accepted with a FutureWarning for one minor version.
+_OLD_STRATEGIES = {"equal_width": "uniform", "equal_mass": "quantile"}
+
+
+def check_strategy(strategy, where: str = "") -> str:
+    """Validate a binning ``strategy``: ``"uniform"`` (equal-width) or ``"quantile"`` (equal-mass).
+
+    The old spellings ``"equal_width"`` and ``"equal_mass"`` are translated with a FutureWarning.
+
+    Examples
+    --------
+    >>> check_strategy("quantile")
+    'quantile'
+    """
+    return check_choice(renamed_value("strategy", strategy, _OLD_STRATEGIES, where=where), "strategy", BIN_STRATEGIES)
 
 
 def uniform_edges(n_bins: int) -> np.ndarray:
@@ -96,7 +116,7 @@ def cut_index(values: np.ndarray, cuts: np.ndarray) -> np.ndarray:
     r"""0-based bin of each value for interior ``cuts`` (B − 1,), non-decreasing; no validation.
 
     Bin :math:`m` is :math:`[c_m, c_{m+1})` with :math:`c_0 = -\infty` and :math:`c_B = \infty`
-    (ties at a cut go to the upper bin), e.g. for the cuts of :func:`equal_mass_cuts`.
+    (ties at a cut go to the upper bin), e.g. for the cuts of ``equal_mass_cuts``.
 
     Examples
     --------
@@ -129,8 +149,8 @@ def equal_width_bin_index(values: np.ndarray, n_bins: int) -> np.ndarray:
     m = min(_CHUNK, flat.shape[0])
     tmp, mask = np.empty(m), np.empty(m, dtype=bool)
     for s in range(0, flat.shape[0], m):
-        blk = flat[s:s + m]
-        _equal_width_ids(blk, n_bins, out[s:s + m], tmp[:blk.shape[0]], mask[:blk.shape[0]])
+        blk = flat[s : s + m]
+        _equal_width_ids(blk, n_bins, out[s : s + m], tmp[: blk.shape[0]], mask[: blk.shape[0]])
     return out.reshape(x.shape)
 
 
@@ -139,7 +159,7 @@ def equal_mass_cuts(values: np.ndarray, n_bins: int) -> np.ndarray:
 
     With the T values sorted, :math:`s_{(1)} \le \dots \le s_{(T)}`, cut :math:`m` is the midpoint
     :math:`(s_{(k_m)} + s_{(k_m+1)})/2`, :math:`k_m = \mathrm{round}(mT/B)` (the rule of
-    :func:`credalbook.metrics.equal_mass_edges`); the outer bins are unbounded. With fewer values
+    :func:`credalbook.metrics.interval_cuts`); the outer bins are unbounded. With fewer values
     than bins (T < B) some :math:`k_m` are 0 or T: those cuts are :math:`-\infty` or
     :math:`+\infty` and the bins they close are empty.
 
@@ -171,10 +191,10 @@ def bin_ids(values, n_bins: int = 10, *, strategy: str = "uniform") -> np.ndarra
         probabilities, 1e-4; values just outside go to the outer bins). ``strategy="quantile"``
         bins each 1-D slice along the last axis on its own, any real values.
     n_bins : int, default 10
-    strategy : {"uniform", "quantile", "equal_width", "equal_mass"}, default "uniform"
-        ``"uniform"`` (= ``"equal_width"``): :math:`[j/B, (j+1)/B)`, last bin right-closed (0 in
-        the first bin, 1.0 in the last). ``"quantile"`` (= ``"equal_mass"``): bin :math:`m` is
-        :math:`[c_m, c_{m+1})` for the cuts of :func:`equal_mass_cuts` (:math:`c_0 = -\infty`,
+    strategy : {"uniform", "quantile"}, default "uniform"
+        ``"uniform"``: :math:`[j/B, (j+1)/B)`, last bin right-closed (0 in
+        the first bin, 1.0 in the last). ``"quantile"``: bin :math:`m` is
+        :math:`[c_m, c_{m+1})` for the cuts of ``equal_mass_cuts`` (:math:`c_0 = -\infty`,
         :math:`c_B = \infty`), so each bin holds about N/B values; ties at a cut go to the upper
         bin, and with fewer values than bins some bins are empty.
 
@@ -190,11 +210,11 @@ def bin_ids(values, n_bins: int = 10, *, strategy: str = "uniform") -> np.ndarra
     [0, 1, 0, 1, 2, 2]
     """
     n_bins = check_n_bins(n_bins)
-    check_choice(strategy, "strategy", BIN_STRATEGIES)
+    strategy = check_strategy(strategy, "bin_ids")
     x = check_real_dtype(as_numpy(values, "values"), "values", what="be real numbers").astype(np.float64)
     if not np.all(np.isfinite(x)):
         raise ValueError("values must be finite")
-    if strategy in ("uniform", "equal_width"):
+    if strategy == "uniform":
         bad = (x < -SIMPLEX_ATOL) | (x > 1 + SIMPLEX_ATOL)
         if bad.any():
             raise ValueError(f"values must lie in [0, 1] for equal-width bins of [0, 1]; got {x[bad].ravel()[0]!r}")
@@ -206,6 +226,17 @@ def bin_ids(values, n_bins: int = 10, *, strategy: str = "uniform") -> np.ndarra
     for i, row in enumerate(rows):
         out[i] = cut_index(row, equal_mass_cuts(row, n_bins))
     return out.reshape(x.shape)
+
+
+def one_hot(labels: np.ndarray, n_classes: int) -> np.ndarray:
+    """One-hot float64 encoding (the outcomes of the K "class k vs rest" problems) ``(..., K)`` of integer ``labels`` (...); no validation.
+
+    Examples
+    --------
+    >>> one_hot(np.array([2, 0]), 3).tolist()
+    [[0.0, 0.0, 1.0], [1.0, 0.0, 0.0]]
+    """
+    return (labels[..., None] == np.arange(n_classes)).astype(np.float64)
 
 
 def bin_sums(ids: np.ndarray, weights: np.ndarray | None, n_bins: int) -> np.ndarray:
@@ -232,9 +263,6 @@ def bin_sums(ids: np.ndarray, weights: np.ndarray | None, n_bins: int) -> np.nda
 # ----------------------------------------------------------------------------------------------
 # The engine of the binned calibration errors: per-bin sums for many binary problems at once
 # ----------------------------------------------------------------------------------------------
-#: Binnings accepted by the binned calibration errors (:func:`bin_statistics`).
-BINNINGS = ("equal_width", "equal_mass")
-
 # Elements processed per step by the equal-width engine: the temporaries of one step stay in the
 # CPU cache, which makes the half-dozen elementwise passes of the exact bin rule cheap.
 _CHUNK = 1 << 16
@@ -243,17 +271,6 @@ _CHUNK = 1 << 16
 _MAX_SELECT_CUTS = 64
 # Equal-mass statistics copy the predictions of up to this many values at a time (problems × N).
 _GROUP_VALUES = 1 << 24
-
-
-def check_binning(binning) -> str:
-    """Validate a ``binning`` option: ``"equal_width"`` or ``"equal_mass"``.
-
-    Examples
-    --------
-    >>> check_binning("equal_mass")
-    'equal_mass'
-    """
-    return check_choice(binning, "binning", BINNINGS)
 
 
 @dataclass(frozen=True)
@@ -282,8 +299,10 @@ class BinStatistics:
     n: int
 
 
-def bin_statistics(values, positive, n_bins: int = 10, *, binning: str = "equal_width",
-                   counts: bool = False) -> BinStatistics:
+@renamed(binning="strategy")
+def bin_statistics(
+    values, positive, n_bins: int = 10, *, strategy: str = "uniform", counts: bool = False
+) -> BinStatistics:
     r"""Per-bin sums of C binary problems per instance, binned equal-width or equal-mass.
 
     Instance :math:`i` has C predictions ``values[..., i, c]`` and (at most) one positive
@@ -293,9 +312,9 @@ def bin_statistics(values, positive, n_bins: int = 10, *, binning: str = "equal_
     confidence, whose outcome is 1 for a correct prediction (``positive = 0``) and 0 otherwise
     (``-1``). Each problem of each batch element is binned on its own:
 
-    - ``"equal_width"``: B bins :math:`[j/B, (j+1)/B)` of [0, 1], the last right-closed
-      (:func:`equal_width_bin_index`);
-    - ``"equal_mass"``: B bins :math:`[c_m, c_{m+1})` with the cuts of :func:`equal_mass_cuts`
+    - ``"uniform"``: B equal-width bins :math:`[j/B, (j+1)/B)` of [0, 1], the last right-closed
+      (``equal_width_bin_index``);
+    - ``"quantile"``: B equal-mass bins :math:`[c_m, c_{m+1})` with the cuts of ``equal_mass_cuts``
       computed from that problem's N predictions, so each bin holds about N/B of them. Values
       tied at a cut stay together, in the upper bin, so ties can leave bins with fewer (or no)
       predictions; with more bins than predictions (B > N) some bins are empty.
@@ -308,7 +327,8 @@ def bin_statistics(values, positive, n_bins: int = 10, *, binning: str = "equal_
     values : array-like, shape (..., N, C)
     positive : array-like of int, shape (..., N), values in [-1, C)
     n_bins : int, default 10
-    binning : {"equal_width", "equal_mass"}, default "equal_width"
+    strategy : {"uniform", "quantile"}, default "uniform"
+        Equal-width or equal-mass bins (old spellings ``"equal_width"``, ``"equal_mass"``).
     counts : bool, default False
         Also return the bin sizes and the positives per bin.
 
@@ -327,7 +347,7 @@ def bin_statistics(values, positive, n_bins: int = 10, *, binning: str = "equal_
     ([[1, 2], [2, 1]], [[0, 1], [1, 1]])
     """
     n_bins = check_n_bins(n_bins)
-    check_binning(binning)
+    strategy = check_strategy(strategy, "bin_statistics")
     x = check_real_dtype(as_numpy(values, "values"), "values", what="be real numbers")
     if x.ndim < 2 or x.shape[-2] < 1 or x.shape[-1] < 1:
         raise ValueError(f"values must have shape (..., N, C) with N, C >= 1; got shape {x.shape}")
@@ -339,16 +359,16 @@ def bin_statistics(values, positive, n_bins: int = 10, *, binning: str = "equal_
         raise ValueError(f"positive must hold integers of shape {x.shape[:-1]}; got {pos.dtype} of shape {pos.shape}")
     if pos.size and (pos.min() < -1 or pos.max() >= x.shape[-1]):
         raise ValueError(f"positive must lie in [-1, {x.shape[-1]}); got values in [{pos.min()}, {pos.max()}]")
-    return _bin_statistics(x, pos.astype(np.intp, copy=False), n_bins, binning, counts)
+    return _bin_statistics(x, pos.astype(np.intp, copy=False), n_bins, strategy, counts)
 
 
-def _bin_statistics(x: np.ndarray, pos: np.ndarray, n_bins: int, binning: str, counts: bool) -> BinStatistics:
+def _bin_statistics(x: np.ndarray, pos: np.ndarray, n_bins: int, strategy: str, counts: bool) -> BinStatistics:
     """:func:`bin_statistics` without validation: float64 ``x`` (..., N, C) C-contiguous, intp ``pos`` (..., N)."""
     *batch, n, c = x.shape
     r = int(np.prod(batch, dtype=np.int64))
     xr, pr = x.reshape(r, n, c), pos.reshape(r, n)
     shape = (*batch, c, n_bins)
-    if binning == "equal_width":
+    if strategy == "uniform":
         gap, cnt, npos = _equal_width_statistics(xr, pr, n_bins, counts)
     else:
         gap = np.empty((r, c, n_bins))
@@ -365,22 +385,27 @@ def _bin_statistics(x: np.ndarray, pos: np.ndarray, n_bins: int, binning: str, c
             bounds = np.concatenate(([0], np.cumsum(np.bincount(cls, minlength=c))))
             for k0 in range(0, c, group):
                 k1 = min(c, k0 + group)
-                _transpose_into(xr[a, :, k0:k1], scratch[:k1 - k0])
+                _transpose_into(xr[a, :, k0:k1], scratch[: k1 - k0])
                 for k in range(k0, k1):
                     gap[a, k], cnt[a, k], npos[a, k] = _equal_mass_row(
-                        scratch[k - k0], pos_values[bounds[k]:bounds[k + 1]], n_bins)
-    return BinStatistics(gap=gap.reshape(shape), counts=None if cnt is None or not counts else cnt.reshape(shape),
-                         positives=None if npos is None or not counts else npos.reshape(shape), n=n)
+                        scratch[k - k0], pos_values[bounds[k] : bounds[k + 1]], n_bins
+                    )
+    return BinStatistics(
+        gap=gap.reshape(shape),
+        counts=None if cnt is None or not counts else cnt.reshape(shape),
+        positives=None if npos is None or not counts else npos.reshape(shape),
+        n=n,
+    )
 
 
 def _transpose_into(x: np.ndarray, out: np.ndarray, rows: int = 4096) -> None:
     """``out[:] = x.T`` for ``x`` (N, G), in blocks of rows (twice as fast as one strided copy per column)."""
     for s in range(0, x.shape[0], rows):
-        np.copyto(out[:, s:s + rows], x[s:s + rows].T)
+        np.copyto(out[:, s : s + rows], x[s : s + rows].T)
 
 
 def _equal_width_ids(x: np.ndarray, n_bins: int, out: np.ndarray, tmp: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """Exact equal-width bins (the rule of :func:`equal_width_bin_index`) of a small contiguous block.
+    """Exact equal-width bins (the rule of ``equal_width_bin_index``) of a small contiguous block.
 
     ``floor(x * B)`` gives the bin up to one step; one comparison with each neighbouring edge
     ``j / B`` (as ``uniform_edges`` computes them) settles it. ``out`` (intp), ``tmp`` (float64)
@@ -439,14 +464,15 @@ def _equal_width_statistics(x: np.ndarray, pos: np.ndarray, n_bins: int, counts:
         tmp, mask = np.empty(rows * c), np.empty(rows * c, dtype=bool)
         for a in range(r):
             for s in range(0, n, rows):
-                blk = x[a, s:s + rows]
+                blk = x[a, s : s + rows]
                 m = blk.shape[0] * c
-                _block_statistics(blk, pos[a, s:s + rows], n_bins, class_offset, ids[nb:nb + m], w[nb:nb + m],
-                                  tmp[:m], mask[:m])
+                _block_statistics(
+                    blk, pos[a, s : s + rows], n_bins, class_offset, ids[nb : nb + m], w[nb : nb + m], tmp[:m], mask[:m]
+                )
                 w[:nb] = gap[a]
-                gap[a] = np.bincount(ids[:nb + m], weights=w[:nb + m], minlength=nb)
+                gap[a] = np.bincount(ids[: nb + m], weights=w[: nb + m], minlength=nb)
                 if counts:
-                    _add_counts(ids[nb:nb + m], pos[a, s:s + rows], c, nb, cnt[a], npos[a])
+                    _add_counts(ids[nb : nb + m], pos[a, s : s + rows], c, nb, cnt[a], npos[a])
         return gap.reshape(r, c, n_bins), cnt, npos
     # many small batch elements: whole elements per step, each binned into its own block of bins
     per = max(1, min(r, rows // n))  # batch elements per step (no more than there are: scratch sized to the work)
@@ -457,16 +483,17 @@ def _equal_width_statistics(x: np.ndarray, pos: np.ndarray, n_bins: int, counts:
     for a in range(0, r, per):
         b = min(r, a + per)
         m = (b - a) * n * c
-        blk = flat_x[a * n:b * n]
-        _block_statistics(blk, flat_pos[a * n:b * n], n_bins, class_offset, ids[:m], w[:m], tmp[:m], mask[:m])
+        blk = flat_x[a * n : b * n]
+        _block_statistics(blk, flat_pos[a * n : b * n], n_bins, class_offset, ids[:m], w[:m], tmp[:m], mask[:m])
         ids[:m] += elem_offset[:m]
         gap[a:b] = np.bincount(ids[:m], weights=w[:m], minlength=(b - a) * nb).reshape(b - a, nb)
         if counts:
             cnt[a:b] = np.bincount(ids[:m], minlength=(b - a) * nb).reshape(b - a, nb)
-            hit = flat_pos[a * n:b * n]
+            hit = flat_pos[a * n : b * n]
             rows_hit = np.flatnonzero(hit >= 0)
-            npos[a:b] = np.bincount(ids[:m].reshape(-1, c)[rows_hit, hit[rows_hit]],
-                                    minlength=(b - a) * nb).reshape(b - a, nb)
+            npos[a:b] = np.bincount(ids[:m].reshape(-1, c)[rows_hit, hit[rows_hit]], minlength=(b - a) * nb).reshape(
+                b - a, nb
+            )
     return gap.reshape(r, c, n_bins), cnt, npos
 
 
@@ -510,7 +537,7 @@ def _equal_mass_row(x: np.ndarray, positives: np.ndarray, n_bins: int):
     """Equal-mass statistics of one problem: gap, counts, positives (B,) for predictions ``x`` (T,).
 
     ``x`` is a scratch copy (reordered in place); ``positives`` holds the predictions whose outcome
-    is 1. Bins and cuts are those of :func:`equal_mass_cuts` and :func:`cut_index`.
+    is 1. Bins and cuts are those of ``equal_mass_cuts`` and :func:`cut_index`.
     """
     t = x.shape[0]
     if n_bins == 1:
@@ -558,7 +585,7 @@ def _move_ties(x, starts, t, cuts, block_max, sums, cnt) -> None:
         target = int(np.flatnonzero(cuts == v)[-1]) + 1
         b = target - 1
         while b >= 0 and block_max[b] == v:
-            blk = x[starts[b]:ends[b]]
+            blk = x[starts[b] : ends[b]]
             eq = blk == v
             moved = int(np.count_nonzero(eq))
             cnt[b] -= moved

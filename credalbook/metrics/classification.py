@@ -7,7 +7,8 @@ lets the bootstrap tests of later chapters evaluate a measure on many replicates
 
 **The binned calibration errors, by their names in the field.** :func:`ece_confidence` (top-label,
 Guo et al. 2017) and :func:`ece_classwise` (classwise, Kull et al. 2019; the "static" SCE of Nixon
-et al. 2019) with ``binning="equal_width"`` (default) or ``"equal_mass"`` ("adaptive" bins), the
+et al. 2019) with ``strategy="uniform"`` (equal-width bins, default) or ``"quantile"`` (equal-mass,
+"adaptive" bins), the
 ℓ1 error (default) or the ℓp one (``norm=2``: the ℓ2 / RMS calibration error of Kumar et al.
 2019), and the debiased ℓ2 estimator of Kumar et al. (``debiased=True``). :func:`ace` is the
 adaptive calibration error of Nixon et al. (2019): classwise, equal-mass. Wu & Gales' all-label
@@ -24,28 +25,23 @@ from __future__ import annotations
 
 import functools
 import numbers
-from dataclasses import dataclass
 
 import numpy as np
+from scipy.stats import rankdata
 
-from credalbook._validation import as_scalar, check_choice, check_n_bins, check_positive_float, check_probs_labels
-from credalbook.metrics.binning import (
-    _bin_statistics,
-    BinStatistics,
-    bin_sums,
-    check_binning,
-    cut_index,
-    equal_mass_cuts,
-    equal_width_bin_index,
-    uniform_edges,
+from credalbook._deprecation import renamed
+from credalbook._validation import (
+    as_scalar,
+    check_choice,
+    check_n_bins,
+    check_positive_float,
+    check_probs_labels,
+    MAX_BINS,
 )
-from credalbook.metrics.intervals import (
-    batch_capable,
-    bootstrap_estimate,
-    check_ci_keyword,
-    check_unbatched,
-    counts_estimate,
-)
+from credalbook.metrics.binned_core import _classwise_counts_estimate, _equal_width_estimate, _power_error, _root
+from credalbook.metrics.binning import _bin_statistics, check_strategy, one_hot
+from credalbook.metrics.intervals import batch_capable, bootstrap_estimate, check_ci_keyword, check_unbatched
+from credalbook.metrics.regions import _region_ece, check_epsilon, check_probs_label_rows, DEFAULT_EPSILON
 
 __all__ = [
     "accuracy",
@@ -53,25 +49,15 @@ __all__ = [
     "brier_score",
     "calibration_summary",
     "nll",
+    "ece",
     "ece_confidence",
     "ece_classwise",
+    "multiclass_auc",
+    "AUC_KINDS",
+    "one_hot",
     "ece_confidence_batched",
     "ece_classwise_batched",
-    "ReliabilityCurve",
-    "reliability_curve",
-    "one_hot",
 ]
-
-
-def one_hot(labels: np.ndarray, n_classes: int) -> np.ndarray:
-    """One-hot float64 encoding ``(..., K)`` of integer ``labels`` (...); no validation.
-
-    Examples
-    --------
-    >>> one_hot(np.array([2, 0]), 3).tolist()
-    [[0.0, 0.0, 1.0], [1.0, 0.0, 0.0]]
-    """
-    return (labels[..., None] == np.arange(n_classes)).astype(np.float64)
 
 
 _MEAN_CI_DOC = """ci : float in (0, 1) or None, default None
@@ -219,46 +205,23 @@ def nll(probs, labels, *, eps: float = 1e-12, ci: float | None = None, n_resampl
 
 
 for _metric in (accuracy, brier_score, nll):
-    if _metric.__doc__:   # None under python -OO
+    if _metric.__doc__:  # None under python -OO
         _metric.__doc__ = _metric.__doc__.replace("{ci}", _MEAN_CI_DOC)
 
 
-def _check_options(n_bins, binning, norm, debiased) -> tuple[int, str, float, bool]:
+def _check_options(n_bins, strategy, norm, debiased, where) -> tuple[int, str, float, bool]:
     """Validate the options shared by the binned calibration errors."""
     n_bins = check_n_bins(n_bins)
-    check_binning(binning)
+    strategy = check_strategy(strategy, where)
     if isinstance(norm, (bool, np.bool_)) or not isinstance(norm, numbers.Real) or not (1 <= norm < np.inf):
         raise ValueError(f"norm must be a real number >= 1 (1: ECE, 2: the l2 calibration error); got {norm!r}")
     if not isinstance(debiased, (bool, np.bool_)):
         raise ValueError(f"debiased must be True or False; got {debiased!r}")
     if debiased and norm != 2:
-        raise ValueError(f"debiased=True is the debiased estimator of the squared l2 error and needs norm=2; got norm={norm!r}")
-    return n_bins, binning, float(norm), bool(debiased)
-
-
-def _power_error(s: BinStatistics, norm: float, debiased: bool) -> np.ndarray:
-    r"""Per-problem :math:`\sum_b \frac{n_b}{N} |\bar o_b - \bar x_b|^p` (p = ``norm``) from bin statistics.
-
-    Shape (..., C, B) → (..., C). ``norm = 1`` is :math:`\sum_b |G_b| / N` with :math:`G_b` the
-    gap sums (no division by bin sizes). ``debiased`` (p = 2) subtracts from each bin with
-    :math:`n_b \ge 2` the variance :math:`\bar o_b(1 - \bar o_b)/(n_b - 1)` of its mean outcome
-    and clips the sum at 0, as Kumar et al.'s ``unbiased_square_ce``; bins with fewer than two
-    predictions contribute 0 there.
-    """
-    if norm == 1 and not debiased:
-        return np.abs(s.gap).sum(axis=-1) / s.n
-    n_b = s.counts
-    with np.errstate(invalid="ignore", divide="ignore"):
-        gap = np.where(n_b > 0, s.gap / n_b, 0.0)
-        if debiased:
-            obs = np.where(n_b > 0, s.positives / n_b, 0.0)
-            term = gap ** 2 - obs * (1.0 - obs) / np.maximum(n_b - 1, 1)
-            return np.maximum((np.where(n_b >= 2, term, 0.0) * n_b).sum(axis=-1) / s.n, 0.0)
-    return (np.abs(gap) ** norm * n_b).sum(axis=-1) / s.n
-
-
-def _root(power: np.ndarray, norm: float) -> np.ndarray:
-    return power if norm == 1 else power ** (1.0 / norm)
+        raise ValueError(
+            f"debiased=True is the debiased estimator of the squared l2 error and needs norm=2; got norm={norm!r}"
+        )
+    return n_bins, strategy, float(norm), bool(debiased)
 
 
 def _top_label(p: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -269,8 +232,19 @@ def _top_label(p: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 @batch_capable
-def ece_confidence(probs, labels, *, n_bins: int = 10, binning: str = "equal_width", norm: float = 1,
-                   debiased: bool = False, ci: float | None = None, n_resamples: int = 1000, seed=None):
+@renamed(binning="strategy")
+def ece_confidence(
+    probs,
+    labels,
+    *,
+    n_bins: int = 10,
+    strategy: str = "uniform",
+    norm: float = 1,
+    debiased: bool = False,
+    ci: float | None = None,
+    n_resamples: int = 1000,
+    seed=None,
+):
     r"""Confidence (top-label) expected calibration error (Mortier et al., Eq. 6; Guo et al. 2017).
 
     .. math::
@@ -289,9 +263,9 @@ def ece_confidence(probs, labels, *, n_bins: int = 10, binning: str = "equal_wid
     probs : array-like, shape (..., N, K)
     labels : array-like of int, shape (..., N)
     n_bins : int, default 10
-    binning : {"equal_width", "equal_mass"}, default "equal_width"
-        ``"equal_mass"``: B bins holding about N/B confidences each (the "adaptive" binning of
-        Nixon et al. 2019; cuts of :func:`credalbook.metrics.equal_mass_cuts`, ties at a cut kept
+    strategy : {"uniform", "quantile"}, default "uniform"
+        ``"uniform"``: equal-width bins. ``"quantile"``: B equal-mass bins holding about N/B
+        confidences each (the "adaptive" binning of Nixon et al. 2019; cuts of ``credalbook.metrics.binning.equal_mass_cuts``, ties at a cut kept
         together in the upper bin, so ties or B > N leave fewer non-empty bins).
     norm : float >= 1, default 1
         p. ``norm=2`` is the ℓ2 (root-mean-square) calibration error of Kumar et al. (2019).
@@ -342,42 +316,113 @@ def ece_confidence(probs, labels, *, n_bins: int = 10, binning: str = "equal_wid
     >>> e.value, e.low <= e.value <= e.high
     (0.4, True)
     """
-    n_bins, binning, norm, debiased = _check_options(n_bins, binning, norm, debiased)
+    n_bins, strategy, norm, debiased = _check_options(n_bins, strategy, norm, debiased, "ece_confidence")
     check_ci_keyword(ci, n_resamples, seed)
     p, y = check_probs_labels(probs, labels)
     if ci is not None:
         check_unbatched(p)
-    value = as_scalar(ece_confidence_batched(p, y, n_bins, binning=binning, norm=norm, debiased=debiased))
+    value = as_scalar(ece_confidence_batched(p, y, n_bins, strategy=strategy, norm=norm, debiased=debiased))
     if ci is None:
         return value
     conf, positive = _top_label(p, y)
-    if binning == "equal_width":
-        return _equal_width_estimate(conf, positive, value, n_bins=n_bins, norm=norm, debiased=debiased,
-                                     ci=ci, n_resamples=n_resamples, seed=seed)
-    statistic = functools.partial(_top_label_error, n_bins=n_bins, binning=binning, norm=norm, debiased=debiased)
+    if strategy == "uniform":
+        return _equal_width_estimate(
+            conf,
+            positive,
+            value,
+            n_bins=n_bins,
+            norm=norm,
+            debiased=debiased,
+            ci=ci,
+            n_resamples=n_resamples,
+            seed=seed,
+        )
+    statistic = functools.partial(_top_label_error, n_bins=n_bins, strategy=strategy, norm=norm, debiased=debiased)
     return bootstrap_estimate(statistic, (conf, positive), value, ci=ci, n_resamples=n_resamples, seed=seed)
 
 
-def ece_confidence_batched(p: np.ndarray, y: np.ndarray, n_bins: int, *, binning: str = "equal_width",
-                           norm: float = 1, debiased: bool = False) -> np.ndarray:
+def ece_confidence_batched(
+    p: np.ndarray, y: np.ndarray, n_bins: int, *, strategy: str = "uniform", norm: float = 1, debiased: bool = False
+) -> np.ndarray:
     """:func:`ece_confidence` without validation: float64 ``p`` (..., N, K), int ``y`` (..., N) → (...).
 
     For inner loops over checked inputs (bootstrap replicates); always returns an array.
     """
     conf, positive = _top_label(p, y)
-    return _top_label_error(conf, positive, n_bins=n_bins, binning=binning, norm=norm, debiased=debiased)
+    return _top_label_error(conf, positive, n_bins=n_bins, strategy=strategy, norm=norm, debiased=debiased)
 
 
-def _top_label_error(conf: np.ndarray, positive: np.ndarray, *, n_bins: int, binning: str, norm: float,
-                     debiased: bool) -> np.ndarray:
+def _top_label_error(
+    conf: np.ndarray, positive: np.ndarray, *, n_bins: int, strategy: str, norm: float, debiased: bool
+) -> np.ndarray:
     """The top-label error from confidences (..., N, 1) and the correct-prediction problem index (..., N)."""
-    s = _bin_statistics(conf, positive, n_bins, binning, counts=norm != 1 or debiased)
+    s = _bin_statistics(conf, positive, n_bins, strategy, counts=norm != 1 or debiased)
     return _root(_power_error(s, norm, debiased)[..., 0], norm)
 
 
+def ece(probs, labels, *, epsilon: float = DEFAULT_EPSILON) -> float:
+    r"""Top-label ECE of Wu & Gales (2021, Eqs. 13-14) by region half-width: :func:`ece_confidence` with
+    ``n_bins = 1/(2ε)``.
+
+    .. math::
+        \mathrm{ECE}(\epsilon) = \frac1N \sum_{p\in\mathcal P(\epsilon)}
+        \Bigl| \sum_{j=1}^K \sum_{i\in\tilde{\mathcal S}_j^p(\epsilon)}
+        \bigl(\hat p_{ij} - \delta(y_i, \omega_j)\bigr) \Bigr|
+        = \sum_p \frac{\sum_j |\tilde{\mathcal S}_j^p|}{N}\,
+        \bigl|\mathrm{Conf}(p) - \mathrm{Acc}(p)\bigr|
+
+    A region of half-width ε is an equal-width bin of width 2ε, so for ``epsilon = 1/(2B)`` (the
+    paper's tables: ε = 1/30, B = 15) this *is* ``ece_confidence(probs, labels, n_bins=B)`` and is
+    computed by it (the same value bit for bit; tests check it). Other ε (0: one region per distinct
+    confidence; 1/(2ε) not an integer: the last region truncated at 1), and labels given as true class
+    probabilities (N, K), use the regions of :mod:`credalbook.metrics.regions`. At ``epsilon >= 1/2`` it
+    is the absolute global top-label gap of Eq. 16.
+
+    Parameters
+    ----------
+    probs : array-like, shape (N, K)
+    labels : array-like, shape (N,) of int, or (N, K) true class probabilities
+    epsilon : float in [0, 1], default 1/30 (:data:`credalbook.metrics.DEFAULT_EPSILON`)
+        Region half-width (Eq. 9).
+
+    Returns
+    -------
+    float
+
+    References
+    ----------
+    Wu & Gales (2021), Eqs. (7), (11), (13)-(14); Guo et al. (2017).
+
+    Examples
+    --------
+    >>> p = [[0.9, 0.1], [0.1, 0.9], [0.6, 0.4], [0.4, 0.6]]
+    >>> round(ece(p, [0, 0, 0, 1], epsilon=0.05), 6)   # = ece_confidence(p, y, n_bins=10)
+    0.4
+    """
+    eps = check_epsilon(epsilon)
+    p, t, onehot = check_probs_label_rows(probs, labels)
+    if onehot and eps > 0.0:
+        x = 1.0 / (2.0 * eps)
+        n_bins = round(x)
+        if abs(x - n_bins) <= 1e-9 * max(1.0, x) and n_bins <= MAX_BINS:  # the test of region_ids
+            return as_scalar(ece_confidence_batched(p, t.argmax(axis=1), n_bins))  # = ece_confidence(p, y, n_bins=B)
+    return _region_ece(p, t, eps)
+
+
 @batch_capable
-def ece_classwise(probs, labels, *, n_bins: int = 10, binning: str = "equal_width", norm: float = 1,
-                  debiased: bool = False, ci: float | None = None, n_resamples: int = 1000, seed=None):
+@renamed(binning="strategy")
+def ece_classwise(
+    probs,
+    labels,
+    *,
+    n_bins: int = 10,
+    strategy: str = "uniform",
+    norm: float = 1,
+    debiased: bool = False,
+    ci: float | None = None,
+    n_resamples: int = 1000,
+    seed=None,
+):
     r"""Classwise expected calibration error (Mortier et al., Eq. 5; Kull et al. 2019).
 
     .. math::
@@ -388,8 +433,8 @@ def ece_classwise(probs, labels, *, n_bins: int = 10, binning: str = "equal_widt
     with :math:`o` the observed frequency of class :math:`k` and :math:`p` the mean predicted
     probability in the bin (Eq. 4); the last bin is right-closed. With p = 1 it is the mean over
     classes of the binary ECE of "class k vs rest" (Kull et al., 2019; the static calibration
-    error SCE of Nixon et al. 2019; see :attr:`ReliabilityCurve.calibration_error`); with p = 2
-    the marginal ℓ2 calibration error of Kumar et al. (2019). ``binning="equal_mass"`` bins each
+    error SCE of Nixon et al. 2019; see :attr:`credalbook.metrics.ReliabilityCurve.calibration_error`); with p = 2
+    the marginal ℓ2 calibration error of Kumar et al. (2019). ``strategy="quantile"`` bins each
     class's N probabilities into B bins of about N/B (with p = 1 this is :func:`ace`);
     ``debiased`` (p = 2) corrects each class's squared error as in :func:`ece_confidence` and
     clips it at 0 before the mean over classes, as Kumar et al.'s marginal estimator does.
@@ -407,118 +452,32 @@ def ece_classwise(probs, labels, *, n_bins: int = 10, binning: str = "equal_widt
     >>> round(ece_classwise(p, [0, 0, 0, 1], n_bins=10), 6)   # each class: (.1 + .9 + .4 + .4) / 4
     0.45
     """
-    n_bins, binning, norm, debiased = _check_options(n_bins, binning, norm, debiased)
+    n_bins, strategy, norm, debiased = _check_options(n_bins, strategy, norm, debiased, "ece_classwise")
     check_ci_keyword(ci, n_resamples, seed)
     p, y = check_probs_labels(probs, labels)
     if ci is not None:
         check_unbatched(p)
-    value = as_scalar(ece_classwise_batched(p, y, n_bins, binning=binning, norm=norm, debiased=debiased))
+    value = as_scalar(ece_classwise_batched(p, y, n_bins, strategy=strategy, norm=norm, debiased=debiased))
     if ci is None:
         return value
-    if binning == "equal_width":
-        return _classwise_counts_estimate(p, y, value, n_bins=n_bins, norm=norm, debiased=debiased, ci=ci,
-                                          n_resamples=n_resamples, seed=seed)
-    statistic = functools.partial(ece_classwise_batched, n_bins=n_bins, binning=binning, norm=norm, debiased=debiased)
+    if strategy == "uniform":
+        return _classwise_counts_estimate(
+            p, y, value, n_bins=n_bins, norm=norm, debiased=debiased, ci=ci, n_resamples=n_resamples, seed=seed
+        )
+    statistic = functools.partial(ece_classwise_batched, n_bins=n_bins, strategy=strategy, norm=norm, debiased=debiased)
     return bootstrap_estimate(statistic, (p, y), value, ci=ci, n_resamples=n_resamples, seed=seed)
 
 
-def _classwise_counts_estimate(p: np.ndarray, y: np.ndarray, value: float, *, n_bins: int, norm: float,
-                               debiased: bool, **options):
-    r"""Bootstrap interval of the equal-width classwise error from the multiplicities of the instances.
-
-    Equal-width bins do not move under resampling, so each (instance, class) cell
-    :math:`j = k B + b_{ik}` and its weight :math:`o_{ik} - \hat p_{ik}` are computed once, as a
-    sparse (N, K·B) matrix :math:`W` with K entries per row; a replicate with multiplicities
-    :math:`m_i` (``numpy.bincount`` of its indices) has the gap sums :math:`m^\top W`, one sparse
-    product per chunk of replicates (bin sizes and positives alike, for ``norm != 1`` or
-    ``debiased``). The indices are those of gathering (:func:`~credalbook.metrics.intervals.resample_counts`),
-    so the replicates equal those of binning the gathered rows up to the order of the sums
-    (1e-12; a test holds them to a plain loop). About 3× faster at N = 10⁶, K = 10.
-    """
-    from scipy import sparse
-
-    n, k = p.shape
-    cells = equal_width_bin_index(p, n_bins)
-    cells += n_bins * np.arange(k, dtype=np.intp)
-    index = np.int32 if n * k < 2**31 else np.int64   # scipy's index type: no copies in the constructor
-    cells = cells.astype(index).ravel()
-    indptr = np.arange(0, n * k + 1, k, dtype=index)
-    rows = np.arange(n)
-    w = np.negative(p)
-    w[rows, y] += 1.0  # 1 - x at the positive outcome, exactly as bin_statistics computes o - x
-    mats = [sparse.csr_matrix((w.ravel(), cells, indptr), shape=(n, k * n_bins))]
-    if norm != 1 or debiased:
-        hit = np.zeros((n, k))
-        hit[rows, y] = 1.0
-        mats += [sparse.csr_matrix((np.ones(n * k), cells, indptr), shape=(n, k * n_bins)),
-                 sparse.csr_matrix((hit.ravel(), cells, indptr), shape=(n, k * n_bins))]
-    statistic = functools.partial(_counts_error, mats=mats, n=n, n_classes=k, n_bins=n_bins, norm=norm,
-                                  debiased=debiased)
-    return counts_estimate(statistic, n, value, **options)
-
-
-def _counts_error(counts: np.ndarray, *, mats: list, n: int, n_classes: int, n_bins: int, norm: float,
-                  debiased: bool) -> np.ndarray:
-    """The classwise error of R' replicates with multiplicities ``counts`` (R', N) → (R',)."""
-    shape = (counts.shape[0], n_classes, n_bins)
-    sums = [np.ascontiguousarray(counts @ a).reshape(shape) for a in mats]   # C order: the sums of bin_statistics
-    s = BinStatistics(gap=sums[0], counts=sums[1] if len(sums) > 1 else None,
-                      positives=sums[2] if len(sums) > 1 else None, n=n)
-    return _root(_power_error(s, norm, debiased).mean(axis=-1), norm)
-
-
-def _equal_width_estimate(x: np.ndarray, pos: np.ndarray, value: float, *, n_bins: int, norm: float,
-                          debiased: bool, **options):
-    """Bootstrap interval of an equal-width error of C problems (x (N, C), positive problem ``pos`` (N,) or -1).
-
-    An instance's equal-width bins do not depend on the other instances, so they are computed once,
-    with the weights :math:`o - x` and the bin of the positive outcome; a replicate gathers those
-    and sums them per bin (one ``numpy.bincount``), in the order of the resampled instances, as
-    :func:`credalbook.metrics.bin_statistics` sums the resampled data. Used for the top-label
-    error (C = 1: a third of the time of gathering and binning the confidences); for K classes
-    gathering K bins and K weights per instance is slower than binning the gathered rows.
-    """
-    n, c = x.shape
-    ids = equal_width_bin_index(x, n_bins) + n_bins * np.arange(c)
-    w = np.negative(x)
-    hit = np.flatnonzero(pos >= 0)
-    w[hit, pos[hit]] += 1.0  # 1 - x at the positive outcome, as bin_statistics computes o - x
-    hit_ids = np.full(n, -1, dtype=np.intp)
-    hit_ids[hit] = ids[hit, pos[hit]]
-    statistic = functools.partial(_replicate_error, n_bins=n_bins, n_problems=c, norm=norm, debiased=debiased)
-    if c == 1:  # 1-D arrays gather faster
-        ids, w = ids[:, 0].copy(), w[:, 0].copy()
-    data = (ids, w, hit_ids) if norm != 1 or debiased else (ids, w)
-    return bootstrap_estimate(statistic, data, value, **options)
-
-
-def _replicate_error(ids: np.ndarray, w: np.ndarray, hit_ids: np.ndarray | None = None, *, n_bins: int,
-                     n_problems: int, norm: float, debiased: bool) -> np.ndarray:
-    """The binned error (mean over the problems) of R' replicates of gathered bins ``ids`` and weights ``w``
-    (R', N, C) or (R', N) for C = 1, and positive bins ``hit_ids`` (R', N; needed for norm != 1 or debiased) → (R',)."""
-    m, n = ids.shape[:2]
-    ids = ids.reshape(m, n, -1)
-    nb = n_problems * n_bins
-    offset = nb * np.arange(m, dtype=np.intp)
-    flat = (ids + offset[:, None, None]).ravel()
-    shape = (m, n_problems, n_bins)
-    gap = np.bincount(flat, weights=w.ravel(), minlength=m * nb).reshape(shape)
-    counts = positives = None
-    if norm != 1 or debiased:
-        counts = np.bincount(flat, minlength=m * nb).reshape(shape)
-        positives = np.bincount((hit_ids + offset[:, None])[hit_ids >= 0], minlength=m * nb).reshape(shape)
-    return _root(_power_error(BinStatistics(gap=gap, counts=counts, positives=positives, n=n), norm, debiased)
-                 .mean(axis=-1), norm)
-
-
-def ece_classwise_batched(p: np.ndarray, y: np.ndarray, n_bins: int, *, binning: str = "equal_width",
-                          norm: float = 1, debiased: bool = False) -> np.ndarray:
+def ece_classwise_batched(
+    p: np.ndarray, y: np.ndarray, n_bins: int, *, strategy: str = "uniform", norm: float = 1, debiased: bool = False
+) -> np.ndarray:
     """:func:`ece_classwise` without validation: float64 ``p`` (..., N, K), int ``y`` (..., N) → (...).
 
     For inner loops over checked inputs (bootstrap replicates); always returns an array.
     """
-    s = _bin_statistics(np.ascontiguousarray(p), y.astype(np.intp, copy=False), n_bins, binning,
-                        counts=norm != 1 or debiased)
+    s = _bin_statistics(
+        np.ascontiguousarray(p), y.astype(np.intp, copy=False), n_bins, strategy, counts=norm != 1 or debiased
+    )
     return _root(_power_error(s, norm, debiased).mean(axis=-1), norm)
 
 
@@ -538,14 +497,14 @@ def ace(probs, labels, *, n_bins: int = 10, ci: float | None = None, n_resamples
     :math:`\frac1{KR}\sum_k\sum_r|\mathrm{acc}(r,k) - \mathrm{conf}(r,k)|`; otherwise the ranges are
     weighted by their sizes, as in the authors' code (``uncertainty_metrics``, ``gce`` with
     adaptive, class-conditional bins). Ranges are intervals of values (ties are never split; see
-    :func:`credalbook.metrics.equal_mass_cuts`). It is
-    ``ece_classwise(probs, labels, n_bins=n_bins, binning="equal_mass")``.
+    ``credalbook.metrics.binning.equal_mass_cuts``). It is
+    ``ece_classwise(probs, labels, n_bins=n_bins, strategy="quantile")``.
 
     Other libraries use the name for other errors: torch-uncertainty's ``AdaptiveCalibrationError``
-    is the top-label error with equal-mass bins, ``ece_confidence(..., binning="equal_mass")``;
+    is the top-label error with equal-mass bins, ``ece_confidence(..., strategy="quantile")``;
     netcal's ``ACE`` is an "average" calibration error, the unweighted mean over non-empty
-    equal-width bins. Wu & Gales' (2021) all-label calibration error, which they also call ACE (and
-    which credalbook called ``ace`` before issue #27), is :func:`credalbook.metrics.all_label_ece`.
+    equal-width bins. Wu & Gales' (2021) all-label calibration error, which they also call ACE, is
+    :func:`credalbook.metrics.all_label_ece`.
 
     Parameters
     ----------
@@ -573,125 +532,7 @@ def ace(probs, labels, *, n_bins: int = 10, ci: float | None = None, n_resamples
     >>> round(ace(p, [0, 1, 1, 1], n_bins=2), 6)   # class 0: (2/4)|0 - 0.35| + (2/4)|0.5 - 0.85|; class 1 alike
     0.35
     """
-    return ece_classwise(probs, labels, n_bins=n_bins, binning="equal_mass", ci=ci, n_resamples=n_resamples, seed=seed)
-
-
-@dataclass(frozen=True)
-class ReliabilityCurve:
-    """Binned reliability data: what a reliability diagram plots.
-
-    Attributes
-    ----------
-    bin_edges : ndarray (B + 1,)
-    counts : ndarray (B,) number of (instance, class) pairs per bin
-    mean_predicted : ndarray (B,) mean predicted probability / confidence per bin (NaN if empty)
-    observed : ndarray (B,) observed frequency / accuracy per bin (NaN if empty)
-    kind : "confidence" or "classwise"
-    class_index : int or None (classwise only; None pools all classes)
-    """
-
-    bin_edges: np.ndarray
-    counts: np.ndarray
-    mean_predicted: np.ndarray
-    observed: np.ndarray
-    kind: str
-    class_index: int | None = None
-
-    @property
-    def calibration_error(self) -> float:
-        """Count-weighted mean of ``|observed - mean_predicted|`` over non-empty bins.
-
-        For ``kind="confidence"`` this is :func:`ece_confidence` (with the curve's binning); for
-        ``kind="classwise"`` with a ``class_index`` it is the binary ECE of that class, whose mean
-        over classes is :func:`ece_classwise`.
-        """
-        nonempty = self.counts > 0
-        gaps = np.abs(self.observed[nonempty] - self.mean_predicted[nonempty])
-        return float((self.counts[nonempty] * gaps).sum() / self.counts.sum())
-
-
-def reliability_curve(probs, labels, *, n_bins: int = 10, kind: str = "confidence", class_index: int | None = None,
-                      binning: str = "equal_width"):
-    r"""Reliability-diagram data with equal-width or equal-mass bins (Mortier et al., Eqs. 4-6).
-
-    ``kind="confidence"`` bins the confidence :math:`c_i` and reports accuracy per bin;
-    ``kind="classwise"`` bins :math:`\hat p_{ik}` and reports the frequency of class :math:`k`,
-    for one ``class_index`` or pooled over all classes (every (i, k) pair counted once).
-    ``binning="equal_mass"`` cuts the binned values into bins of about equal counts
-    (:func:`credalbook.metrics.equal_mass_cuts`); ``bin_edges`` then holds 0, the cuts and 1.
-
-    Returns
-    -------
-    ReliabilityCurve
-
-    Examples
-    --------
-    >>> c = reliability_curve([[0.9, 0.1], [0.1, 0.9], [0.6, 0.4]], [0, 0, 0], n_bins=2)
-    >>> c.counts.tolist(), c.observed.tolist()
-    ([0, 3], [nan, 0.6666666666666666])
-    """
-    n_bins = check_n_bins(n_bins)
-    check_choice(kind, "kind", {"confidence", "classwise"})
-    check_binning(binning)
-    p, y = check_probs_labels(probs, labels)
-    if p.ndim != 2:
-        raise ValueError(f"probs must have shape (N, K) for a reliability curve; got {p.shape}")
-    check_class_index(class_index, kind, p.shape[1])
-    pred, obs = reliability_values(p, y, kind, class_index)
-    idx, edges, counts, mean_pred = reliability_bin_means(pred, n_bins, binning)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        observed = bin_sums(idx, obs, n_bins) / counts
-    return ReliabilityCurve(
-        bin_edges=edges,
-        counts=counts,
-        mean_predicted=mean_pred,
-        observed=observed,
-        kind=kind,
-        class_index=None if class_index is None else int(class_index),
-    )
-
-
-def check_class_index(class_index, kind: str, n_classes: int) -> None:
-    """``class_index``: None, or with ``kind="classwise"`` an integer in [0, K)."""
-    if kind != "classwise":
-        if class_index is not None:
-            raise ValueError("class_index is only used with kind='classwise'")
-        return
-    integer = isinstance(class_index, (int, np.integer)) and not isinstance(class_index, (bool, np.bool_))
-    if class_index is not None and not (integer and 0 <= class_index < n_classes):
-        raise ValueError(f"class_index must be an integer in [0, {n_classes}); got {class_index!r}")
-
-
-def reliability_values(p: np.ndarray, y: np.ndarray | None, kind: str, class_index: int | None):
-    r"""The values a reliability diagram bins and their outcomes (None without ``y``); checked (N, K) inputs.
-
-    ``"confidence"``: :math:`c_i` and :math:`1[\hat y_i = y_i]`; ``"classwise"``: :math:`\hat p_{ik}` and
-    :math:`1[y_i = k]` of one class, or of all (i, k) pairs (flattened) when ``class_index`` is None.
-    """
-    if kind == "confidence":
-        return p.max(axis=1), None if y is None else (p.argmax(axis=1) == y).astype(np.float64)
-    if class_index is None:
-        return p.ravel(), None if y is None else one_hot(y, p.shape[1]).ravel()
-    return p[:, class_index], None if y is None else (y == class_index).astype(np.float64)
-
-
-def reliability_bins(pred: np.ndarray, n_bins: int, binning: str) -> tuple[np.ndarray, np.ndarray]:
-    """Bin of each value (:func:`credalbook.metrics.equal_width_bin_index` or equal-mass cuts) and the edges
-    (B + 1,) a diagram draws: 0, the cuts clipped to [0, 1], and 1 for equal-mass bins."""
-    if binning == "equal_width":
-        return equal_width_bin_index(pred, n_bins), uniform_edges(n_bins)
-    cuts = equal_mass_cuts(pred, n_bins)
-    return cut_index(pred, cuts), np.concatenate(([0.0], np.clip(cuts, 0.0, 1.0), [1.0]))
-
-
-def reliability_bin_means(pred: np.ndarray, n_bins: int, binning: str):
-    """:func:`reliability_bins` plus each bin's count and mean prediction (NaN in an empty bin):
-    ``(ids, edges, counts, mean_predicted)``, what a reliability curve and its consistency bands share."""
-    idx, edges = reliability_bins(pred, n_bins, binning)
-    counts = bin_sums(idx, None, n_bins)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        mean_pred = bin_sums(idx, pred, n_bins) / counts
-    return idx, edges, counts, mean_pred
+    return ece_classwise(probs, labels, n_bins=n_bins, strategy="quantile", ci=ci, n_resamples=n_resamples, seed=seed)
 
 
 def calibration_summary(probs, labels, *, n_bins: int = 10) -> dict:
@@ -714,3 +555,44 @@ def calibration_summary(probs, labels, *, n_bins: int = 10) -> dict:
         "ece_conf": ece_confidence(p, y, n_bins=n_bins),
         "ece_cwise": ece_classwise(p, y, n_bins=n_bins),
     }
+
+
+#: Kinds of :func:`multiclass_auc`: macro one-vs-rest, or the confidence as a score of correctness.
+AUC_KINDS = ("ovr", "confidence")
+
+
+def multiclass_auc(probs, labels, *, kind: str = "ovr") -> float:
+    r"""Area under the ROC curve of a multi-class predictor.
+
+    ``kind="ovr"``: the macro average over classes of the one-vs-rest AUC of :math:`\hat p_{ik}`
+    for "class k vs the rest" (classes that are absent or the only class in ``labels`` are
+    skipped); for K = 2 this is the usual binary AUC. ``kind="confidence"``: the AUC of the
+    confidence :math:`\max_k \hat p_{ik}` for telling correct from wrong predictions. Both use the
+    Mann-Whitney form with ties counted one half,
+
+    .. math:: \mathrm{AUC} = \frac{\sum_{i\in\mathrm{pos}} \mathrm{rank}(s_i) - n_+(n_+ + 1)/2}{n_+ n_-}.
+
+    Examples
+    --------
+    >>> multiclass_auc([[0.9, 0.1], [0.4, 0.6], [0.6, 0.4], [0.2, 0.8]], [0, 1, 1, 1])
+    1.0
+    """
+    check_choice(kind, "kind", AUC_KINDS)
+    p, t, onehot = check_probs_label_rows(probs, labels)
+    if not onehot:
+        raise ValueError("labels must be integer classes (N,) for an AUC")
+    if kind == "confidence":
+        scores = p.max(axis=1, keepdims=True)
+        pos = (p.argmax(axis=1) == t.argmax(axis=1))[:, None]
+    else:
+        scores, pos = p, t.astype(bool)
+    n_pos = pos.sum(axis=0)
+    n_neg = len(p) - n_pos
+    valid = (n_pos > 0) & (n_neg > 0)
+    if not valid.any():
+        if kind == "confidence":
+            raise ValueError("labels must make some predictions correct and some wrong for a confidence AUC")
+        raise ValueError("labels must contain at least two classes for a one-vs-rest AUC")
+    ranks = rankdata(scores, axis=0)  # average ranks for ties
+    u = (ranks * pos).sum(axis=0) - n_pos * (n_pos + 1) / 2.0
+    return float((u[valid] / (n_pos[valid] * n_neg[valid])).mean())

@@ -4,7 +4,7 @@ A reliability diagram of a *calibrated* classifier still scatters about the diag
 holds finitely many instances. Bröcker & Smith's *consistency resampling* shows how far: draw N
 forecasts with replacement from the N forecasts, draw for each an outcome from the forecast
 itself (the model is taken to be calibrated), and compute the observed frequency of every bin;
-the central ``level`` range of these frequencies over many resamples is the bin's consistency
+the central ``ci`` range of these frequencies over many resamples is the bin's consistency
 bar. An observed frequency outside its bar is evidence of miscalibration at that level (per bin,
 not corrected for the B bins).
 
@@ -22,7 +22,7 @@ again (10³ resamples of a diagram of N = 10⁶ instances take milliseconds). Re
 bin is empty do not count for that bin. The band is centred on the diagonal at :math:`\bar f_j`
 (:math:`E[o^*_j] = \bar f_j`).
 
-Kinds, as :func:`credalbook.metrics.reliability_curve`: ``"top_label"`` (= ``"confidence"``):
+Kinds, as :func:`credalbook.metrics.reliability_curve`: ``"confidence"`` (top-label):
 the confidences :math:`c_i`, whose outcome under calibration is a correct prediction with
 probability :math:`c_i`; ``"classwise"`` with a ``class_index``: the probabilities
 :math:`\hat p_{ik}` of one class; ``"classwise"`` without: all N·K pairs pooled, resampled as
@@ -42,41 +42,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from credalbook._validation import (
-    as_rng,
-    check_choice,
-    check_n_bins,
-    check_positive_int,
-    check_probability,
-    check_probs,
+from credalbook._deprecation import REMOVED_IN, renamed
+from credalbook._validation import as_rng, check_n_bins, check_positive_int, check_probability, check_probs
+from credalbook.metrics.binning import check_strategy
+from credalbook.metrics.reliability import (
+    check_class_index,
+    check_kind,
+    reliability_bin_means,
+    RELIABILITY_KINDS,
+    reliability_values,
 )
-from credalbook.metrics.binning import BIN_STRATEGIES
-from credalbook.metrics.classification import check_class_index, reliability_bin_means, reliability_values
 
-__all__ = ["RELIABILITY_KINDS", "ConsistencyBands", "consistency_bands", "binning_of"]
-
-#: Kinds of reliability diagram: top-label (``"confidence"`` is its synonym) and classwise.
-RELIABILITY_KINDS = ("top_label", "confidence", "classwise")
-
-_BINNING = {"uniform": "equal_width", "equal_width": "equal_width", "quantile": "equal_mass",
-            "equal_mass": "equal_mass"}
-
-
-def binning_of(strategy: str) -> str:
-    """The ``binning`` name (``"equal_width"``/``"equal_mass"``) of a ``strategy`` in :data:`BIN_STRATEGIES`.
-
-    Examples
-    --------
-    >>> binning_of("uniform"), binning_of("quantile")
-    ('equal_width', 'equal_mass')
-    """
-    return _BINNING[check_choice(strategy, "strategy", BIN_STRATEGIES)]
-
-
-def curve_kind(kind: str) -> str:
-    """``kind`` checked against :data:`RELIABILITY_KINDS`, as :func:`reliability_curve` names it."""
-    check_choice(kind, "kind", RELIABILITY_KINDS)
-    return "confidence" if kind == "top_label" else kind
+__all__ = ["RELIABILITY_KINDS", "ConsistencyBands", "consistency_bands"]
 
 
 @dataclass(frozen=True)
@@ -92,8 +69,9 @@ class ConsistencyBands:
     mean_predicted : ndarray (B,)
         Mean forecast :math:`\\bar f_j` per bin, where the band is centred (NaN if empty).
     low, high : ndarray (B,)
-        The central ``level`` range of the resampled observed frequencies (NaN if empty).
-    level : float
+        The central ``ci`` range of the resampled observed frequencies (NaN if empty).
+    ci : float
+        The level of the bands (``level`` is its old name).
     n_resamples : int
     kind : "confidence" or "classwise"
     class_index : int or None
@@ -104,10 +82,21 @@ class ConsistencyBands:
     mean_predicted: np.ndarray
     low: np.ndarray
     high: np.ndarray
-    level: float
+    ci: float
     n_resamples: int
     kind: str
     class_index: int | None = None
+
+    @property
+    def level(self) -> float:
+        """Old name of ``ci`` (FutureWarning)."""
+        warnings.warn(
+            f"ConsistencyBands.level was renamed to ConsistencyBands.ci in 0.6; 'level' will be removed "
+            f"in {REMOVED_IN}",
+            FutureWarning,
+            stacklevel=2,
+        )
+        return self.ci
 
     def contains(self, observed) -> np.ndarray:
         """Whether each bin's observed frequency (B,) lies in its band (False for empty bins)."""
@@ -116,23 +105,35 @@ class ConsistencyBands:
             return (self.low <= o) & (o <= self.high)
 
 
-def consistency_bands(probs, *, kind: str = "top_label", class_index: int | None = None, n_bins: int = 10,
-                      strategy: str = "uniform", level: float = 0.95, n_resamples: int = 1000,
-                      seed=None) -> ConsistencyBands:
+@renamed(level="ci")
+def consistency_bands(
+    probs,
+    *,
+    kind: str = "confidence",
+    class_index: int | None = None,
+    n_bins: int = 10,
+    strategy: str = "uniform",
+    ci: float = 0.95,
+    n_resamples: int = 1000,
+    seed=None,
+) -> ConsistencyBands:
     r"""Consistency bands of the reliability diagram of ``probs`` under the hypothesis of calibration.
 
     Parameters
     ----------
     probs : array-like or tensor, shape (N, K)
         The predictions; no labels are needed (the outcomes are drawn from the predictions).
-    kind : {"top_label", "confidence", "classwise"}, default "top_label"
+    kind : {"confidence", "classwise"}, default "confidence"
+        The confidence (top-label) diagram or the classwise one; ``"top_label"`` is an old spelling of
+        ``"confidence"``.
     class_index : int or None
         With ``kind="classwise"``: one class, or None for all (i, k) pairs pooled.
     n_bins : int, default 10
-    strategy : {"uniform", "quantile", "equal_width", "equal_mass"}, default "uniform"
+    strategy : {"uniform", "quantile"}, default "uniform"
         Equal-width bins of [0, 1] or equal-mass bins (the cuts of
-        :func:`credalbook.metrics.equal_mass_cuts` computed from the predictions).
-    level : float in (0, 1), default 0.95
+        ``credalbook.metrics.binning.equal_mass_cuts`` computed from the predictions).
+    ci : float in (0, 1), default 0.95
+        The level of the bands (``level`` is its old name).
     n_resamples : int >= 2, default 1000
     seed : None, int, SeedSequence or Generator
 
@@ -140,8 +141,8 @@ def consistency_bands(probs, *, kind: str = "top_label", class_index: int | None
     -------
     ConsistencyBands
         For the bins of ``reliability_curve(probs, labels, kind=..., class_index=..., n_bins=...,
-        binning=...)``: its ``observed`` falls in the band of a bin with probability about
-        ``level`` when the predictions are calibrated.
+        strategy=...)``: its ``observed`` falls in the band of a bin with probability about
+        ``ci`` when the predictions are calibrated.
 
     References
     ----------
@@ -152,14 +153,14 @@ def consistency_bands(probs, *, kind: str = "top_label", class_index: int | None
     --------
     One bin of 100 forecasts of 0.5: the band is the central 90 % of Binomial(n*, 0.5)/n*, n* = 100:
 
-    >>> b = consistency_bands(np.full((100, 2), 0.5), n_bins=1, level=0.9, n_resamples=4000, seed=0)
+    >>> b = consistency_bands(np.full((100, 2), 0.5), n_bins=1, ci=0.9, n_resamples=4000, seed=0)
     >>> b.mean_predicted.tolist(), b.low.tolist(), b.high.tolist()
     ([0.5], [0.42], [0.58])
     """
-    kind = curve_kind(kind)
+    kind = check_kind(kind, "consistency_bands")
     n_bins = check_n_bins(n_bins)
-    binning = binning_of(strategy)
-    level = check_probability(level, "level")
+    strategy = check_strategy(strategy, "consistency_bands")
+    ci = check_probability(ci, "ci")
     n_resamples = check_positive_int(n_resamples, "n_resamples", minimum=2)
     rng = as_rng(seed)
     p = check_probs(probs)
@@ -167,15 +168,24 @@ def consistency_bands(probs, *, kind: str = "top_label", class_index: int | None
         raise ValueError(f"probs must have shape (N, K) for consistency bands; got shape {p.shape}")
     check_class_index(class_index, kind, p.shape[1])
     pred, _ = reliability_values(p, None, kind, class_index)
-    _, edges, counts, mean_pred = reliability_bin_means(pred, n_bins, binning)
-    low, high = _band(counts, mean_pred, level=level, n_resamples=n_resamples, rng=rng)
-    return ConsistencyBands(bin_edges=edges, counts=counts, mean_predicted=mean_pred, low=low, high=high,
-                            level=level, n_resamples=n_resamples, kind=kind,
-                            class_index=None if class_index is None else int(class_index))
+    _, edges, counts, mean_pred = reliability_bin_means(pred, n_bins, strategy)
+    low, high = _band(counts, mean_pred, ci=ci, n_resamples=n_resamples, rng=rng)
+    return ConsistencyBands(
+        bin_edges=edges,
+        counts=counts,
+        mean_predicted=mean_pred,
+        low=low,
+        high=high,
+        ci=ci,
+        n_resamples=n_resamples,
+        kind=kind,
+        class_index=None if class_index is None else int(class_index),
+    )
 
 
-def _band(counts: np.ndarray, mean_pred: np.ndarray, *, level: float, n_resamples: int,
-          rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+def _band(
+    counts: np.ndarray, mean_pred: np.ndarray, *, ci: float, n_resamples: int, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
     """Quantiles (B,) of o*_j = Binomial(n*_j, f_j) / n*_j with n* ~ Multinomial(T, n / T) (module docstring)."""
     total = int(counts.sum())
     nonempty = counts > 0
@@ -189,6 +199,6 @@ def _band(counts: np.ndarray, mean_pred: np.ndarray, *, level: float, n_resample
     if nonempty.any():
         with warnings.catch_warnings():  # a bin empty in every resample (tiny bin, few resamples): NaN
             warnings.simplefilter("ignore", RuntimeWarning)
-            q = np.nanquantile(o_star[:, nonempty], [(1 - level) / 2, (1 + level) / 2], axis=0)
+            q = np.nanquantile(o_star[:, nonempty], [(1 - ci) / 2, (1 + ci) / 2], axis=0)
         low[nonempty], high[nonempty] = q
     return low, high

@@ -57,21 +57,18 @@ from __future__ import annotations
 import functools
 import math
 
-import numpy as np
 import torch
 
 from credalbook._validation import check_choice, check_positive_float
 from credalbook.metrics.kernel import (
-    AUTO_BLOCK_SIZE,
-    SKCE_ESTIMATORS,
-    GaussianKernel,
-    TVKernel,
-    _check_bandwidth,
     _check_block_size,
     _skce_torch,
     _tensors,
+    AUTO_BLOCK_SIZE,
     resolve_estimator,
+    SKCE_ESTIMATORS,
 )
+from credalbook.metrics.kernels import _check_bandwidth, GaussianKernel, TVKernel
 
 __all__ = [
     "brier_estimator",
@@ -253,8 +250,9 @@ def kl_calibration_error(probs, labels, *, bandwidth: float = 0.01) -> torch.Ten
     return _kl(p, y, h)
 
 
-def skce_estimator(probs, labels, *, bandwidth: float = 1e-4, estimator: str = "linear",
-                   block_size: int = AUTO_BLOCK_SIZE) -> torch.Tensor:
+def skce_estimator(
+    probs, labels, *, bandwidth: float = 1e-4, estimator: str = "linear", block_size: int = AUTO_BLOCK_SIZE
+) -> torch.Tensor:
     r"""Unbiased squared kernel calibration error with :math:`\exp(-d_{TV}^2/h)\,\mathbf I_K` (Widmann et al. 2019).
 
     .. math::
@@ -286,8 +284,9 @@ def skce_estimator(probs, labels, *, bandwidth: float = 1e-4, estimator: str = "
     return _skce(p, y, h, estimator, block_size)
 
 
-def mmd_calibration_error(probs, labels, *, bandwidth: float = 0.1, label_bandwidth: float = 1.0,
-                          conditioning: str = "prediction") -> torch.Tensor:
+def mmd_calibration_error(
+    probs, labels, *, bandwidth: float = 0.1, label_bandwidth: float = 1.0, conditioning: str = "prediction"
+) -> torch.Tensor:
     r"""Unbiased MMD² between :math:`(\hat{\mathbf p}, Y)` and :math:`(\hat{\mathbf p}, \hat Y)` (Marx et al., Jürgens et al. Eq. 9).
 
     .. math::

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
+from credalbook._deprecation import REMOVED_IN, renamed
 from credalbook._validation import as_numpy, check_n_bins
 from credalbook.metrics.binning import bin_sums, cut_index, equal_mass_cuts
 from credalbook.metrics.uncertainty import _binary, _vector
@@ -31,26 +32,41 @@ __all__ = [
     "accuracy_gain",
     "eece",
     "epistemic_correlation",
-    "equal_mass_edges",
     "eu_reliability",
     "evaluate_eu",
     "fit_eu_calibration",
+    "interval_cuts",
     "interval_index",
 ]
 
 
-def _edges(edges) -> np.ndarray:
-    e = as_numpy(edges, "edges")
+def _cuts(cuts) -> np.ndarray:
+    e = as_numpy(cuts, "cuts")
     if e.ndim != 1 or e.dtype.kind not in "iuf":
-        raise ValueError(f"edges must be a 1-D array of interior cut points; got shape {e.shape}, "
-                         f"dtype {e.dtype}")
+        raise ValueError(f"cuts must be a 1-D array of interior cut points; got shape {e.shape}, dtype {e.dtype}")
     e = e.astype(np.float64)
     if not np.isfinite(e).all():
-        raise ValueError("edges must be finite")
+        raise ValueError("cuts must be finite")
     if (np.diff(e) < 0).any():
         i = int(np.argmax(np.diff(e) < 0))
-        raise ValueError(f"edges must be non-decreasing; edges[{i}] = {e[i]:g} > edges[{i + 1}] = {e[i + 1]:g}")
+        raise ValueError(f"cuts must be non-decreasing; cuts[{i}] = {e[i]:g} > cuts[{i + 1}] = {e[i + 1]:g}")
     return e
+
+
+def _edges_property(cls_name: str):
+    """``edges``: the old name of the ``cuts`` field (the interior cuts, not the M + 1 edges), with a FutureWarning."""
+
+    def edges(self) -> np.ndarray:
+        warnings.warn(
+            f"{cls_name}.edges was renamed to {cls_name}.cuts in 0.6 (they are the interior cuts); "
+            f"'edges' will be removed in {REMOVED_IN}",
+            FutureWarning,
+            stacklevel=2,
+        )
+        return self.cuts
+
+    edges.__doc__ = "Old name of ``cuts`` (FutureWarning)."
+    return property(edges)
 
 
 # ------------------------------------------------------------------------------ Sec. 4.1
@@ -92,7 +108,7 @@ def accuracy_gain(labels, *, pred, pred_optimal) -> np.ndarray:
     return (f_opt == y).astype(np.int64) - (f == y).astype(np.int64)
 
 
-def equal_mass_edges(eu, *, n_bins: int = 20) -> np.ndarray:
+def interval_cuts(eu, *, n_bins: int = 20) -> np.ndarray:
     r"""Interior cut points of a partition into ``n_bins`` intervals with equal numbers of points.
 
     The EU paper (Sec. 5.2, step 3) computes "a partition of twenty intervals over the range of the EU
@@ -117,7 +133,7 @@ def equal_mass_edges(eu, *, n_bins: int = 20) -> np.ndarray:
 
     Examples
     --------
-    >>> equal_mass_edges([0.1, 0.4, 0.2, 0.3, 0.6, 0.5], n_bins=3)
+    >>> interval_cuts([0.1, 0.4, 0.2, 0.3, 0.6, 0.5], n_bins=3)
     array([0.25, 0.45])
     """
     values = _vector(eu, "eu")
@@ -127,8 +143,20 @@ def equal_mass_edges(eu, *, n_bins: int = 20) -> np.ndarray:
     return equal_mass_cuts(values, n_bins)
 
 
-def interval_index(eu, edges) -> np.ndarray:
-    r"""0-based interval :math:`m_i` of each estimate for cuts from :func:`equal_mass_edges`.
+def equal_mass_edges(eu, *, n_bins: int = 20) -> np.ndarray:
+    """Old name of :func:`interval_cuts` (FutureWarning): it returns interior cuts, not edges."""
+    warnings.warn(
+        f"equal_mass_edges was renamed to interval_cuts in 0.6 (it returns the interior cuts); "
+        f"'equal_mass_edges' will be removed in {REMOVED_IN}",
+        FutureWarning,
+        stacklevel=2,
+    )
+    return interval_cuts(eu, n_bins=n_bins)
+
+
+@renamed(edges="cuts")
+def interval_index(eu, cuts) -> np.ndarray:
+    r"""0-based interval :math:`m_i` of each estimate for cuts from :func:`interval_cuts`.
 
     Interval :math:`m` is :math:`[e_m, e_{m+1})` with :math:`e_0 = -\infty` and :math:`e_M = +\infty`.
 
@@ -138,7 +166,7 @@ def interval_index(eu, edges) -> np.ndarray:
     array([0, 1, 1, 2])
     """
     values = _vector(eu, "eu")
-    return cut_index(values, _edges(edges)).astype(np.int64)
+    return cut_index(values, _cuts(cuts)).astype(np.int64)
 
 
 def _interval_means(idx: np.ndarray, n_intervals: int, *values: np.ndarray) -> list[np.ndarray]:
@@ -154,8 +182,8 @@ class EUReliability:
 
     Attributes
     ----------
-    edges : ndarray, shape (M - 1,)
-        Interior cuts of the intervals.
+    cuts : ndarray, shape (M - 1,)
+        Interior cuts of the intervals (``edges`` is its old name).
     counts : ndarray of int, shape (M,)
         :math:`|B_m|`.
     mean_eu : ndarray, shape (M,)
@@ -164,10 +192,12 @@ class EUReliability:
         :math:`\mathrm{gain}(B_m)` (NaN for an empty interval).
     """
 
-    edges: np.ndarray
+    cuts: np.ndarray
     counts: np.ndarray
     mean_eu: np.ndarray
     mean_gain: np.ndarray
+
+    edges = _edges_property("EUReliability")
 
     @property
     def eece(self) -> float:
@@ -177,7 +207,8 @@ class EUReliability:
         return float(np.sum(w * np.abs(self.mean_gain[keep] - self.mean_eu[keep])))
 
 
-def eu_reliability(eu, gain, *, edges=None, n_bins: int = 20, bin_by=None) -> EUReliability:
+@renamed(edges="cuts")
+def eu_reliability(eu, gain, *, cuts=None, n_bins: int = 20, bin_by=None) -> EUReliability:
     r"""Mean EU estimate and mean accuracy gain in each interval (EU paper, Def. 5, Fig. 3).
 
     .. math::
@@ -199,10 +230,11 @@ def eu_reliability(eu, gain, *, edges=None, n_bins: int = 20, bin_by=None) -> EU
         EU estimates :math:`\hat{\mathcal E}(x_i)`.
     gain : array-like, shape (T,)
         Accuracy gains (:func:`accuracy_gain`).
-    edges : array-like, optional
-        Interior cuts; by default :func:`equal_mass_edges` of the binning values with ``n_bins``.
+    cuts : array-like, optional
+        Interior cuts of the intervals; by default :func:`interval_cuts` of the binning values with
+        ``n_bins`` (``edges`` is its old name).
     n_bins : int, default=20
-        Used only when `edges` is None.
+        Used only when `cuts` is None.
     bin_by : array-like, shape (T,), optional
         Values that define the intervals (default: `eu`).
 
@@ -219,12 +251,13 @@ def eu_reliability(eu, gain, *, edges=None, n_bins: int = 20, bin_by=None) -> EU
     e = _vector(eu, "eu")
     g = _vector(gain, "gain", n=e.shape[0])
     b = e if bin_by is None else _vector(bin_by, "bin_by", n=e.shape[0])
-    cuts = equal_mass_edges(b, n_bins=n_bins) if edges is None else _edges(edges)
+    cuts = interval_cuts(b, n_bins=n_bins) if cuts is None else _cuts(cuts)
     counts, mean_eu, mean_gain = _interval_means(cut_index(b, cuts), cuts.shape[0] + 1, e, g)
-    return EUReliability(edges=cuts, counts=counts, mean_eu=mean_eu, mean_gain=mean_gain)
+    return EUReliability(cuts=cuts, counts=counts, mean_eu=mean_eu, mean_gain=mean_gain)
 
 
-def eece(eu, gain, *, edges=None, n_bins: int = 20, bin_by=None) -> float:
+@renamed(edges="cuts")
+def eece(eu, gain, *, cuts=None, n_bins: int = 20, bin_by=None) -> float:
     r"""Epistemic expected calibration error (EU paper, Def. 5), as a weighted average over intervals.
 
     .. math::
@@ -254,7 +287,7 @@ def eece(eu, gain, *, edges=None, n_bins: int = 20, bin_by=None) -> float:
     >>> round(eece([0.1, 0.2, 0.3, 0.4], [0, 0, 1, 0], n_bins=2), 6)
     0.15
     """
-    return eu_reliability(eu, gain, edges=edges, n_bins=n_bins, bin_by=bin_by).eece
+    return eu_reliability(eu, gain, cuts=cuts, n_bins=n_bins, bin_by=bin_by).eece
 
 
 def epistemic_correlation(eu, gain) -> float:
@@ -292,8 +325,8 @@ class EUCalibrationMap:
 
     Attributes
     ----------
-    edges : ndarray, shape (M - 1,)
-        Interior cuts of the intervals :math:`I_m`.
+    cuts : ndarray, shape (M - 1,)
+        Interior cuts of the intervals :math:`I_m` (``edges`` is its old name).
     counts : ndarray of int, shape (M,)
         Calibration points per interval.
     bin_gain : ndarray, shape (M,)
@@ -304,18 +337,21 @@ class EUCalibrationMap:
         beyond them, exactly as ``IsotonicRegression(out_of_bounds="clip").predict``.
     """
 
-    edges: np.ndarray
+    cuts: np.ndarray
     counts: np.ndarray
     bin_gain: np.ndarray
     x_thresholds: np.ndarray
     y_thresholds: np.ndarray
+
+    edges = _edges_property("EUCalibrationMap")
 
     def __call__(self, eu) -> np.ndarray:
         """Calibrated estimates :math:`\\gamma(\\hat{\\mathcal E}(x))`, shape (N,)."""
         return np.interp(_vector(eu, "eu"), self.x_thresholds, self.y_thresholds)
 
 
-def fit_eu_calibration(eu, gain, *, edges, clip: bool = True) -> EUCalibrationMap:
+@renamed(edges="cuts")
+def fit_eu_calibration(eu, gain, *, cuts, clip: bool = True) -> EUCalibrationMap:
     r"""Learn the EU calibration map :math:`\gamma` on calibration data (EU paper, Sec. 4.3).
 
     On :math:`\mathcal D_{test,2}` with estimates :math:`\hat{\mathcal E}(x_i)` (from
@@ -340,8 +376,9 @@ def fit_eu_calibration(eu, gain, *, edges, clip: bool = True) -> EUCalibrationMa
         EU estimates on the calibration test set.
     gain : array-like, shape (T,)
         Accuracy gains on the calibration test set (:func:`accuracy_gain`).
-    edges : array-like, shape (M - 1,)
-        Interior cuts of :math:`I_1, \dots, I_M` (:func:`equal_mass_edges` of the evaluation estimates).
+    cuts : array-like, shape (M - 1,)
+        Interior cuts of :math:`I_1, \dots, I_M` (:func:`interval_cuts` of the evaluation estimates;
+        ``edges`` is its old name).
     clip : bool, default=True
         Bound :math:`\gamma` to [0, 1] (``y_min=0, y_max=1``).
 
@@ -356,7 +393,7 @@ def fit_eu_calibration(eu, gain, *, edges, clip: bool = True) -> EUCalibrationMa
 
     Examples
     --------
-    >>> gamma = fit_eu_calibration([0.1, 0.2, 0.3, 0.4], [0, 0, 1, 0], edges=[0.25])
+    >>> gamma = fit_eu_calibration([0.1, 0.2, 0.3, 0.4], [0, 0, 1, 0], cuts=[0.25])
     >>> gamma.bin_gain, gamma([0.0, 0.2, 0.35, 1.0])
     (array([0. , 0.5]), array([0. , 0. , 0.5, 0.5]))
     """
@@ -364,15 +401,19 @@ def fit_eu_calibration(eu, gain, *, edges, clip: bool = True) -> EUCalibrationMa
 
     e = _vector(eu, "eu")
     g = _vector(gain, "gain", n=e.shape[0])
-    cuts = _edges(edges)
+    cuts = _cuts(cuts)
     idx = cut_index(e, cuts)
     counts, bin_gain = _interval_means(idx, cuts.shape[0] + 1, g)
     gamma_hat = bin_gain[idx]
     bounds = dict(y_min=0.0, y_max=1.0) if clip else {}
     iso = IsotonicRegression(increasing=True, out_of_bounds="clip", **bounds).fit(e, gamma_hat)
-    return EUCalibrationMap(edges=cuts, counts=counts, bin_gain=bin_gain,
-                            x_thresholds=np.asarray(iso.X_thresholds_, dtype=np.float64),
-                            y_thresholds=np.asarray(iso.y_thresholds_, dtype=np.float64))
+    return EUCalibrationMap(
+        cuts=cuts,
+        counts=counts,
+        bin_gain=bin_gain,
+        x_thresholds=np.asarray(iso.X_thresholds_, dtype=np.float64),
+        y_thresholds=np.asarray(iso.y_thresholds_, dtype=np.float64),
+    )
 
 
 @dataclass(frozen=True)
@@ -398,10 +439,12 @@ class EUEvaluation:
     calibrated_reliability: EUReliability | None
 
 
-def evaluate_eu(eu, gain, *, edges=None, n_bins: int = 20, calibration: EUCalibrationMap | None = None) -> EUEvaluation:
+@renamed(edges="cuts")
+def evaluate_eu(eu, gain, *, cuts=None, n_bins: int = 20, calibration: EUCalibrationMap | None = None) -> EUEvaluation:
     r"""All metrics of Sec. 5.2, step 5, for one estimator on the evaluation test set.
 
-    :math:`\rho_{epi}` (Def. 6), the EECE (Def. 5) on the intervals `edges` (by default the
+    :math:`\rho_{epi}` (Def. 6), the EECE (Def. 5) on the intervals of the interior `cuts` (``edges`` is
+    its old name; by default the
     ``n_bins`` equal-mass intervals of `eu`), and, given a map :math:`\gamma` from
     :func:`fit_eu_calibration`, the EECE of :math:`\gamma(\hat{\mathcal E})` on the same intervals.
 
@@ -413,13 +456,17 @@ def evaluate_eu(eu, gain, *, edges=None, n_bins: int = 20, calibration: EUCalibr
     """
     e = _vector(eu, "eu")
     g = _vector(gain, "gain", n=e.shape[0])
-    cuts = equal_mass_edges(e, n_bins=n_bins) if edges is None else _edges(edges)
-    rel = eu_reliability(e, g, edges=cuts)
+    cuts = interval_cuts(e, n_bins=n_bins) if cuts is None else _cuts(cuts)
+    rel = eu_reliability(e, g, cuts=cuts)
     cal_rel = None
     if calibration is not None:
         if not isinstance(calibration, EUCalibrationMap):
             raise ValueError(f"calibration must be an EUCalibrationMap or None; got {type(calibration).__name__}")
-        cal_rel = eu_reliability(calibration(e), g, edges=cuts, bin_by=e)
-    return EUEvaluation(rho_epi=epistemic_correlation(e, g), eece=rel.eece,
-                        calibrated_eece=float("nan") if cal_rel is None else cal_rel.eece,
-                        reliability=rel, calibrated_reliability=cal_rel)
+        cal_rel = eu_reliability(calibration(e), g, cuts=cuts, bin_by=e)
+    return EUEvaluation(
+        rho_epi=epistemic_correlation(e, g),
+        eece=rel.eece,
+        calibrated_eece=float("nan") if cal_rel is None else cal_rel.eece,
+        reliability=rel,
+        calibrated_reliability=cal_rel,
+    )

@@ -15,7 +15,7 @@ replicates (linear interpolation, ``numpy.quantile``).
 
 **Vectorised.** The resample indices of many replicates are drawn at once, as an (R', N) array,
 and the metric is evaluated on the (R', N, K) gathered predictions in one call of its batched
-form (:func:`credalbook.metrics.ece_classwise_batched`, :func:`credalbook.metrics.skce_batched`, a
+form (``credalbook.metrics.classification.ece_classwise_batched``, ``credalbook.metrics.kernel.skce_batched``, a
 :class:`~credalbook.stats.CalibrationMeasure`'s ``func``, ...). R' is chosen so that one chunk
 holds about :data:`CHUNK_BYTES` (256 MiB) of indices and gathered data: N = 10⁶, K = 10 runs one
 to a few replicates at a time, in well under 1 GiB. The indices are drawn from one
@@ -53,11 +53,13 @@ from __future__ import annotations
 
 import functools
 import inspect
+import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
 
+from credalbook._deprecation import REMOVED_IN
 from credalbook._validation import (
     as_rng,
     check_choice,
@@ -130,8 +132,14 @@ class Estimate:
 
     def to_dict(self) -> dict:
         """Plain numbers and strings (for tables and JSON): value, low, high, level, n_resamples, method."""
-        return {"value": float(self.value), "low": float(self.low), "high": float(self.high),
-                "level": float(self.level), "n_resamples": int(self.n_resamples), "method": self.method}
+        return {
+            "value": float(self.value),
+            "low": float(self.low),
+            "high": float(self.high),
+            "level": float(self.level),
+            "n_resamples": int(self.n_resamples),
+            "method": self.method,
+        }
 
 
 def check_ci_options(ci, n_resamples, seed, method: str = "percentile") -> tuple[float, int, object, str]:
@@ -175,9 +183,11 @@ def resample_statistic(statistic: Callable, data: tuple, *, n_resamples: int, se
         idx = rng.integers(0, n, size=(m, n))
         values = np.asarray(statistic(*(np.take(a, idx, axis=0) for a in data)), dtype=np.float64)
         if values.shape != (m,):
-            raise ValueError(f"metric must return one value per replicate, shape ({m},), on a batch of "
-                             f"replicates; got shape {values.shape} (pass batched=False for a metric of one data set)")
-        out[s:s + m] = values
+            raise ValueError(
+                f"metric must return one value per replicate, shape ({m},), on a batch of "
+                f"replicates; got shape {values.shape} (pass batched=False for a metric of one data set)"
+            )
+        out[s : s + m] = values
     return out
 
 
@@ -199,42 +209,47 @@ def resample_counts(statistic: Callable, n: int, *, n_resamples: int, seed) -> n
     out = np.empty(n_resamples)
     for s in range(0, n_resamples, step):
         m = min(step, n_resamples - s)
-        for r in range(m):   # one draw of N indices per replicate: the stream of rng.integers(0, N, size=(R', N))
+        for r in range(m):  # one draw of N indices per replicate: the stream of rng.integers(0, N, size=(R', N))
             counts[r] = np.bincount(rng.integers(0, n, size=n), minlength=n)
-        out[s:s + m] = statistic(counts[:m])
+        out[s : s + m] = statistic(counts[:m])
     return out
 
 
-def interval(value: float, replicates: np.ndarray, *, level: float, method: str) -> Estimate:
+def interval(value: float, replicates: np.ndarray, *, ci: float, method: str) -> Estimate:
     """The :class:`Estimate` of ``value`` from its bootstrap ``replicates`` (R,); no validation of the options."""
     if not np.all(np.isfinite(replicates)):
         bad = int(np.count_nonzero(~np.isfinite(replicates)))
-        raise ValueError(f"the metric is not finite on {bad} of {replicates.size} bootstrap replicates; "
-                         "it cannot be given an interval")
-    q_low, q_high = np.quantile(replicates, [(1 - level) / 2, (1 + level) / 2])
+        raise ValueError(
+            f"the metric is not finite on {bad} of {replicates.size} bootstrap replicates; "
+            "it cannot be given an interval"
+        )
+    q_low, q_high = np.quantile(replicates, [(1 - ci) / 2, (1 + ci) / 2])
     if method == "basic":
         q_low, q_high = 2 * value - q_high, 2 * value - q_low
-    return Estimate(float(value), float(q_low), float(q_high), float(level), int(replicates.size), method,
-                    replicates=replicates)
+    return Estimate(
+        float(value), float(q_low), float(q_high), float(ci), int(replicates.size), method, replicates=replicates
+    )
 
 
-def bootstrap_estimate(statistic: Callable, data: tuple, value: float, *, ci, n_resamples, seed,
-                       method: str = "percentile") -> Estimate:
+def bootstrap_estimate(
+    statistic: Callable, data: tuple, value: float, *, ci, n_resamples, seed, method: str = "percentile"
+) -> Estimate:
     """Options checked, replicates of ``statistic`` on ``data`` (see :func:`resample_statistic`), interval.
 
     The door of the ``ci=`` keyword of the metrics: ``statistic`` is a metric's unvalidated batched form.
     """
     level, n_resamples, seed, method = check_ci_options(ci, n_resamples, seed, method)
     reps = resample_statistic(statistic, data, n_resamples=n_resamples, seed=seed)
-    return interval(value, reps, level=level, method=method)
+    return interval(value, reps, ci=level, method=method)
 
 
-def counts_estimate(statistic: Callable, n: int, value: float, *, ci, n_resamples, seed,
-                    method: str = "percentile") -> Estimate:
+def counts_estimate(
+    statistic: Callable, n: int, value: float, *, ci, n_resamples, seed, method: str = "percentile"
+) -> Estimate:
     """Options checked, replicates of ``statistic(counts (R', N)) -> (R',)`` (see :func:`resample_counts`), interval."""
     level, n_resamples, seed, method = check_ci_options(ci, n_resamples, seed, method)
     reps = resample_counts(statistic, n, n_resamples=n_resamples, seed=seed)
-    return interval(value, reps, level=level, method=method)
+    return interval(value, reps, ci=level, method=method)
 
 
 def _loop(metric: Callable, p: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -268,19 +283,29 @@ def _has_ci_keyword(metric) -> bool:
     return "ci" in inspect.signature(base).parameters
 
 
-def bootstrap_ci(metric: Callable, probs, labels, *, ci: float = 0.95, n_resamples: int = 1000, seed=None,
-                 method: str = "percentile", batched: bool | None = None) -> Estimate:
+def bootstrap_ci(
+    probs,
+    labels,
+    metric: Callable,
+    *,
+    ci: float = 0.95,
+    n_resamples: int = 1000,
+    seed=None,
+    method: str = "percentile",
+    batched: bool | None = None,
+) -> Estimate:
     r"""Bootstrap confidence interval of ``metric(probs, labels)``: resample instances, percentile interval.
 
     Parameters
     ----------
+    probs : array-like or tensor, shape (N, K)
+    labels : array-like or tensor of int, shape (N,)
     metric : callable
         ``metric(probs (N, K), labels (N,)) -> float``: any metric of credalbook
         (:func:`~credalbook.metrics.ece_confidence`, :func:`~credalbook.metrics.brier_score`, a
         ``functools.partial`` of one with options, ...), a
-        :class:`~credalbook.stats.CalibrationMeasure`, or a function of your own.
-    probs : array-like or tensor, shape (N, K)
-    labels : array-like or tensor of int, shape (N,)
+        :class:`~credalbook.stats.CalibrationMeasure`, or a function of your own. The old order
+        ``bootstrap_ci(metric, probs, labels)`` still works, with a FutureWarning.
     ci : float in (0, 1), default 0.95
         The level of the interval.
     n_resamples : int >= 2, default 1000
@@ -295,7 +320,7 @@ def bootstrap_ci(metric: Callable, probs, labels, *, ci: float = 0.95, n_resampl
         do (and for a ``CalibrationMeasure``, whose unvalidated batched function is used), else
         False (one call per replicate). A calibration error of this package with a ``ci=``
         keyword (or a ``functools.partial`` of one with keyword options) is given the work
-        itself: ``bootstrap_ci(ece_confidence, p, y)`` is ``ece_confidence(p, y, ci=0.95)``.
+        itself: ``bootstrap_ci(p, y, ece_confidence)`` is ``ece_confidence(p, y, ci=0.95)``.
 
     Returns
     -------
@@ -313,10 +338,18 @@ def bootstrap_ci(metric: Callable, probs, labels, *, ci: float = 0.95, n_resampl
     >>> rng = np.random.default_rng(0)
     >>> p = rng.dirichlet(np.ones(3), size=400)
     >>> y = (rng.random(400)[:, None] > p.cumsum(axis=1)).sum(axis=1)
-    >>> e = bootstrap_ci(accuracy, p, y, n_resamples=200, seed=0)
+    >>> e = bootstrap_ci(p, y, accuracy, n_resamples=200, seed=0)
     >>> e.low < e.value < e.high, e.n_resamples, e.method
     (True, 200, 'percentile')
     """
+    if callable(probs) and not callable(metric):  # the old order (metric, probs, labels)
+        warnings.warn(
+            "bootstrap_ci(metric, probs, labels) is now bootstrap_ci(probs, labels, metric) (data first) "
+            f"since 0.6; the old order will be removed in {REMOVED_IN}",
+            FutureWarning,
+            stacklevel=2,
+        )
+        probs, labels, metric = labels, metric, probs
     level, n_resamples, seed, method = check_ci_options(ci, n_resamples, seed, method)
     if not callable(metric):
         raise TypeError(f"metric must be a callable metric(probs, labels); got {metric!r}")
@@ -327,7 +360,7 @@ def bootstrap_ci(metric: Callable, probs, labels, *, ci: float = 0.95, n_resampl
         raise ValueError(f"probs must have shape (N, K) for a bootstrap interval; got shape {p.shape}")
     if _has_ci_keyword(metric):  # a metric of this package: its own ci= (fast paths, SKCE terms)
         est = metric(p, y, ci=level, n_resamples=n_resamples, seed=seed)
-        return est if method == est.method else interval(est.value, est.replicates, level=level, method=method)
+        return est if method == est.method else interval(est.value, est.replicates, ci=level, method=method)
     value = _real(metric(p, y))
     func = getattr(metric, "func", None)
     if hasattr(metric, "min_instances") and callable(func) and batched is not False:  # a CalibrationMeasure
@@ -337,7 +370,7 @@ def bootstrap_ci(metric: Callable, probs, labels, *, ci: float = 0.95, n_resampl
     else:
         statistic = functools.partial(_loop, metric)
     reps = resample_statistic(statistic, (p, y), n_resamples=n_resamples, seed=seed)
-    return interval(value, reps, level=level, method=method)
+    return interval(value, reps, ci=level, method=method)
 
 
 def check_unbatched(p: np.ndarray) -> None:

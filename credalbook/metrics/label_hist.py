@@ -33,7 +33,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from credalbook._validation import (
-    MAX_BINS,
     as_numpy,
     check_n_bins,
     check_positive_int,
@@ -41,9 +40,10 @@ from credalbook._validation import (
     check_real_dtype,
     first_index,
     fmt_index,
+    MAX_BINS,
 )
 from credalbook.metrics.binning import bin_index, bin_sums, equal_width_bin_index, uniform_edges
-from credalbook.metrics.classification import ReliabilityCurve
+from credalbook.metrics.reliability import ReliabilityCurve
 
 __all__ = [
     "check_label_hist",
@@ -60,8 +60,9 @@ __all__ = [
 # ----------------------------------------------------------------------------------------------
 # Validation
 # ----------------------------------------------------------------------------------------------
-def check_label_hist(label_hist, n_classes: int | None = None, *, min_labels: int = 1,
-                     name: str = "label_hist") -> np.ndarray:
+def check_label_hist(
+    label_hist, n_classes: int | None = None, *, min_labels: int = 1, name: str = "label_hist"
+) -> np.ndarray:
     """Validate label histograms: an (N, K) array of non-negative integer class counts.
 
     Parameters
@@ -91,8 +92,7 @@ def check_label_hist(label_hist, n_classes: int | None = None, *, min_labels: in
     >>> check_label_hist([[2, 0, 1], [0, 3, 0]], n_classes=3).sum(axis=1)
     array([3, 3])
     """
-    arr = check_real_dtype(as_numpy(label_hist, name), name, allow_bool=False,
-                           what="hold non-negative integer counts")
+    arr = check_real_dtype(as_numpy(label_hist, name), name, allow_bool=False, what="hold non-negative integer counts")
     if arr.ndim != 2:
         raise ValueError(f"{name} must have shape (N, K); got shape {arr.shape}")
     if arr.shape[0] < 1 or arr.shape[1] < 2:
@@ -118,8 +118,10 @@ def check_label_hist(label_hist, n_classes: int | None = None, *, min_labels: in
     few = totals < min_labels
     if few.any():
         i = int(np.argmax(few))
-        raise ValueError(f"{name} row {i} has n_i = {totals[i]} labels; this estimator needs at least "
-                         f"{min_labels} label(s) per instance")
+        raise ValueError(
+            f"{name} row {i} has n_i = {totals[i]} labels; this estimator needs at least "
+            f"{min_labels} label(s) per instance"
+        )
     return arr
 
 
@@ -130,8 +132,9 @@ def _check_pair(label_hist, probs, *, min_labels: int = 1) -> tuple[np.ndarray, 
         raise ValueError(f"probs must have shape (N, K); got shape {p.shape}")
     y = check_label_hist(label_hist, n_classes=p.shape[1], min_labels=min_labels)
     if y.shape[0] != p.shape[0]:
-        raise ValueError(f"label_hist and probs must have the same number of instances; got "
-                         f"{y.shape[0]} and {p.shape[0]}")
+        raise ValueError(
+            f"label_hist and probs must have the same number of instances; got {y.shape[0]} and {p.shape[0]}"
+        )
     return y, p
 
 
@@ -144,14 +147,20 @@ def _bin_index(values: np.ndarray, n_bins: int, bin_edges) -> tuple[np.ndarray, 
     if edges.dtype.kind not in "iuf":
         raise ValueError(f"bin_edges must be a strictly increasing 1-D array from 0 to 1; got dtype {edges.dtype}")
     edges = edges.astype(np.float64)
-    if (edges.ndim != 1 or not 2 <= edges.size <= MAX_BINS + 1 or not np.all(np.diff(edges) > 0)
-            or edges[0] != 0.0 or edges[-1] != 1.0):
+    if (
+        edges.ndim != 1
+        or not 2 <= edges.size <= MAX_BINS + 1
+        or not np.all(np.diff(edges) > 0)
+        or edges[0] != 0.0
+        or edges[-1] != 1.0
+    ):
         raise ValueError(f"bin_edges must be a strictly increasing 1-D array from 0 to 1; got {bin_edges!r}")
     return bin_index(values, edges), edges
 
 
-def _binned(obs: np.ndarray, pred: np.ndarray, idx: np.ndarray, n_bins: int, n_total: int,
-            extra: np.ndarray | None = None) -> dict:
+def _binned(
+    obs: np.ndarray, pred: np.ndarray, idx: np.ndarray, n_bins: int, n_total: int, extra: np.ndarray | None = None
+) -> dict:
     """Per-bin statistics of C binary problems at once; all inputs (C, N), outputs (C, B).
 
     counts |I_b|, mean predicted and observed values (NaN when empty), the plug-in calibration
@@ -174,8 +183,13 @@ def _binned(obs: np.ndarray, pred: np.ndarray, idx: np.ndarray, n_bins: int, n_t
     ss = bsum(dev**2)
     many = counts >= 2
     correction = np.where(many, ss / (n_total * np.maximum(counts - 1, 1)), 0.0)
-    out = {"counts": counts, "mean_pred": mean_pred, "mean_obs": mean_obs, "cl_plugin": cl_plugin,
-           "cl_debiased": np.where(many, cl_plugin - correction, 0.0)}
+    out = {
+        "counts": counts,
+        "mean_pred": mean_pred,
+        "mean_obs": mean_obs,
+        "cl_plugin": cl_plugin,
+        "cl_debiased": np.where(many, cl_plugin - correction, 0.0),
+    }
     if extra is not None:
         out["extra"] = bsum(extra) / n_total
     return out
@@ -224,8 +238,9 @@ def expected_squared_loss(label_hist, probs, *, instance_weights=None) -> float:
     per_instance = ((mu - p) ** 2 + mu * (1.0 - mu)).sum(axis=1)
     if instance_weights is None:
         return float(per_instance.mean())
-    w = check_real_dtype(as_numpy(instance_weights, "instance_weights"), "instance_weights",
-                         allow_bool=False).astype(np.float64)
+    w = check_real_dtype(as_numpy(instance_weights, "instance_weights"), "instance_weights", allow_bool=False).astype(
+        np.float64
+    )
     if w.shape != (y.shape[0],):
         raise ValueError(f"instance_weights must have shape ({y.shape[0]},); got {w.shape}")
     if not np.all(np.isfinite(w)) or (w < 0).any() or w.sum() <= 0:
@@ -334,8 +349,9 @@ class CPELossDecomposition:
     dl_plugin = property(lambda self: float(self.dl_plugin_bins.sum()), doc="Plug-in DL (Eq. 35).")
     dl_debiased = property(lambda self: float(self.dl_debiased_bins.sum()), doc="Debiased DL (Eq. 36).")
     ce_plugin = property(lambda self: math.sqrt(max(self.cl_plugin, 0.0)), doc="sqrt of the plug-in CL.")
-    ce_debiased = property(lambda self: math.sqrt(max(self.cl_debiased, 0.0)),
-                           doc="sqrt of the debiased CL, clipped at 0.")
+    ce_debiased = property(
+        lambda self: math.sqrt(max(self.cl_debiased, 0.0)), doc="sqrt of the debiased CL, clipped at 0."
+    )
 
     def cl_per_class(self, *, debiased: bool = True) -> np.ndarray:
         """:math:`\\mathrm{CL}_k(\\mathcal B_k)` for each class, shape (K,)."""
@@ -357,8 +373,14 @@ class CPELossDecomposition:
         if isinstance(class_index, bool) or not isinstance(class_index, (int, np.integer)) or not 0 <= class_index < k:
             raise ValueError(f"class_index must be an integer in [0, {k}) or None; got {class_index!r}")
         c = int(class_index)
-        return ReliabilityCurve(self.bin_edges, self.counts[c], self.mean_predicted[c], self.mean_observed[c],
-                                kind="classwise", class_index=c)
+        return ReliabilityCurve(
+            self.bin_edges,
+            self.counts[c],
+            self.mean_predicted[c],
+            self.mean_observed[c],
+            kind="classwise",
+            class_index=c,
+        )
 
 
 def _decompose(y: np.ndarray, p: np.ndarray, n_bins: int, bin_edges, want_debiased: bool = True):
@@ -368,10 +390,17 @@ def _decompose(y: np.ndarray, p: np.ndarray, n_bins: int, bin_edges, want_debias
     b = edges.size - 1
     el = (mu - p) ** 2
     full = _binned(mu.T, p.T, idx.T, b, len(y), extra=el.T)
-    fields = dict(bin_edges=edges, counts=full["counts"], mean_predicted=full["mean_pred"],
-                  mean_observed=full["mean_obs"], el_plugin_bins=full["extra"], cl_plugin_bins=full["cl_plugin"],
-                  cl_debiased_bins=full["cl_debiased"], dl_plugin_bins=full["extra"] - full["cl_plugin"],
-                  n_instances=len(y))
+    fields = dict(
+        bin_edges=edges,
+        counts=full["counts"],
+        mean_predicted=full["mean_pred"],
+        mean_observed=full["mean_obs"],
+        el_plugin_bins=full["extra"],
+        cl_plugin_bins=full["cl_plugin"],
+        cl_debiased_bins=full["cl_debiased"],
+        dl_plugin_bins=full["extra"] - full["cl_plugin"],
+        n_instances=len(y),
+    )
     keep = n >= 2
     n2 = int(keep.sum())
     if not want_debiased or n2 == 0:
@@ -379,8 +408,12 @@ def _decompose(y: np.ndarray, p: np.ndarray, n_bins: int, bin_edges, want_debias
         return dict(fields, el_debiased_bins=nan, dl_debiased_bins=nan, n_debiased_instances=n2)
     el_hat = el - mu * (1.0 - mu) / np.maximum(n - 1, 1)[:, None]
     sub = _binned(mu[keep].T, p[keep].T, idx[keep].T, b, n2, extra=el_hat[keep].T)
-    return dict(fields, el_debiased_bins=sub["extra"], dl_debiased_bins=sub["extra"] - sub["cl_debiased"],
-                n_debiased_instances=n2)
+    return dict(
+        fields,
+        el_debiased_bins=sub["extra"],
+        dl_debiased_bins=sub["extra"] - sub["cl_debiased"],
+        n_debiased_instances=n2,
+    )
 
 
 def cpe_loss_decomposition(label_hist, probs, *, n_bins: int = 15, bin_edges=None) -> CPELossDecomposition:
@@ -433,8 +466,9 @@ def cpe_loss_decomposition(label_hist, probs, *, n_bins: int = 15, bin_edges=Non
     return CPELossDecomposition(**_decompose(y, p, n_bins, bin_edges))
 
 
-def binned_calibration_loss(label_hist, probs, *, n_bins: int = 15, bin_edges=None, debiased: bool = True,
-                            per_class: bool = False):
+def binned_calibration_loss(
+    label_hist, probs, *, n_bins: int = 15, bin_edges=None, debiased: bool = True, per_class: bool = False
+):
     r"""Binned class-wise calibration loss :math:`\mathrm{CL}(\mathcal B) = \sum_k \mathrm{CL}_k(\mathcal B_k)` (Eqs. 13-14).
 
     .. math::

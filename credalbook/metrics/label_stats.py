@@ -17,15 +17,15 @@ Predictions in Medical Domain. arXiv:2007.01659 (2022), Sec. 4 and App. C.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 from scipy.special import comb
 
 from credalbook._validation import as_numpy, check_positive_int, check_real_dtype, check_unit_values
 from credalbook.metrics.label_hist import _bin_index, _binned, check_label_hist
-from credalbook.metrics.classification import ReliabilityCurve
+from credalbook.metrics.reliability import ReliabilityCurve
 
 __all__ = [
     "disagreement_statistic",
@@ -249,8 +249,10 @@ class StatisticCalibration:
     cl_plugin = property(lambda self: float(self.cl_plugin_bins.sum()), doc="Plug-in CL_φ (Eq. 42).")
     cl_debiased = property(lambda self: float(self.cl_debiased_bins.sum()), doc="Debiased CL_φ (Eqs. 44-45).")
     ce_plugin = property(lambda self: math.sqrt(max(self.cl_plugin, 0.0)), doc="sqrt of the plug-in CL_φ.")
-    ce_debiased = property(lambda self: math.sqrt(max(self.cl_debiased, 0.0)),
-                           doc="sqrt of the debiased CL_φ, clipped at 0 (the CE_φ of Tables 1 and 6).")
+    ce_debiased = property(
+        lambda self: math.sqrt(max(self.cl_debiased, 0.0)),
+        doc="sqrt of the debiased CL_φ, clipped at 0 (the CE_φ of Tables 1 and 6).",
+    )
 
     def reliability_curve(self) -> ReliabilityCurve:
         """The bins as a :class:`~credalbook.metrics.ReliabilityCurve` (``kind="statistic"``).
@@ -258,12 +260,14 @@ class StatisticCalibration:
         :func:`credalbook.plotting.plot_reliability_diagram` draws it; set the axis labels
         (e.g. "DPE" / "observed disagreement") on the returned Axes.
         """
-        return ReliabilityCurve(self.bin_edges, self.counts, self.mean_predicted, self.mean_observed,
-                                kind="statistic", class_index=None)
+        return ReliabilityCurve(
+            self.bin_edges, self.counts, self.mean_predicted, self.mean_observed, kind="statistic", class_index=None
+        )
 
 
-def statistic_calibration(label_hist, phi_probs, *, phi: str | Callable = "disagreement", order: int = 2,
-                          n_bins: int = 15, bin_edges=None) -> StatisticCalibration:
+def statistic_calibration(
+    label_hist, phi_probs, *, phi: str | Callable = "disagreement", order: int = 2, n_bins: int = 15, bin_edges=None
+) -> StatisticCalibration:
     r"""Plug-in and debiased calibration loss :math:`\mathrm{CL}_\phi(\mathcal B)` of :math:`\varphi` (App. C.2).
 
     .. math::
@@ -301,12 +305,21 @@ def statistic_calibration(label_hist, phi_probs, *, phi: str | Callable = "disag
     m1, _, v = _statistic_inputs(label_hist, phi_probs, phi, order)
     idx, edges = _bin_index(v, n_bins, bin_edges)
     r = _binned(m1[None], v[None], idx[None], edges.size - 1, len(v))
-    return StatisticCalibration(edges, r["counts"][0], r["mean_pred"][0], r["mean_obs"][0], r["cl_plugin"][0],
-                                r["cl_debiased"][0], len(v))
+    return StatisticCalibration(
+        edges, r["counts"][0], r["mean_pred"][0], r["mean_obs"][0], r["cl_plugin"][0], r["cl_debiased"][0], len(v)
+    )
 
 
-def statistic_calibration_loss(label_hist, phi_probs, *, phi: str | Callable = "disagreement", order: int = 2,
-                               n_bins: int = 15, bin_edges=None, debiased: bool = True) -> float:
+def statistic_calibration_loss(
+    label_hist,
+    phi_probs,
+    *,
+    phi: str | Callable = "disagreement",
+    order: int = 2,
+    n_bins: int = 15,
+    bin_edges=None,
+    debiased: bool = True,
+) -> float:
     r"""Calibration loss :math:`\mathrm{CL}_\phi(\mathcal B)`, debiased (Eq. 44) or plug-in (Eq. 42).
 
     A shortcut for :func:`statistic_calibration`; the debiased value may be negative.
@@ -320,8 +333,16 @@ def statistic_calibration_loss(label_hist, phi_probs, *, phi: str | Callable = "
     return c.cl_debiased if debiased else c.cl_plugin
 
 
-def statistic_calibration_error(label_hist, phi_probs, *, phi: str | Callable = "disagreement", order: int = 2,
-                                n_bins: int = 15, bin_edges=None, debiased: bool = True) -> float:
+def statistic_calibration_error(
+    label_hist,
+    phi_probs,
+    *,
+    phi: str | Callable = "disagreement",
+    order: int = 2,
+    n_bins: int = 15,
+    bin_edges=None,
+    debiased: bool = True,
+) -> float:
     r"""Calibration error :math:`\mathrm{CE}_\phi = \sqrt{\max(0, \mathrm{CL}_\phi)}` (the :math:`\widehat{\mathrm{CE}}_{\phi^D}` of Table 1).
 
     Clipped at 0 like :func:`binned_calibration_error`.
@@ -331,6 +352,7 @@ def statistic_calibration_error(label_hist, phi_probs, *, phi: str | Callable = 
     >>> round(statistic_calibration_error([[1, 1], [2, 0], [1, 1]], [0.5, 0.5, 0.5], n_bins=2, debiased=False), 6)
     0.166667
     """
-    cl = statistic_calibration_loss(label_hist, phi_probs, phi=phi, order=order, n_bins=n_bins,
-                                    bin_edges=bin_edges, debiased=debiased)
+    cl = statistic_calibration_loss(
+        label_hist, phi_probs, phi=phi, order=order, n_bins=n_bins, bin_edges=bin_edges, debiased=debiased
+    )
     return math.sqrt(max(cl, 0.0))

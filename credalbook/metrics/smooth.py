@@ -89,8 +89,10 @@ def _check_inputs(probs, labels) -> tuple[np.ndarray, np.ndarray]:
 def _check_bandwidth(bandwidth) -> float:
     sigma = check_positive_float(bandwidth, "bandwidth")
     if sigma < MIN_SMOOTH_ECE_BANDWIDTH / 10:
-        raise ValueError(f"bandwidth must be at least {MIN_SMOOTH_ECE_BANDWIDTH / 10:g} (the grid has about 10/bandwidth "
-                         f"points); got {bandwidth!r}")
+        raise ValueError(
+            f"bandwidth must be at least {MIN_SMOOTH_ECE_BANDWIDTH / 10:g} (the grid has about 10/bandwidth "
+            f"points); got {bandwidth!r}"
+        )
     return sigma
 
 
@@ -122,7 +124,7 @@ class _SmoothECE:
         d = np.linspace(0.0, 1.0, g) - 0.5
         kernel = np.exp(-d * d / (2 * sigma * sigma)) / (np.sqrt(2 * np.pi) * sigma)
         mirrored = np.concatenate((values[::-1][:-1], values, values[::-1][1:]))
-        return fftconvolve(mirrored, kernel, mode="valid")[g // 2:g // 2 + g]
+        return fftconvolve(mirrored, kernel, mode="valid")[g // 2 : g // 2 + g]
 
     def __call__(self, sigma: float) -> float:
         g = max(2000, round(20 / sigma)) // 2 + 1
@@ -150,8 +152,9 @@ class _SmoothECE:
         return hi, value
 
 
-def smooth_ece(probs, labels, *, bandwidth: float | None = None, ci: float | None = None, n_resamples: int = 1000,
-               seed=None):
+def smooth_ece(
+    probs, labels, *, bandwidth: float | None = None, ci: float | None = None, n_resamples: int = 1000, seed=None
+):
     r"""Smooth ECE of Błasiok & Nakkiran (2023): the ECE of the kernel-smoothed reliability diagram.
 
     .. math::

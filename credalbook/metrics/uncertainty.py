@@ -252,25 +252,26 @@ def _integrate(mu, var, *, method, n_samples, n_points, seed) -> tuple[np.ndarra
     if method == "quadrature":
         chunk = max(1, _CHUNK_ELEMS // n_points)
         for s in range(0, n, chunk):
-            m, v = mu[s:s + chunk], sd[s:s + chunk]
+            m, v = mu[s : s + chunk], sd[s : s + chunk]
             wide = v >= _SD_SWITCH
             p, h = np.empty(m.shape[0]), np.empty(m.shape[0])
             p[~wide], h[~wide] = _gauss_hermite(m[~wide], v[~wide], n_points)
             if wide.any():
                 p[wide], h[wide] = _gauss_laguerre(m[wide], v[wide], n_points)
-            prob[s:s + chunk], ent[s:s + chunk] = p, h
+            prob[s : s + chunk], ent[s : s + chunk] = p, h
         return prob, ent
     rng = np.random.default_rng(seed)
     chunk = max(1, _CHUNK_ELEMS // n_samples)
     for s in range(0, n, chunk):
-        g = mu[s:s + chunk, None] + sd[s:s + chunk, None] * rng.standard_normal((min(chunk, n - s), n_samples))
-        prob[s:s + chunk] = expit(g).mean(axis=1)
-        ent[s:s + chunk] = _entropy_of_logit(g).mean(axis=1)
+        g = mu[s : s + chunk, None] + sd[s : s + chunk, None] * rng.standard_normal((min(chunk, n - s), n_samples))
+        prob[s : s + chunk] = expit(g).mean(axis=1)
+        ent[s : s + chunk] = _entropy_of_logit(g).mean(axis=1)
     return prob, ent
 
 
-def eu_estimates(latent_mean, latent_var, *, method: str = "mc", n_samples: int = 1000,
-                 n_points: int = 64, seed=0) -> EUEstimates:
+def eu_estimates(
+    latent_mean, latent_var, *, method: str = "mc", n_samples: int = 1000, n_points: int = 64, seed=None
+) -> EUEstimates:
     r"""Predictive probability and the two EU estimators of the EU paper, Sec. 3.1.
 
     For each test point with latent predictive :math:`g_* \sim \mathcal N(\mu_*, \sigma_*^2)`:
@@ -315,7 +316,7 @@ def eu_estimates(latent_mean, latent_var, *, method: str = "mc", n_samples: int 
         Monte Carlo draws per point (``method="mc"``).
     n_points : int, default=64
         Quadrature nodes (``method="quadrature"``), at most 150.
-    seed : int, numpy.random.Generator or None, default=0
+    seed : None, int or numpy.random.Generator, default None
         For the Monte Carlo draws.
 
     Returns
@@ -347,8 +348,9 @@ def eu_estimates(latent_mean, latent_var, *, method: str = "mc", n_samples: int 
     prob = np.clip(prob, 0.0, 1.0)
     ent = binary_entropy(prob)
     expected_ent = np.minimum(expected_ent, ent)  # Jensen; removes rounding noise only
-    return EUEstimates(prob=prob, entropy=ent, expected_entropy=expected_ent,
-                       pred=(mu > 0).astype(np.int64), method=method)
+    return EUEstimates(
+        prob=prob, entropy=ent, expected_entropy=expected_ent, pred=(mu > 0).astype(np.int64), method=method
+    )
 
 
 def predictive_probability(latent_mean, latent_var, **kwargs) -> np.ndarray:

@@ -1,32 +1,17 @@
-"""Torch models, the training loop, stored predictions, classifier sets, and device/seed handling.
-"""
+"""Torch models, the training loop, stored predictions, classifier sets, and device/seed handling."""
 
-from credalbook.nn.architectures import (
-    build_topology,
-    DenseNet,
-    FAMILIES,
-    LeNet5,
-    PadCropFlip,
-    WideResNet,
-)
-from credalbook.nn.device import (
-    resolve_device,
-    seed_everything,
-)
+from credalbook.nn.architectures import build_topology, DenseNet, FAMILIES, LeNet5, PadCropFlip, WideResNet
+from credalbook.nn.device import resolve_device, seed_everything
 from credalbook.nn.ensembles import (
     backbone_features,
     BackboneFeatures,
     classifier_sets,
     ClassifierSet,
+    HeadConfig,
     MemberPredictions,
     train_classifier_set,
 )
-from credalbook.nn.loop import (
-    Callback,
-    EarlyStopping,
-    LambdaCallback,
-    train_loop,
-)
+from credalbook.nn.loop import Callback, EarlyStopping, LambdaCallback, train_loop
 from credalbook.nn.models import (
     as_float_tensor,
     as_label_tensor,
@@ -34,26 +19,13 @@ from credalbook.nn.models import (
     count_parameters,
     dropout_modules,
     mc_dropout_predict,
-    stochastic_predict,
     MLP,
     SmallCNN,
+    stochastic_predict,
 )
-from credalbook.nn.predictions import (
-    build_model,
-    ModelPredictions,
-    train_predictions,
-)
-from credalbook.nn.training import (
-    fit,
-    predict_logits,
-    predict_proba,
-    TrainResult,
-)
-from credalbook.nn.vgg import (
-    ThreeConvNet,
-    VGG16_LAYERS,
-    VGGNet,
-)
+from credalbook.nn.predictions import build_model, ModelPredictions, PredictionsConfig, train_predictions
+from credalbook.nn.training import fit, FitConfig, predict_logits, predict_proba, TrainResult
+from credalbook.nn.vgg import ThreeConvNet, VGG16_LAYERS, VGGNet
 
 __all__ = [
     "build_topology",
@@ -68,6 +40,7 @@ __all__ = [
     "BackboneFeatures",
     "classifier_sets",
     "ClassifierSet",
+    "HeadConfig",
     "MemberPredictions",
     "train_classifier_set",
     "as_float_tensor",
@@ -85,8 +58,10 @@ __all__ = [
     "SmallCNN",
     "build_model",
     "ModelPredictions",
+    "PredictionsConfig",
     "train_predictions",
     "fit",
+    "FitConfig",
     "predict_logits",
     "predict_proba",
     "TrainResult",

@@ -121,9 +121,18 @@ class LeNet5(_Network):
         self.n_classes = _check_n_classes(n_classes)
         pad = (32 - self.image_size) // 2
         self.body = nn.Sequential(
-            nn.Conv2d(self.in_channels, 6, 5, padding=pad), nn.ReLU(), nn.MaxPool2d(2),
-            nn.Conv2d(6, 16, 5), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(),
-            nn.Linear(16 * 5 * 5, 120), nn.ReLU(), nn.Linear(120, 84), nn.ReLU())
+            nn.Conv2d(self.in_channels, 6, 5, padding=pad),
+            nn.ReLU(),
+            nn.MaxPool2d(2),
+            nn.Conv2d(6, 16, 5),
+            nn.ReLU(),
+            nn.MaxPool2d(2),
+            nn.Flatten(),
+            nn.Linear(16 * 5 * 5, 120),
+            nn.ReLU(),
+            nn.Linear(120, 84),
+            nn.ReLU(),
+        )
         self.head = nn.Linear(84, self.n_classes)
         self.feature_dim = 84
 
@@ -137,11 +146,9 @@ class _DenseLayer(nn.Module):
         layers: list[nn.Module] = []
         c = c_in
         if bottleneck:
-            layers += [nn.BatchNorm2d(c), nn.ReLU(inplace=True),
-                       nn.Conv2d(c, 4 * growth, 1, bias=False)]
+            layers += [nn.BatchNorm2d(c), nn.ReLU(inplace=True), nn.Conv2d(c, 4 * growth, 1, bias=False)]
             c = 4 * growth
-        layers += [nn.BatchNorm2d(c), nn.ReLU(inplace=True),
-                   nn.Conv2d(c, growth, 3, padding=1, bias=False)]
+        layers += [nn.BatchNorm2d(c), nn.ReLU(inplace=True), nn.Conv2d(c, growth, 3, padding=1, bias=False)]
         if drop_rate > 0:
             layers.append(nn.Dropout(drop_rate))
         self.layers = nn.Sequential(*layers)
@@ -199,34 +206,44 @@ class DenseNet(_Network):
     (torch.Size([2, 10]), torch.Size([2, 9]))
     """
 
-    def __init__(self, in_channels: int = 3, n_classes: int = 10, image_size: int = 32, *,
-                 depth: int = 100, growth_rate: int = 12, block_config: Sequence[int] | None = None,
-                 bottleneck: bool = True, compression: float = 0.5,
-                 init_channels: int | None = None, drop_rate: float = 0.0) -> None:
+    def __init__(
+        self,
+        in_channels: int = 3,
+        n_classes: int = 10,
+        image_size: int = 32,
+        *,
+        depth: int = 100,
+        growth_rate: int = 12,
+        block_config: Sequence[int] | None = None,
+        bottleneck: bool = True,
+        compression: float = 0.5,
+        init_channels: int | None = None,
+        drop_rate: float = 0.0,
+    ) -> None:
         super().__init__()
         self.in_channels, self.image_size = _check_image(in_channels, image_size)
         self.n_classes = _check_n_classes(n_classes)
         growth_rate = check_positive_int(growth_rate, "growth_rate")
         if not isinstance(bottleneck, bool):
             raise ValueError(f"bottleneck must be a bool; got {bottleneck!r}")
-        if isinstance(compression, bool) or not isinstance(compression, (int, float)) \
-                or not 0 < compression <= 1:
+        if isinstance(compression, bool) or not isinstance(compression, (int, float)) or not 0 < compression <= 1:
             raise ValueError(f"compression must be a number in (0, 1]; got {compression!r}")
         drop_rate = _check_dropout(drop_rate)
         if block_config is None:
             depth = check_positive_int(depth, "depth")
             per = 6 if bottleneck else 3
             if depth < 4 + per or (depth - 4) % per:
-                raise ValueError(f"depth must be 4 + {per} n (n >= 1) for a "
-                                 f"{'bottleneck' if bottleneck else 'plain'} DenseNet; got {depth}")
+                raise ValueError(
+                    f"depth must be 4 + {per} n (n >= 1) for a "
+                    f"{'bottleneck' if bottleneck else 'plain'} DenseNet; got {depth}"
+                )
             block_config = (((depth - 4) // per),) * 3
         else:
             block_config = tuple(check_positive_int(b, "block_config") for b in block_config)
             if not block_config:
                 raise ValueError("block_config must name at least one dense block; got ()")
         if 2 ** (len(block_config) - 1) > self.image_size:
-            raise ValueError(f"{len(block_config)} dense blocks pool a {self.image_size}-pixel "
-                             "image below one pixel")
+            raise ValueError(f"{len(block_config)} dense blocks pool a {self.image_size}-pixel image below one pixel")
         if init_channels is None:
             init_channels = 2 * growth_rate if bottleneck or compression < 1 else 16
         c = check_positive_int(init_channels, "init_channels")
@@ -238,8 +255,12 @@ class DenseNet(_Network):
                 c += growth_rate
             if i < len(block_config) - 1:
                 c_out = int(math.floor(compression * c))
-                layers += [nn.BatchNorm2d(c), nn.ReLU(inplace=True),
-                           nn.Conv2d(c, c_out, 1, bias=False), nn.AvgPool2d(2)]
+                layers += [
+                    nn.BatchNorm2d(c),
+                    nn.ReLU(inplace=True),
+                    nn.Conv2d(c, c_out, 1, bias=False),
+                    nn.AvgPool2d(2),
+                ]
                 c = c_out
         _pooled_head(self, layers, c)
 
@@ -255,8 +276,7 @@ class _WideBlock(nn.Module):
         self.bn2 = nn.BatchNorm2d(c_out)
         self.conv2 = nn.Conv2d(c_out, c_out, 3, padding=1, bias=False)
         self.drop = nn.Dropout(drop_rate) if drop_rate > 0 else nn.Identity()
-        self.shortcut = None if c_in == c_out and stride == 1 else \
-            nn.Conv2d(c_in, c_out, 1, stride=stride, bias=False)
+        self.shortcut = None if c_in == c_out and stride == 1 else nn.Conv2d(c_in, c_out, 1, stride=stride, bias=False)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         o = F.relu(self.bn1(x))
@@ -300,8 +320,16 @@ class WideResNet(_Network):
     (torch.Size([2, 10]), 64)
     """
 
-    def __init__(self, in_channels: int = 3, n_classes: int = 10, image_size: int = 32, *,
-                 depth: int = 28, widen_factor: int = 10, drop_rate: float = 0.0) -> None:
+    def __init__(
+        self,
+        in_channels: int = 3,
+        n_classes: int = 10,
+        image_size: int = 32,
+        *,
+        depth: int = 28,
+        widen_factor: int = 10,
+        drop_rate: float = 0.0,
+    ) -> None:
         super().__init__()
         self.in_channels, self.image_size = _check_image(in_channels, image_size)
         self.n_classes = _check_n_classes(n_classes)
@@ -326,8 +354,7 @@ class WideResNet(_Network):
 FAMILIES = {"lenet5": LeNet5, "densenet": DenseNet, "wide_resnet": WideResNet}
 
 
-def build_topology(family: str, *, in_channels: int, n_classes: int, image_size: int,
-                   **kwargs) -> nn.Module:
+def build_topology(family: str, *, in_channels: int, n_classes: int, image_size: int, **kwargs) -> nn.Module:
     """A network of `family` (a key of :data:`FAMILIES`) for the given images and classes.
 
     Examples
@@ -339,8 +366,7 @@ def build_topology(family: str, *, in_channels: int, n_classes: int, image_size:
     """
     if family not in FAMILIES:
         raise ValueError(f"family must be one of {sorted(FAMILIES)}; got {family!r}")
-    return FAMILIES[family](in_channels=in_channels, n_classes=n_classes, image_size=image_size,
-                            **kwargs)
+    return FAMILIES[family](in_channels=in_channels, n_classes=n_classes, image_size=image_size, **kwargs)
 
 
 # ------------------------------------------------------------------------------ augmentation
@@ -383,8 +409,9 @@ class PadCropFlip:
 
     def __call__(self, x: torch.Tensor) -> torch.Tensor:
         if not isinstance(x, torch.Tensor) or x.ndim != 4:
-            raise ValueError(f"x must be a tensor of shape (N, C, H, W); got "
-                             f"{type(x).__name__} {tuple(getattr(x, 'shape', ()))}")
+            raise ValueError(
+                f"x must be a tensor of shape (N, C, H, W); got {type(x).__name__} {tuple(getattr(x, 'shape', ()))}"
+            )
         n, c, h, w = x.shape
         if self.padding:
             p = self.padding
@@ -393,8 +420,12 @@ class PadCropFlip:
             dx = torch.randint(0, 2 * p + 1, (n,)).to(x.device)
             rows = (dy[:, None] + torch.arange(h, device=x.device))[:, None, :, None]
             cols = (dx[:, None] + torch.arange(w, device=x.device))[:, None, None, :]
-            x = padded[torch.arange(n, device=x.device)[:, None, None, None],
-                       torch.arange(c, device=x.device)[None, :, None, None], rows, cols]
+            x = padded[
+                torch.arange(n, device=x.device)[:, None, None, None],
+                torch.arange(c, device=x.device)[None, :, None, None],
+                rows,
+                cols,
+            ]
         if self.hflip:
             flip = (torch.rand(n) < 0.5).to(x.device)[:, None, None, None]
             x = torch.where(flip, x.flip(-1), x)

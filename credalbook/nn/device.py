@@ -65,14 +65,10 @@ def resolve_device(device: str | torch.device = "auto") -> torch.device:
             dev = torch.device(device.strip())
         except RuntimeError as err:
             raise ValueError(
-                f"device must be 'auto', 'cpu', 'cuda', 'cuda:<index>', 'mps' or a "
-                f"torch.device; got {device!r}"
+                f"device must be 'auto', 'cpu', 'cuda', 'cuda:<index>', 'mps' or a torch.device; got {device!r}"
             ) from err
     else:
-        raise ValueError(
-            f"device must be a string or a torch.device; got {device!r} "
-            f"of type {type(device).__name__}"
-        )
+        raise ValueError(f"device must be a string or a torch.device; got {device!r} of type {type(device).__name__}")
     if dev.type == "cuda":
         if not torch.cuda.is_available():
             raise ValueError(
@@ -82,13 +78,11 @@ def resolve_device(device: str | torch.device = "auto") -> torch.device:
         n_gpus = torch.cuda.device_count()
         if dev.index is not None and dev.index >= n_gpus:
             raise ValueError(
-                f"device={device!r} asks for CUDA device {dev.index}, but only "
-                f"{n_gpus} CUDA device(s) are visible"
+                f"device={device!r} asks for CUDA device {dev.index}, but only {n_gpus} CUDA device(s) are visible"
             )
     elif dev.type == "mps" and not _mps_available():
         raise ValueError(
-            f"device={device!r} asks for Apple MPS, which is not available on this machine; "
-            "use device='auto' or 'cpu'"
+            f"device={device!r} asks for Apple MPS, which is not available on this machine; use device='auto' or 'cpu'"
         )
     return dev
 

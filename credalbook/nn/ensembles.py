@@ -29,23 +29,38 @@ import inspect
 import re
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 
 import numpy as np
 import torch
 from torch import nn
 
+from credalbook._config import resolve_config
 from credalbook._progress import progress_bar
-from credalbook._validation import as_numpy, check_choice, check_labels, check_positive_int, check_probability, check_probs
+from credalbook._validation import (
+    as_numpy,
+    check_choice,
+    check_labels,
+    check_positive_int,
+    check_probability,
+    check_probs,
+)
 from credalbook.cache import cached
 from credalbook.data.images import load_dataset
 from credalbook.data.splits import train_val_test_split
-from credalbook.nn.models import MLP, _check_dropout, mc_dropout_predict
+from credalbook.nn.configs import HeadConfig
+from credalbook.nn.models import _check_dropout, mc_dropout_predict, MLP
 from credalbook.nn.predictions import build_model
 from credalbook.nn.training import fit, predict_logits, predict_proba
 
-__all__ = ["BackboneFeatures", "ClassifierSet", "MemberPredictions", "backbone_features",
-           "train_classifier_set", "classifier_sets"]
+__all__ = [
+    "BackboneFeatures",
+    "ClassifierSet",
+    "MemberPredictions",
+    "backbone_features",
+    "train_classifier_set",
+    "classifier_sets",
+]
 
 KINDS = ("single", "dropout", "ensemble")
 _NAME_RE = re.compile(r"^DN\((\d*\.?\d+)\)$")
@@ -202,27 +217,55 @@ def backbone_features(
         ds = ds.subsample(n_train, None, seed=seed)
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(seed)
-        model = build_model("cnn", n_classes=ds.n_classes, image_shape=ds.image_shape, hidden=(hidden,),
-                            channels=channels)
-    result = fit(model, ds.x_train, ds.y_train, epochs=epochs, batch_size=batch_size, optimizer="adam",
-                 lr=lr, seed=seed, device=device, progress=progress)
+        model = build_model(
+            "cnn", n_classes=ds.n_classes, image_shape=ds.image_shape, hidden=(hidden,), channels=channels
+        )
+    result = fit(
+        model,
+        ds.x_train,
+        ds.y_train,
+        epochs=epochs,
+        batch_size=batch_size,
+        optimizer="adam",
+        lr=lr,
+        seed=seed,
+        device=device,
+        progress=progress,
+    )
     model.requires_grad_(False)
     extractor = _Features(model)
     f_train = predict_logits(extractor, ds.x_train, device=device).astype(np.float32)
     f_test = predict_logits(extractor, ds.x_test, device=device).astype(np.float32)
-    config = dict(dataset=dataset, n_train=n_train, epochs=epochs, channels=tuple(channels), hidden=hidden,
-                  batch_size=batch_size, lr=lr, seed=seed, n_classes=ds.n_classes, image_shape=ds.image_shape)
+    config = dict(
+        dataset=dataset,
+        n_train=n_train,
+        epochs=epochs,
+        channels=tuple(channels),
+        hidden=hidden,
+        batch_size=batch_size,
+        lr=lr,
+        seed=seed,
+        n_classes=ds.n_classes,
+        image_shape=ds.image_shape,
+    )
     return BackboneFeatures(
-        features_train=f_train, y_train=np.asarray(ds.y_train), features_test=f_test,
+        features_train=f_train,
+        y_train=np.asarray(ds.y_train),
+        features_test=f_test,
         y_test=np.asarray(ds.y_test),
         train_accuracy=_accuracy(model.head, f_train, ds.y_train, device),
         test_accuracy=_accuracy(model.head, f_test, ds.y_test, device),
-        history=list(result.history), seconds=result.seconds, config=config,
+        history=list(result.history),
+        seconds=result.seconds,
+        config=config,
     )
 
 
-_BACKBONE_KEYS = tuple(name for name, p in inspect.signature(backbone_features).parameters.items()
-                       if p.kind is inspect.Parameter.KEYWORD_ONLY and name not in ("device", "progress"))
+_BACKBONE_KEYS = tuple(
+    name
+    for name, p in inspect.signature(backbone_features).parameters.items()
+    if p.kind is inspect.Parameter.KEYWORD_ONLY and name not in ("device", "progress")
+)
 
 
 class MemberPredictions:
@@ -321,19 +364,25 @@ class ClassifierSet(MemberPredictions):
             if probs.ndim != 3:
                 raise ValueError(f"ens_probs_{part} must have shape (N, M, K); got {probs.shape}")
             probs = check_probs(probs, name="ens_probs_" + part, min_ndim=3)
-            labels = check_labels(getattr(self, "y_" + part), n_classes=probs.shape[2], shape=probs.shape[:1],
-                                  name="y_" + part)
+            labels = check_labels(
+                getattr(self, "y_" + part), n_classes=probs.shape[2], shape=probs.shape[:1], name="y_" + part
+            )
             object.__setattr__(self, "ens_probs_" + part, probs)
             object.__setattr__(self, "y_" + part, labels)
             shapes.append(probs.shape[1:])
         if shapes[0] != shapes[1]:
-            raise ValueError(f"ens_probs_cal and ens_probs_test must have the same (M, K); got {shapes[0]} "
-                             f"and {shapes[1]}")
+            raise ValueError(
+                f"ens_probs_cal and ens_probs_test must have the same (M, K); got {shapes[0]} and {shapes[1]}"
+            )
 
-    probs_cal = property(lambda self: self.average("cal"),
-                         doc="Ensemble average (uniform weights) on the calibration split, shape (N_cal, K).")
-    probs_test = property(lambda self: self.average("test"),
-                          doc="Ensemble average (uniform weights) on the test split, shape (N_test, K).")
+    probs_cal = property(
+        lambda self: self.average("cal"),
+        doc="Ensemble average (uniform weights) on the calibration split, shape (N_cal, K).",
+    )
+    probs_test = property(
+        lambda self: self.average("test"),
+        doc="Ensemble average (uniform weights) on the test split, shape (N_test, K).",
+    )
 
 
 def _set_name(kind: str, dropout: float) -> str:
@@ -357,25 +406,20 @@ def _new_head(n_features: int, n_classes: int, *, hidden: int, dropout: float, s
         return MLP(n_features, n_classes, hidden=(hidden,), dropout=dropout)
 
 
-@cached(ignore=["device", "progress"])
 def train_classifier_set(
     dataset: str = "fashion_mnist",
     *,
     kind: str,
     n_members: int = 10,
     dropout: float = 0.1,
-    head_hidden: int = 1000,
-    epochs: int = 20,
-    batch_size: int = 128,
-    optimizer: str = "sgd",
-    lr: float = 1e-2,
-    momentum: float = 0.9,
     backbone: dict | None = None,
     cal_fraction: float = 0.5,
     split_seed: int = 2022,
+    config: HeadConfig | None = None,
     seed: int = 0,
     device: str = "auto",
     progress: bool = True,
+    **options,
 ) -> ClassifierSet:
     r"""Train a set of classifier heads on frozen backbone features (Mortier et al. 2023, Table 1).
 
@@ -407,16 +451,6 @@ def train_classifier_set(
     dropout : float, default=0.1
         Dropout rate in (0, 1) of the ``"dropout"`` head (the paper's 0.1 and 0.6); must lie in
         [0, 1) and is ignored by the other kinds.
-    head_hidden : int, default=1000
-        Hidden ReLU units of every head (the paper's 1000).
-    epochs : int, default=20
-        Training epochs of every head (the paper's 20).
-    batch_size : int, default=128
-    optimizer : {"sgd", "adam"}, default="sgd"
-    lr : float, default=1e-2
-        Learning rate; see Notes for why it differs from the paper's 1e-5.
-    momentum : float, default=0.9
-        SGD momentum (the paper's 0.99 goes with its lr of 1e-5).
     backbone : dict or None, default=None
         Keyword arguments of :func:`backbone_features` (``n_train``, ``epochs``, ``channels``,
         ``hidden``, ``batch_size``, ``lr``, ``seed``); None uses its defaults.
@@ -424,12 +458,17 @@ def train_classifier_set(
         Fraction in (0, 1) of the test split that becomes the calibration split.
     split_seed : int, default=2022
         Seed of the calibration/test division (the paper's 2022).
+    config : HeadConfig or None, default=None
+        The heads and their training (``head_hidden``, ``epochs``, ``batch_size``, ``optimizer``,
+        ``lr``, ``momentum``); None gives the defaults.
     seed : int, default=0
         Seeds the heads' initial weights, minibatch order and dropout masks.
     device : str, default="auto"
         See :func:`credalbook.nn.resolve_device`; not part of the cache key.
     progress : bool, default=True
         Show progress bars; not part of the cache key.
+    **options
+        Fields of :class:`HeadConfig`, replacing those of `config`.
 
     Returns
     -------
@@ -478,6 +517,43 @@ def train_classifier_set(
     >>> bool(np.allclose(de.ens_probs_test.sum(axis=2), 1.0))
     True
     """
+    cfg = resolve_config(HeadConfig, config, options, "train_classifier_set")
+    return _train_classifier_set(
+        dataset,
+        kind=kind,
+        n_members=n_members,
+        dropout=dropout,
+        **asdict(cfg),
+        backbone=backbone,
+        cal_fraction=cal_fraction,
+        split_seed=split_seed,
+        seed=seed,
+        device=device,
+        progress=progress,
+    )
+
+
+@cached(ignore=["device", "progress"])
+def _train_classifier_set(
+    dataset,
+    *,
+    kind,
+    n_members,
+    dropout,
+    head_hidden,
+    epochs,
+    batch_size,
+    optimizer,
+    lr,
+    momentum,
+    backbone,
+    cal_fraction,
+    split_seed,
+    seed,
+    device,
+    progress,
+) -> ClassifierSet:
+    """:func:`train_classifier_set` with every setting spelled out (the cached computation)."""
     start = time.perf_counter()
     check_choice(kind, "kind", KINDS)
     n_members = check_positive_int(n_members, "n_members")
@@ -491,11 +567,11 @@ def train_classifier_set(
     bb_kwargs = _backbone_config(backbone)
 
     bb = backbone_features(dataset, **bb_kwargs, device=device, progress=progress)
-    idx_test, idx_cal, _ = train_val_test_split(len(bb.y_test), val_fraction=cal_fraction, seed=split_seed,
-                                                stratify=bb.y_test)
+    idx_test, idx_cal, _ = train_val_test_split(
+        len(bb.y_test), val_fraction=cal_fraction, seed=split_seed, stratify=bb.y_test
+    )
     n_features, n_classes = bb.feature_dim, bb.n_classes
-    train_kw = dict(epochs=epochs, batch_size=batch_size, optimizer=optimizer, lr=lr, momentum=momentum,
-                    device=device)
+    train_kw = dict(epochs=epochs, batch_size=batch_size, optimizer=optimizer, lr=lr, momentum=momentum, device=device)
 
     if kind == "dropout":
         head = _new_head(n_features, n_classes, hidden=head_hidden, dropout=dropout, seed=seed)
@@ -506,23 +582,43 @@ def train_classifier_set(
         probs = []
         for i in progress_bar(range(members), progress=progress and members > 1, desc="heads", leave=False):
             head = _new_head(n_features, n_classes, hidden=head_hidden, dropout=0.0, seed=seed + i)
-            fit(head, bb.features_train, bb.y_train, seed=seed + i, progress=progress and members == 1,
-                **train_kw)
+            fit(head, bb.features_train, bb.y_train, seed=seed + i, progress=progress and members == 1, **train_kw)
             probs.append(predict_proba(head, bb.features_test, device=device))
         ens_probs = np.stack(probs, axis=1)
 
-    config = dict(dataset=dataset, kind=kind, n_members=ens_probs.shape[1],
-                  dropout=dropout if kind == "dropout" else 0.0, head_hidden=head_hidden, epochs=epochs,
-                  batch_size=batch_size, optimizer=optimizer, lr=lr, momentum=momentum,
-                  backbone={k: bb.config[k] for k in _BACKBONE_KEYS}, cal_fraction=cal_fraction,
-                  split_seed=split_seed, seed=seed, backbone_test_accuracy=bb.test_accuracy,
-                  backbone_seconds=bb.seconds)
-    return ClassifierSet(
-        ens_probs_cal=ens_probs[idx_cal], y_cal=bb.y_test[idx_cal],
-        ens_probs_test=ens_probs[idx_test], y_test=bb.y_test[idx_test],
-        kind=kind, name=_set_name(kind, dropout), idx_cal=idx_cal, idx_test=idx_test,
-        config=config, seconds=time.perf_counter() - start,
+    config = dict(
+        dataset=dataset,
+        kind=kind,
+        n_members=ens_probs.shape[1],
+        dropout=dropout if kind == "dropout" else 0.0,
+        head_hidden=head_hidden,
+        epochs=epochs,
+        batch_size=batch_size,
+        optimizer=optimizer,
+        lr=lr,
+        momentum=momentum,
+        backbone={k: bb.config[k] for k in _BACKBONE_KEYS},
+        cal_fraction=cal_fraction,
+        split_seed=split_seed,
+        seed=seed,
+        backbone_test_accuracy=bb.test_accuracy,
+        backbone_seconds=bb.seconds,
     )
+    return ClassifierSet(
+        ens_probs_cal=ens_probs[idx_cal],
+        y_cal=bb.y_test[idx_cal],
+        ens_probs_test=ens_probs[idx_test],
+        y_test=bb.y_test[idx_test],
+        kind=kind,
+        name=_set_name(kind, dropout),
+        idx_cal=idx_cal,
+        idx_test=idx_test,
+        config=config,
+        seconds=time.perf_counter() - start,
+    )
+
+
+train_classifier_set.clear = _train_classifier_set.clear  # drops the stored results, as for a cached function
 
 
 def _parse_name(name) -> dict:
@@ -536,8 +632,9 @@ def _parse_name(name) -> dict:
     return dict(kind="dropout", dropout=float(match.group(1)))
 
 
-def classifier_sets(dataset: str = "fashion_mnist", *, kinds=("S", "DN(0.1)", "DN(0.6)", "DE"),
-                    **kwargs) -> dict[str, ClassifierSet]:
+def classifier_sets(
+    dataset: str = "fashion_mnist", *, kinds=("S", "DN(0.1)", "DN(0.6)", "DE"), **kwargs
+) -> dict[str, ClassifierSet]:
     """The classifier sets of Mortier et al. (2023, Table 1), named as in the paper.
 
     Parses each name of `kinds` (``"S"`` single network, ``"DN(p)"`` dropout network with rate p,

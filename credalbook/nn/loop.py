@@ -62,10 +62,18 @@ class LambdaCallback(Callback):
     [1, 2, 3]
     """
 
-    def __init__(self, *, on_epoch_begin: Callable | None = None, on_epoch_end: Callable | None = None,
-                 on_train_end: Callable | None = None) -> None:
-        for name, fn in (("on_epoch_begin", on_epoch_begin), ("on_epoch_end", on_epoch_end),
-                         ("on_train_end", on_train_end)):
+    def __init__(
+        self,
+        *,
+        on_epoch_begin: Callable | None = None,
+        on_epoch_end: Callable | None = None,
+        on_train_end: Callable | None = None,
+    ) -> None:
+        for name, fn in (
+            ("on_epoch_begin", on_epoch_begin),
+            ("on_epoch_end", on_epoch_end),
+            ("on_train_end", on_train_end),
+        ):
             if fn is not None and not callable(fn):
                 raise ValueError(f"{name} must be a callable or None; got {fn!r}")
         self._begin, self._end, self._train_end = on_epoch_begin, on_epoch_end, on_train_end
@@ -119,9 +127,17 @@ class EarlyStopping:
     (4, 2.0, 2)
     """
 
-    def __init__(self, patience: int | None = None, *, snapshot: Callable[[], object] | None = None,
-                 better: Callable[[float, float], bool] = operator.lt, best: float = math.inf,
-                 best_epoch: int = 0, best_state=None, since_best: int = 0) -> None:
+    def __init__(
+        self,
+        patience: int | None = None,
+        *,
+        snapshot: Callable[[], object] | None = None,
+        better: Callable[[float, float], bool] = operator.lt,
+        best: float = math.inf,
+        best_epoch: int = 0,
+        best_state=None,
+        since_best: int = 0,
+    ) -> None:
         if patience is not None:
             patience = check_positive_int(patience, "patience")
         if snapshot is not None and not callable(snapshot):
@@ -155,11 +171,19 @@ class EarlyStopping:
             load(self.best_state)
 
 
-def train_loop(train_epoch: Callable[[int], dict], epochs: Iterable[int], *,
-               validate: Callable[[int], dict] | None = None, stopping: EarlyStopping | None = None,
-               monitor: str = "val_loss", callbacks: Sequence[Callback] = (), history: list | None = None,
-               progress: bool = False, postfix: Callable[[dict], dict] | None = None,
-               **bar_options) -> list:
+def train_loop(
+    train_epoch: Callable[[int], dict],
+    epochs: Iterable[int],
+    *,
+    validate: Callable[[int], dict] | None = None,
+    stopping: EarlyStopping | None = None,
+    monitor: str = "val_loss",
+    callbacks: Sequence[Callback] = (),
+    history: list | None = None,
+    progress: bool = False,
+    postfix: Callable[[dict], dict] | None = None,
+    **bar_options,
+) -> list:
     """Run ``train_epoch`` for each epoch, validate, record, stop early, call the callbacks.
 
     Per epoch, in this order: ``callback.on_epoch_begin(epoch)``; ``logs = {"epoch": epoch,

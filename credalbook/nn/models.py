@@ -26,8 +26,17 @@ from torch import nn
 from credalbook._validation import check_positive_int
 from credalbook.nn.device import resolve_device
 
-__all__ = ["MLP", "SmallCNN", "as_float_tensor", "as_label_tensor", "check_feature_network", "count_parameters",
-           "dropout_modules", "mc_dropout_predict", "stochastic_predict"]
+__all__ = [
+    "MLP",
+    "SmallCNN",
+    "as_float_tensor",
+    "as_label_tensor",
+    "check_feature_network",
+    "count_parameters",
+    "dropout_modules",
+    "mc_dropout_predict",
+    "stochastic_predict",
+]
 
 _ACTIVATIONS = {
     "relu": nn.ReLU,
@@ -74,9 +83,7 @@ def as_float_tensor(x, name: str) -> torch.Tensor:
     """
     t = _converted(x, name, "real numbers", "fiu", np.float32)
     if t.ndim < 2:
-        raise ValueError(
-            f"{name} must have shape (N, ...) with at least 2 dimensions; got shape {tuple(t.shape)}"
-        )
+        raise ValueError(f"{name} must have shape (N, ...) with at least 2 dimensions; got shape {tuple(t.shape)}")
     if t.shape[0] == 0:
         raise ValueError(f"{name} must contain at least one instance; got shape {tuple(t.shape)}")
     if not bool(torch.isfinite(t).all()):
@@ -171,9 +178,7 @@ class MLP(nn.Module):
         hidden = _check_widths(hidden, "hidden")
         dropout = _check_dropout(dropout)
         if activation not in _ACTIVATIONS:
-            raise ValueError(
-                f"activation must be one of {sorted(_ACTIVATIONS)}; got {activation!r}"
-            )
+            raise ValueError(f"activation must be one of {sorted(_ACTIVATIONS)}; got {activation!r}")
         self.in_features = in_features
         self.n_classes = n_classes
         layers: list[nn.Module] = [nn.Flatten()]
@@ -296,8 +301,7 @@ class SmallCNN(nn.Module):
         expected = (self.in_channels, *self.image_size)
         if x.ndim != 4 or tuple(x.shape[1:]) != expected:
             raise ValueError(
-                f"x must have shape (N, {expected[0]}, {expected[1]}, {expected[2]}); "
-                f"got shape {tuple(x.shape)}"
+                f"x must have shape (N, {expected[0]}, {expected[1]}, {expected[2]}); got shape {tuple(x.shape)}"
             )
         return self.dense(self.conv(x))
 
@@ -346,16 +350,29 @@ def dropout_modules(model: nn.Module) -> list[nn.Module]:
 
 def check_feature_network(model) -> None:
     """Raise ``ValueError`` unless `model` is a module with ``features(x)`` and ``head`` (logits = head(features(x)))."""
-    if not isinstance(model, nn.Module) or not callable(getattr(model, "features", None)) \
-            or not isinstance(getattr(model, "head", None), nn.Module):
-        raise ValueError("model must be a torch.nn.Module with a features(x) method and a head "
-                         f"module (logits = head(features(x))); got {type(model).__name__}")
+    if (
+        not isinstance(model, nn.Module)
+        or not callable(getattr(model, "features", None))
+        or not isinstance(getattr(model, "head", None), nn.Module)
+    ):
+        raise ValueError(
+            "model must be a torch.nn.Module with a features(x) method and a head "
+            f"module (logits = head(features(x))); got {type(model).__name__}"
+        )
 
 
-def stochastic_predict(model: nn.Module, x, *, n_samples: int = 20, perturb=None,
-                       stochastic_dropout: bool = True, batch_size: int = 1024,
-                       device: str | torch.device = "auto", seed: int | None = None,
-                       return_features: bool = False):
+def stochastic_predict(
+    model: nn.Module,
+    x,
+    *,
+    n_samples: int = 20,
+    perturb=None,
+    stochastic_dropout: bool = True,
+    batch_size: int = 1024,
+    device: str | torch.device = "auto",
+    seed: int | None = None,
+    return_features: bool = False,
+):
     """`n_samples` stochastic passes per batch: the one engine of MC dropout and test-time augmentation.
 
     All modules are in eval mode; with `stochastic_dropout` the dropout modules stay in train mode
@@ -383,7 +400,7 @@ def stochastic_predict(model: nn.Module, x, *, n_samples: int = 20, perturb=None
     n_samples = check_positive_int(n_samples, "n_samples")
     batch_size = check_positive_int(batch_size, "batch_size")
     if seed is not None:
-        seed = check_positive_int(seed, "seed", minimum=0, maximum=2**64 - 1)   # torch's seed range; no bools
+        seed = check_positive_int(seed, "seed", minimum=0, maximum=2**64 - 1)  # torch's seed range; no bools
     if return_features:
         check_feature_network(model)
     elif not isinstance(model, nn.Module):
@@ -398,15 +415,14 @@ def stochastic_predict(model: nn.Module, x, *, n_samples: int = 20, perturb=None
     if stochastic_dropout:
         for m in dropout_modules(model):
             m.train()
-    fork = [dev.index if dev.index is not None else torch.cuda.current_device()] \
-        if dev.type == "cuda" else []
+    fork = [dev.index if dev.index is not None else torch.cuda.current_device()] if dev.type == "cuda" else []
     probs, feats = [], []
     try:
         with torch.random.fork_rng(devices=fork, enabled=seed is not None), torch.no_grad():
             if seed is not None:
                 torch.manual_seed(int(seed))
             for start in range(0, xt.shape[0], batch_size):
-                xb = xt[start:start + batch_size].to(dev, non_blocking=True)
+                xb = xt[start : start + batch_size].to(dev, non_blocking=True)
                 p_b, f_b = [], []
                 for _ in range(n_samples):
                     inp = perturb(xb) if perturb is not None else xb
@@ -505,17 +521,26 @@ def mc_dropout_predict(
         raise ValueError(f"model must be a torch.nn.Module; got {type(model).__name__}")
     if warn and not any(getattr(m, "p", 0.0) > 0 for m in dropout_modules(model)):
         warnings.warn(
-            "model has no dropout module with p > 0; all Monte-Carlo dropout samples "
-            "will be identical",
+            "model has no dropout module with p > 0; all Monte-Carlo dropout samples will be identical",
             UserWarning,
             stacklevel=2,
         )
-    return stochastic_predict(model, x, n_samples=n_samples, perturb=None, stochastic_dropout=True,
-                              batch_size=batch_size, device=device, seed=seed, return_features=return_features)
+    return stochastic_predict(
+        model,
+        x,
+        n_samples=n_samples,
+        perturb=None,
+        stochastic_dropout=True,
+        batch_size=batch_size,
+        device=device,
+        seed=seed,
+        return_features=return_features,
+    )
 
 
 def _check_input(x: torch.Tensor, in_channels: int, size: tuple) -> None:
     expected = (in_channels, *size)
     if x.ndim != 4 or tuple(x.shape[1:]) != expected:
-        raise ValueError(f"x must have shape (N, {expected[0]}, {expected[1]}, {expected[2]}); "
-                         f"got shape {tuple(x.shape)}")
+        raise ValueError(
+            f"x must have shape (N, {expected[0]}, {expected[1]}, {expected[2]}); got shape {tuple(x.shape)}"
+        )

@@ -18,20 +18,21 @@ import math
 import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import nn
 
+from credalbook._config import resolve_config
+from credalbook._validation import check_positive_int
 from credalbook.cache import as_checkpoint, load_checkpoint, restore_rng_states, rng_states, save_checkpoint
 from credalbook.nn.device import resolve_device
-from credalbook._validation import check_positive_int
 from credalbook.nn.loop import Callback, EarlyStopping, train_loop
 from credalbook.nn.models import as_float_tensor, as_label_tensor
 
-__all__ = ["TrainResult", "fit", "predict_logits", "predict_proba"]
+__all__ = ["FitConfig", "TrainResult", "fit", "predict_logits", "predict_proba"]
 
 _OPTIMIZERS = ("adam", "sgd")
 
@@ -121,8 +122,9 @@ def _checked_data(x_train, y_train, x_val, y_val):
     if x_va.shape[0] != y_va.shape[0]:
         raise ValueError(f"x_val and y_val must have the same length; got {x_va.shape[0]} and {y_va.shape[0]}")
     if tuple(x_va.shape[1:]) != tuple(x_tr.shape[1:]):
-        raise ValueError(f"x_val must have instances of shape {tuple(x_tr.shape[1:])} like x_train; "
-                         f"got {tuple(x_va.shape[1:])}")
+        raise ValueError(
+            f"x_val must have instances of shape {tuple(x_tr.shape[1:])} like x_train; got {tuple(x_va.shape[1:])}"
+        )
     return x_tr, y_tr, x_va, y_va
 
 
@@ -137,15 +139,19 @@ def _check_labels_fit(model, x_tr, labels, batch_size: int) -> None:
     n_classes = probe.shape[1]
     for name, y in labels:
         if y is not None and y.numel() and int(y.max()) >= n_classes:
-            raise ValueError(f"{name} contains label {int(y.max())} but the model outputs {n_classes} "
-                             f"classes (labels must be in [0, {n_classes}))")
+            raise ValueError(
+                f"{name} contains label {int(y.max())} but the model outputs {n_classes} "
+                f"classes (labels must be in [0, {n_classes}))"
+            )
 
 
 def _augmented(augment, xb: torch.Tensor, size: int) -> torch.Tensor:
     out = augment(xb)
     if not isinstance(out, torch.Tensor) or out.shape[0] != size:
-        raise ValueError("augment must return a tensor with the batch's first dimension "
-                         f"{size}; got {type(out).__name__} {tuple(getattr(out, 'shape', ()))}")
+        raise ValueError(
+            "augment must return a tensor with the batch's first dimension "
+            f"{size}; got {type(out).__name__} {tuple(getattr(out, 'shape', ()))}"
+        )
     return out
 
 
@@ -155,6 +161,7 @@ def _postfix(has_val: bool):
         if has_val:
             post.update(val_loss=f"{logs['val_loss']:.4f}", val_acc=f"{logs['val_accuracy']:.3f}")
         return post
+
     return postfix
 
 
@@ -180,11 +187,178 @@ class _FitCheckpoint(Callback):
 
     def on_epoch_end(self, epoch: int, logs: dict) -> None:
         stop = self.stopping
-        save_checkpoint(self.path, dict(
-            settings=self.settings, model=self.model.state_dict(), optimizer=self.opt.state_dict(),
-            **rng_states(self.shuffle_gen, self.fork_devices),
-            history=self.history, best_loss=stop.best, best_epoch=stop.best_epoch, since_best=stop.since_best,
-            best_state=stop.best_state, seconds=self.elapsed()))
+        save_checkpoint(
+            self.path,
+            dict(
+                settings=self.settings,
+                model=self.model.state_dict(),
+                optimizer=self.opt.state_dict(),
+                **rng_states(self.shuffle_gen, self.fork_devices),
+                history=self.history,
+                best_loss=stop.best,
+                best_epoch=stop.best_epoch,
+                since_best=stop.since_best,
+                best_state=stop.best_state,
+                seconds=self.elapsed(),
+            ),
+        )
+
+
+@dataclass(frozen=True)
+class FitConfig:
+    """Training settings of :func:`fit`: optimiser, learning-rate schedule, early stopping, augmentation.
+
+    The fields are the options of :func:`fit` (see its Parameters); ``fit(model, x, y, epochs=20)``
+    and ``fit(model, x, y, config=FitConfig(epochs=20))`` run the same training. The run's `seed`,
+    `device`, `progress`, `checkpoint` and `channels_last` (a memory layout) stay arguments of :func:`fit`.
+
+    Examples
+    --------
+    >>> cfg = FitConfig(epochs=5, optimizer="SGD", milestones=(4, 2)).checked()
+    >>> cfg.optimizer, cfg.milestones
+    ('sgd', (2, 4))
+    """
+
+    epochs: int = 10
+    batch_size: int = 128
+    optimizer: str = "adam"
+    lr: float = 1e-3
+    momentum: float = 0.9
+    weight_decay: float = 0.0
+    patience: int | None = None
+    restore_best: bool | None = None
+    augment: Callable[[torch.Tensor], torch.Tensor] | None = None
+    warmup_epochs: int = 0
+    milestones: tuple = ()
+    lr_decay: float = 0.1
+
+    def checked(self) -> FitConfig:
+        """A copy with every field checked (``ValueError`` naming it) and normalised."""
+        epochs = check_positive_int(self.epochs, "epochs")
+        batch_size = check_positive_int(self.batch_size, "batch_size")
+        if not isinstance(self.optimizer, str) or self.optimizer.lower() not in _OPTIMIZERS:
+            raise ValueError(f"optimizer must be one of {_OPTIMIZERS}; got {self.optimizer!r}")
+        lr = _check_nonneg_float(self.lr, "lr", positive=True)
+        warmup_epochs = _check_nonneg_int(self.warmup_epochs, "warmup_epochs")
+        try:
+            milestones = tuple(sorted(_check_nonneg_int(m, "milestones") for m in self.milestones))
+        except TypeError:
+            raise ValueError(f"milestones must be a sequence of epochs; got {self.milestones!r}") from None
+        lr_decay = _check_nonneg_float(self.lr_decay, "lr_decay", positive=True)
+        if lr_decay > 1:
+            raise ValueError(f"lr_decay must be in (0, 1]; got {self.lr_decay!r}")
+        momentum = _check_nonneg_float(self.momentum, "momentum", upper=1.0)
+        weight_decay = _check_nonneg_float(self.weight_decay, "weight_decay")
+        patience = None if self.patience is None else check_positive_int(self.patience, "patience")
+        if self.augment is not None and not callable(self.augment):
+            raise ValueError(f"augment must be a callable or None; got {self.augment!r}")
+        return replace(
+            self,
+            epochs=epochs,
+            batch_size=batch_size,
+            optimizer=self.optimizer.lower(),
+            lr=lr,
+            momentum=momentum,
+            weight_decay=weight_decay,
+            patience=patience,
+            warmup_epochs=warmup_epochs,
+            milestones=milestones,
+            lr_decay=lr_decay,
+        )
+
+
+def _device_data(model, cfg: FitConfig, data: tuple, dev, channels_last: bool) -> tuple:
+    """Model and data on the device once (channels-last when asked), labels checked against the model's K."""
+    x_tr, y_tr, x_va, y_va = data
+    model.to(dev)
+    x_tr, y_tr = x_tr.to(dev), y_tr.to(dev)
+    if x_va is not None:
+        x_va, y_va = x_va.to(dev), y_va.to(dev)
+    if channels_last:
+        model.to(memory_format=torch.channels_last)
+        if x_va is not None and x_va.ndim == 4:
+            x_va = x_va.contiguous(memory_format=torch.channels_last)
+    _check_labels_fit(model, x_tr, (("y_train", y_tr), ("y_val", y_va)), cfg.batch_size)
+    return x_tr, y_tr, x_va, y_va
+
+
+def _optimizer(model, cfg: FitConfig):
+    params = [p for p in model.parameters() if p.requires_grad]
+    if cfg.optimizer == "adam":
+        return torch.optim.Adam(params, lr=cfg.lr, weight_decay=cfg.weight_decay)
+    return torch.optim.SGD(params, lr=cfg.lr, momentum=cfg.momentum, weight_decay=cfg.weight_decay)
+
+
+def _settings(
+    model, cfg: FitConfig, *, restore_best: bool, seed: int, channels_last: bool, n_train: int, n_val: int
+) -> dict:
+    """What a checkpoint records of the run, to refuse resuming another one."""
+    return dict(
+        epochs=cfg.epochs,
+        batch_size=cfg.batch_size,
+        optimizer=cfg.optimizer,
+        lr=cfg.lr,
+        momentum=cfg.momentum,
+        weight_decay=cfg.weight_decay,
+        patience=cfg.patience,
+        restore_best=restore_best,
+        seed=int(seed),
+        warmup_epochs=cfg.warmup_epochs,
+        milestones=list(cfg.milestones),
+        lr_decay=cfg.lr_decay,
+        **({"channels_last": True} if channels_last else {}),
+        n_train=int(n_train),
+        n_val=int(n_val),
+        shapes=[list(v.shape) for v in model.state_dict().values()],
+    )
+
+
+def _resume(resumed: dict | None, model, opt, stopping, epochs: int) -> tuple[list, int, float]:
+    """Load a checkpoint's state; returns (history, first epoch, seconds already spent)."""
+    history, first_epoch, elapsed_before = [], 1, 0.0
+    if resumed is not None:
+        model.load_state_dict(resumed["model"])
+        opt.load_state_dict(resumed["optimizer"])
+        history = list(resumed["history"])
+        stopping.best, stopping.best_epoch = resumed["best_loss"], resumed["best_epoch"]
+        stopping.since_best, stopping.best_state = resumed["since_best"], resumed["best_state"]
+        first_epoch = len(history) + 1
+        elapsed_before = float(resumed["seconds"])
+    if stopping.should_stop:  # killed between the last save and the clean-up
+        first_epoch = epochs + 1
+    return history, first_epoch, elapsed_before
+
+
+def _epoch_function(model, opt, cfg: FitConfig, x_tr, y_tr, shuffle_gen, dev, layout):
+    """One pass over the shuffled training minibatches; returns ``{"train_loss": mean loss}``."""
+    n = x_tr.shape[0]
+    batch_size, augment = cfg.batch_size, cfg.augment
+
+    def train_epoch(epoch: int) -> dict:
+        model.train()
+        perm = torch.randperm(n, generator=shuffle_gen).to(dev)
+        loss_sum, seen = 0.0, 0
+        for start in range(0, n, batch_size):
+            idx = perm[start : start + batch_size]
+            if idx.numel() == 1 and n > 1:
+                continue
+            xb, yb = x_tr[idx], y_tr[idx]
+            if augment is not None:
+                xb = _augmented(augment, xb, idx.numel())
+            if layout is not None and xb.ndim == 4:
+                xb = xb.contiguous(memory_format=layout)
+            loss = F.cross_entropy(model(xb).float(), yb)
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step()
+            loss_sum += float(loss.detach()) * idx.numel()
+            seen += idx.numel()
+        train_loss = loss_sum / max(seen, 1)
+        if not math.isfinite(train_loss):
+            raise FloatingPointError(f"training loss became {train_loss} in epoch {epoch}; lower lr (={cfg.lr})")
+        return {"train_loss": train_loss}
+
+    return train_epoch
 
 
 def fit(
@@ -194,23 +368,13 @@ def fit(
     *,
     x_val=None,
     y_val=None,
-    epochs: int = 10,
-    batch_size: int = 128,
-    optimizer: str = "adam",
-    lr: float = 1e-3,
-    momentum: float = 0.9,
-    weight_decay: float = 0.0,
-    patience: int | None = None,
-    restore_best: bool | None = None,
+    config: FitConfig | None = None,
     seed: int = 0,
     device: str | torch.device = "auto",
     progress: bool = True,
-    augment: Callable[[torch.Tensor], torch.Tensor] | None = None,
-    warmup_epochs: int = 0,
-    milestones: tuple = (),
-    lr_decay: float = 0.1,
     checkpoint: str | os.PathLike | None = None,
     channels_last: bool = False,
+    **options,
 ) -> TrainResult:
     """Train a classifier with minibatch cross-entropy, optionally with early stopping.
 
@@ -234,6 +398,36 @@ def fit(
         Integer labels in [0, K).
     x_val, y_val : array-like or torch.Tensor, optional
         Validation data, evaluated after every epoch (required for `patience`).
+    config : FitConfig or None, default=None
+        The training settings below (`epochs` to `lr_decay`) as one object; None gives the
+        defaults. Options given as keywords replace the config's fields.
+    seed : int, default=0
+        Seeds the shuffling and the dropout masks (the caller's RNG state is unchanged).
+        It does not re-initialise the weights: seed before constructing the model for that.
+    device : str or torch.device, default="auto"
+        See :func:`credalbook.nn.resolve_device`.
+    progress : bool, default=True
+        Show a tqdm progress bar over epochs.
+    checkpoint : path or None, default=None
+        File that makes a long run resumable. After every epoch the weights, the optimiser state,
+        the shuffling and torch RNG states, the history and the early-stopping state are written
+        to it (atomically); a call that finds the file resumes after the last completed epoch,
+        so an interrupted run (a killed session, a lost GPU lease) continues where it stopped
+        and, on the CPU, ends with the same weights and history as an uninterrupted one (an
+        `augment` that draws from torch's global RNG is covered; one with its own generator is
+        not). The file is deleted when training ends. Its recorded settings (optimiser, learning
+        rates, epochs, batch size, patience, seed, data sizes, parameter shapes) must match the
+        call's. ``seconds`` then count the training time of all calls together.
+    channels_last : bool, default=False
+        Train with the model's 4-D weights and the image batches (N, C, H, W) in the channels-last
+        memory layout (``torch.channels_last``): the same network and updates, with other convolution
+        kernels, so the weights differ in the last bits. On one CPU thread (PyTorch 2.13, oneDNN) a step of
+        the Wu & Gales chapter's CPU-sized DenseNet took 0.16 s instead of 0.26 s (batch 64), of LeNet-5 0.013
+        s instead of 0.020 s (batch 128). Inputs of other shapes are left as they are.
+
+    **options
+        Fields of :class:`FitConfig`:
+
     epochs : int, default=10
         Maximum number of passes over the training data.
     batch_size : int, default=128
@@ -252,13 +446,6 @@ def fit(
     restore_best : bool or None, default=None
         Load the weights of the epoch with the lowest validation loss at the end. ``None``
         means "when `patience` is set"; without validation data there is nothing to restore.
-    seed : int, default=0
-        Seeds the shuffling and the dropout masks (the caller's RNG state is unchanged).
-        It does not re-initialise the weights: seed before constructing the model for that.
-    device : str or torch.device, default="auto"
-        See :func:`credalbook.nn.resolve_device`.
-    progress : bool, default=True
-        Show a tqdm progress bar over epochs.
     augment : callable or None, default=None
         Applied to every training minibatch tensor (already on the device) before the
         forward pass, e.g. random flips; must return a tensor of the same batch size.
@@ -269,23 +456,6 @@ def fit(
         (Mimori et al., App. E.3, CIFAR-10: 5 warm-up epochs, milestones (100, 150), decay 0.1).
     lr_decay : float, default=0.1
         Factor of the step decay, in (0, 1].
-    checkpoint : path or None, default=None
-        File that makes a long run resumable. After every epoch the weights, the optimiser state,
-        the shuffling and torch RNG states, the history and the early-stopping state are written
-        to it (atomically); a call that finds the file resumes after the last completed epoch,
-        so an interrupted run (a killed session, a lost GPU lease) continues where it stopped
-        and, on the CPU, ends with the same weights and history as an uninterrupted one (an
-        `augment` that draws from torch's global RNG is covered; one with its own generator is
-        not). The file is deleted when training ends. Its recorded settings (optimiser, learning
-        rates, epochs, batch size, patience, seed, data sizes, parameter shapes) must match the
-        call's. ``seconds`` then count the training time of all calls together.
-    channels_last : bool, default=False
-        Train with the model's 4-D weights and the image batches (N, C, H, W) in the channels-last
-        memory layout (``torch.channels_last``): the same network and updates, with other convolution
-        kernels, so the weights differ in the last bits. On one CPU thread (PyTorch 2.13, oneDNN) a step of
-        the Wu & Gales chapter's CPU-sized DenseNet took 0.16 s instead of 0.26 s (batch 64), of LeNet-5 0.013
-        s instead of 0.020 s (batch 128). Inputs of other shapes are left as they are.
-
     Returns
     -------
     TrainResult
@@ -297,6 +467,8 @@ def fit(
         lengths of `x_train` and `y_train` (or `x_val`, `y_val`), labels outside the
         model's K outputs, `patience` without validation data, a non-callable `augment`, or a
         `checkpoint` that is not a path or was written by a run with other settings.
+    TypeError
+        For an option that is not a field of :class:`FitConfig`.
 
     Notes
     -----
@@ -318,140 +490,92 @@ def fit(
     (20, 20, True)
     """
     start_time = time.perf_counter()
-    # ---- validate arguments ------------------------------------------------------------
     if not isinstance(model, nn.Module):
         raise ValueError(f"model must be a torch.nn.Module; got {type(model).__name__}")
-    epochs = check_positive_int(epochs, "epochs")
-    batch_size = check_positive_int(batch_size, "batch_size")
-    if not isinstance(optimizer, str) or optimizer.lower() not in _OPTIMIZERS:
-        raise ValueError(f"optimizer must be one of {_OPTIMIZERS}; got {optimizer!r}")
-    optimizer = optimizer.lower()
-    lr = _check_nonneg_float(lr, "lr", positive=True)
-    warmup_epochs = _check_nonneg_int(warmup_epochs, "warmup_epochs")
-    try:
-        milestones = tuple(sorted(_check_nonneg_int(m, "milestones") for m in milestones))
-    except TypeError:
-        raise ValueError(f"milestones must be a sequence of epochs; got {milestones!r}") from None
-    lr_decay = _check_nonneg_float(lr_decay, "lr_decay", positive=True)
-    if lr_decay > 1:
-        raise ValueError(f"lr_decay must be in (0, 1]; got {lr_decay!r}")
-    momentum = _check_nonneg_float(momentum, "momentum", upper=1.0)
-    weight_decay = _check_nonneg_float(weight_decay, "weight_decay")
-    if patience is not None:
-        patience = check_positive_int(patience, "patience")
-    if augment is not None and not callable(augment):
-        raise ValueError(f"augment must be a callable or None; got {augment!r}")
-    seed = check_positive_int(seed, "seed", minimum=0, maximum=2**64 - 1)   # torch's seed range; no bools
+    cfg = resolve_config(FitConfig, config, options, "fit").checked()
+    seed = check_positive_int(seed, "seed", minimum=0, maximum=2**64 - 1)  # torch's seed range; no bools
     checkpoint = as_checkpoint(checkpoint)
     if not isinstance(channels_last, bool):
         raise TypeError(f"channels_last must be True or False; got {channels_last!r}")
     dev = resolve_device(device)
-
-    x_tr, y_tr, x_va, y_va = _checked_data(x_train, y_train, x_val, y_val)
-    has_val = x_va is not None
-    if not has_val and patience is not None:
-        raise ValueError(f"patience={patience} needs validation data; pass x_val and y_val")
-    if restore_best is None:
-        restore_best = patience is not None
+    data = _checked_data(x_train, y_train, x_val, y_val)
+    has_val = data[2] is not None
+    if not has_val and cfg.patience is not None:
+        raise ValueError(f"patience={cfg.patience} needs validation data; pass x_val and y_val")
+    restore_best = cfg.patience is not None if cfg.restore_best is None else cfg.restore_best
     restore_best = bool(restore_best) and has_val
 
-    # ---- data and model on the device, once --------------------------------------------
-    model.to(dev)
-    x_tr, y_tr = x_tr.to(dev), y_tr.to(dev)
-    if has_val:
-        x_va, y_va = x_va.to(dev), y_va.to(dev)
-    layout = torch.channels_last if channels_last else None
-    if layout is not None:
-        model.to(memory_format=layout)
-        if has_val and x_va.ndim == 4:
-            x_va = x_va.contiguous(memory_format=layout)
-    eval_batch = max(batch_size, 512)
-
-    _check_labels_fit(model, x_tr, (("y_train", y_tr), ("y_val", y_va)), batch_size)
-
-    params = [p for p in model.parameters() if p.requires_grad]
-    if optimizer == "adam":
-        opt = torch.optim.Adam(params, lr=lr, weight_decay=weight_decay)
-    else:
-        opt = torch.optim.SGD(params, lr=lr, momentum=momentum, weight_decay=weight_decay)
-
+    x_tr, y_tr, x_va, y_va = _device_data(model, cfg, data, dev, channels_last)
+    eval_batch = max(cfg.batch_size, 512)
+    opt = _optimizer(model, cfg)
     shuffle_gen = torch.Generator(device="cpu").manual_seed(int(seed))
-    fork_devices = (
-        [dev.index if dev.index is not None else torch.cuda.current_device()]
-        if dev.type == "cuda"
-        else []
-    )
-    n = x_tr.shape[0]
-    history: list[dict] = []
+    fork_devices = [dev.index if dev.index is not None else torch.cuda.current_device()] if dev.type == "cuda" else []
     stopping = EarlyStopping(
-        patience, better=lambda new, best: has_val and new < best,
-        snapshot=(lambda: {k: v.detach().clone() for k, v in model.state_dict().items()}) if restore_best else None)
-    settings = dict(epochs=epochs, batch_size=batch_size, optimizer=optimizer, lr=lr, momentum=momentum,
-                    weight_decay=weight_decay, patience=patience, restore_best=restore_best, seed=int(seed),
-                    warmup_epochs=warmup_epochs, milestones=list(milestones), lr_decay=lr_decay,
-                    **({"channels_last": True} if channels_last else {}), n_train=int(n),
-                    n_val=int(x_va.shape[0]) if has_val else 0,
-                    shapes=[list(v.shape) for v in model.state_dict().values()])
+        cfg.patience,
+        better=lambda new, best: has_val and new < best,
+        snapshot=(lambda: {k: v.detach().clone() for k, v in model.state_dict().items()}) if restore_best else None,
+    )
+    settings = _settings(
+        model,
+        cfg,
+        restore_best=restore_best,
+        seed=seed,
+        channels_last=channels_last,
+        n_train=x_tr.shape[0],
+        n_val=x_va.shape[0] if has_val else 0,
+    )
     resumed = load_checkpoint(checkpoint, settings) if checkpoint is not None else None
-    first_epoch, elapsed_before = 1, 0.0
-    if resumed is not None:
-        model.load_state_dict(resumed["model"])
-        opt.load_state_dict(resumed["optimizer"])
-        history = list(resumed["history"])
-        stopping.best, stopping.best_epoch = resumed["best_loss"], resumed["best_epoch"]
-        stopping.since_best, stopping.best_state = resumed["since_best"], resumed["best_state"]
-        first_epoch = len(history) + 1
-        elapsed_before = float(resumed["seconds"])
+    history, first_epoch, elapsed_before = _resume(resumed, model, opt, stopping, cfg.epochs)
     start_time -= elapsed_before
-    if stopping.should_stop:  # killed between the last save and the clean-up
-        first_epoch = epochs + 1
-
-    def train_epoch(epoch: int) -> dict:
-        model.train()
-        perm = torch.randperm(n, generator=shuffle_gen).to(dev)
-        loss_sum, seen = 0.0, 0
-        for start in range(0, n, batch_size):
-            idx = perm[start : start + batch_size]
-            if idx.numel() == 1 and n > 1:
-                continue
-            xb, yb = x_tr[idx], y_tr[idx]
-            if augment is not None:
-                xb = _augmented(augment, xb, idx.numel())
-            if layout is not None and xb.ndim == 4:
-                xb = xb.contiguous(memory_format=layout)
-            loss = F.cross_entropy(model(xb).float(), yb)
-            opt.zero_grad(set_to_none=True)
-            loss.backward()
-            opt.step()
-            loss_sum += float(loss.detach()) * idx.numel()
-            seen += idx.numel()
-        train_loss = loss_sum / max(seen, 1)
-        if not math.isfinite(train_loss):
-            raise FloatingPointError(f"training loss became {train_loss} in epoch {epoch}; lower lr (={lr})")
-        return {"train_loss": train_loss}
 
     def validate(epoch: int) -> dict:
         model.eval()
         val_loss, val_acc = _evaluate(model, x_va, y_va, eval_batch) if has_val else (math.nan, math.nan)
-        return {"val_loss": val_loss, "val_accuracy": val_acc, "lr": opt.param_groups[0]["lr"],
-                "seconds": time.perf_counter() - start_time}
+        return {
+            "val_loss": val_loss,
+            "val_accuracy": val_acc,
+            "lr": opt.param_groups[0]["lr"],
+            "seconds": time.perf_counter() - start_time,
+        }
 
-    callbacks = [_LRSchedule(opt, lr, warmup_epochs, milestones, lr_decay)]
+    callbacks = [_LRSchedule(opt, cfg.lr, cfg.warmup_epochs, cfg.milestones, cfg.lr_decay)]
     if checkpoint is not None:
-        callbacks.append(_FitCheckpoint(checkpoint, settings, model, opt, shuffle_gen, fork_devices,
-                                        history, stopping, lambda: time.perf_counter() - start_time))
+        callbacks.append(
+            _FitCheckpoint(
+                checkpoint,
+                settings,
+                model,
+                opt,
+                shuffle_gen,
+                fork_devices,
+                history,
+                stopping,
+                lambda: time.perf_counter() - start_time,
+            )
+        )
     with torch.random.fork_rng(devices=fork_devices):
         torch.manual_seed(int(seed))
         if resumed is not None:
             restore_rng_states(resumed, shuffle_gen, fork_devices)
-        train_loop(train_epoch, range(first_epoch, epochs + 1), validate=validate, stopping=stopping,
-                   callbacks=callbacks, history=history, progress=progress, postfix=_postfix(has_val),
-                   desc="fit", unit="epoch", leave=False)
+        train_loop(
+            _epoch_function(
+                model, opt, cfg, x_tr, y_tr, shuffle_gen, dev, torch.channels_last if channels_last else None
+            ),
+            range(first_epoch, cfg.epochs + 1),
+            validate=validate,
+            stopping=stopping,
+            callbacks=callbacks,
+            history=history,
+            progress=progress,
+            postfix=_postfix(has_val),
+            desc="fit",
+            unit="epoch",
+            leave=False,
+        )
 
     best_loss, best_epoch = stopping.best, stopping.best_epoch
     if not has_val:
-        best_epoch = len(history)
-        best_loss = math.nan
+        best_epoch, best_loss = len(history), math.nan
     else:
         stopping.restore(model.load_state_dict)
     model.eval()
@@ -467,13 +591,7 @@ def fit(
     )
 
 
-def predict_logits(
-    model: nn.Module,
-    x,
-    *,
-    batch_size: int = 1024,
-    device: str | torch.device = "auto",
-) -> np.ndarray:
+def predict_logits(model: nn.Module, x, *, batch_size: int = 1024, device: str | torch.device = "auto") -> np.ndarray:
     """Logits of `model` on `x`, computed in eval mode without gradients.
 
     The model is moved to `device`; its train/eval flags are restored afterwards.
@@ -524,13 +642,7 @@ def predict_logits(
     return logits.numpy()
 
 
-def predict_proba(
-    model: nn.Module,
-    x,
-    *,
-    batch_size: int = 1024,
-    device: str | torch.device = "auto",
-) -> np.ndarray:
+def predict_proba(model: nn.Module, x, *, batch_size: int = 1024, device: str | torch.device = "auto") -> np.ndarray:
     """Class probabilities ``softmax(logits)`` of `model` on `x` (eval mode, no gradients).
 
     .. math:: p_{nk} = \\exp(z_{nk}) / \\sum_j \\exp(z_{nj})

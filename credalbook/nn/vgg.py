@@ -62,8 +62,9 @@ def _image_size(image_size, min_size: int) -> tuple[int, int]:
         except TypeError:
             size = ()
     if len(size) != 2 or min(size) < min_size:
-        raise ValueError(f"image_size must be an int or (height, width) of at least {min_size} "
-                         f"pixels; got {image_size!r}")
+        raise ValueError(
+            f"image_size must be an int or (height, width) of at least {min_size} pixels; got {image_size!r}"
+        )
     return size
 
 
@@ -132,8 +133,10 @@ class ThreeConvNet(nn.Module):
         kernel_sizes = tuple(check_positive_int(k, "kernel_sizes") for k in kernel_sizes)
         pool_sizes = tuple(check_positive_int(p, "pool_sizes") for p in pool_sizes)
         if len(channels) != 3 or len(kernel_sizes) != 3 or len(pool_sizes) != 2:
-            raise ValueError(f"channels and kernel_sizes must have 3 entries and pool_sizes 2; got "
-                             f"{channels}, {kernel_sizes}, {pool_sizes}")
+            raise ValueError(
+                f"channels and kernel_sizes must have 3 entries and pool_sizes 2; got "
+                f"{channels}, {kernel_sizes}, {pool_sizes}"
+            )
         if any(k % 2 == 0 for k in kernel_sizes):
             raise ValueError(f"kernel_sizes must be odd for 'same' padding; got {kernel_sizes}")
         dropout, conv_dropout = _check_dropout(dropout), _check_dropout(conv_dropout)
@@ -171,8 +174,7 @@ class ThreeConvNet(nn.Module):
 
 
 #: VGG16's convolution stack: output channels of 3×3 convolutions, "M" for 2×2 max pooling.
-VGG16_LAYERS = (64, 64, "M", 128, 128, "M", 256, 256, 256, "M",
-                512, 512, 512, "M", 512, 512, 512, "M")
+VGG16_LAYERS = (64, 64, "M", 128, 128, "M", 256, 256, 256, "M", 512, 512, 512, "M", 512, 512, 512, "M")
 
 
 class VGGNet(nn.Module):
@@ -251,8 +253,7 @@ class VGGNet(nn.Module):
             c_in = v
         convs += [nn.AdaptiveMaxPool2d(1), nn.Flatten()]
         self.conv = nn.Sequential(*convs)
-        self.dense = nn.Sequential(nn.Dropout(dropout), nn.Linear(c_in, hidden), nn.ReLU(),
-                                   nn.Dropout(dropout))
+        self.dense = nn.Sequential(nn.Dropout(dropout), nn.Linear(c_in, hidden), nn.ReLU(), nn.Dropout(dropout))
         self.head = nn.Linear(hidden, n_classes)
         self.feature_dim = hidden
         _keras_init(self)

@@ -39,9 +39,27 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["AGREES", "DIFFERS", "DIFFERS_SHOWN", "DIFFERS_UNKNOWN", "INCONCLUSIVE", "NOT_RUN", "VERDICTS",
-           "CannotFail", "Judgement", "at_least", "close_to", "combine", "mean_se", "ordered", "rate_ci",
-           "rate_claim", "sign_claim"]
+from credalbook._deprecation import renamed
+
+__all__ = [
+    "AGREES",
+    "DIFFERS",
+    "DIFFERS_SHOWN",
+    "DIFFERS_UNKNOWN",
+    "INCONCLUSIVE",
+    "NOT_RUN",
+    "VERDICTS",
+    "CannotFail",
+    "Judgement",
+    "at_least",
+    "close_to",
+    "combine",
+    "mean_se",
+    "ordered",
+    "rate_ci",
+    "rate_claim",
+    "sign_claim",
+]
 
 AGREES = "agrees"
 DIFFERS_SHOWN = "differs — cause shown"
@@ -89,11 +107,15 @@ class Judgement:
             raise ValueError(f"verdict must be one of {_JUDGED}; got {self.verdict!r}")
         if not isinstance(self.criterion, str) or not self.criterion.strip():
             raise ValueError("criterion must say in words what is checked; got an empty criterion")
-        if self.tolerance is not None and not (isinstance(self.tolerance, numbers.Real)
-                                               and math.isfinite(self.tolerance) and self.tolerance >= 0):
+        if self.tolerance is not None and not (
+            isinstance(self.tolerance, numbers.Real) and math.isfinite(self.tolerance) and self.tolerance >= 0
+        ):
             raise ValueError(f"tolerance must be a finite number >= 0 or None; got {self.tolerance!r}")
-        if self.replicates is not None and (isinstance(self.replicates, bool)
-                                            or not isinstance(self.replicates, numbers.Integral) or self.replicates < 1):
+        if self.replicates is not None and (
+            isinstance(self.replicates, bool)
+            or not isinstance(self.replicates, numbers.Integral)
+            or self.replicates < 1
+        ):
             raise ValueError(f"replicates must be a positive int or None; got {self.replicates!r}")
 
 
@@ -126,8 +148,18 @@ def mean_se(values) -> tuple[float, float, int]:
     return float(x.mean()), se, int(x.size)
 
 
-def ordered(a, b, *, relation: str, se_a=0.0, se_b=0.0, z: float = 2.0, names=("a", "b"),
-            replicates: int | None = None, tolerance_source: str | None = None) -> Judgement:
+def ordered(
+    a,
+    b,
+    *,
+    relation: str,
+    se_a=0.0,
+    se_b=0.0,
+    z: float = 2.0,
+    names=("a", "b"),
+    replicates: int | None = None,
+    tolerance_source: str | None = None,
+) -> Judgement:
     """Judge a strict order claim ``a < b`` (``relation="<"``) or ``a > b`` (``">"``).
 
     With ``d`` the claimed-positive difference (``b - a`` for "<") and ``m = z·√(se_a² + se_b²)``:
@@ -160,8 +192,16 @@ def ordered(a, b, *, relation: str, se_a=0.0, se_b=0.0, z: float = 2.0, names=("
     return Judgement(verdict, crit, m if m > 0 else None, source, replicates)
 
 
-def sign_claim(value, *, relation: str, se=0.0, z: float = 2.0, name: str = "the difference",
-               replicates: int | None = None, tolerance_source: str | None = None) -> Judgement:
+def sign_claim(
+    value,
+    *,
+    relation: str,
+    se=0.0,
+    z: float = 2.0,
+    name: str = "the difference",
+    replicates: int | None = None,
+    tolerance_source: str | None = None,
+) -> Judgement:
     """Judge ``value > 0`` (``relation=">"``) or ``value < 0`` (``"<"``): :func:`ordered` against 0.
 
     >>> sign_claim(0.03, relation=">", se=0.01).verdict, sign_claim(0.0, relation=">").verdict
@@ -170,15 +210,33 @@ def sign_claim(value, *, relation: str, se=0.0, z: float = 2.0, name: str = "the
     if relation not in ("<", ">"):
         raise ValueError(f"relation must be '<' or '>'; got {relation!r}")
     other = "<" if relation == ">" else ">"
-    j = ordered(0.0, value, relation=other, se_a=0.0, se_b=se, z=z, names=("0", name), replicates=replicates,
-                tolerance_source=tolerance_source)
+    j = ordered(
+        0.0,
+        value,
+        relation=other,
+        se_a=0.0,
+        se_b=se,
+        z=z,
+        names=("0", name),
+        replicates=replicates,
+        tolerance_source=tolerance_source,
+    )
     v = _finite("value", value)
     crit = f"{name} {relation} 0" + (f" by more than {j.tolerance:.3g}" if j.tolerance else " strictly") + f": {v:.4g}"
     return Judgement(j.verdict, crit, j.tolerance, j.tolerance_source, replicates)
 
 
-def close_to(book, paper, *, tol, tolerance_source: str, relative: bool = False, bounds=None,
-             name: str = "book", replicates: int | None = None) -> Judgement:
+def close_to(
+    book,
+    paper,
+    *,
+    tol,
+    tolerance_source: str,
+    relative: bool = False,
+    bounds=None,
+    name: str = "book",
+    replicates: int | None = None,
+) -> Judgement:
     """Judge ``|book - paper| <= tol`` (or ``<= tol·|paper|`` with ``relative=True``).
 
     ``bounds`` (lo, hi) are the values the quantity can take; a tolerance whose accepted interval
@@ -200,8 +258,10 @@ def close_to(book, paper, *, tol, tolerance_source: str, relative: bool = False,
     if bounds is not None:
         blo, bhi = (_finite("bounds[0]", bounds[0]), _finite("bounds[1]", bounds[1]))
         if lo <= blo and hi >= bhi:
-            raise CannotFail(f"the accepted interval [{lo:.3g}, {hi:.3g}] covers every possible value "
-                             f"[{blo:.3g}, {bhi:.3g}]: this criterion cannot fail")
+            raise CannotFail(
+                f"the accepted interval [{lo:.3g}, {hi:.3g}] covers every possible value "
+                f"[{blo:.3g}, {bhi:.3g}]: this criterion cannot fail"
+            )
     verdict = AGREES if abs(book - paper) <= width else DIFFERS
     rel = f" ({tol:.3g} × |paper|)" if relative else ""
     crit = f"|{name} − paper| ≤ {width:.3g}{rel}: |{book:.4g} − {paper:.4g}| = {abs(book - paper):.3g}"
@@ -226,11 +286,13 @@ def at_least(k, n, need, *, what: str = "cases", tolerance_source: str = "the pa
         raise CannotFail(f"need must be >= 1: 'at least {need} of {n}' cannot fail")
     if not 0 <= k <= n or need > n:
         raise ValueError(f"need 0 <= k <= n and need <= n; got k={k}, n={n}, need={need}")
-    return Judgement(AGREES if k >= need else DIFFERS, f"at least {need} of {n} {what}: {k} of {n}", None,
-                     tolerance_source, None)
+    return Judgement(
+        AGREES if k >= need else DIFFERS, f"at least {need} of {n} {what}: {k} of {n}", None, tolerance_source, None
+    )
 
 
-def rate_ci(k, n, level: float = 0.95) -> tuple[float, float]:
+@renamed(level="ci")
+def rate_ci(k, n, ci: float = 0.95) -> tuple[float, float]:
     """Exact (Clopper–Pearson) confidence interval of a binomial rate ``k / n``.
 
     >>> tuple(round(x, 4) for x in rate_ci(3, 60))
@@ -238,21 +300,28 @@ def rate_ci(k, n, level: float = 0.95) -> tuple[float, float]:
     """
     from scipy.stats import binomtest
 
-    if isinstance(k, bool) or isinstance(n, bool) or not isinstance(k, numbers.Integral) or not isinstance(n, numbers.Integral):
+    if (
+        isinstance(k, bool)
+        or isinstance(n, bool)
+        or not isinstance(k, numbers.Integral)
+        or not isinstance(n, numbers.Integral)
+    ):
         raise TypeError("k and n must be ints (counts of replicates)")
     if n < 1:
         raise CannotFail(f"a rate from n={n} replicates cannot be judged")
     if not 0 <= k <= n:
         raise ValueError(f"k must be in [0, n]; got k={k}, n={n}")
-    ci = binomtest(int(k), int(n)).proportion_ci(confidence_level=level, method="exact")
-    return float(ci.low), float(ci.high)
+    interval = binomtest(int(k), int(n)).proportion_ci(confidence_level=ci, method="exact")
+    return float(interval.low), float(interval.high)
 
 
-def rate_claim(k, n, *, accept, level: float = 0.95, name: str = "rate",
-               tolerance_source: str = "Bradley's (1978) liberal criterion") -> Judgement:
+@renamed(level="ci")
+def rate_claim(
+    k, n, *, accept, ci: float = 0.95, name: str = "rate", tolerance_source: str = "Bradley's (1978) liberal criterion"
+) -> Judgement:
     """Judge a rate ``k / n`` from ``n`` replicates against an accepted region ``accept = (lo, hi)``.
 
-    The rate's exact ``level`` interval inside ``[lo, hi]`` agrees, disjoint from it differs, and
+    The rate's exact ``ci`` interval inside ``[lo, hi]`` agrees, disjoint from it differs, and
     overlapping its edge is inconclusive. A region covering [0, 1] cannot fail and is refused.
 
     Examples
@@ -268,10 +337,10 @@ def rate_claim(k, n, *, accept, level: float = 0.95, name: str = "rate",
         raise ValueError(f"accept must be (lo, hi) with lo <= hi; got {accept}")
     if lo <= 0 and hi >= 1:
         raise CannotFail(f"accepted region [{lo:.3g}, {hi:.3g}] covers [0, 1]: this criterion cannot fail")
-    c_lo, c_hi = rate_ci(k, n, level)
+    c_lo, c_hi = rate_ci(k, n, ci)
     verdict = AGREES if (c_lo >= lo and c_hi <= hi) else DIFFERS if (c_hi < lo or c_lo > hi) else INCONCLUSIVE
     region = f"≥ {lo:.3g}" if hi >= 1 else f"≤ {hi:.3g}" if lo <= 0 else f"in [{lo:.3g}, {hi:.3g}]"
-    crit = (f"{name} {region}: {k}/{n} = {k / n:.3f}, exact {level:.0%} interval [{c_lo:.3f}, {c_hi:.3f}]")
+    crit = f"{name} {region}: {k}/{n} = {k / n:.3f}, exact {ci:.0%} interval [{c_lo:.3f}, {c_hi:.3f}]"
     return Judgement(verdict, crit, max(c_hi - c_lo, 0.0) / 2, f"{tolerance_source}; binomial interval, R = {n}", n)
 
 
@@ -306,5 +375,4 @@ def combine(judgements, *, rule: str = "all", need: int | None = None, criterion
     text = criterion or "; ".join(j.criterion for j in parts)
     sources = "; ".join(dict.fromkeys(j.tolerance_source for j in parts if j.tolerance_source))
     reps = {j.replicates for j in parts if j.replicates is not None}
-    return Judgement(verdict, f"{text} [{rule} of {len(parts)}: {counts}]", None, sources,
-                     min(reps) if reps else None)
+    return Judgement(verdict, f"{text} [{rule} of {len(parts)}: {counts}]", None, sources, min(reps) if reps else None)

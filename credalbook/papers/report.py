@@ -20,16 +20,29 @@ import math
 import numbers
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import numpy as np
 
 from credalbook._paths import results_dir
 from credalbook._provenance import module_hashes, parts_used
-from credalbook.papers.criteria import AGREES, DIFFERS, DIFFERS_SHOWN, DIFFERS_UNKNOWN, NOT_RUN, VERDICTS, Judgement
+from credalbook.papers.criteria import AGREES, DIFFERS, DIFFERS_SHOWN, DIFFERS_UNKNOWN, Judgement, NOT_RUN, VERDICTS
 
-__all__ = ["Comparison", "ComparisonRow", "Table", "check_results", "count_of", "fidelity_of", "format_cell", "html_table", "reported_table_rows", "glue", "load_comparison", "reported"]
+__all__ = [
+    "Comparison",
+    "ComparisonRow",
+    "Table",
+    "check_results",
+    "count_of",
+    "fidelity_of",
+    "format_cell",
+    "html_table",
+    "reported_table_rows",
+    "glue",
+    "load_comparison",
+    "reported",
+]
 
 #: The papers whose reported numbers live in ``credalbook/papers/<paper>/reported.json``.
 #: Papers whose reported numbers are data files here; "widmann" (Widmann, Lindsten & Zachariah 2019,
@@ -184,8 +197,9 @@ class Comparison:
     chapter: str
     rows: list[ComparisonRow] = field(default_factory=list)
 
-    def add(self, artifact: str, quantity: str, *, paper, book, judgement: Judgement, cause: str = "",
-            note: str = "") -> None:
+    def add(
+        self, artifact: str, quantity: str, *, paper, book, judgement: Judgement, cause: str = "", note: str = ""
+    ) -> None:
         """Append a judged row.
 
         Parameters
@@ -208,9 +222,21 @@ class Comparison:
             verdict = DIFFERS_SHOWN if cause.strip() else DIFFERS_UNKNOWN
         else:
             cause = ""  # a cause explains a difference; a row that does not differ keeps none
-        self.rows.append(ComparisonRow(str(artifact), str(quantity), _plain(paper), _plain(book), verdict,
-                                       judgement.criterion, judgement.tolerance, judgement.tolerance_source,
-                                       judgement.replicates, cause, note))
+        self.rows.append(
+            ComparisonRow(
+                str(artifact),
+                str(quantity),
+                _plain(paper),
+                _plain(book),
+                verdict,
+                judgement.criterion,
+                judgement.tolerance,
+                judgement.tolerance_source,
+                judgement.replicates,
+                cause,
+                note,
+            )
+        )
 
     def not_run(self, artifact: str, quantity: str, *, paper, reason: str, tested_by: str, note: str = "") -> None:
         """Append a row the book cannot run (data or hardware it cannot have).
@@ -219,9 +245,21 @@ class Comparison:
         """
         if not (isinstance(reason, str) and reason.strip() and isinstance(tested_by, str) and tested_by.strip()):
             raise ValueError("a row not run here needs a reason and the test of its code path (tested_by)")
-        self.rows.append(ComparisonRow(str(artifact), str(quantity), _plain(paper), None, NOT_RUN,
-                                       f"not run: {reason}", None, "", None, f"code path tested by {tested_by}",
-                                       str(note)))
+        self.rows.append(
+            ComparisonRow(
+                str(artifact),
+                str(quantity),
+                _plain(paper),
+                None,
+                NOT_RUN,
+                f"not run: {reason}",
+                None,
+                "",
+                None,
+                f"code path tested by {tested_by}",
+                str(note),
+            )
+        )
 
     def counts(self) -> dict:
         """Rows per verdict, in the order of :data:`~credalbook.papers.criteria.VERDICTS`."""
@@ -245,8 +283,7 @@ class Comparison:
             "parameters": parameters,
             "counts": self.counts(),
             "rows": [asdict(r) for r in self.rows],
-            "provenance": {"modules": module_hashes(),
-                           "parts": parts_used(self.chapter, parameters.get("scale", ""))},
+            "provenance": {"modules": module_hashes(), "parts": parts_used(self.chapter, parameters.get("scale", ""))},
         }
 
     def save(self, parameters: dict | None = None, *, directory: str | Path | None = None) -> Path:
@@ -265,13 +302,18 @@ class Comparison:
             how = r.criterion + (f" (tolerance: {r.tolerance_source})" if r.tolerance_source else "")
             verdict = r.verdict + (f": {r.cause}" if r.cause and r.verdict != AGREES else "")
             rows.append((r.artifact, r.quantity, r.paper, r.book, how, verdict, r.note))
-        table = html_table(("Artifact", "Quantity", "Paper", "This book", "Criterion", "Verdict", "Note"), rows,
-                            css_class="credalbook-table credalbook-comparison")
+        table = html_table(
+            ("Artifact", "Quantity", "Paper", "This book", "Criterion", "Verdict", "Note"),
+            rows,
+            css_class="credalbook-table credalbook-comparison",
+        )
         return table + f'<p class="credalbook-fidelity">{html.escape(self.fidelity)}.</p>'
 
     def __str__(self) -> str:
-        lines = [f"{r.artifact} | {r.quantity} | paper {format_cell(r.paper)} | book {format_cell(r.book)} | {r.verdict}"
-                 for r in self.rows]
+        lines = [
+            f"{r.artifact} | {r.quantity} | paper {format_cell(r.paper)} | book {format_cell(r.book)} | {r.verdict}"
+            for r in self.rows
+        ]
         return "\n".join(lines + [self.fidelity])
 
 
@@ -299,7 +341,7 @@ def load_comparison(path: str | Path) -> dict:
     return data
 
 
-@lru_cache(maxsize=None)
+@cache
 def _reported_file(paper: str) -> str:
     if paper not in PAPERS:
         raise ValueError(f"paper must be one of {PAPERS}; got {paper!r}")

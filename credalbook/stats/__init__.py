@@ -1,7 +1,14 @@
 """Calibration tests with p-values: the bootstrap test of one classifier and of a set of
 classifiers, the instance-dependent test with a learned weight function, Hosmer-Lemeshow, and the
 calibration measures the tests evaluate; the SKCE tests of Widmann et al.; one entry point,
-:func:`calibration_test`, whose results share :class:`TestResult`.
+:func:`calibration_test`, whose results share :class:`TestResult` (one field ``pvalue``, one
+decision rule).
+
+The engines underneath (:mod:`credalbook.stats.null_distribution`: ``null_statistics``,
+``null_replicates``; :mod:`credalbook.stats.minimise`: ``MeasureObjective``, ``minimise_objective``;
+:mod:`credalbook.stats.kernel_tests`: ``skce_block_values``, ``skce_quadratic_statistic``,
+``skce_bootstrap_null``) do not validate their inputs; they are importable here and from their
+modules but are not part of ``__all__``.
 """
 
 from credalbook.stats.bootstrap import (
@@ -9,43 +16,23 @@ from credalbook.stats.bootstrap import (
     CalibrationTestResult,
     DECISION_RULES,
     exact_size,
-    minimise_calibration_measure,
-    MeasureObjective,
-    minimise_objective,
-    Minimum,
-    null_statistics,
     set_calibration_test,
     set_null_distribution,
-    SOLVERS,
+    SetTestOptions,
 )
+from credalbook.stats.classifier import calibration_test, METHODS
 from credalbook.stats.hosmer_lemeshow import (
     hosmer_lemeshow,
     hosmer_lemeshow_statistic,
     HosmerLemeshowResult,
     null_rejection_rate,
 )
-from credalbook.stats.instance import (
-    instance_calibration_test,
-    InstanceTestResult,
-    split_indices,
-)
-from credalbook.stats.measures import (
-    as_measure,
-    calibration_measure,
-    CalibrationMeasure,
-    estimator_measure,
-    MEASURES,
-)
+from credalbook.stats.instance import instance_calibration_test, InstanceTestOptions, InstanceTestResult, split_indices
+from credalbook.stats.kernel_tests import SKCE_NULLS, skce_test, SKCE_TEST_ESTIMATORS, SKCETestOptions
+from credalbook.stats.measures import as_measure, calibration_measure, CalibrationMeasure, estimator_measure, MEASURES
+from credalbook.stats.minimise import minimise_calibration_measure, Minimum, SOLVERS
+from credalbook.stats.null_distribution import NULL_CHUNK
 from credalbook.stats.result import TestResult
-from credalbook.stats.kernel_tests import (
-    SKCE_NULLS,
-    SKCE_TEST_ESTIMATORS,
-    skce_block_values,
-    skce_bootstrap_null,
-    skce_quadratic_statistic,
-    skce_test,
-)
-from credalbook.stats.classifier import METHODS, calibration_test
 from credalbook.stats.weight_learning import (
     fit_weight_function,
     LOSS_PRESETS,
@@ -60,18 +47,18 @@ __all__ = [
     "DECISION_RULES",
     "exact_size",
     "minimise_calibration_measure",
-    "MeasureObjective",
-    "minimise_objective",
     "Minimum",
-    "null_statistics",
+    "NULL_CHUNK",
     "set_calibration_test",
     "set_null_distribution",
+    "SetTestOptions",
     "SOLVERS",
     "hosmer_lemeshow",
     "hosmer_lemeshow_statistic",
     "HosmerLemeshowResult",
     "null_rejection_rate",
     "instance_calibration_test",
+    "InstanceTestOptions",
     "InstanceTestResult",
     "split_indices",
     "as_measure",
@@ -88,9 +75,7 @@ __all__ = [
     "calibration_test",
     "METHODS",
     "skce_test",
+    "SKCETestOptions",
     "SKCE_TEST_ESTIMATORS",
     "SKCE_NULLS",
-    "skce_block_values",
-    "skce_quadratic_statistic",
-    "skce_bootstrap_null",
 ]

@@ -27,8 +27,11 @@ method                     test                                                 
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
+from credalbook._deprecation import REMOVED_IN
 from credalbook._parallel import check_n_jobs
 from credalbook._validation import (
     as_predictions,
@@ -39,17 +42,17 @@ from credalbook._validation import (
     check_probability,
 )
 from credalbook.metrics.kernel import AUTO_BLOCK_SIZE, resolve_estimator
-from credalbook.stats.bootstrap import RESAMPLING, DECISION_RULES, bootstrap_calibration_test, top_label_consistency_test
+from credalbook.stats.bootstrap import bootstrap_calibration_test, DECISION_RULES, top_label_consistency_test
 from credalbook.stats.hosmer_lemeshow import hosmer_lemeshow
 from credalbook.stats.kernel_tests import skce_test
 from credalbook.stats.measures import MEASURES
+from credalbook.stats.null_distribution import check_chunk_size, NULL_CHUNK, RESAMPLING
 from credalbook.stats.result import TestResult
 
 __all__ = ["METHODS", "calibration_test"]
 
 #: Methods of :func:`calibration_test`.
-METHODS = ("consistency", "skce_linear", "skce_block", "skce_quadratic", "skce_distribution_free",
-           "hosmer_lemeshow")
+METHODS = ("consistency", "skce_linear", "skce_block", "skce_quadratic", "skce_distribution_free", "hosmer_lemeshow")
 
 _OPTIONS = {
     "consistency": {"resample", "rule", "fast_null"},
@@ -57,13 +60,27 @@ _OPTIONS = {
     "skce_block": {"kernel", "bandwidth", "block_size"},
     "skce_quadratic": {"kernel", "bandwidth"},
     "skce_distribution_free": {"kernel", "bandwidth", "block_size", "estimator", "bound"},
-    "hosmer_lemeshow": {"grouping", "reference"},
+    "hosmer_lemeshow": {"grouping", "null"},
 }
+#: Options renamed in 0.6 (accepted with a FutureWarning): ``{method: {old: new}}``.
+_RENAMED_OPTIONS = {"hosmer_lemeshow": {"reference": "null"}}
 
 
-def calibration_test(probs, labels, *, method: str = "consistency", measure="ece_conf", from_logits: bool = False,
-                     n_bins: int = 10, n_resamples: int = 1000, alpha: float = 0.05, seed=None, n_jobs=None,
-                     **options) -> TestResult:
+def calibration_test(
+    probs,
+    labels,
+    *,
+    method: str = "consistency",
+    measure="ece_conf",
+    from_logits: bool = False,
+    n_bins: int = 10,
+    n_resamples: int = 1000,
+    alpha: float = 0.05,
+    seed=None,
+    n_jobs=None,
+    chunk_size=NULL_CHUNK,
+    **options,
+) -> TestResult:
     r"""Test whether a classifier is calibrated, with a p-value: one entry point for every method.
 
     Parameters
@@ -86,18 +103,23 @@ def calibration_test(probs, labels, *, method: str = "consistency", measure="ece
     alpha : float, default 0.05
     seed : int, numpy Generator or None
     n_jobs : int or None
-        Resampling through joblib in fixed chunks with per-chunk seeds, so that every value gives the
-        same result (``None`` runs the chunks here, one after another, as ``1``). Inside
+        Joblib's ``n_jobs`` for the resampling, which runs in fixed chunks with per-chunk seeds, so
+        that every value gives the same result (None: joblib's default, one chunk after another
+        outside a ``joblib.parallel_config`` context). Inside
         ``joblib.parallel_config(backend="dask")`` with a ``dask.distributed`` client, ``n_jobs=-1``
-        sends the chunks to the cluster, with the p-value of the serial run. (The functions this one
-        calls keep, with their own ``n_jobs=None``, the single random stream of earlier releases.)
+        sends the chunks to the cluster, with the p-value of the serial run.
+    chunk_size : int or None, default ``NULL_CHUNK`` (50)
+        Resamples per independently seeded chunk of the consistency and Hosmer-Lemeshow tests
+        (None: one random stream); the same default and the same null sample as the functions this
+        one calls (:mod:`credalbook.stats.null_distribution`). The quadratic SKCE bootstrap has its
+        own fixed chunks.
     **options
         Method options: ``resample``, ``rule``, ``fast_null`` (consistency; see below); ``kernel``, ``bandwidth``
         (SKCE, see :func:`~credalbook.stats.skce_test`; default: the Laplacian kernel with the
         median heuristic); ``block_size`` (skce_block, default 2; skce_distribution_free);
         ``estimator`` ({"linear", "block", "quadratic"}; default "quadratic" up to N = 10⁴ and
         "block" with blocks of 1000 above) and ``bound`` (skce_distribution_free);
-        ``grouping``, ``reference`` (hosmer_lemeshow). ``"skce_quadratic"`` costs
+        ``grouping``, ``null`` (hosmer_lemeshow; formerly ``reference``). ``"skce_quadratic"`` costs
         O(N²·n_resamples) time: for N beyond a few 10⁴ use ``"skce_block"`` (O(N·block_size)).
 
         ``fast_null`` (bool, default True): with ``method="consistency"`` and
@@ -110,7 +132,7 @@ def calibration_test(probs, labels, *, method: str = "consistency", measure="ece
         statistic is that of :func:`~credalbook.stats.bootstrap_calibration_test`, the null samples
         (and so the p-value) differ from its samples for the same seed by Monte Carlo error only.
         ``fast_null=False`` runs :func:`~credalbook.stats.bootstrap_calibration_test` and its
-        random stream (which earlier releases and the chapters' recorded numbers use).
+        random stream.
 
     Returns
     -------
@@ -136,14 +158,28 @@ def calibration_test(probs, labels, *, method: str = "consistency", measure="ece
     False
     """
     check_choice(method, "method", METHODS)
+    for old, new in _RENAMED_OPTIONS.get(method, {}).items():
+        if old in options:
+            if new in options:
+                raise TypeError(
+                    f"calibration_test() got both {old!r} (renamed in 0.6) and its new name {new!r}; pass only {new}"
+                )
+            warnings.warn(
+                f"calibration_test(method={method!r}): the option {old!r} was renamed to {new!r} in 0.6; "
+                f"{old!r} will be removed in {REMOVED_IN}",
+                FutureWarning,
+                stacklevel=2,
+            )
+            options[new] = options.pop(old)
     unknown = sorted(set(options) - _OPTIONS[method])
     if unknown:
-        raise TypeError(f"calibration_test(method={method!r}) got unexpected options {unknown}; "
-                        f"it accepts {sorted(_OPTIONS[method])}")
+        raise TypeError(
+            f"calibration_test(method={method!r}) got unexpected options {unknown}; "
+            f"it accepts {sorted(_OPTIONS[method])}"
+        )
     alpha = check_probability(alpha, "alpha")
     n_resamples = check_positive_int(n_resamples, "n_resamples")
-    n_jobs = check_n_jobs(n_jobs)
-    n_jobs = 1 if n_jobs is None else n_jobs  # chunked streams always: the result never depends on n_jobs
+    n_jobs, chunk_size = check_n_jobs(n_jobs), check_chunk_size(chunk_size)
     if method == "consistency" and isinstance(measure, str):
         check_choice(measure, "measure", MEASURES)
     p = as_predictions(probs, "probs", from_logits=from_logits)
@@ -155,16 +191,44 @@ def calibration_test(probs, labels, *, method: str = "consistency", measure="ece
         if fast_null and isinstance(measure, str) and measure == "ece_conf":
             check_choice(options.get("resample", "bootstrap"), "resample", RESAMPLING)
             check_choice(options.get("rule", "t"), "rule", DECISION_RULES)
-            return top_label_consistency_test(p, y, n_bins=check_n_bins(n_bins), n_resamples=n_resamples, alpha=alpha,
-                                              seed=seed, n_jobs=n_jobs, **options)
-        return bootstrap_calibration_test(p, y, measure=measure, n_bins=n_bins, n_bootstrap=n_resamples, alpha=alpha,
-                                          seed=seed, n_jobs=n_jobs, **options)
+            return top_label_consistency_test(
+                p,
+                y,
+                n_bins=check_n_bins(n_bins),
+                n_resamples=n_resamples,
+                alpha=alpha,
+                seed=seed,
+                n_jobs=n_jobs,
+                chunk_size=chunk_size,
+                **options,
+            )
+        return bootstrap_calibration_test(
+            p,
+            y,
+            measure=measure,
+            n_bins=n_bins,
+            n_resamples=n_resamples,
+            alpha=alpha,
+            seed=seed,
+            n_jobs=n_jobs,
+            chunk_size=chunk_size,
+            **options,
+        )
     if method == "hosmer_lemeshow":
-        return hosmer_lemeshow(p, y, n_bins=n_bins, n_resamples=n_resamples, alpha=alpha, seed=seed, n_jobs=n_jobs,
-                               **options)
+        return hosmer_lemeshow(
+            p,
+            y,
+            n_bins=n_bins,
+            n_resamples=n_resamples,
+            alpha=alpha,
+            seed=seed,
+            n_jobs=n_jobs,
+            chunk_size=chunk_size,
+            **options,
+        )
     common = dict(alpha=alpha, seed=seed, n_jobs=n_jobs, **options)
     if method == "skce_distribution_free":
-        if "estimator" not in common:   # the quadratic estimator up to 10⁴ instances, blocks of 1000 above
+        if "estimator" not in common:  # the quadratic estimator up to 10⁴ instances, blocks of 1000 above
             common["estimator"] = "quadratic" if resolve_estimator("auto", len(p)) == "quadratic" else "block"
             if common["estimator"] == "block":
                 common.setdefault("block_size", AUTO_BLOCK_SIZE)

@@ -20,8 +20,8 @@ The default p-value here is therefore a *consistency-resampling* (Monte-Carlo) p
 the predicted distributions, so resampling labels :math:`y^*_i \sim \mathrm{Cat}(\hat p_i)` and
 recomputing the statistic gives an exact-size test, with
 :math:`p = (1 + \#\{T^* \ge T\}) / (1 + R)`. The paper's :math:`\chi^2` reference stays available
-(``reference="chi2"``), as does the single grouping used by Fagerland and by the authors' code
-(``grouping="single"``: sort once by the first class's probability). ``reference="chi2_external"``
+(``null="chi2"``), as does the single grouping used by Fagerland and by the authors' code
+(``grouping="single"``: sort once by the first class's probability). ``null="chi2_external"``
 uses :math:`B(K-1)` degrees of freedom, the classical reference for a model that was *not* fitted
 on the evaluation data (the :math:`-2` in Fagerland's count accounts for fitted parameters); in
 simulations here it is valid but conservative.
@@ -40,11 +40,14 @@ sorted per resample took 8-15 minutes).
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
 from scipy import stats
 
+from credalbook._deprecation import REMOVED_IN, renamed
+from credalbook._parallel import check_n_jobs
 from credalbook._validation import (
     as_rng,
     as_scalar,
@@ -52,24 +55,18 @@ from credalbook._validation import (
     check_n_bins,
     check_positive_int,
     check_probability,
-    check_probs,
     check_probs_labels,
 )
-from credalbook._parallel import check_n_jobs, run_chunks
 from credalbook.metrics.classification import one_hot
-from credalbook.stats.result import TestResult
-from credalbook.synthetic.predictions import calibrated_predictions, sample_labels
+from credalbook.stats.null_distribution import check_chunk_size, NULL_CHUNK, resample_null
+from credalbook.stats.result import critical_value, exceeds, TestResult
+from credalbook.synthetic.predictions import calibrated_predictions
 
-__all__ = [
-    "HosmerLemeshowResult",
-    "hosmer_lemeshow",
-    "hosmer_lemeshow_statistic",
-    "null_rejection_rate",
-]
+__all__ = ["HosmerLemeshowResult", "hosmer_lemeshow", "hosmer_lemeshow_statistic", "null_rejection_rate"]
 
 _GROUPINGS = {"per_class", "single"}
 _VARIANTS = ("book", "authors")
-_REFERENCES = {"resampling", "chi2", "chi2_external"}
+_NULLS = ("resampling", "chi2", "chi2_external")
 #: Uniform draws held at once by the resampling (a chunk of resamples × N; 32 MiB), and the
 #: instances per inner step (the working arrays stay in the CPU cache).
 _RESAMPLE_DRAWS = 1 << 22
@@ -80,8 +77,10 @@ _INSTANCE_CHUNK = 1 << 14
 class HosmerLemeshowResult(TestResult):
     """Result of :func:`hosmer_lemeshow`: a :class:`~credalbook.stats.TestResult` (``method="hosmer_lemeshow"``).
 
-    ``rejected`` is ``p_value <= alpha``; ``null_model`` is None (the χ² references are for
-    ``count_statistic``, not for ``statistic``; see ``dof``).
+    ``rejected`` follows the rule of :class:`~credalbook.stats.TestResult`: ``statistic > threshold``
+    (the (1 − α) quantile of the resampled statistics) with ``null="resampling"``; with a χ²
+    null, ``count_statistic`` beyond the χ² quantile, i.e. ``pvalue < alpha``. ``null_model`` is
+    None (the χ² references are for ``count_statistic``, not for ``statistic``; see ``dof``).
 
     Attributes
     ----------
@@ -89,34 +88,71 @@ class HosmerLemeshowResult(TestResult):
         :math:`HL_{cwise}` of Eq. 3 (bin means).
     count_statistic : float
         Fagerland's count form :math:`\\sum (O - E)^2 / E`, the quantity the χ² reference is for.
-    p_value : float
-    reference : str
-        ``"resampling"``, ``"chi2"`` or ``"chi2_external"``.
+    pvalue : float
+    null : str
+        ``"resampling"``, ``"chi2"`` or ``"chi2_external"`` (``reference`` is a deprecated alias).
     dof : int or None
         Degrees of freedom of the χ² reference: :math:`(K-1)(B-2)` for ``"chi2"``, :math:`B(K-1)`
         for ``"chi2_external"``, None for ``"resampling"``.
     null_distribution : ndarray or None
-        The resampled statistics (``reference="resampling"``).
+        The resampled statistics (``null="resampling"``).
     """
 
     count_statistic: float
-    reference: str
+    null: str
     grouping: str
     n_bins: int
     dof: int | None
 
-    def __init__(self, statistic, count_statistic, p_value, reference, grouping, n_bins, dof, null_distribution=None,
-                 *, alpha: float = 0.05, rejected: bool | None = None, method: str = "hosmer_lemeshow",
-                 null_model=None, threshold: float | None = None, details: dict | None = None):
-        # positional order of the earlier releases: (statistic, count_statistic, p_value, reference,
-        # grouping, n_bins, dof, null_distribution); the TestResult fields are keywords
-        values = dict(statistic=statistic, p_value=p_value, alpha=alpha,
-                      rejected=bool(p_value <= alpha) if rejected is None else bool(rejected), method=method,
-                      null_distribution=null_distribution, null_model=null_model, threshold=threshold,
-                      details=dict(details or {}), count_statistic=count_statistic, reference=reference,
-                      grouping=grouping, n_bins=n_bins, dof=dof)
+    @renamed(reference="null", p_value="pvalue")
+    def __init__(
+        self,
+        statistic,
+        count_statistic,
+        pvalue,
+        null,
+        grouping,
+        n_bins,
+        dof,
+        null_distribution=None,
+        *,
+        alpha: float = 0.05,
+        rejected: bool | None = None,
+        threshold: float | None = None,
+        details: dict | None = None,
+    ):
+        # positional order: (statistic, count_statistic, pvalue, null, grouping, n_bins, dof,
+        # null_distribution); the TestResult fields are keywords
+        if rejected is None:  # the rule of TestResult
+            rejected = exceeds(statistic, threshold) if threshold is not None else pvalue < alpha
+        values = dict(
+            statistic=statistic,
+            pvalue=pvalue,
+            alpha=alpha,
+            rejected=bool(rejected),
+            method="hosmer_lemeshow",
+            null_distribution=null_distribution,
+            null_model=None,
+            threshold=threshold,
+            details=dict(details or {}),
+            count_statistic=count_statistic,
+            null=null,
+            grouping=grouping,
+            n_bins=n_bins,
+            dof=dof,
+        )
         for key, value in values.items():
             object.__setattr__(self, key, value)
+
+    @property
+    def reference(self) -> str:
+        """Deprecated alias of ``null`` (FutureWarning)."""
+        warnings.warn(
+            f"HosmerLemeshowResult.reference was renamed to null in 0.6; reference will be removed in {REMOVED_IN}",
+            FutureWarning,
+            stacklevel=2,
+        )
+        return self.null
 
 
 def _bin_starts(n: int, n_bins: int) -> np.ndarray:
@@ -168,8 +204,7 @@ def _statistics(p_sums: np.ndarray, o_sums: np.ndarray, sizes: np.ndarray) -> tu
     return mean_stat, count_stat
 
 
-def hosmer_lemeshow_statistic(probs, labels, *, n_bins: int = 10, grouping: str = "per_class",
-                              variant: str = "book"):
+def hosmer_lemeshow_statistic(probs, labels, *, n_bins: int = 10, grouping: str = "per_class", variant: str = "book"):
     r"""The Hosmer-Lemeshow calibration measure :math:`HL_{cwise}` (Mortier et al., Eqs. 3-4).
 
     Batched over leading dimensions: ``probs`` (..., N, K), ``labels`` (..., N) → shape (...).
@@ -248,17 +283,19 @@ def _hl(p: np.ndarray, y: np.ndarray, binning):
     return _statistics(p_sums, _binned_sums(onehot, np.broadcast_to(order, onehot.shape), starts), sizes)
 
 
+@renamed(reference="null")
 def hosmer_lemeshow(
     probs,
     labels,
     *,
     n_bins: int = 10,
     grouping: str = "per_class",
-    reference: str = "resampling",
+    null: str = "resampling",
     n_resamples: int = 999,
     alpha: float = 0.05,
     seed=None,
     n_jobs=None,
+    chunk_size=NULL_CHUNK,
 ) -> HosmerLemeshowResult:
     r"""Hosmer-Lemeshow calibration test with a valid p-value by default.
 
@@ -269,21 +306,23 @@ def hosmer_lemeshow(
     n_bins : int, default 10
     grouping : {"per_class", "single"}, default "per_class"
         See :func:`hosmer_lemeshow_statistic`.
-    reference : {"resampling", "chi2", "chi2_external"}, default "resampling"
-        ``"resampling"``: consistency resampling, :math:`p = (1 + \#\{T^* \ge T\})/(1 + R)`,
-        exact size under :math:`H_0` for any N, K, B and grouping. ``"chi2"``: the paper's
-        reference, :math:`\chi^2_{(K-1)(B-2)}` applied to the count statistic (requires B > 2);
-        it over-rejects calibrated models. ``"chi2_external"``: :math:`\chi^2_{B(K-1)}`,
-        conservative.
+    null : {"resampling", "chi2", "chi2_external"}, default "resampling"
+        The null distribution. ``"resampling"``: consistency resampling,
+        :math:`p = (1 + \#\{T^* \ge T\})/(1 + R)`, exact size under :math:`H_0` for any N, K, B
+        and grouping. ``"chi2"``: the paper's reference, :math:`\chi^2_{(K-1)(B-2)}` applied to
+        the count statistic (requires B > 2); it over-rejects calibrated models.
+        ``"chi2_external"``: :math:`\chi^2_{B(K-1)}`, conservative. (Formerly ``reference``.)
     n_resamples : int, default 999
-        R, the number of label resamples (``reference="resampling"``).
+        R, the number of label resamples (``null="resampling"``).
     alpha : float, default 0.05
-        Level of ``rejected`` (:math:`p \le \alpha`).
+        Level of ``rejected`` (the rule of :class:`~credalbook.stats.TestResult`).
     seed : int, numpy Generator or None
     n_jobs : int or None
-        None: the R resamples in one serial stream. An integer: in chunks of ``NULL_CHUNK``
-        resamples through joblib, seeded per chunk (``credalbook._parallel``); the values do not
-        depend on ``n_jobs`` but differ from those of ``n_jobs=None``.
+        Joblib's ``n_jobs`` for the chunks of resamples (None: joblib's default); the values do not
+        depend on it.
+    chunk_size : int or None, default ``NULL_CHUNK`` (50)
+        Resamples per independently seeded chunk; None: one random stream (the layout before
+        version 0.6). See :mod:`credalbook.stats.null_distribution`.
 
     Returns
     -------
@@ -295,19 +334,20 @@ def hosmer_lemeshow(
 
     Examples
     --------
+    >>> from credalbook.synthetic import sample_labels
     >>> rng = np.random.default_rng(1)
     >>> p = rng.dirichlet(np.ones(3), size=500)
     >>> y = sample_labels(p, rng)                     # a perfectly calibrated model
     >>> res = hosmer_lemeshow(p, y, n_bins=10, seed=0, n_resamples=199)
-    >>> 0 < res.p_value <= 1 and res.null_distribution.shape
+    >>> 0 < res.pvalue <= 1 and res.null_distribution.shape
     (199,)
     """
     n_bins = check_n_bins(n_bins)
     check_choice(grouping, "grouping", _GROUPINGS)
-    check_choice(reference, "reference", _REFERENCES)
-    n_resamples = check_positive_int(n_resamples, "n_resamples")   # at the door, even when unused
+    check_choice(null, "null", _NULLS)
+    n_resamples = check_positive_int(n_resamples, "n_resamples")  # at the door, even when unused
     alpha = check_probability(alpha, "alpha")
-    n_jobs = check_n_jobs(n_jobs)
+    n_jobs, chunk_size = check_n_jobs(n_jobs), check_chunk_size(chunk_size)
     rng = as_rng(seed)
     p, y = check_probs_labels(probs, labels, min_instances=n_bins)
     if p.ndim != 2:
@@ -315,33 +355,44 @@ def hosmer_lemeshow(
     k = p.shape[1]
     binning = _binning(p, n_bins, grouping)
     stat, count_stat = (float(v) for v in _hl(p, y, binning))
-    if reference != "resampling":
-        if reference == "chi2" and n_bins <= 2:
-            raise ValueError(f"n_bins must be > 2 for the chi2 reference ((K-1)(B-2) dof); got {n_bins}")
-        dof = (k - 1) * (n_bins - 2) if reference == "chi2" else (k - 1) * n_bins
+    if null != "resampling":
+        if null == "chi2" and n_bins <= 2:
+            raise ValueError(f"n_bins must be > 2 for the chi2 null ((K-1)(B-2) dof); got {n_bins}")
+        dof = (k - 1) * (n_bins - 2) if null == "chi2" else (k - 1) * n_bins
         p_chi2 = float(stats.chi2.sf(count_stat, dof))
-        return _hl_result(stat, count_stat, p_chi2, alpha, reference, grouping, n_bins, dof, None, p.shape)
-    if n_jobs is None:
-        null = _resampled_statistics(p, binning, n_resamples, rng)
-    else:
-        null = run_chunks(_resample_chunk, n_resamples, seed=rng, chunk_size=NULL_CHUNK, n_jobs=n_jobs,
-                          args=(p, binning))
-    p_value = (1 + np.count_nonzero(null >= stat)) / (1 + n_resamples)
-    return _hl_result(stat, count_stat, float(p_value), alpha, reference, grouping, n_bins, None, null, p.shape)
+        return _hl_result(stat, count_stat, p_chi2, alpha, null, grouping, n_bins, dof, None, p.shape)
+    t_null = resample_null(
+        _resample_chunk, n_resamples, seed=rng, n_jobs=n_jobs, chunk_size=chunk_size, args=(p, binning)
+    )
+    pvalue = (1 + np.count_nonzero(t_null >= stat)) / (1 + n_resamples)
+    return _hl_result(stat, count_stat, float(pvalue), alpha, null, grouping, n_bins, None, t_null, p.shape)
 
 
-#: Resamples per chunk when ``n_jobs`` is given (fixed: the values do not depend on ``n_jobs``).
-NULL_CHUNK = 50
-
-
-def _hl_result(stat, count_stat, p_value, alpha, reference, grouping, n_bins, dof, null, shape):
-    details = {"n": shape[0], "K": shape[1], "n_bins": n_bins, "reference": reference, "grouping": grouping,
-               "count_statistic": count_stat, "dof": dof}
-    if null is not None:
-        details["n_resamples"] = int(null.size)
-    return HosmerLemeshowResult(stat, count_stat, p_value, reference, grouping, n_bins, dof, null, alpha=alpha,
-                                threshold=None if null is None else float(np.quantile(null, 1 - alpha)),
-                                details=details)
+def _hl_result(stat, count_stat, pvalue, alpha, null, grouping, n_bins, dof, t_null, shape):
+    details = {
+        "n": shape[0],
+        "K": shape[1],
+        "n_bins": n_bins,
+        "null": null,
+        "grouping": grouping,
+        "count_statistic": count_stat,
+        "dof": dof,
+    }
+    if t_null is not None:
+        details["n_resamples"] = int(t_null.size)
+    return HosmerLemeshowResult(
+        stat,
+        count_stat,
+        pvalue,
+        null,
+        grouping,
+        n_bins,
+        dof,
+        t_null,
+        alpha=alpha,
+        threshold=None if t_null is None else critical_value(t_null, alpha),
+        details=details,
+    )
 
 
 def _cell_table(p: np.ndarray, binning) -> np.ndarray:
@@ -396,6 +447,7 @@ def _resampled_statistics(p, binning, n_resamples, rng):
     return out
 
 
+@renamed(reference="null")
 def null_rejection_rate(
     *,
     n_datasets: int,
@@ -403,7 +455,7 @@ def null_rejection_rate(
     n_classes: int,
     n_bins: int = 10,
     alpha: float = 0.05,
-    reference: str = "resampling",
+    null: str = "resampling",
     grouping: str = "per_class",
     concentration: float = 1.0,
     n_resamples: int = 199,
@@ -430,6 +482,8 @@ def null_rejection_rate(
     rejections = 0
     for _ in range(n_datasets):
         p, y = calibrated_predictions(n_instances, n_classes, concentration=concentration, seed=rng)
-        res = hosmer_lemeshow(p, y, n_bins=n_bins, grouping=grouping, reference=reference, n_resamples=n_resamples, seed=rng)
-        rejections += res.p_value <= alpha
+        res = hosmer_lemeshow(
+            p, y, n_bins=n_bins, grouping=grouping, null=null, n_resamples=n_resamples, seed=rng, chunk_size=None
+        )
+        rejections += res.pvalue <= alpha
     return rejections / n_datasets

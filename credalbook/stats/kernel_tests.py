@@ -67,6 +67,7 @@ https://github.com/devmotion/CalibrationTests.jl (``src/skce/*.jl``).
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 from scipy import stats
@@ -81,18 +82,13 @@ from credalbook._validation import (
     check_probability,
     check_seed,
 )
-from credalbook.metrics.ensemble import median_heuristic
-from credalbook.metrics.kernel import (
-    LaplacianKernel,
-    ScalarKernel,
-    skce_pair_term,
-    skce_residuals,
-    as_kernel,
-    skce_batched,
-)
-from credalbook.stats.result import TestResult
+from credalbook.metrics.kernel import skce_batched
+from credalbook.metrics.kernels import as_kernel, LaplacianKernel, median_heuristic, ScalarKernel
+from credalbook.metrics.skce_core import skce_pair_term, skce_residuals
+from credalbook.stats.result import critical_value, exceeds, TestResult
 
 __all__ = [
+    "SKCETestOptions",
     "SKCE_TEST_ESTIMATORS",
     "SKCE_NULLS",
     "skce_test",
@@ -229,8 +225,9 @@ def _bootstrap_chunk(size: int, rng: np.random.Generator, p, r, kernel, h) -> np
     return (n / (n - 1) * (quad - counts @ diag) - 2.0 * (counts @ rowsum)) / (n * n)
 
 
-def skce_bootstrap_null(p: np.ndarray, y: np.ndarray, kernel, n_resamples: int, *, seed=None, n_jobs=None,
-                        h: np.ndarray | None = None) -> np.ndarray:
+def skce_bootstrap_null(
+    p: np.ndarray, y: np.ndarray, kernel, n_resamples: int, *, seed=None, n_jobs=None, h: np.ndarray | None = None
+) -> np.ndarray:
     r"""R bootstrap replicates of :math:`T` under :math:`H_0` (Arcones & Giné 1992), in chunks (no validation).
 
     Chunks of ``BOOTSTRAP_CHUNK`` replicates, seeded by ``credalbook._parallel.run_chunks``, so
@@ -239,8 +236,9 @@ def skce_bootstrap_null(p: np.ndarray, y: np.ndarray, kernel, n_resamples: int, 
     r = skce_residuals(p, y)
     if h is None:
         h = _h_matrix(p, r, kernel)
-    return run_chunks(_bootstrap_chunk, n_resamples, seed=seed, chunk_size=BOOTSTRAP_CHUNK, n_jobs=n_jobs,
-                      args=(p, r, kernel, h))
+    return run_chunks(
+        _bootstrap_chunk, n_resamples, seed=seed, chunk_size=BOOTSTRAP_CHUNK, n_jobs=n_jobs, args=(p, r, kernel, h)
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -257,14 +255,49 @@ def _check_bound(bound, kernel) -> float:
         return check_positive_float(bound, "bound")
     if isinstance(kernel, ScalarKernel):
         return 2.0
-    raise ValueError("bound must be given for the distribution-free test with a user kernel: a number B with "
-                     "|r_i^T Γ(p_i, p_j) r_j| <= B for all predictions and labels (2 sup|Γ| for one-hot labels)")
+    raise ValueError(
+        "bound must be given for the distribution-free test with a user kernel: a number B with "
+        "|r_i^T Γ(p_i, p_j) r_j| <= B for all predictions and labels (2 sup|Γ| for one-hot labels)"
+    )
 
 
-def skce_test(probs, labels, *, estimator: str = "linear", null: str | None = None, kernel=None,
-              bandwidth: float | None = None, block_size: int = 2, n_resamples: int = 1000,
-              alpha: float = 0.05, bound: float | None = None, from_logits: bool = False, seed=None,
-              n_jobs=None) -> TestResult:
+@dataclass(frozen=True)
+class SKCETestOptions:
+    """The options of :func:`skce_test` that only some of its tests use (its ``**options``).
+
+    Examples
+    --------
+    >>> SKCETestOptions.from_options(block_size=10).bound is None
+    True
+    """
+
+    block_size: int = 2
+    bound: float | None = None
+
+    @classmethod
+    def from_options(cls, **options) -> SKCETestOptions:
+        """The options, with a TypeError naming an unknown one (values are checked where they are used)."""
+        unknown = sorted(set(options) - {"block_size", "bound"})
+        if unknown:
+            raise TypeError(f"skce_test() got unexpected options {unknown}; it accepts ['block_size', 'bound']")
+        return cls(**options)
+
+
+def skce_test(
+    probs,
+    labels,
+    *,
+    estimator: str = "linear",
+    null: str | None = None,
+    kernel=None,
+    bandwidth: float | None = None,
+    n_resamples: int = 1000,
+    alpha: float = 0.05,
+    from_logits: bool = False,
+    seed=None,
+    n_jobs=None,
+    **options,
+) -> TestResult:
     r"""SKCE calibration test of one classifier (Widmann et al. 2019): :math:`H_0`: the model is calibrated.
 
     Parameters
@@ -293,19 +326,19 @@ def skce_test(probs, labels, *, estimator: str = "linear", null: str | None = No
         varies little over the simplex and tests little more than
         :math:`\mathbb E[\hat{\mathbf p} - \mathbf e_Y] = 0`: against over-confident
         Dirichlet predictions it has almost no power.)
-    block_size : int, default 2
-        m of the block estimator (``estimator="block"``).
     n_resamples : int, default 1000
         R, bootstrap replicates (``null="bootstrap"``).
     alpha : float, default 0.05
-    bound : float, optional
-        B with :math:`|h_{ij}| \le B` (``null="distribution_free"``); 2 for the built-in kernels.
     from_logits : bool, default False
         ``probs`` are logits: softmax in float64 first.
     seed : int, numpy Generator or None
         Randomness of the bootstrap.
     n_jobs : int or None
         Bootstrap chunks through joblib (``credalbook._parallel``); results do not depend on it.
+    **options
+        :class:`SKCETestOptions`: ``block_size`` (int, default 2: m of the block estimator,
+        ``estimator="block"``, and of the distribution-free test) and ``bound`` (float, optional:
+        B with :math:`|h_{ij}| \le B` for ``null="distribution_free"``; 2 for the built-in kernels).
 
     Returns
     -------
@@ -335,14 +368,19 @@ def skce_test(probs, labels, *, estimator: str = "linear", null: str | None = No
     >>> res.null_distribution.shape, res.rejected
     ((200,), True)
     """
+    opts = SKCETestOptions.from_options(**options)
     check_choice(estimator, "estimator", SKCE_TEST_ESTIMATORS)
     null = _default_null(estimator) if null is None else check_choice(null, "null", SKCE_NULLS)
     if null == "bootstrap" and estimator != "quadratic":
-        raise ValueError(f"null='bootstrap' is the bootstrap of the quadratic estimator; use estimator='quadratic' "
-                         f"(or null='asymptotic' with estimator={estimator!r})")
+        raise ValueError(
+            f"null='bootstrap' is the bootstrap of the quadratic estimator; use estimator='quadratic' "
+            f"(or null='asymptotic' with estimator={estimator!r})"
+        )
     if null == "asymptotic" and estimator == "quadratic":
-        raise ValueError("the quadratic estimator is a degenerate U-statistic without a normal limit under H0; "
-                         "use null='bootstrap' (or estimator='linear'/'block' with null='asymptotic')")
+        raise ValueError(
+            "the quadratic estimator is a degenerate U-statistic without a normal limit under H0; "
+            "use null='bootstrap' (or estimator='linear'/'block' with null='asymptotic')"
+        )
     alpha = check_probability(alpha, "alpha")
     n_resamples = check_positive_int(n_resamples, "n_resamples")
     check_seed(seed)
@@ -350,15 +388,20 @@ def skce_test(probs, labels, *, estimator: str = "linear", null: str | None = No
     y = check_labels(labels, n_classes=p.shape[1], shape=p.shape[:1])
     n, k = p.shape
     if kernel is None:
-        kern = LaplacianKernel(median_heuristic(p) if bandwidth is None and n >= 2 else
-                               check_positive_float(1.0 if bandwidth is None else bandwidth, "bandwidth"))
+        kern = LaplacianKernel(
+            median_heuristic(p)
+            if bandwidth is None and n >= 2
+            else check_positive_float(1.0 if bandwidth is None else bandwidth, "bandwidth")
+        )
     else:
         kern = as_kernel(kernel)
-    m = {"linear": 2, "quadratic": n}.get(estimator) or check_positive_int(block_size, "block_size", minimum=2)
+    m = {"linear": 2, "quadratic": n}.get(estimator) or check_positive_int(opts.block_size, "block_size", minimum=2)
     min_n = 2 * m if null == "asymptotic" else m
     if n < max(min_n, 2):
-        raise ValueError(f"probs must hold at least {max(min_n, 2)} instances for estimator={estimator!r} with "
-                         f"null={null!r} (block_size = {m}); got N = {n}")
+        raise ValueError(
+            f"probs must hold at least {max(min_n, 2)} instances for estimator={estimator!r} with "
+            f"null={null!r} (block_size = {m}); got N = {n}"
+        )
     details = {"n": n, "K": k, "estimator": estimator, "null": null, "kernel": repr(kern)}
     if estimator == "block":
         details["block_size"] = m
@@ -367,11 +410,18 @@ def skce_test(probs, labels, *, estimator: str = "linear", null: str | None = No
         h = _h_matrix(p, skce_residuals(p, y), kern)
         estimate, t = skce_quadratic_statistic(p, y, kern, h)
         t_null = skce_bootstrap_null(p, y, kern, n_resamples, seed=seed, n_jobs=n_jobs, h=h)
-        p_value = (1 + np.count_nonzero(t_null >= t)) / (1 + n_resamples)
-        threshold = float(np.quantile(t_null, 1 - alpha))
-        return TestResult(statistic=float(t), p_value=float(p_value), alpha=alpha, rejected=bool(p_value <= alpha),
-                          method="skce_quadratic", null_distribution=t_null, threshold=threshold,
-                          details={**details, "estimate": estimate, "n_resamples": n_resamples})
+        pvalue = (1 + np.count_nonzero(t_null >= t)) / (1 + n_resamples)
+        threshold = critical_value(t_null, alpha)
+        return TestResult(
+            statistic=float(t),
+            pvalue=float(pvalue),
+            alpha=alpha,
+            rejected=exceeds(t, threshold),
+            method="skce_quadratic",
+            null_distribution=t_null,
+            threshold=threshold,
+            details={**details, "estimate": estimate, "n_resamples": n_resamples},
+        )
     if estimator == "quadratic":
         estimate = skce_quadratic_statistic(p, y, kern)[0]
         n_blocks = 1
@@ -379,19 +429,36 @@ def skce_test(probs, labels, *, estimator: str = "linear", null: str | None = No
         values = skce_block_values(p, y, kern, m)
         n_blocks, estimate = len(values), float(values.mean())
     if null == "distribution_free":
-        b = _check_bound(bound, kern)
+        b = _check_bound(opts.bound, kern)
         n_eff = n_blocks * (m // 2)
-        p_value = math.exp(-n_eff * max(estimate, 0.0) ** 2 / (2.0 * b * b))
+        pvalue = math.exp(-n_eff * max(estimate, 0.0) ** 2 / (2.0 * b * b))
         threshold = b * math.sqrt(2.0 * math.log(1.0 / alpha) / n_eff)
-        return TestResult(statistic=estimate, p_value=p_value, alpha=alpha, rejected=bool(p_value <= alpha),
-                          method="skce_distribution_free", threshold=threshold,
-                          details={**details, "estimate": estimate, "bound": b, "n_effective": n_eff})
+        return TestResult(
+            statistic=estimate,
+            pvalue=pvalue,
+            alpha=alpha,
+            rejected=exceeds(estimate, threshold),
+            method="skce_distribution_free",
+            threshold=threshold,
+            details={**details, "estimate": estimate, "bound": b, "n_effective": n_eff},
+        )
     stderr = float(values.std(ddof=1) / math.sqrt(n_blocks))
     if stderr > 0:
         z = estimate / stderr
-        p_value, model, threshold = float(stats.norm.sf(z)), stats.norm(0.0, stderr), stderr * float(stats.norm.isf(alpha))
+        pvalue, model, threshold = (
+            float(stats.norm.sf(z)),
+            stats.norm(0.0, stderr),
+            stderr * float(stats.norm.isf(alpha)),
+        )
     else:  # every block value equal: no variance to test against
-        z, p_value, model, threshold = (math.inf if estimate > 0 else 0.0), float(estimate <= 0), None, 0.0
-    return TestResult(statistic=estimate, p_value=p_value, alpha=alpha, rejected=bool(p_value <= alpha),
-                      method=f"skce_{estimator}", null_model=model, threshold=threshold,
-                      details={**details, "estimate": estimate, "z": z, "stderr": stderr, "n_blocks": n_blocks})
+        z, pvalue, model, threshold = (math.inf if estimate > 0 else 0.0), float(estimate <= 0), None, 0.0
+    return TestResult(
+        statistic=estimate,
+        pvalue=pvalue,
+        alpha=alpha,
+        rejected=exceeds(estimate, threshold),
+        method=f"skce_{estimator}",
+        null_model=model,
+        threshold=threshold,
+        details={**details, "estimate": estimate, "z": z, "stderr": stderr, "n_blocks": n_blocks},
+    )

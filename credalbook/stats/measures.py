@@ -22,23 +22,17 @@ evaluated replicate by replicate (pass ``batched=True`` if it accepts leading ba
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
 import torch
 
-from credalbook._validation import (
-    as_scalar,
-    check_choice,
-    check_n_bins,
-    check_positive_float,
-    check_probs_labels,
-)
-from credalbook.stats.hosmer_lemeshow import _GROUPINGS, _VARIANTS, _binning, _hl, _hl_authors
+from credalbook._validation import as_scalar, check_choice, check_n_bins, check_positive_float, check_probs_labels
 from credalbook.metrics.classification import ece_classwise_batched, ece_confidence_batched
 from credalbook.metrics.distribution import estimator_function
-from credalbook.metrics.kernel import DEFAULT_BANDWIDTH, as_kernel, skce_batched
+from credalbook.metrics.kernel import as_kernel, DEFAULT_BANDWIDTH, skce_batched
+from credalbook.stats.hosmer_lemeshow import _binning, _GROUPINGS, _hl, _hl_authors, _VARIANTS
 
 __all__ = ["CalibrationMeasure", "calibration_measure", "as_measure", "estimator_measure", "MEASURES"]
 
@@ -115,20 +109,28 @@ def calibration_measure(
         n_bins = check_n_bins(n_bins)
     if name in ("ece_conf", "ece_cwise", "hl"):
         if name == "ece_conf":
-            return CalibrationMeasure(f"ECE_conf (B={n_bins})", functools.partial(ece_confidence_batched, n_bins=n_bins))
+            return CalibrationMeasure(
+                f"ECE_conf (B={n_bins})", functools.partial(ece_confidence_batched, n_bins=n_bins)
+            )
         if name == "ece_cwise":
-            return CalibrationMeasure(f"ECE_cwise (B={n_bins})", functools.partial(ece_classwise_batched, n_bins=n_bins))
+            return CalibrationMeasure(
+                f"ECE_cwise (B={n_bins})", functools.partial(ece_classwise_batched, n_bins=n_bins)
+            )
         check_choice(grouping, "grouping", _GROUPINGS)
         if check_choice(variant, "variant", _VARIANTS) == "authors":
             return CalibrationMeasure(f"HL authors (B={n_bins})", functools.partial(_hl_authors, n_bins=n_bins))
         suffix = "" if grouping == "per_class" else ", single grouping"
-        return CalibrationMeasure(f"HL (B={n_bins}{suffix})",
-                                  functools.partial(_hl_func, n_bins=n_bins, grouping=grouping), min_instances=n_bins)
+        return CalibrationMeasure(
+            f"HL (B={n_bins}{suffix})",
+            functools.partial(_hl_func, n_bins=n_bins, grouping=grouping),
+            min_instances=n_bins,
+        )
     kern = as_kernel(kernel, bandwidth)
     label = "SKCE_ul" if name == "skce_ul" else "SKCE_uq"
     estimator = "linear" if name == "skce_ul" else "quadratic"
-    return CalibrationMeasure(label, functools.partial(skce_batched, kernel=kern, estimator=estimator),
-                              min_instances=2, smooth=True)
+    return CalibrationMeasure(
+        label, functools.partial(skce_batched, kernel=kern, estimator=estimator), min_instances=2, smooth=True
+    )
 
 
 def _loop_batched(g: Callable, p: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -174,7 +176,7 @@ def _numpy_batched(fn, p: np.ndarray, y: np.ndarray, *, max_pairs: int = 2**24) 
     flat_y = torch.from_numpy(np.ascontiguousarray(y.reshape(-1, n)))
     step = max(1, max_pairs // max(n * n, 1))
     with torch.no_grad():
-        out = [fn(flat_p[i:i + step], flat_y[i:i + step]) for i in range(0, flat_p.shape[0], step)]
+        out = [fn(flat_p[i : i + step], flat_y[i : i + step]) for i in range(0, flat_p.shape[0], step)]
     return torch.cat(out).numpy().reshape(batch)
 
 
@@ -192,5 +194,6 @@ def estimator_measure(name: str, **options) -> CalibrationMeasure:
     ('L2-CE', 0.02)
     """
     fn = estimator_function(name, **options)
-    return CalibrationMeasure(_LABELS[name], functools.partial(_numpy_batched, fn),
-                              min_instances=1 if name == "brier" else 2, smooth=True)
+    return CalibrationMeasure(
+        _LABELS[name], functools.partial(_numpy_batched, fn), min_instances=1 if name == "brier" else 2, smooth=True
+    )

@@ -14,13 +14,25 @@ freedom). Computing apart from plotting: :meth:`TestResult.plot` hands the resul
 from __future__ import annotations
 
 import numbers
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from credalbook._deprecation import REMOVED_IN
 from credalbook._validation import check_probability
 
 __all__ = ["TestResult"]
+
+
+def critical_value(null_distribution, alpha: float) -> float:
+    """:math:`c_\\alpha` of a resampling test: ``numpy.quantile(null_distribution, 1 - alpha)`` (linear interpolation)."""
+    return float(np.quantile(null_distribution, 1 - alpha))
+
+
+def exceeds(statistic, threshold) -> bool:
+    """The decision rule of every test: the statistic lies strictly beyond the critical value."""
+    return bool(statistic > threshold)
 
 
 class _AlphaOfResult:
@@ -36,17 +48,43 @@ ALPHA_OF_RESULT = _AlphaOfResult()
 class TestResult:
     r"""Outcome of a calibration test: statistic, p-value, decision and the null distribution.
 
+    **The decision rule (every test).** :math:`H_0` is rejected at level :math:`\alpha` exactly
+    when the statistic lies strictly beyond the test's critical value :math:`c_\alpha`, the
+    :math:`(1-\alpha)` quantile of the statistic under :math:`H_0` (``threshold``):
+
+    * resampling tests (``null_distribution`` of R values :math:`T^*_1, \dots, T^*_R`):
+      :math:`T > c_\alpha` with :math:`c_\alpha` = ``numpy.quantile(null_distribution, 1 - alpha)``
+      (linear interpolation), Mortier et al.'s Alg. 1, line 8;
+    * tests with a continuous null model or a bound (asymptotic normal, χ², Hoeffding):
+      :math:`T > c_\alpha` with :math:`c_\alpha` its :math:`(1-\alpha)` quantile, which is
+      :math:`p < \alpha`.
+
+    :meth:`decision` applies the same rule at another level. For a resampling test ``pvalue`` is
+    the Monte Carlo p-value :math:`p = (1 + \#\{T^*_r \ge T\}) / (1 + R)`, reported with the
+    decision but not defining it: with :math:`T^*_{(1)} \le \dots \le T^*_{(R)}` and
+    :math:`h = (R-1)(1-\alpha)`, :math:`c_\alpha` lies between :math:`T^*_{(\lfloor h\rfloor + 1)}`
+    and :math:`T^*_{(\lfloor h\rfloor + 2)}`, while :math:`p \le \alpha` needs :math:`T` above
+    :math:`T^*_{(R - \lfloor\alpha(R+1)\rfloor + 1)}`. So when
+    :math:`c_\alpha < T \le T^*_{(R - \lfloor\alpha(R+1)\rfloor + 1)}` the test rejects with
+    :math:`p > \alpha` (R = 100, α = 0.05: :math:`T^*_{(95)} + 0.05\,(T^*_{(96)} - T^*_{(95)}) < T
+    \le T^*_{(96)}`, where :math:`p = 6/101`). Without ties and for :math:`\alpha \le 1/2`,
+    :math:`p \le \alpha` implies :math:`T > c_\alpha`, so that is the only disagreement: a test
+    may reject with a p-value slightly above α, never keep :math:`H_0` with :math:`p \le \alpha`.
+    The quantile rule is the one rule because it is Alg. 1's, the rule of the papers' recorded
+    decisions; the p-value keeps its usual definition and its recorded values.
+
     Attributes
     ----------
     statistic : float
         The observed test statistic :math:`T` (on the scale of ``null_distribution`` /
         ``null_model`` and ``threshold``).
-    p_value : float
-        :math:`P_{H_0}(T^* \ge T)`, estimated or bounded by the test.
+    pvalue : float
+        :math:`P_{H_0}(T^* \ge T)`, estimated or bounded by the test (SciPy's name; ``p_value``
+        is a deprecated alias).
     alpha : float
         Significance level of ``rejected``.
     rejected : bool
-        Whether :math:`H_0` is rejected at ``alpha``.
+        Whether :math:`H_0` is rejected at ``alpha``: ``statistic > threshold`` (the rule above).
     method : str
         Name of the test, e.g. ``"skce_linear"``, ``"consistency"``.
     null_distribution : ndarray (R,) or None
@@ -54,7 +92,8 @@ class TestResult:
     null_model : frozen scipy.stats distribution or None
         The distribution of the statistic under :math:`H_0` (asymptotic or exact tests).
     threshold : float or None
-        Critical value: reject when the statistic exceeds it (None when the test has none).
+        The critical value :math:`c_\alpha`: reject when the statistic exceeds it (None when the
+        test has none on the scale of ``statistic``).
     details : dict
         Everything else a table or report needs (``n``, ``K``, ``n_resamples``, ``estimator``,
         ``kernel``, ...).
@@ -62,16 +101,16 @@ class TestResult:
     Examples
     --------
     >>> from scipy import stats
-    >>> res = TestResult(statistic=2.0, p_value=float(stats.norm.sf(2.0)), alpha=0.05, rejected=True,
+    >>> res = TestResult(statistic=2.0, pvalue=float(stats.norm.sf(2.0)), alpha=0.05, rejected=True,
     ...                  method="z", null_model=stats.norm(), threshold=float(stats.norm.isf(0.05)))
-    >>> res.decision(0.01), res.summary()["p_value"] == res.p_value
+    >>> res.decision(0.01), res.summary()["pvalue"] == res.pvalue
     (False, True)
     """
 
     __test__ = False  # not a pytest test class, whatever its name
 
     statistic: float
-    p_value: float
+    pvalue: float
     alpha: float
     rejected: bool
     method: str = ""
@@ -80,20 +119,49 @@ class TestResult:
     threshold: float | None = None
     details: dict = field(default_factory=dict, repr=False)
 
+    @property
+    def p_value(self) -> float:
+        """Deprecated alias of ``pvalue`` (FutureWarning)."""
+        warnings.warn(
+            f"{type(self).__name__}.p_value was renamed to pvalue in 0.6; p_value will be removed in {REMOVED_IN}",
+            FutureWarning,
+            stacklevel=2,
+        )
+        return self.pvalue
+
     def decision(self, alpha: float = ALPHA_OF_RESULT) -> bool:
-        """Whether the test rejects :math:`H_0` at level ``alpha`` (default: ``self.alpha``): ``p_value <= alpha``."""
-        alpha = self.alpha if alpha is ALPHA_OF_RESULT else check_probability(alpha, "alpha")
-        return bool(self.p_value <= alpha)
+        """Whether the test rejects :math:`H_0` at level ``alpha`` (default: ``self.alpha``), by the rule of the class docstring."""
+        if alpha is ALPHA_OF_RESULT:
+            return bool(self.rejected)
+        alpha = check_probability(alpha, "alpha")
+        return bool(
+            exceeds(self.statistic, self.critical_value(alpha))
+            if self.null_distribution is not None or self.null_model is not None
+            else self.pvalue < alpha
+        )
+
+    def critical_value(self, alpha: float) -> float | None:
+        """:math:`c_\\alpha` at another level: the null sample's or null model's :math:`(1-\\alpha)` quantile (else None)."""
+        if self.null_distribution is not None:
+            return critical_value(self.null_distribution, alpha)
+        if self.null_model is not None:
+            return float(self.null_model.isf(alpha))
+        return None
 
     def summary(self) -> dict:
         """Plain numbers and strings for tables and JSON: the scalar fields and scalar ``details``.
 
         ``n_null`` is the number of null samples (0 for tests with a ``null_model``).
         """
-        out = {"method": str(self.method), "statistic": float(self.statistic), "p_value": float(self.p_value),
-               "alpha": float(self.alpha), "rejected": bool(self.rejected),
-               "threshold": None if self.threshold is None else float(self.threshold),
-               "n_null": 0 if self.null_distribution is None else int(np.size(self.null_distribution))}
+        out = {
+            "method": str(self.method),
+            "statistic": float(self.statistic),
+            "pvalue": float(self.pvalue),
+            "alpha": float(self.alpha),
+            "rejected": bool(self.rejected),
+            "threshold": None if self.threshold is None else float(self.threshold),
+            "n_null": 0 if self.null_distribution is None else int(np.size(self.null_distribution)),
+        }
         for key, value in self.details.items():
             if isinstance(value, (bool, np.bool_)):
                 out.setdefault(key, bool(value))

@@ -30,6 +30,7 @@ number of problems still training rather than the slowest one.
 
 from __future__ import annotations
 
+import inspect
 import math
 import time
 from dataclasses import dataclass, field
@@ -37,9 +38,16 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
-from credalbook._validation import as_numpy, as_rng, check_choice, check_labels, check_positive_int, check_real_dtype
-from credalbook.metrics.distribution import ESTIMATORS, estimator_function
-from credalbook._validation import check_ens_probs
+from credalbook._validation import (
+    as_numpy,
+    as_rng,
+    check_choice,
+    check_ens_probs,
+    check_labels,
+    check_positive_int,
+    check_real_dtype,
+)
+from credalbook.metrics.distribution import estimator_function, ESTIMATORS
 from credalbook.nn.device import resolve_device
 from credalbook.nn.loop import Callback, EarlyStopping, train_loop
 
@@ -48,8 +56,13 @@ __all__ = ["WeightFunction", "WeightLearningConfig", "fit_weight_function", "LOS
 PROPER_SCORES = ("brier", "log")
 #: (proper score, γ) per estimator: the values of the authors' ``create_config_proper_losses``
 #: (mkjuergens/EnsembleCalibration@8dff2b5, ``src/config/config_cal_test.py``, l. 88, 115, 141, 167).
-LOSS_PRESETS = {"lp": ("brier", 0.5), "kl": ("log", 0.0), "mmd": ("brier", 0.1), "skce": ("brier", 1.0),
-                "brier": ("brier", 0.0)}
+LOSS_PRESETS = {
+    "lp": ("brier", 0.5),
+    "kl": ("log", 0.0),
+    "mmd": ("brier", 0.1),
+    "skce": ("brier", 1.0),
+    "brier": ("brier", 0.0),
+}
 _SQUARED = ("skce", "mmd")  # estimators that can be negative
 
 
@@ -116,8 +129,14 @@ class WeightFunction:
     def _net(self, dtype=torch.float64) -> _BatchedMLP:
         n_layers = len(self.state) // 2
         ws = [self.state[f"w{i}"] for i in range(n_layers)]
-        net = _BatchedMLP(ws[0].shape[0], ws[0].shape[1], tuple(w.shape[2] for w in ws[:-1]), ws[-1].shape[2],
-                          torch.Generator().manual_seed(0), dtype)
+        net = _BatchedMLP(
+            ws[0].shape[0],
+            ws[0].shape[1],
+            tuple(w.shape[2] for w in ws[:-1]),
+            ws[-1].shape[2],
+            torch.Generator().manual_seed(0),
+            dtype,
+        )
         with torch.no_grad():
             for i in range(n_layers):
                 net.weights[i].copy_(self.state[f"w{i}"])
@@ -128,8 +147,10 @@ class WeightFunction:
         """Convex weights (R, N, M) (or (N, M) for a single problem) at ``features`` (R, N, d) / (N, d)."""
         x = _features(features, "features", self.batched)
         if x.shape[0] != self.mean.shape[0] or x.shape[-1] != self.mean.shape[-1]:
-            raise ValueError(f"features must have shape ({self.mean.shape[0]}, N, {self.mean.shape[-1]}) "
-                             f"(or (N, d) for one problem); got {tuple(np.shape(features))}")
+            raise ValueError(
+                f"features must have shape ({self.mean.shape[0]}, N, {self.mean.shape[-1]}) "
+                f"(or (N, d) for one problem); got {tuple(np.shape(features))}"
+            )
         z = torch.from_numpy((x - self.mean) / self.scale)
         with torch.no_grad():
             lam = self._net()(z).numpy()
@@ -194,9 +215,20 @@ class WeightLearningConfig:
     patience: int = 100
 
     @classmethod
-    def from_options(cls, *, estimator: str = "lp", estimator_options: dict | None = None, score: str | None = None,
-                     gamma: float | None = None, val_fraction: float = 0.25, hidden=(32, 32, 32), lr: float = 1e-3,
-                     batch_size: int = 512, max_epochs: int = 300, patience: int = 100) -> WeightLearningConfig:
+    def from_options(
+        cls,
+        *,
+        estimator: str = "lp",
+        estimator_options: dict | None = None,
+        score: str | None = None,
+        gamma: float | None = None,
+        val_fraction: float = 0.25,
+        hidden=(32, 32, 32),
+        lr: float = 1e-3,
+        batch_size: int = 512,
+        max_epochs: int = 300,
+        patience: int = 100,
+    ) -> WeightLearningConfig:
         """Check the options (``ValueError`` naming the argument) and fill `score`/`gamma` from the presets."""
         check_choice(estimator, "estimator", ESTIMATORS)
         default_score, default_gamma = LOSS_PRESETS[estimator]
@@ -206,17 +238,33 @@ class WeightLearningConfig:
             raise ValueError(f"gamma must be a finite number >= 0; got {gamma!r}")
         options = dict(estimator_options or {})
         estimator_function(estimator, **options)  # bandwidths are checked here, before any work
-        return cls(estimator=estimator, estimator_options=options, score=score, gamma=gamma,
-                   val_fraction=val_fraction, hidden=tuple(check_positive_int(h, "hidden") for h in hidden), lr=lr,
-                   batch_size=check_positive_int(batch_size, "batch_size"),
-                   max_epochs=check_positive_int(max_epochs, "max_epochs"),
-                   patience=check_positive_int(patience, "patience"))
+        return cls(
+            estimator=estimator,
+            estimator_options=options,
+            score=score,
+            gamma=gamma,
+            val_fraction=val_fraction,
+            hidden=tuple(check_positive_int(h, "hidden") for h in hidden),
+            lr=lr,
+            batch_size=check_positive_int(batch_size, "batch_size"),
+            max_epochs=check_positive_int(max_epochs, "max_epochs"),
+            patience=check_positive_int(patience, "patience"),
+        )
 
     def record(self, **extra) -> dict:
         """The configuration stored with a :class:`WeightFunction` (plus `extra`, e.g. the device and sizes)."""
-        return dict(estimator=self.estimator, estimator_options=dict(self.estimator_options), score=self.score,
-                    gamma=self.gamma, hidden=self.hidden, lr=self.lr, batch_size=self.batch_size,
-                    max_epochs=self.max_epochs, patience=self.patience, **extra)
+        return dict(
+            estimator=self.estimator,
+            estimator_options=dict(self.estimator_options),
+            score=self.score,
+            gamma=self.gamma,
+            hidden=self.hidden,
+            lr=self.lr,
+            batch_size=self.batch_size,
+            max_epochs=self.max_epochs,
+            patience=self.patience,
+            **extra,
+        )
 
 
 def fit_weight_function(
@@ -224,23 +272,15 @@ def fit_weight_function(
     ens_probs,
     labels,
     *,
-    estimator: str = "lp",
-    estimator_options: dict | None = None,
-    score: str | None = None,
-    gamma: float | None = None,
+    config: WeightLearningConfig | None = None,
     val_features=None,
     val_ens_probs=None,
     val_labels=None,
-    val_fraction: float = 0.25,
-    hidden=(32, 32, 32),
-    lr: float = 1e-3,
-    batch_size: int = 512,
-    max_epochs: int = 300,
-    patience: int = 100,
     device="cpu",
     dtype=torch.float32,
     seed=0,
     progress: bool = False,
+    **options,
 ) -> WeightFunction:
     r"""Train :math:`\boldsymbol\lambda(\mathbf x)` with the loss of Jürgens et al. Eq. (16), for one or R problems at once.
 
@@ -250,27 +290,34 @@ def fit_weight_function(
     ens_probs : array (N, M, K) or (R, N, M, K)
         Member predictions on the optimisation split.
     labels : array (N,) or (R, N)
-    estimator : {"lp", "kl", "skce", "mmd", "brier"}, default "lp"
-        Calibration estimator of the loss (``"brier"``: the score alone).
-    estimator_options : dict, optional
-        E.g. ``{"bandwidth": 0.01}``; defaults in :data:`~credalbook.metrics.ESTIMATOR_BANDWIDTHS`.
-    score : {"brier", "log"}, optional
-        Proper score S; default from :data:`LOSS_PRESETS` (the authors' pairing).
-    gamma : float ≥ 0, optional
-        γ; default from :data:`LOSS_PRESETS` (L_p 0.5, KL 0, MMD 0.1, SKCE 1).
+    config : WeightLearningConfig, optional
+        The loss, network and optimisation settings at once; or give them one by one as
+        ``**options`` (not both).
     val_features, val_ens_probs, val_labels : optional
         Early-stopping split (same layout). If omitted, ``val_fraction`` of the optimisation data
         is held out (the paper's 60/20 split corresponds to 0.25 of the 80%).
-    hidden : tuple of int, default (32, 32, 32)
-        Hidden widths (LeakyReLU).
-    lr, batch_size, max_epochs, patience
-        Adam learning rate, minibatch size, epoch limit, early-stopping patience (epochs).
     device : str or torch.device, default "cpu"
         ``"auto"`` picks CUDA when available.
     dtype : torch dtype, default float32
     seed : int
     progress : bool
         A progress bar over epochs.
+    **options
+        The settings of :meth:`WeightLearningConfig.from_options` when ``config`` is None:
+
+        ``estimator`` : {"lp", "kl", "skce", "mmd", "brier"}, default "lp"
+            Calibration estimator of the loss (``"brier"``: the score alone).
+        ``estimator_options`` : dict, optional
+            E.g. ``{"bandwidth": 0.01}``; defaults in :data:`~credalbook.metrics.ESTIMATOR_BANDWIDTHS`.
+        ``score`` : {"brier", "log"}, optional
+            Proper score S; default from :data:`LOSS_PRESETS` (the authors' pairing).
+        ``gamma`` : float ≥ 0, optional
+            γ; default from :data:`LOSS_PRESETS` (L_p 0.5, KL 0, MMD 0.1, SKCE 1).
+        ``val_fraction`` : float, default 0.25
+        ``hidden`` : tuple of int, default (32, 32, 32)
+            Hidden widths (LeakyReLU).
+        ``lr``, ``batch_size``, ``max_epochs``, ``patience`` : default 1e-3, 512, 300, 100
+            Adam learning rate, minibatch size, epoch limit, early-stopping patience (epochs).
 
     Returns
     -------
@@ -298,22 +345,44 @@ def fit_weight_function(
     >>> bool(abs(fw.weights(x)[:, 0].mean() - 0.3) < 0.15)
     True
     """
-    cfg = WeightLearningConfig.from_options(
-        estimator=estimator, estimator_options=estimator_options, score=score, gamma=gamma,
-        val_fraction=val_fraction, hidden=hidden, lr=lr, batch_size=batch_size, max_epochs=max_epochs,
-        patience=patience)
+    cfg = _config(config, options)
     rng = as_rng(seed)
     batched, x, ens, y = _problems(features, ens_probs, labels)
     dev = resolve_device(device)
     (x, ens, y), (xv, ev, yv) = _optimisation_and_validation(
-        (x, ens, y), (val_features, val_ens_probs, val_labels), batched, cfg.val_fraction, rng)
+        (x, ens, y), (val_features, val_ens_probs, val_labels), batched, cfg.val_fraction, rng
+    )
     mean, scale = _standardisation(x)
     start = time.perf_counter()
     trainer = _BatchedTrainer(cfg, [((x - mean) / scale, ens, y), ((xv - mean) / scale, ev, yv)], dev, dtype, rng)
     history = trainer.run(progress)
     config = cfg.record(device=str(dev), n_train=y.shape[1], n_val=yv.shape[1])
-    return WeightFunction(trainer.best_weights(), mean, scale, trainer.stopping.best_epoch,
-                          trainer.stopping.best.numpy(), history, config, time.perf_counter() - start, batched)
+    return WeightFunction(
+        trainer.best_weights(),
+        mean,
+        scale,
+        trainer.stopping.best_epoch,
+        trainer.stopping.best.numpy(),
+        history,
+        config,
+        time.perf_counter() - start,
+        batched,
+    )
+
+
+def _config(config, options: dict) -> WeightLearningConfig:
+    """``config``, or the :class:`WeightLearningConfig` of ``options`` (TypeError naming what does not fit)."""
+    if config is not None:
+        if options:
+            raise TypeError(f"fit_weight_function() got config and the options {sorted(options)}; pass one of them")
+        if not isinstance(config, WeightLearningConfig):
+            raise TypeError(f"config must be a WeightLearningConfig; got {type(config).__name__}")
+        return config
+    known = set(inspect.signature(WeightLearningConfig.from_options).parameters) - {"cls"}
+    unknown = sorted(set(options) - known)
+    if unknown:
+        raise TypeError(f"fit_weight_function() got unexpected options {unknown}; it accepts {sorted(known)}")
+    return WeightLearningConfig.from_options(**options)
 
 
 def _problems(features, ens_probs, labels):
@@ -326,15 +395,19 @@ def _problems(features, ens_probs, labels):
     batched = y.ndim == 2
     ens = check_ens_probs(ens_probs)
     if ens.ndim != y.ndim + 2 or ens.shape[:-2] != y.shape:
-        raise ValueError(f"labels must have shape ens_probs.shape[:-2] = {ens.shape[:-2]} (ens_probs "
-                         f"{'(R, N, M, K)' if batched else '(N, M, K)'}); got labels {y.shape}, ens_probs {ens.shape}")
+        raise ValueError(
+            f"labels must have shape ens_probs.shape[:-2] = {ens.shape[:-2]} (ens_probs "
+            f"{'(R, N, M, K)' if batched else '(N, M, K)'}); got labels {y.shape}, ens_probs {ens.shape}"
+        )
     y = check_labels(y, n_classes=ens.shape[-1], shape=y.shape)
     x = _features(features, "features", batched)
     ens = ens if batched else ens[None]
     y = y if batched else y[None]
     if ens.shape[:2] != x.shape[:2]:
-        raise ValueError(f"features (R, N, d), ens_probs (R, N, M, K) and labels (R, N) must agree; got "
-                         f"{np.shape(features)}, {np.shape(ens_probs)}, {np.shape(labels)}")
+        raise ValueError(
+            f"features (R, N, d), ens_probs (R, N, M, K) and labels (R, N) must agree; got "
+            f"{np.shape(features)}, {np.shape(ens_probs)}, {np.shape(labels)}"
+        )
     return batched, x, ens, y
 
 
@@ -370,8 +443,11 @@ class _BatchedStopping(EarlyStopping):
     """
 
     def __init__(self, net, r: int, patience: int, dev) -> None:
-        super().__init__(patience, best=torch.full((r,), float("inf"), dtype=torch.float64),
-                         best_state={k: v.detach().clone() for k, v in net.state_dict().items()})
+        super().__init__(
+            patience,
+            best=torch.full((r,), float("inf"), dtype=torch.float64),
+            best_state={k: v.detach().clone() for k, v in net.state_dict().items()},
+        )
         self.net, self.dev = net, dev
         self.best_epoch = np.zeros(r, dtype=np.int64)
         self.waited = np.zeros(r, dtype=np.int64)
@@ -435,7 +511,7 @@ class _BatchedTrainer(Callback):
         perm = torch.randperm(n, generator=self.perm_gen).to(self.dev)
         total = torch.zeros(len(self.stopping.active), dtype=torch.float64)
         for lo in range(0, n, batch_size):
-            idx = perm[lo:lo + batch_size]
+            idx = perm[lo : lo + batch_size]
             if len(idx) < 2:
                 continue
             losses = self.loss(xa[:, idx], ea[:, idx], ya[:, idx], rows)
@@ -462,8 +538,15 @@ class _BatchedTrainer(Callback):
 
     def run(self, progress: bool) -> np.ndarray:
         """Train until every problem stopped or `max_epochs`; the history (R, epochs run, 2)."""
-        history = train_loop(self.train_epoch, range(self.cfg.max_epochs), validate=self.validate,
-                             stopping=self.stopping, callbacks=[self], progress=progress, desc="λ(x)")
+        history = train_loop(
+            self.train_epoch,
+            range(self.cfg.max_epochs),
+            validate=self.validate,
+            stopping=self.stopping,
+            callbacks=[self],
+            progress=progress,
+            desc="λ(x)",
+        )
         return np.stack([logs["row"] for logs in history], axis=1)
 
     def best_weights(self) -> dict:

@@ -3,27 +3,14 @@ set and instance-dependent scenarios with known ground truth, and the generative
 Widmann et al. (2019) with the empirical errors of calibration tests on them.
 """
 
-from credalbook.synthetic.instance_scenarios import (
-    HYPOTHESES,
-    instance_scenario,
-    INSTANCE_SETTINGS,
-    InstanceScenario,
-)
-from credalbook.synthetic.predictions import (
-    calibrated_predictions,
-    sample_labels,
-    scramble_non_top,
-)
-from credalbook.synthetic.set_scenarios import (
-    credal_scenario,
-    CredalScenario,
-    SCENARIOS,
-)
+from credalbook.synthetic.instance_scenarios import HYPOTHESES, instance_scenario, INSTANCE_SETTINGS, InstanceScenario
+from credalbook.synthetic.predictions import calibrated_predictions, sample_labels, scramble_non_top
+from credalbook.synthetic.set_scenarios import credal_scenario, CredalScenario, SCENARIOS
 from credalbook.synthetic.widmann import (
     median_tv_distance,
     TVExponentialKernel,
-    WIDMANN_MODELS,
     widmann_model,
+    WIDMANN_MODELS,
     widmann_test_errors,
     WidmannModel,
     WidmannTestErrors,

@@ -44,8 +44,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from credalbook._validation import as_rng, check_choice, check_positive_int
 from credalbook._random import dirichlet, draw_labels
+from credalbook._validation import as_rng, check_choice, check_positive_int
 from credalbook.credal.geometry import boundary_point
 
 __all__ = ["InstanceScenario", "instance_scenario", "INSTANCE_SETTINGS", "HYPOTHESES"]
@@ -53,8 +53,9 @@ __all__ = ["InstanceScenario", "instance_scenario", "INSTANCE_SETTINGS", "HYPOTH
 HYPOTHESES = ("H0-const", "H0-inst", "H1-1", "H1-2", "H1-3")
 #: Fixed sizes of the two settings (App. D.1).
 INSTANCE_SETTINGS = {
-    "binary": dict(n_members=2, n_classes=2, intervals=((0.5, 0.8), (0.7, 0.9)), epsilon_max=0.05,
-                   gp_fractions=(0.3, 1.0)),
+    "binary": dict(
+        n_members=2, n_classes=2, intervals=((0.5, 0.8), (0.7, 0.9)), epsilon_max=0.05, gp_fractions=(0.3, 1.0)
+    ),
     "multiclass": dict(n_members=10, n_classes=10, u=0.1, deltas=(0.02, 0.1, 0.15), poly_scale=3.0),
 }
 X_RANGE = (0.0, 5.0)
@@ -112,7 +113,7 @@ def _gp_draws(rng: np.random.Generator, x: np.ndarray, n_draws: int, grid: int) 
 def _poly(rng: np.random.Generator, x: np.ndarray, shape: tuple) -> np.ndarray:
     """Degree-2 polynomials of x/5 with N(0, 1) coefficients: (R, *shape, N) for x (R, N)."""
     c = rng.standard_normal((x.shape[0], *shape, 3))
-    t = (x / X_RANGE[1])[:, *([None] * len(shape)), :]
+    t = (x / X_RANGE[1])[(slice(None), *([None] * len(shape)), slice(None))]
     return c[..., 0:1] + c[..., 1:2] * t + c[..., 2:3] * t * t
 
 
@@ -173,8 +174,9 @@ def _multiclass(rng, x, hypothesis, cfg):
     return ens, truth / truth.sum(-1, keepdims=True), None
 
 
-def instance_scenario(setting: str, hypothesis: str, *, n_datasets: int = 100, n_instances: int = 2000,
-                      gp_grid: int = 256, seed=None) -> InstanceScenario:
+def instance_scenario(
+    setting: str, hypothesis: str, *, n_datasets: int = 100, n_instances: int = 2000, gp_grid: int = 256, seed=None
+) -> InstanceScenario:
     r"""Draw R datasets of the binary-GP or multi-class Dirichlet setting of Jürgens et al. (App. D.1).
 
     Parameters
@@ -215,6 +217,12 @@ def instance_scenario(setting: str, hypothesis: str, *, n_datasets: int = 100, n
     else:
         ens, truth, weights = _multiclass(rng, x, hypothesis, cfg)
     labels = draw_labels(truth, rng)
-    config = dict(setting=setting, hypothesis=hypothesis, n_datasets=r, n_instances=n, gp_grid=grid,
-                  **{k: v for k, v in cfg.items()})
+    config = dict(
+        setting=setting,
+        hypothesis=hypothesis,
+        n_datasets=r,
+        n_instances=n,
+        gp_grid=grid,
+        **{k: v for k, v in cfg.items()},
+    )
     return InstanceScenario(x[..., None], ens, labels, truth, weights, setting, hypothesis, config)

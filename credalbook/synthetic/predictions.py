@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from credalbook._deprecation import renamed
 from credalbook._random import draw_labels
 from credalbook._validation import as_rng, check_positive_float, check_positive_int, check_probs
 
@@ -70,11 +71,12 @@ def scramble_non_top(probs, *, seed=None) -> np.ndarray:
     return out
 
 
-def sample_labels(probs: np.ndarray, rng, size: int | None = None) -> np.ndarray:
+@renamed(rng="seed")
+def sample_labels(probs: np.ndarray, seed=None, size: int | None = None) -> np.ndarray:
     r"""Draw one label per row of ``probs`` (..., K) by inverse-CDF sampling.
 
     With ``size=R`` returns R independent draws, shape (R, ...). Used for consistency resampling
-    and, in later chapters, for generating labels from a hypothesised ground truth. ``rng`` is a
+    and, in later chapters, for generating labels from a hypothesised ground truth. ``seed`` is a
     :class:`numpy.random.Generator` (its stream continues) or a seed (a non-negative int, a
     SeedSequence or None).
 
@@ -89,8 +91,6 @@ def sample_labels(probs: np.ndarray, rng, size: int | None = None) -> np.ndarray
     [[1, 0], [1, 0], [1, 0]]
     """
     p = check_probs(probs, min_ndim=1)
-    rng = as_rng(rng, "rng")
+    rng = as_rng(seed, "seed")
     size = None if size is None else check_positive_int(size, "size", minimum=0)
     return draw_labels(p, rng, size)
-
-

@@ -41,8 +41,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from credalbook._random import dirichlet, draw_labels, draw_weights, WEIGHT_PRIORS
 from credalbook._validation import as_rng, check_choice, check_positive_float, check_positive_int
-from credalbook._random import WEIGHT_PRIORS, dirichlet, draw_labels, draw_weights
 from credalbook.credal.geometry import boundary_point, in_credal_set
 
 __all__ = ["CredalScenario", "credal_scenario", "SCENARIOS"]
@@ -154,8 +154,17 @@ def credal_scenario(
     centre = dirichlet(np.full(k, 1.0 / k), rng, (r, n))
     alpha = np.maximum(k * centre / u, 1e-300)[:, :, None, :]
     ens = dirichlet(np.broadcast_to(alpha, (r, n, m, k)), rng)
-    config = dict(n_datasets=r, n_instances=n, n_members=m, n_classes=k, u=u, weight_prior=weight_prior,
-                  segment_start=segment_start, boundary_method=boundary_method, outside_start=outside_start)
+    config = dict(
+        n_datasets=r,
+        n_instances=n,
+        n_members=m,
+        n_classes=k,
+        u=u,
+        weight_prior=weight_prior,
+        segment_start=segment_start,
+        boundary_method=boundary_method,
+        outside_start=outside_start,
+    )
     if scenario == "S1":
         weights = draw_weights(m, weight_prior, rng, (r,))
         truth = np.einsum("rnmk,rm->rnk", ens, weights)

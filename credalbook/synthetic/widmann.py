@@ -47,15 +47,16 @@ import numpy as np
 from scipy import special, stats
 from scipy.spatial.distance import cdist
 
+from credalbook._deprecation import renamed
 from credalbook._parallel import run_chunks
 from credalbook._random import dirichlet, draw_labels
 from credalbook._validation import (
     as_rng,
     check_choice,
-    check_probs,
     check_positive_float,
     check_positive_int,
     check_probability,
+    check_probs,
     check_seed,
 )
 
@@ -239,8 +240,14 @@ class WidmannModel:
         return probs, labels.astype(np.int64)
 
 
-def widmann_model(name: str | None = None, *, n_classes: int = 10, alpha_i: float = 0.1, pi: float = 0.0,
-                  only_firstclass: bool = False) -> WidmannModel:
+def widmann_model(
+    name: str | None = None,
+    *,
+    n_classes: int = 10,
+    alpha_i: float = 0.1,
+    pi: float = 0.0,
+    only_firstclass: bool = False,
+) -> WidmannModel:
     r"""A generative model of Widmann et al. (2019): one of ``"M1"``, ``"M2"``, ``"M3"``, or its parameters.
 
     Parameters
@@ -292,12 +299,13 @@ class WidmannTestErrors:
     def n_datasets(self) -> int:
         return len(self.p_values)
 
-    def band(self, level: float = 0.999) -> np.ndarray:
-        """Clopper-Pearson intervals (len(alphas), 2) of the true test errors at confidence ``level``."""
-        level = check_probability(level, "level")
+    @renamed(level="ci")
+    def band(self, ci: float = 0.999) -> np.ndarray:
+        """Clopper-Pearson intervals (len(alphas), 2) of the true test errors at confidence level ``ci``."""
+        ci = check_probability(ci, "ci")
         k = np.rint(self.errors * self.n_datasets).astype(int)
-        out = [stats.binomtest(int(c), self.n_datasets).proportion_ci(level, method="exact") for c in k]
-        return np.array([[ci.low, ci.high] for ci in out])
+        out = [stats.binomtest(int(c), self.n_datasets).proportion_ci(ci, method="exact") for c in k]
+        return np.array([[interval.low, interval.high] for interval in out])
 
 
 def _kernel_for(probs: np.ndarray, model: WidmannModel, bandwidth) -> TVExponentialKernel:
@@ -316,13 +324,22 @@ def _error_chunk(size, rng, test, model, n_instances, bandwidth, options):
         opts = dict(options)
         if bandwidth is not None:
             opts["kernel"] = _kernel_for(probs[r], model, bandwidth)
-        out[r] = float(test(probs[r], labels[r], seed=rng, **opts).p_value)
+        out[r] = float(test(probs[r], labels[r], seed=rng, **opts).pvalue)
     return out
 
 
-def widmann_test_errors(test, *, model="M1", n_datasets: int = 1000, n_instances: int = 250,
-                        alphas=(0.01, 0.05, 0.1), bandwidth="median", seed=None, n_jobs=None,
-                        **options) -> WidmannTestErrors:
+def widmann_test_errors(
+    test,
+    *,
+    model="M1",
+    n_datasets: int = 1000,
+    n_instances: int = 250,
+    alphas=(0.01, 0.05, 0.1),
+    bandwidth="median",
+    seed=None,
+    n_jobs=None,
+    **options,
+) -> WidmannTestErrors:
     r"""Empirical type I / type II errors of a calibration test in Widmann et al.'s setting (Sec. 6, Fig. 2).
 
     R data sets of ``n_instances`` labeled predictions are drawn from ``model``; the test's p-value
@@ -333,7 +350,7 @@ def widmann_test_errors(test, *, model="M1", n_datasets: int = 1000, n_instances
     Parameters
     ----------
     test : callable
-        ``test(probs, labels, *, seed, **options)`` returning a result with a ``p_value``, e.g.
+        ``test(probs, labels, *, seed, **options)`` returning a result with a ``pvalue``, e.g.
         ``functools.partial(credalbook.stats.calibration_test, method="skce_linear")``. The paper's
         tests: ``method="skce_linear"`` (:math:`\mathbf A_l`), ``"skce_quadratic"``
         (:math:`\mathbf A_{uq}`, bootstrap), ``"skce_distribution_free"`` with ``bound=2.0``
@@ -366,7 +383,7 @@ def widmann_test_errors(test, *, model="M1", n_datasets: int = 1000, n_instances
     -------
     WidmannTestErrors
         ``p_values`` (R,), ``alphas``, ``errors``, ``kind`` ("type_I" or "type_II"),
-        ``band(level)`` (Clopper-Pearson intervals), ``seconds`` (wall time).
+        ``band(ci)`` (Clopper-Pearson intervals), ``seconds`` (wall time).
 
     References
     ----------
@@ -404,11 +421,26 @@ def widmann_test_errors(test, *, model="M1", n_datasets: int = 1000, n_instances
         bandwidth = check_positive_float(bandwidth, "bandwidth")
     check_seed(seed, generator=False)
     start = time.perf_counter()
-    p = run_chunks(_error_chunk, n_datasets, seed=seed, chunk_size=50, n_jobs=n_jobs,
-                   args=(test, model, n_instances, bandwidth, options))
+    p = run_chunks(
+        _error_chunk,
+        n_datasets,
+        seed=seed,
+        chunk_size=50,
+        n_jobs=n_jobs,
+        args=(test, model, n_instances, bandwidth, options),
+    )
     seconds = time.perf_counter() - start
     rejected = (p[:, None] <= a[None, :]).mean(axis=0)
     kind = "type_I" if model.calibrated else "type_II"
     errors = rejected if model.calibrated else 1.0 - rejected
-    return WidmannTestErrors(model=model, test=test, bandwidth=bandwidth, n_instances=n_instances,
-                             p_values=p, alphas=a, errors=errors, kind=kind, seconds=seconds)
+    return WidmannTestErrors(
+        model=model,
+        test=test,
+        bandwidth=bandwidth,
+        n_instances=n_instances,
+        p_values=p,
+        alphas=a,
+        errors=errors,
+        kind=kind,
+        seconds=seconds,
+    )

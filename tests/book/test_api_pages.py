@@ -16,8 +16,10 @@ API = ROOT / "book" / "api"
 class TestApiPages:
     def test_every_public_name_is_documented(self):
         problems = api_pages.page_problems(API)
-        assert not problems, ("\n".join(problems) + "\nadd the names to the page, or rewrite the pages with "
-                              "`python -m credalbook.book.api_pages`")
+        assert not problems, (
+            "\n".join(problems) + "\nadd the names to the page, or rewrite the pages with "
+            "`python -m credalbook.book.api_pages`"
+        )
 
     @pytest.mark.parametrize("stem", list(api_pages.PAGES))
     def test_page_covers_all(self, stem):
@@ -63,27 +65,37 @@ class TestApiPages:
         assert api_pages.page_problems(tmp_path) == [
             "book/api/cache.md lacks credalbook.cache.clear_cache (in credalbook.cache.__all__)",
             "book/api/cache.md documents credalbook.cache.not_public, which is not public "
-            "(not in an __all__ of the page's modules)"]
+            "(not in an __all__ of the page's modules)",
+        ]
 
 
 class TestBuildConfig:
     def test_autodoc_and_nitpicky(self):
         config = yaml.safe_load((ROOT / "_config.yml").read_text())["sphinx"]
-        assert {"sphinx.ext.autodoc", "sphinx.ext.autosummary", "sphinx.ext.napoleon"} <= set(config["extra_extensions"])
+        assert {"sphinx.ext.autodoc", "sphinx.ext.autosummary", "sphinx.ext.napoleon"} <= set(
+            config["extra_extensions"]
+        )
         assert config["config"]["nitpicky"] is True
         assert config["config"]["mathjax_path"] == "mathjax/tex-mml-chtml.js"  # offline MathJax kept
         assert "intersphinx_mapping" not in config["config"]  # no remote inventories offline
 
     def test_broken_references_fail_the_build(self):
-        log = ["reading sources... [ 50%] book/api/metrics\n",
-               "/x/kernel.py:docstring of credalbook.metrics.skce_uq:3: WARNING: py:func reference target not found: "
-               "credalbook.metrics.kernel_old [ref.func]\n",
-               "WARNING: autodoc: failed to import function 'gone' from module 'credalbook.metrics'\n",
-               "/x/book/executed/01.ipynb:5: WARNING: image file not readable: x.png\n",
-               "\x1b[91m/x/a.py:docstring of f:1: WARNING: py:mod reference target not found: m\x1b[39;49;00m\n"]
+        log = [
+            "reading sources... [ 50%] book/api/metrics\n",
+            "/x/kernel.py:docstring of credalbook.metrics.skce_uq:3: WARNING: py:func reference target not found: "
+            "credalbook.metrics.kernel_old [ref.func]\n",
+            "WARNING: autodoc: failed to import function 'gone' from module 'credalbook.metrics'\n",
+            "/x/book/executed/01.ipynb:5: WARNING: image file not readable: x.png\n",
+            "\x1b[91m/x/a.py:docstring of f:1: WARNING: py:mod reference target not found: m\x1b[39;49;00m\n",
+        ]
         assert [line.split("WARNING: ")[1][:22] for line in runner.build_problems(log)] == [
-            "py:func reference targ", "autodoc: failed to imp", "py:mod reference targe"]
-        assert runner.build_problems(log)[-1] == "/x/a.py:docstring of f:1: WARNING: py:mod reference target not found: m"
+            "py:func reference targ",
+            "autodoc: failed to imp",
+            "py:mod reference targe",
+        ]
+        assert (
+            runner.build_problems(log)[-1] == "/x/a.py:docstring of f:1: WARNING: py:mod reference target not found: m"
+        )
 
 
 class TestDocExtension:
@@ -93,6 +105,7 @@ class TestDocExtension:
     def ext(self, monkeypatch):
         monkeypatch.syspath_prepend(str(ROOT / "book" / "_ext"))
         import credalbook_api
+
         return credalbook_api
 
     def test_source_module(self, ext):

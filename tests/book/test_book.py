@@ -6,15 +6,14 @@ import re
 import shutil
 import subprocess
 import time
-from pathlib import Path
-
 from dataclasses import fields
+from pathlib import Path
 
 import numpy as np
 import pytest
 from PIL import Image
 
-from credalbook.book import api_pages, runner
+from credalbook.book import api_pages, pages, runner
 from credalbook.papers.criteria import VERDICTS
 from credalbook.papers.report import ComparisonRow
 
@@ -23,9 +22,17 @@ RESULTS = Path(__file__).resolve().parents[2] / "results"
 
 pytestmark = pytest.mark.slow
 
-CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic",
-                  "--virtual-time-budget=5000"]
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+    "--virtual-time-budget=5000",
+]
 
 
 @pytest.fixture(scope="module")
@@ -50,8 +57,9 @@ def tiny_book(tmp_path_factory):
 def _chromium():
     exe = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
     if exe is None:
-        pytest.fail("headless Chromium is needed for the site check: run `bash scripts/setup.sh` "
-                    "(installs Debian's chromium)")
+        pytest.fail(
+            "headless Chromium is needed for the site check: run `bash scripts/setup.sh` (installs Debian's chromium)"
+        )
     return exe
 
 
@@ -60,7 +68,9 @@ def _browse(page: Path, tmp_path: Path, *, screenshot: Path | None = None) -> st
     exe = _chromium()
     base = [exe, *CHROMIUM_FLAGS, f"--user-data-dir={tmp_path / 'profile'}", "--window-size=1280,1600"]
     if screenshot is not None:
-        subprocess.run([*base, f"--screenshot={screenshot}", page.as_uri()], capture_output=True, timeout=120, check=True)
+        subprocess.run(
+            [*base, f"--screenshot={screenshot}", page.as_uri()], capture_output=True, timeout=120, check=True
+        )
     dom = subprocess.run([*base, "--dump-dom", page.as_uri()], capture_output=True, text=True, timeout=120, check=True)
     return dom.stdout
 
@@ -78,8 +88,12 @@ def glue_problems(executed: dict) -> list[str]:
     """
     from myst_nb.core.variables import format_plain_text
 
-    glued = {o["metadata"]["scrapbook"]["name"]: o["data"] for c in executed["cells"] for o in c.get("outputs", [])
-             if "scrapbook" in o.get("metadata", {})}
+    glued = {
+        o["metadata"]["scrapbook"]["name"]: o["data"]
+        for c in executed["cells"]
+        for o in c.get("outputs", [])
+        if "scrapbook" in o.get("metadata", {})
+    }
     problems = []
     for cell in executed["cells"]:
         if cell["cell_type"] != "markdown":
@@ -130,6 +144,11 @@ class TestChapters:
             assert any("image/png" in o.get("data", {}) for o in outputs), f"{nb.stem} shows no figure"
             tags = [c["metadata"].get("tags", []) for c in executed["cells"]]
             assert ["injected-parameters"] in tags, "papermill did not inject the scale"
+            # The page shows the same code and outputs (credalbook.book.pages only folds and relinks).
+            page = json.loads(pages.page_path(nb.stem, tiny_book["root"]).read_text())
+            assert [(c["cell_type"], c.get("outputs")) for c in page["cells"]] == [
+                (c["cell_type"], c.get("outputs")) for c in executed["cells"]
+            ]
             # Sources stay unexecuted.
             src = json.loads(nb.read_text())
             assert all(not c.get("outputs") for c in src["cells"] if c["cell_type"] == "code")
@@ -162,6 +181,10 @@ class TestSite:
     def test_pages_exist_and_are_offline(self, tiny_book):
         html = tiny_book["html"]
         assert (html / "index.html").exists() and (html / "book" / "intro.html").exists()
+        # chapters at their readable addresses; the runner's working copies are not part of the site
+        for nb in runner.chapter_paths():
+            assert (html / "book" / "chapters" / f"{pages.page_name(nb.stem)}.html").exists(), nb.stem
+        assert not (html / "book" / "executed").exists()
         assert (html / "_static" / "mathjax" / "tex-mml-chtml.js").exists()
         for page in html.rglob("*.html"):
             text = page.read_text(errors="ignore")
@@ -176,7 +199,7 @@ class TestSite:
         assert "mjx-container" in dom, "MathJax did not typeset the landing page"
 
     def test_chapter_renders_math_and_figures(self, tiny_book, tmp_path):
-        page = tiny_book["html"] / "book" / "executed" / "00_calibration_primer.html"
+        page = tiny_book["html"] / "book" / "chapters" / "calibration-primer.html"
         png = tmp_path / "chapter.png"
         dom = _browse(page, tmp_path, screenshot=png)
         ink, std = _ink(png)
@@ -185,6 +208,14 @@ class TestSite:
         assert "Paper vs. this book" in dom
         assert dom.count("<img") >= 2  # reliability diagrams and the Type I error figure
 
+    def test_injected_parameters_folded_and_chapters_linked(self, tiny_book):
+        """papermill's injected cell is folded behind its prompt; links between chapters reach their pages."""
+        chapters = tiny_book["html"] / "book" / "chapters"
+        for nb in runner.chapter_paths():
+            text = (chapters / f"{pages.page_name(nb.stem)}.html").read_text()
+            assert "<details" in text and pages.INJECTED_PROMPTS["code_prompt_show"] in text, nb.stem
+        assert 'href="calibration-primer.html' in (chapters / "mortier-set-calibration.html").read_text()
+        assert 'href="mortier-set-calibration.html' in (chapters / "juergens-instance-calibration.html").read_text()
 
     def test_paper_scale_records_with_provenance(self, tiny_book, tmp_path):
         """Every chapter page shows its paper-scale record beside the run, with provenance, or says it is missing."""
@@ -193,7 +224,7 @@ class TestSite:
         for nb in runner.chapter_paths():
             if runner.is_guide(nb):
                 continue
-            dom = _browse(tiny_book["html"] / "book" / "executed" / f"{nb.stem}.html", tmp_path)
+            dom = _browse(tiny_book["html"] / "book" / "chapters" / f"{pages.page_name(nb.stem)}.html", tmp_path)
             assert "paper scale (record)" in dom and "credalbook-provenance" in dom, nb.stem
             rec = records.read_chapter_record(nb.stem, "paper", root=RESULTS)
             if rec is None:
@@ -209,7 +240,7 @@ def _object_html(page_html: str, object_id: str) -> str:
     """The HTML of one documented object's description, up to the next object's."""
     start = page_html.index(f'id="{object_id}"')
     end = page_html.find('<dl class="py ', start)
-    return page_html[start:end if end > 0 else None]
+    return page_html[start : end if end > 0 else None]
 
 
 class TestApiReference:
@@ -244,8 +275,11 @@ class TestApiReference:
             page = (api / f"{stem}.html").read_text()
             for modname in modules:
                 module = importlib.import_module(modname)
-                missing = [n for n in module.__all__ if not isinstance(getattr(module, n), types.ModuleType)
-                           and f'id="{modname}.{n}"' not in page]
+                missing = [
+                    n
+                    for n in module.__all__
+                    if not isinstance(getattr(module, n), types.ModuleType) and f'id="{modname}.{n}"' not in page
+                ]
                 assert not missing, f"{stem}.html does not document {modname}: {missing}"
 
 
@@ -255,7 +289,8 @@ def test_broken_reference_fails_the_build(tmp_path):
     (tmp_path / "_toc.yml").write_text("format: jb-book\nroot: book/api/broken\n")
     (tmp_path / "book" / "api" / "broken.md").write_text(
         "# Broken\n\n```{eval-rst}\n.. currentmodule:: credalbook.metrics\n\n.. autofunction:: ece_confidence\n\n"
-        "See :func:`credalbook.metrics.no_such_function`.\n```\n")
+        "See :func:`credalbook.metrics.no_such_function`.\n```\n"
+    )
     for _ in range(2):  # the failure removes Sphinx's cache, so the unchanged page is read again
         with pytest.raises(RuntimeError, match="reference target not found: credalbook.metrics.no_such_function"):
             runner.build_book(book_root=tmp_path)
@@ -265,14 +300,16 @@ def test_eu_chapter_n_seeds(tmp_path, monkeypatch):
     """The EU chapter's `n_seeds` parameter overrides the scale's seed count and is validated."""
     monkeypatch.setenv("CREDALBOOK_CACHE_DIR", str(tmp_path / "cache"))
     chapter = "05_epistemic_uncertainty_gp"
-    failures = runner.run_chapters("tiny", book_root=tmp_path / "one", chapters=[chapter],
-                                   extra_parameters={"n_seeds": 1}, progress=False)
+    failures = runner.run_chapters(
+        "tiny", book_root=tmp_path / "one", chapters=[chapter], extra_parameters={"n_seeds": 1}, progress=False
+    )
     assert not failures, "\n".join(map(str, failures))
     result = json.loads((tmp_path / "one" / "book" / "_build" / "results" / f"{chapter}.json").read_text())
     assert result["parameters"]["n_seeds"] == 1
     table1 = [r for r in result["rows"] if r["artifact"] == "Table 1" and r["quantity"].startswith("ρ_epi")]
     assert table1 and all(r["note"].startswith("1 seed ") for r in table1)  # tiny scale has two seeds
     assert all(r["verdict"] == "inconclusive" for r in table1)  # one seed: no standard error, no verdict
-    failures = runner.run_chapters("tiny", book_root=tmp_path / "zero", chapters=[chapter],
-                                   extra_parameters={"n_seeds": 0}, progress=False)
+    failures = runner.run_chapters(
+        "tiny", book_root=tmp_path / "zero", chapters=[chapter], extra_parameters={"n_seeds": 0}, progress=False
+    )
     assert len(failures) == 1 and "n_seeds must be a positive integer or None; got 0" in failures[0].error

@@ -14,9 +14,9 @@ import torch
 
 from credalbook.book import records
 from credalbook.metrics.epistemic import EUReliability
+from credalbook.papers.criteria import close_to
 from credalbook.papers.parts import Part
 from credalbook.papers.report import Comparison
-from credalbook.papers.criteria import close_to
 
 CALLS = []
 
@@ -33,12 +33,26 @@ def _roundtrip(value):
 
 class TestCodec:
     def test_roundtrip(self):
-        rel = EUReliability(edges=np.array([0.1, 0.2]), counts=np.array([3, 4, 5]), mean_eu=np.array([0.05, 0.15, 0.3]),
-                            mean_gain=np.array([0.0, 0.1, np.nan]))
+        rel = EUReliability(
+            cuts=np.array([0.1, 0.2]),
+            counts=np.array([3, 4, 5]),
+            mean_eu=np.array([0.05, 0.15, 0.3]),
+            mean_gain=np.array([0.0, 0.1, np.nan]),
+        )
         big = np.random.default_rng(0).normal(size=(70, 3)).astype(np.float32)
-        value = {"rel": rel, "big": big, "ints": np.arange(1000, dtype=np.int64), "t": (1, "a", None, True),
-                 3: "int key", "nan": float("nan"), "inf": -math.inf, "np": np.float64(2.5), "b": np.bool_(True),
-                 "tensor": torch.arange(5.0), "nested": [{"__weird": 1}]}
+        value = {
+            "rel": rel,
+            "big": big,
+            "ints": np.arange(1000, dtype=np.int64),
+            "t": (1, "a", None, True),
+            3: "int key",
+            "nan": float("nan"),
+            "inf": -math.inf,
+            "np": np.float64(2.5),
+            "b": np.bool_(True),
+            "tensor": torch.arange(5.0),
+            "nested": [{"__weird": 1}],
+        }
         out = _roundtrip(value)
         assert isinstance(out["rel"], EUReliability)
         np.testing.assert_array_equal(out["rel"].mean_gain, rel.mean_gain)  # NaN included
@@ -93,8 +107,17 @@ class TestParts:
         assert CALLS == [3]
         data = records.read_part("chap", "tiny", "p-3", root=root)
         man = data["manifest"]
-        assert {"commit", "clean", "date", "machine", "versions", "parameters", "seeds", "wall_seconds",
-                "modules"} <= set(man)
+        assert {
+            "commit",
+            "clean",
+            "date",
+            "machine",
+            "versions",
+            "parameters",
+            "seeds",
+            "wall_seconds",
+            "modules",
+        } <= set(man)
         assert data["parameters"] == {"function": f"{__name__}:counted", "x": 3}  # device is ignored
         assert records.part_state("chap", "tiny", part, root=root).state == "recorded"
         # loaded, not computed again; the device does not matter
@@ -190,8 +213,11 @@ class TestParts:
 
 def _notebook(path: Path, code: str) -> Path:
     nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell('scale = "quick"', metadata={"tags": ["parameters"]}),
-                nbformat.v4.new_markdown_cell("Prose."), nbformat.v4.new_code_cell(code, metadata={"tags": ["fig-1"]})]
+    nb.cells = [
+        nbformat.v4.new_code_cell('scale = "quick"', metadata={"tags": ["parameters"]}),
+        nbformat.v4.new_markdown_cell("Prose."),
+        nbformat.v4.new_code_cell(code, metadata={"tags": ["fig-1"]}),
+    ]
     nb.cells[2].outputs = [nbformat.v4.new_output("display_data", data={"image/png": "iVBORw0KGgo="})]
     nbformat.write(nb, path)
     return path
@@ -199,7 +225,9 @@ def _notebook(path: Path, code: str) -> Path:
 
 def _comparison(book: float, scale: str) -> dict:
     cmp = Comparison("chap")
-    cmp.add("Table 1", "a number", paper=1.0, book=book, judgement=close_to(book, 1.0, tol=0.1, tolerance_source="test"))
+    cmp.add(
+        "Table 1", "a number", paper=1.0, book=book, judgement=close_to(book, 1.0, tol=0.1, tolerance_source="test")
+    )
     return cmp.to_dict({"scale": scale, "seed": 0})
 
 
@@ -209,11 +237,16 @@ class TestChapterRecords:
         part = Part("p", counted, {"x": 2})
         records.run_part("chap", "paper", part, root=root)
         comparison = _comparison(1.05, "paper")
-        comparison["provenance"]["parts"] = {"p": {"state": "recorded",
-                                                   "digest": records.read_part("chap", "paper", "p", root=root)["digest"],
-                                                   "wall_seconds": 3.0}}
-        records.write_chapter_record("chap", "paper", comparison, notebook=nb, executed=nb, wall_seconds=10.0,
-                                     preset={"n": 5}, root=root)
+        comparison["provenance"]["parts"] = {
+            "p": {
+                "state": "recorded",
+                "digest": records.read_part("chap", "paper", "p", root=root)["digest"],
+                "wall_seconds": 3.0,
+            }
+        }
+        records.write_chapter_record(
+            "chap", "paper", comparison, notebook=nb, executed=nb, wall_seconds=10.0, preset={"n": 5}, root=root
+        )
         rec = records.read_chapter_record("chap", "paper", root=root)
         assert rec["figures"] == ["fig-1-0.png"] and (root / "chap" / "paper" / "figures" / "fig-1-0.png").is_file()
         assert rec["manifest"]["parts_wall_seconds"] == 3.0
@@ -245,8 +278,9 @@ class TestPublish:
 
     def test_with_record(self, root, tmp_path):
         nb = _notebook(tmp_path / "chap.ipynb", "x = 1")
-        records.write_chapter_record("chap", "paper", _comparison(1.05, "paper"), notebook=nb, wall_seconds=4000.0,
-                                     root=root)
+        records.write_chapter_record(
+            "chap", "paper", _comparison(1.05, "paper"), notebook=nb, wall_seconds=4000.0, root=root
+        )
         cmp = Comparison("chap")
         cmp.add("Table 1", "a number", paper=1.0, book=1.2, judgement=close_to(1.2, 1.0, tol=0.1, tolerance_source="t"))
         pub = records.publish(cmp, scale="quick", root=root, notebook=nb)
@@ -264,8 +298,9 @@ class TestPublish:
     def test_record_figure(self, root, tmp_path):
         nb = _notebook(tmp_path / "chap.ipynb", "x = 1")
         assert "No paper-scale record" in records.record_figure("chap", "fig-1", root=root).data
-        records.write_chapter_record("chap", "paper", _comparison(1.0, "paper"), notebook=nb, executed=nb,
-                                     wall_seconds=1.0, root=root)
+        records.write_chapter_record(
+            "chap", "paper", _comparison(1.0, "paper"), notebook=nb, executed=nb, wall_seconds=1.0, root=root
+        )
         fig = records.record_figure("chap", "fig-1", root=root)
         assert 'src="data:image/png;base64,iVBORw0KGgo="' in fig.data and "from the record: commit" in fig.data
         with pytest.raises(ValueError, match="figure tag"):
@@ -282,29 +317,57 @@ class TestStatus:
 
     def test_cli(self, tmp_path):
         env = {**__import__("os").environ, "CREDALBOOK_RECORDS_DIR": str(tmp_path)}
-        out = subprocess.run([sys.executable, "-m", "credalbook.book", "status", "-c", "03_mimori_label_histograms"],
-                             capture_output=True, text=True, env=env)
+        out = subprocess.run(
+            [sys.executable, "-m", "credalbook.book", "status", "-c", "03_mimori_label_histograms"],
+            capture_output=True,
+            text=True,
+            env=env,
+        )
         assert out.returncode == 0 and "03_mimori_label_histograms at paper: 1 missing" in out.stdout
-        bad = subprocess.run([sys.executable, "-m", "credalbook.book", "run", "--scale", "tiny", "-c",
-                              "05_epistemic_uncertainty_gp", "--part", "nope"], capture_output=True, text=True, env=env)
+        bad = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "credalbook.book",
+                "run",
+                "--scale",
+                "tiny",
+                "-c",
+                "05_epistemic_uncertainty_gp",
+                "--part",
+                "nope",
+            ],
+            capture_output=True,
+            text=True,
+            env=env,
+        )
         assert bad.returncode == 2 and "has no part 'nope'" in bad.stderr
-        two = subprocess.run([sys.executable, "-m", "credalbook.book", "run", "--part", "missing"],
-                             capture_output=True, text=True, env=env)
+        two = subprocess.run(
+            [sys.executable, "-m", "credalbook.book", "run", "--part", "missing"],
+            capture_output=True,
+            text=True,
+            env=env,
+        )
         assert two.returncode == 2 and "exactly one chapter" in two.stderr
 
 
 class TestRevalidate:
     def _stale_record(self, root):
         """A paper-scale record of the EU chapter's first part, from HEAD's clean tree, whose code 'changed' since."""
-        from credalbook.papers.eu import EUFit, eu_plan
+        from credalbook.papers.eu import eu_plan, EUFit
         from credalbook.papers.presets import preset
 
         part = eu_plan(preset("05_epistemic_uncertainty_gp", "paper")).parts[0]
         value = EUFit(role="train", mean=np.zeros(3), variance=np.ones(3), train_key="k", seconds=1.0)
         path = records.write_part("05_epistemic_uncertainty_gp", "paper", part, value, wall_seconds=1.0, root=root)
         data = json.loads(path.read_text())
-        head = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, check=True,
-                              cwd=Path(records.__file__).parents[2]).stdout.strip()
+        head = subprocess.run(
+            ["git", "rev-parse", "HEAD"],
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=Path(records.__file__).parents[2],
+        ).stdout.strip()
         data["manifest"].update(commit=head, clean=True)
         data["manifest"]["modules"]["credalbook/papers/eu/experiments.py"] = "0" * 16
         path.write_text(json.dumps(data))
@@ -314,8 +377,13 @@ class TestRevalidate:
     def test_unchanged_values_carry_the_record_over(self, root):
         part, path = self._stale_record(root)
         out = records.revalidate("05_epistemic_uncertainty_gp", root=root, max_checks=1)
-        assert out == [(part.name, f"revalidated: 1 tiny parts of {part.function} equal bit for bit at "
-                                   f"{json.loads(path.read_text())['manifest']['revalidated'][0]['from_commit'][:7]} and now")]
+        assert out == [
+            (
+                part.name,
+                f"revalidated: 1 tiny parts of {part.function} equal bit for bit at "
+                f"{json.loads(path.read_text())['manifest']['revalidated'][0]['from_commit'][:7]} and now",
+            )
+        ]
         data = json.loads(path.read_text())
         assert data["manifest"]["revalidated"][0]["modules_before"]["credalbook/papers/eu/experiments.py"] == "0" * 16
         assert records.part_state("05_epistemic_uncertainty_gp", "paper", part, root=root).state == "recorded"
@@ -334,11 +402,46 @@ class TestRevalidate:
         data["manifest"]["clean"] = False
         path.write_text(json.dumps(data))
         assert records.revalidate("05_epistemic_uncertainty_gp", root=root) == [
-            (part.name, "recorded from a tree with uncommitted changes: its code cannot be checked out")]
+            (part.name, "recorded from a tree with uncommitted changes: its code cannot be checked out")
+        ]
         data["parameters"]["seed"] = 99
         path.write_text(json.dumps(data))
-        (name, why), = records.revalidate("05_epistemic_uncertainty_gp", root=root)
+        ((name, why),) = records.revalidate("05_epistemic_uncertainty_gp", root=root)
         assert why.startswith("stale for other reasons than changed code: parameter seed: recorded 99, now 0")
+
+    def test_moved_modules_are_checked_too(self, root):
+        """A module that is gone (its code moved elsewhere) is a code change like any other: the check computes
+        with both commits' code."""
+        part, path = self._stale_record(root)
+        data = json.loads(path.read_text())
+        data["manifest"]["modules"]["credalbook/metrics/gone_since.py"] = "0" * 16
+        path.write_text(json.dumps(data))
+        assert (
+            "credalbook/metrics/gone_since.py is gone"
+            in records.part_state("05_epistemic_uncertainty_gp", "paper", part, root=root).reasons
+        )
+        ((name, why),) = records.revalidate("05_epistemic_uncertainty_gp", root=root, max_checks=1, dry_run=True)
+        assert why.startswith("revalidated"), why
+
+
+class TestRenamedParameters:
+    def test_a_renamed_keyword_is_not_a_change(self):
+        assert records._parameter_changes({"n_bootstrap": 100, "seed": 0}, {"n_resamples": 100, "seed": 0}) == []
+        assert records._parameter_changes({"n_bootstrap": 100}, {"n_resamples": 99}) == [
+            "parameter n_resamples: recorded 100, now 99"
+        ]
+        # a record that already has the new name is compared as it is
+        assert records.renamed_keys({"n_bootstrap": 1, "n_resamples": 2}) == {"n_bootstrap": 1, "n_resamples": 2}
+
+    def test_older_code_is_called_with_the_old_name(self, tmp_path):
+        """:data:`records._EVAL` calls a function of an older commit, which knows ``n_resamples`` as
+        ``n_bootstrap``, with the old name, and a function that knows the new name with the new one."""
+        (tmp_path / "oldcode.py").write_text(
+            "def f(*, n_bootstrap, seed=0):\n    return n_bootstrap * 10 + seed\n"
+            "def g(*, n_resamples, seed=0):\n    return n_resamples * 10 + seed\n"
+        )
+        specs = {name: (f"oldcode:{name}", records.encode({"n_resamples": 3, "seed": 1})) for name in ("f", "g")}
+        assert records._values_at(tmp_path, specs, dict(__import__("os").environ)) == {"f": 31, "g": 31}
 
 
 def test_revalidation_checks_the_closest_parts():
@@ -353,9 +456,9 @@ def test_revalidation_checks_the_closest_parts():
     tiny = plan_parts(ch, preset(ch, "tiny"), scale="tiny", **params)
     picked = records._closest(paper["fashion_mnist-quick-len-seed5"], tiny, 4)
     assert [p.kwargs["topology"] for p in picked] == ["LEN"] * 3  # all of tiny's three, and no other topology
-    assert [p.kwargs["topology"] for p in records._closest(paper["fashion_mnist-quick-rsn-seed0"], tiny, 1)] == [
-        "RSN"]
+    assert [p.kwargs["topology"] for p in records._closest(paper["fashion_mnist-quick-rsn-seed0"], tiny, 1)] == ["RSN"]
     assert records._closest(paper["fashion_mnist-quick-len-seed5"], [], 4) == []
+
 
 PRIMER = "00_calibration_primer"
 
@@ -367,14 +470,23 @@ class TestRevalidateChapter:
         from credalbook.papers.presets import preset
 
         (nb,) = chapter_paths([PRIMER])
-        comparison = {"rows": [{"quantity": "q", "book": "0.1", "verdict": "agrees", "seconds": 3.0}],
-                      "counts": {"agrees": 1}, "parameters": {"scale": "paper", "seed": 0},
-                      "provenance": {"modules": {"credalbook/metrics/binning.py": "0" * 16}}}
-        path = records.write_chapter_record(PRIMER, "paper", comparison, notebook=nb, wall_seconds=1.0,
-                                            preset=dict(preset(PRIMER, "paper")), root=root)
+        comparison = {
+            "rows": [{"quantity": "q", "book": "0.1", "verdict": "agrees", "seconds": 3.0}],
+            "counts": {"agrees": 1},
+            "parameters": {"scale": "paper", "seed": 0},
+            "provenance": {"modules": {"credalbook/metrics/binning.py": "0" * 16}},
+        }
+        path = records.write_chapter_record(
+            PRIMER, "paper", comparison, notebook=nb, wall_seconds=1.0, preset=dict(preset(PRIMER, "paper")), root=root
+        )
         data = json.loads(path.read_text())
-        head = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, check=True,
-                              cwd=Path(records.__file__).parents[2]).stdout.strip()
+        head = subprocess.run(
+            ["git", "rev-parse", "HEAD"],
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=Path(records.__file__).parents[2],
+        ).stdout.strip()
         data["manifest"].update(commit=head, clean=True)
         path.write_text(json.dumps(data))
         st = records.chapter_state(PRIMER, "paper", notebook=nb, preset=dict(preset(PRIMER, "paper")), root=root)
@@ -394,12 +506,21 @@ class TestRevalidateChapter:
 
     def test_same_outputs_carry_the_record_over(self, root, monkeypatch):
         path, head = self._stale_chapter(root)
-        run = {"rows": [{"quantity": "q"}], "counts": {"agrees": 1}, "outputs": [[0, "ECE 0.031"]],
-               "modules": {"credalbook/metrics/binning.py": "fedcba9876543210"}}
+        run = {
+            "rows": [{"quantity": "q"}],
+            "counts": {"agrees": 1},
+            "outputs": [[0, "ECE 0.031"]],
+            "modules": {"credalbook/metrics/binning.py": "fedcba9876543210"},
+        }
         calls = self._runs(monkeypatch, run, run)
         out = records.revalidate(PRIMER, root=root)
-        assert out == [("chapter", f"revalidated: the chapter at tiny shows the same rows and outputs at {head[:7]} "
-                                   "and now (1 rows, 1 outputs)")]
+        assert out == [
+            (
+                "chapter",
+                f"revalidated: the chapter at tiny shows the same rows and outputs at {head[:7]} "
+                "and now (1 rows, 1 outputs)",
+            )
+        ]
         # once with the recorded commit's code (a worktree), once with the code now; at tiny, without "scale"
         assert [c[1:3] for c in calls] == [(PRIMER, "tiny")] * 2 and calls[1][0] == Path(records.__file__).parents[2]
         assert calls[0][0] != calls[1][0] and "scale" not in calls[0][3] and calls[0][3]["seed"] == 0
@@ -408,51 +529,82 @@ class TestRevalidateChapter:
         (entry,) = man["revalidated"]
         assert entry["from_commit"] == head and entry["modules_before"] == {"credalbook/metrics/binning.py": "0" * 16}
 
-    @pytest.mark.parametrize("key, where", [("counts", "its counts"), ("rows", "its rows"),
-                                            ("outputs", "the output of code cell 4")])
+    @pytest.mark.parametrize(
+        "key, where", [("counts", "its counts"), ("rows", "its rows"), ("outputs", "the output of code cell 4")]
+    )
     def test_moved_outputs_stay_stale(self, root, monkeypatch, key, where):
         path, _ = self._stale_chapter(root)
         before = {"rows": [{"quantity": "q"}], "counts": {"agrees": 1}, "outputs": [[4, "ECE 0.031"]], "modules": {}}
-        after = {**before, key: {"rows": [{"quantity": "r"}], "counts": {"agrees": 0},
-                                 "outputs": [[4, "ECE 0.032"]]}[key]}
+        after = {
+            **before,
+            key: {"rows": [{"quantity": "r"}], "counts": {"agrees": 0}, "outputs": [[4, "ECE 0.032"]]}[key],
+        }
         self._runs(monkeypatch, before, after)
         assert records.revalidate(PRIMER, root=root) == [("chapter", f"the code change moves {where} at tiny: rerun")]
         assert "revalidated" not in json.loads(path.read_text())["manifest"]
+
+    def test_changed_code_cells_are_checked_too(self, root, monkeypatch):
+        """Both runs execute their own commit's notebook: a chapter whose code cells changed is carried over when
+        they show the same, and the record takes the fingerprint of the cells now."""
+        path, head = self._stale_chapter(root)
+        data = json.loads(path.read_text())
+        data["manifest"]["chapter_code"] = "0" * 16
+        path.write_text(json.dumps(data))
+        run = {"rows": [{"quantity": "q"}], "counts": {"agrees": 1}, "outputs": [[0, "ECE 0.031"]], "modules": {}}
+        self._runs(monkeypatch, run, run)
+        ((name, why),) = records.revalidate(PRIMER, root=root)
+        assert why.startswith("revalidated"), why
+        man = json.loads(path.read_text())["manifest"]
+        nb = Path(records.__file__).parents[2] / "chapters" / f"{PRIMER}.ipynb"
+        assert (
+            man["chapter_code"] == records.chapter_code_hash(nb)
+            and man["revalidated"][0]["chapter_code_before"] == "0" * 16
+        )
 
     def test_other_reasons_are_not_revalidated(self, root, monkeypatch):
         path, _ = self._stale_chapter(root)
         self._runs(monkeypatch, None, None)
         data = json.loads(path.read_text())
-        data["manifest"]["chapter_code"] = "0" * 16
+        good_preset = data["manifest"]["preset"]
+        data["manifest"]["preset"] = {"changed": 1}
         path.write_text(json.dumps(data))
-        (name, why), = records.revalidate(PRIMER, root=root)
-        assert name == "chapter" and why == ("stale for other reasons than changed code: the chapter's code cells "
-                                             "changed; credalbook/metrics/binning.py changed")
-        data["manifest"].update(chapter_code=records.chapter_code_hash(Path(records.__file__).parents[2] / "chapters"
-                                                                       / f"{PRIMER}.ipynb"), clean=False)
+        ((name, why),) = records.revalidate(PRIMER, root=root)
+        assert name == "chapter" and why == (
+            "stale for other reasons than changed code: the scale's preset "
+            "changed; credalbook/metrics/binning.py changed"
+        )
+        data["manifest"].update(preset=good_preset, clean=False)
         path.write_text(json.dumps(data))
         assert records.revalidate(PRIMER, root=root) == [
-            ("chapter", "recorded from a tree with uncommitted changes: its code cannot be checked out")]
+            ("chapter", "recorded from a tree with uncommitted changes: its code cannot be checked out")
+        ]
 
     def test_masked(self):
         """Commits, dates and durations are masked; the numbers a chapter shows are not."""
-        text = ("commit 708db8c5cde3 on 2026-11-26T16:40:01Z, 767 s (12.5 min), 3.2 s/it; ECE 0.0312, "
-                "p = 0.05, 1000 datasets, 12 bins, 1000000 draws")
-        assert records._masked(text) == ("commit <commit> on <date>, <time> (<time>), <time>; ECE 0.0312, "
-                                         "p = 0.05, 1000 datasets, 12 bins, 1000000 draws")
+        text = (
+            "commit 708db8c5cde3 on 2026-11-26T16:40:01Z, 767 s (12.5 min), 3.2 s/it; ECE 0.0312, "
+            "p = 0.05, 1000 datasets, 12 bins, 1000000 draws"
+        )
+        assert records._masked(text) == (
+            "commit <commit> on <date>, <time> (<time>), <time>; ECE 0.0312, "
+            "p = 0.05, 1000 datasets, 12 bins, 1000000 draws"
+        )
 
     def test_text_outputs(self, tmp_path):
         nb = nbformat.v4.new_notebook()
         nb.cells = [nbformat.v4.new_markdown_cell("# t"), nbformat.v4.new_code_cell("x")]
-        nb.cells[1].outputs = [nbformat.v4.new_output("stream", name="stdout", text="ECE 0.03 in 2.0 s\n"),
-                               nbformat.v4.new_output("stream", name="stderr", text="100%|###| 3/3\n"),
-                               nbformat.v4.new_output("display_data", data={"text/plain": "<Figure>",
-                                                                            "image/png": "iVBOR"}),
-                               nbformat.v4.new_output("execute_result", data={"text/html": "<b>0.5</b>"},
-                                                      execution_count=1)]
+        nb.cells[1].outputs = [
+            nbformat.v4.new_output("stream", name="stdout", text="ECE 0.03 in 2.0 s\n"),
+            nbformat.v4.new_output("stream", name="stderr", text="100%|###| 3/3\n"),
+            nbformat.v4.new_output("display_data", data={"text/plain": "<Figure>", "image/png": "iVBOR"}),
+            nbformat.v4.new_output("execute_result", data={"text/html": "<b>0.5</b>"}, execution_count=1),
+        ]
         nbformat.write(nb, tmp_path / "c.ipynb")
-        assert records._text_outputs(tmp_path / "c.ipynb") == [(0, "ECE 0.03 in <time>\n"), (0, "<Figure>"),
-                                                                (0, "<b>0.5</b>")]
+        assert records._text_outputs(tmp_path / "c.ipynb") == [
+            (0, "ECE 0.03 in <time>\n"),
+            (0, "<Figure>"),
+            (0, "<b>0.5</b>"),
+        ]
 
 
 @pytest.mark.slow
@@ -465,21 +617,31 @@ def test_revalidate_chapter_for_real(tmp_path):
     shutil.copytree(Path(records.__file__).parents[2] / "results" / PRIMER, root / PRIMER)
     path = root / PRIMER / "paper" / "chapter.json"
     data = json.loads(path.read_text())
-    head = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, check=True,
-                          cwd=Path(records.__file__).parents[2]).stdout.strip()
+    head = subprocess.run(
+        ["git", "rev-parse", "HEAD"], capture_output=True, text=True, check=True, cwd=Path(records.__file__).parents[2]
+    ).stdout.strip()
     data["manifest"].update(commit=head, clean=True)
     data["manifest"]["modules"]["credalbook/metrics/binning.py"] = "0" * 16  # "changed" since, moving nothing
     path.write_text(json.dumps(data))
-    (name, why), = records.revalidate(PRIMER, root=root)
-    assert name == "chapter" and why.startswith(f"revalidated: the chapter at tiny shows the same rows and outputs "
-                                                f"at {head[:7]} and now"), why
+    ((name, why),) = records.revalidate(PRIMER, root=root)
+    assert name == "chapter" and why.startswith(
+        f"revalidated: the chapter at tiny shows the same rows and outputs at {head[:7]} and now"
+    ), why
     assert records.chapter_state(PRIMER, "paper", root=root).state == "recorded"
 
+
 def test_rows_match_across_scales():
-    rows = [{"artifact": "Fig. 3", "quantity": "R = 10 regions vs 1"}, {"artifact": "T", "quantity": "a"},
-            {"artifact": "T", "quantity": "n = 1"}, {"artifact": "T", "quantity": "n = 2"}]
-    rec = [{"artifact": "Fig. 3", "quantity": "R = 20 regions vs 1"}, {"artifact": "T", "quantity": "a"},
-           {"artifact": "T", "quantity": "n = 5"}]
+    rows = [
+        {"artifact": "Fig. 3", "quantity": "R = 10 regions vs 1"},
+        {"artifact": "T", "quantity": "a"},
+        {"artifact": "T", "quantity": "n = 1"},
+        {"artifact": "T", "quantity": "n = 2"},
+    ]
+    rec = [
+        {"artifact": "Fig. 3", "quantity": "R = 20 regions vs 1"},
+        {"artifact": "T", "quantity": "a"},
+        {"artifact": "T", "quantity": "n = 5"},
+    ]
     pairs = records._match_rows(rows, rec)
     # exact text first; a number that differs with the scale still pairs when it is the only candidate;
     # "n = 1"/"n = 2" against "n = 5" is ambiguous and stays unpaired
@@ -488,10 +650,13 @@ def test_rows_match_across_scales():
 
 class TestWriteBenchmark:
     def test_main(self, root):
-        rows = [{"work": "LEN, batch 128, cpu", "seconds": np.float64(0.0177), "per": "training step"},
-                {"work": "LEN, batch 128, cuda", "seconds": 0.0009, "per": "training step"}]
-        path = records.write_benchmark("step-gpu", rows, title="One training step", command="benchmark.py",
-                                       wall_seconds=12.34, root=root)
+        rows = [
+            {"work": "LEN, batch 128, cpu", "seconds": np.float64(0.0177), "per": "training step"},
+            {"work": "LEN, batch 128, cuda", "seconds": 0.0009, "per": "training step"},
+        ]
+        path = records.write_benchmark(
+            "step-gpu", rows, title="One training step", command="benchmark.py", wall_seconds=12.34, root=root
+        )
         assert path == root / "benchmark" / "step-gpu.json"
         data = json.loads(path.read_text())
         assert data["kind"] == "benchmark" and data["title"] == "One training step"
@@ -504,18 +669,22 @@ class TestWriteBenchmark:
         page = render_reproduce(root=root)
         assert "### One training step" in page and "LEN, batch 128, cuda" in page and "0.0009" in page
 
-    @pytest.mark.parametrize("name, rows, match", [
-        ("../x", [{"work": "a", "seconds": 1.0, "per": "step"}], "name"),
-        ("x", [], "at least one"),
-        ("x", [{"work": "a", "seconds": 1.0}], r"rows\[0\]"),
-        ("x", [{"work": "a", "seconds": float("nan"), "per": "step"}], "positive finite"),
-        ("x", [{"work": "a", "seconds": 0.0, "per": "step"}], "positive finite"),
-        ("x", [{"work": "a", "seconds": True, "per": "step"}], "positive finite"),
-    ])
+    @pytest.mark.parametrize(
+        "name, rows, match",
+        [
+            ("../x", [{"work": "a", "seconds": 1.0, "per": "step"}], "name"),
+            ("x", [], "at least one"),
+            ("x", [{"work": "a", "seconds": 1.0}], r"rows\[0\]"),
+            ("x", [{"work": "a", "seconds": float("nan"), "per": "step"}], "positive finite"),
+            ("x", [{"work": "a", "seconds": 0.0, "per": "step"}], "positive finite"),
+            ("x", [{"work": "a", "seconds": True, "per": "step"}], "positive finite"),
+        ],
+    )
     def test_errors(self, root, name, rows, match):
         with pytest.raises(ValueError, match=match):
             records.write_benchmark(name, rows, title="t", command="c", wall_seconds=1.0, root=root)
         with pytest.raises(TypeError, match="strings"):
-            records.write_benchmark("x", [{"work": 3, "seconds": 1.0, "per": "step"}], title="t", command="c",
-                                    wall_seconds=1.0, root=root)
+            records.write_benchmark(
+                "x", [{"work": 3, "seconds": 1.0, "per": "step"}], title="t", command="c", wall_seconds=1.0, root=root
+            )
         assert not (root / "benchmark" / "x.json").exists()

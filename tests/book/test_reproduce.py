@@ -22,9 +22,9 @@ import pytest
 from credalbook._paths import repo_root
 from credalbook.book import records
 from credalbook.book.records import _duration
-from credalbook.book.reproduce import PLACEHOLDERS, TEMPLATE, main_reproduce, render_reproduce, write_reproduce
+from credalbook.book.reproduce import main_reproduce, PLACEHOLDERS, render_reproduce, TEMPLATE, write_reproduce
 from credalbook.book.runner import chapter_paths
-from credalbook.metrics.ensemble import epsilon_from_bins
+from credalbook.metrics.regions import epsilon_from_bins
 from credalbook.papers.criteria import AGREES, DIFFERS_SHOWN, INCONCLUSIVE, NOT_RUN
 from credalbook.papers.parts import Part, plan_parts
 from credalbook.papers.presets import preset
@@ -39,9 +39,22 @@ NAME_TOKENS = (
     "OMP_NUM_THREADS=1",  # an instruction (give a process one thread), not a measured quantity
     # dataset names, their folders, files and environment variables (names fixed by the data's publishers
     # and by credalbook.data.images), and the `dataset` parameter values that select them:
-    "CREDALBOOK_CIFAR100_DIR", "CREDALBOOK_CIFAR10_DIR", "CREDALBOOK_KUZUSHIJI49_DIR", "kuzushiji49",
-    "cifar-100-python", "cifar-10-batches-py", "Mix-CIFAR-10", "CIFAR-100", "CIFAR-10", "Kuzushiji-49",
-    "cifar100", "cifar10", "idx3-ubyte", "k49-", "data_batch_1", "data_batch_5",
+    "CREDALBOOK_CIFAR100_DIR",
+    "CREDALBOOK_CIFAR10_DIR",
+    "CREDALBOOK_KUZUSHIJI49_DIR",
+    "kuzushiji49",
+    "cifar-100-python",
+    "cifar-10-batches-py",
+    "Mix-CIFAR-10",
+    "CIFAR-100",
+    "CIFAR-10",
+    "Kuzushiji-49",
+    "cifar100",
+    "cifar10",
+    "idx3-ubyte",
+    "k49-",
+    "data_batch_1",
+    "data_batch_5",
 )
 _NUMBER = re.compile(r"\d+(?:\.\d+)*")
 
@@ -98,8 +111,15 @@ def tree(tmp_path_factory):
     root = tmp_path_factory.mktemp("results")
     plan = _plan(EU)
     fresh, stale_name = plan[0], plan[1].name
-    walls = {"fresh": 4567.8, "stale": 2781.0, "extra": 12.3, "chapter": 3000.4, "mimori": 1843.9, "bench": 321.0,
-             "old": 116.7}
+    walls = {
+        "fresh": 4567.8,
+        "stale": 2781.0,
+        "extra": 12.3,
+        "chapter": 3000.4,
+        "mimori": 1843.9,
+        "bench": 321.0,
+        "old": 116.7,
+    }
     p = records.write_part(EU, "paper", fresh, {"rho": 0.5}, wall_seconds=0, root=root)
     d_fresh = _edit_manifest(p, wall_seconds=walls["fresh"], machine=GPU, versions=VERSIONS)["digest"]
     stale = Part(stale_name, epsilon_from_bins, {"n_bins": 15})
@@ -109,27 +129,64 @@ def tree(tmp_path_factory):
     p = records.write_part(EU, "paper", extra, extra.run(), wall_seconds=0, root=root)
     _edit_manifest(p, wall_seconds=walls["extra"], machine=CPU, versions=VERSIONS)
     eu_counts = {AGREES: 13, DIFFERS_SHOWN: 4, INCONCLUSIVE: 2, NOT_RUN: 6}
-    comparison = {"rows": [], "counts": eu_counts, "parameters": {"seed": 0},
-                  "provenance": {"modules": {}, "parts": {
-                      fresh.name: {"state": "recorded", "digest": d_fresh, "wall_seconds": walls["fresh"]},
-                      stale_name: {"state": "computed", "digest": d_stale, "wall_seconds": walls["stale"]}}}}
-    p = records.write_chapter_record(EU, "paper", comparison, notebook=ROOT / "chapters" / f"{EU}.ipynb",
-                                     wall_seconds=0, preset=dict(preset(EU, "paper")), root=root)
+    comparison = {
+        "rows": [],
+        "counts": eu_counts,
+        "parameters": {"seed": 0},
+        "provenance": {
+            "modules": {},
+            "parts": {
+                fresh.name: {"state": "recorded", "digest": d_fresh, "wall_seconds": walls["fresh"]},
+                stale_name: {"state": "computed", "digest": d_stale, "wall_seconds": walls["stale"]},
+            },
+        },
+    }
+    p = records.write_chapter_record(
+        EU,
+        "paper",
+        comparison,
+        notebook=ROOT / "chapters" / f"{EU}.ipynb",
+        wall_seconds=0,
+        preset=dict(preset(EU, "paper")),
+        root=root,
+    )
     eu_chapter = _edit_manifest(p, wall_seconds=walls["chapter"], machine=CPU, versions=VERSIONS)["manifest"]
-    old = {"manifest": {"commit": "0123abc (the working tree before it)", "date": "2025-10-09", "machine": GPU,
-                        "wall_seconds": walls["old"]}}
+    old = {
+        "manifest": {
+            "commit": "0123abc (the working tree before it)",
+            "date": "2025-10-09",
+            "machine": GPU,
+            "wall_seconds": walls["old"],
+        }
+    }
     (root / EU / "legacy").mkdir()
     (root / EU / "legacy" / "old-seeds-0-5.json").write_text(json.dumps(old))
     (root / EU / "paper" / "notes.json").write_text(json.dumps({"note": "no manifest"}))
     mimori_counts = {AGREES: 29, DIFFERS_SHOWN: 3}
-    p = records.write_chapter_record(MIMORI, "paper", {"rows": [], "counts": mimori_counts, "parameters": {}},
-                                     notebook=ROOT / "chapters" / f"{MIMORI}.ipynb", wall_seconds=0,
-                                     preset={"not": "the preset"}, root=root)
+    p = records.write_chapter_record(
+        MIMORI,
+        "paper",
+        {"rows": [], "counts": mimori_counts, "parameters": {}},
+        notebook=ROOT / "chapters" / f"{MIMORI}.ipynb",
+        wall_seconds=0,
+        preset={"not": "the preset"},
+        root=root,
+    )
     mimori = _edit_manifest(p, wall_seconds=walls["mimori"], machine=CPU, versions=VERSIONS)["manifest"]
-    bench = {"kind": "benchmark", "title": "GP step, 2048 inducing points", "command": "scripts/benchmark.py --only-gp",
-             "rows": [{"work": "batch of 1024 points", "seconds": 0.026341, "per": "step"}],
-             "manifest": {"commit": "fedcba9876", "clean": True, "date": "2026-01-02T03:04:05+00:00", "machine": GPU,
-                          "versions": VERSIONS, "wall_seconds": walls["bench"]}}
+    bench = {
+        "kind": "benchmark",
+        "title": "GP step, 2048 inducing points",
+        "command": "scripts/benchmark.py --only-gp",
+        "rows": [{"work": "batch of 1024 points", "seconds": 0.026341, "per": "step"}],
+        "manifest": {
+            "commit": "fedcba9876",
+            "clean": True,
+            "date": "2026-01-02T03:04:05+00:00",
+            "machine": GPU,
+            "versions": VERSIONS,
+            "wall_seconds": walls["bench"],
+        },
+    }
     (root / "benchmark").mkdir()
     (root / "benchmark" / "gp.json").write_text(json.dumps(bench))
 
@@ -140,12 +197,15 @@ def tree(tmp_path_factory):
     for man in (eu_chapter, mimori, old["manifest"], bench["manifest"]):
         derivable |= _shown_fields(man)
     own = walls["chapter"] - walls["stale"]  # the chapter's run less the part it computed itself
-    durations = [*walls.values(), own,
-                 walls["fresh"],  # GPU
-                 walls["stale"] + own,  # CPU (parts and the chapter's own run)
-                 walls["fresh"] + walls["stale"],  # parts
-                 walls["fresh"] + walls["stale"] + own,  # total
-                 walls["chapter"] + eu_chapter["parts_wall_seconds"]]  # provenance_line: the run and its parts
+    durations = [
+        *walls.values(),
+        own,
+        walls["fresh"],  # GPU
+        walls["stale"] + own,  # CPU (parts and the chapter's own run)
+        walls["fresh"] + walls["stale"],  # parts
+        walls["fresh"] + walls["stale"] + own,  # total
+        walls["chapter"] + eu_chapter["parts_wall_seconds"],
+    ]  # provenance_line: the run and its parts
     for w in durations:
         derivable |= _numbers(_duration(w))
     for counts in (eu_counts, mimori_counts):
@@ -168,26 +228,40 @@ class TestRenderReproduce:
         """Every number on the page comes from the records (or sits inside a name)."""
         assert _typed_numbers(page, tree["names"], tree["derivable"]) == []
         # and the page does show them: the records' wall times, machines, versions and verdict counts
-        for text in (_duration(4567.8), _duration(2781.0 + 3000.4 - 2781.0), "NVIDIA Test 123GB (11 CPU cores)",
-                     "Test CPU 8375C (7 cores)", "3.97.1", "13 of 19 agree (4 differs — cause shown; 2 inconclusive; "
-                     "6 not run here)", "29 of 32 agree", "0.0263",
-                     f"`{tree['fresh']}` | recorded | {_duration(4567.8)}",
-                     "`extra-check` | not in the plan", "`old-seeds-0-5.json` | 1 min 57 s",
-                     "| `notes.json` | — | — | — | — |", f"Legacy records in `results/{EU}/legacy/`"):
+        for text in (
+            _duration(4567.8),
+            _duration(2781.0 + 3000.4 - 2781.0),
+            "NVIDIA Test 123GB (11 CPU cores)",
+            "Test CPU 8375C (7 cores)",
+            "3.97.1",
+            "13 of 19 agree (4 differs — cause shown; 2 inconclusive; 6 not run here)",
+            "29 of 32 agree",
+            "0.0263",
+            f"`{tree['fresh']}` | recorded | {_duration(4567.8)}",
+            "`extra-check` | not in the plan",
+            "`old-seeds-0-5.json` | 1 min 57 s",
+            "| `notes.json` | — | — | — | — |",
+            f"Legacy records in `results/{EU}/legacy/`",
+        ):
             assert text in page, text
 
     def test_wall_times(self, page):
         """The chapter's run is counted once: its wall time less the part it computed, which its record counts."""
         own = 3000.4 - 2781.0
-        assert f"Wall time of these records: {_duration(4567.8 + 2781.0 + own)} (parts {_duration(4567.8 + 2781.0)}; " \
-               f"the chapter's own run {_duration(own)})." in page
+        assert (
+            f"Wall time of these records: {_duration(4567.8 + 2781.0 + own)} (parts {_duration(4567.8 + 2781.0)}; "
+            f"the chapter's own run {_duration(own)})." in page
+        )
         row = next(line for line in page.splitlines() if line.startswith(f"| `{EU}` |"))
         assert row.endswith(f"| {_duration(2781.0 + own)} | {_duration(4567.8)} |")
 
     def test_typed_number_is_caught(self, tree, tmp_path):
         """A number typed into the template is flagged (the check of test_main can fail)."""
-        text = (ROOT / TEMPLATE).read_text().replace("## Run the tests", "The quick build takes 9876543 minutes.\n\n"
-                                                                       "## Run the tests")
+        text = (
+            (ROOT / TEMPLATE)
+            .read_text()
+            .replace("## Run the tests", "The quick build takes 9876543 minutes.\n\n## Run the tests")
+        )
         (tmp_path / "t.md.in").write_text(text)
         typed = render_reproduce(tree["root"], chapters=[MIMORI, EU], template=tmp_path / "t.md.in")
         assert _typed_numbers(typed, tree["names"], tree["derivable"]) == ["9876543"]  # no record can produce it
@@ -239,8 +313,10 @@ class TestCommittedPage:
         """The committed book/reproduce.md is what the repository's records give now."""
         fresh = render_reproduce(ROOT / "results")
         committed = (ROOT / "book" / "reproduce.md").read_text(encoding="utf-8")
-        assert committed == fresh, ("book/reproduce.md differs from what the records give: run "
-                                    "`python -m credalbook.book reproduce` (never edit it by hand)")
+        assert committed == fresh, (
+            "book/reproduce.md differs from what the records give: run "
+            "`python -m credalbook.book reproduce` (never edit it by hand)"
+        )
 
     def test_write_and_check(self, tmp_path, capsys):
         out = tmp_path / "reproduce.md"

@@ -37,10 +37,13 @@ class TestChapterPaths:
 
     def test_by_number(self):
         """A chapter is named by its stem or by its number; "00" is the primer, not the guide "00b"."""
-        assert [p.stem for p in runner.chapter_paths(["02", "00"])] == ["00_calibration_primer",
-                                                                        "02_juergens_instance_calibration"]
+        assert [p.stem for p in runner.chapter_paths(["02", "00"])] == [
+            "00_calibration_primer",
+            "02_juergens_instance_calibration",
+        ]
         assert [p.stem for p in runner.chapter_paths(["00b", "00b_is_my_classifier_calibrated"])] == [
-            "00b_is_my_classifier_calibrated"]
+            "00b_is_my_classifier_calibrated"
+        ]
 
 
 class TestRunChapters:
@@ -66,8 +69,10 @@ class TestRunChapters:
         src.mkdir()
         for stem, kind in (("guide", "guide"), ("paper", None)):
             nb = nbformat.v4.new_notebook()
-            nb.cells = [nbformat.v4.new_code_cell('scale = "quick"', metadata={"tags": ["parameters"]}),
-                        nbformat.v4.new_code_cell("x = 1")]
+            nb.cells = [
+                nbformat.v4.new_code_cell('scale = "quick"', metadata={"tags": ["parameters"]}),
+                nbformat.v4.new_code_cell("x = 1"),
+            ]
             nb.metadata["kernelspec"] = {"display_name": "Python 3", "language": "python", "name": "python3"}
             if kind:
                 nb.metadata["credalbook"] = {"kind": kind}
@@ -83,14 +88,18 @@ class TestRunChapters:
         monkeypatch.setenv("CREDALBOOK_RECORDS_DIR", str(tmp_path / "records"))
         src = tmp_path / "chapters"
         src.mkdir()
-        save = ("import os\nfrom credalbook.papers.criteria import close_to\nfrom credalbook.papers.report import Comparison\n"
-                "c = Comparison('{stem}')\nc.add('T', 'q', paper=1.0, book=1.0, judgement=close_to(1.0, 1.0, tol=0.1, "
-                "tolerance_source='t'))\nc.save(dict(scale=scale, threads=os.environ['OMP_NUM_THREADS'], "
-                "trim=os.environ.get('MALLOC_TRIM_THRESHOLD_'), pad=os.environ.get('MALLOC_TOP_PAD_')))")
+        save = (
+            "import os\nfrom credalbook.papers.criteria import close_to\nfrom credalbook.papers.report import Comparison\n"
+            "c = Comparison('{stem}')\nc.add('T', 'q', paper=1.0, book=1.0, judgement=close_to(1.0, 1.0, tol=0.1, "
+            "tolerance_source='t'))\nc.save(dict(scale=scale, threads=os.environ['OMP_NUM_THREADS'], "
+            "trim=os.environ.get('MALLOC_TRIM_THRESHOLD_'), pad=os.environ.get('MALLOC_TOP_PAD_')))"
+        )
         for stem, body in (("a", save), ("b", save), ("c", "1 / 0")):
             nb = nbformat.v4.new_notebook()
-            nb.cells = [nbformat.v4.new_code_cell('scale = "quick"', metadata={"tags": ["parameters"]}),
-                        nbformat.v4.new_code_cell(body.format(stem=stem))]
+            nb.cells = [
+                nbformat.v4.new_code_cell('scale = "quick"', metadata={"tags": ["parameters"]}),
+                nbformat.v4.new_code_cell(body.format(stem=stem)),
+            ]
             nb.metadata["kernelspec"] = {"display_name": "Python 3", "language": "python", "name": "python3"}
             nbformat.write(nb, src / f"{stem}.ipynb")
         root = tmp_path / "root"
@@ -105,8 +114,9 @@ class TestRunChapters:
             assert data["parameters"]["pad"] == runner.MALLOC_SETTINGS["MALLOC_TOP_PAD_"]
             assert (tmp_path / "records" / stem / "tiny" / "chapter.json").is_file()
         # a second run finds both up to date
-        assert [f.chapter for f in runner.run_chapters("tiny", book_root=root, chapters_dir=src, progress=False,
-                                                         jobs=2)] == ["c"]
+        assert [
+            f.chapter for f in runner.run_chapters("tiny", book_root=root, chapters_dir=src, progress=False, jobs=2)
+        ] == ["c"]
 
     def test_errors(self, tmp_path):
         with pytest.raises(ValueError, match="scale must be one of"):
@@ -152,8 +162,10 @@ class TestSchedule:
             return nb.stem
 
         with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
-            out = [(nb.stem, fut.result()) for nb, fut in runner.schedule(paths, lambda nb: pool.submit(work, nb),
-                                                                          jobs=jobs, scale="quick")]
+            out = [
+                (nb.stem, fut.result())
+                for nb, fut in runner.schedule(paths, lambda nb: pool.submit(work, nb), jobs=jobs, scale="quick")
+            ]
         return log, out
 
     def test_longest_first_from_the_notebooks_estimate(self, tmp_path, monkeypatch):
@@ -177,9 +189,11 @@ class TestSchedule:
 
     def test_a_chapter_starts_after_those_it_reuses(self, tmp_path, monkeypatch):
         monkeypatch.setenv("CREDALBOOK_RECORDS_DIR", str(tmp_path / "records"))
-        paths = [_meta_notebook(tmp_path, "a", seconds={"quick": 10}),
-                 _meta_notebook(tmp_path, "b", seconds={"quick": 50}, reuses=["a", "not-in-this-run"]),
-                 _meta_notebook(tmp_path, "c", seconds={"quick": 5})]
+        paths = [
+            _meta_notebook(tmp_path, "a", seconds={"quick": 10}),
+            _meta_notebook(tmp_path, "b", seconds={"quick": 50}, reuses=["a", "not-in-this-run"]),
+            _meta_notebook(tmp_path, "c", seconds={"quick": 5}),
+        ]
         log, _ = self._run(paths, 2, dict(a=0.3, b=0.0, c=0.05))
         # b is the longest, but waits for a; c takes the free slot meanwhile
         assert [s for e, s in log if e == "start"][:2] == ["a", "c"]
@@ -187,8 +201,10 @@ class TestSchedule:
 
     def test_a_cycle_does_not_stall(self, tmp_path, monkeypatch):
         monkeypatch.setenv("CREDALBOOK_RECORDS_DIR", str(tmp_path / "records"))
-        paths = [_meta_notebook(tmp_path, "a", seconds={"quick": 1}, reuses=["b"]),
-                 _meta_notebook(tmp_path, "b", seconds={"quick": 2}, reuses=["a"])]
+        paths = [
+            _meta_notebook(tmp_path, "a", seconds={"quick": 1}, reuses=["b"]),
+            _meta_notebook(tmp_path, "b", seconds={"quick": 2}, reuses=["a"]),
+        ]
         log, out = self._run(paths, 2, dict(a=0, b=0))
         assert [s for e, s in log if e == "start"] == ["b", "a"] and len(out) == 2
         assert log.index(("end", "b")) < log.index(("start", "a"))  # one at a time: the other waits for it
@@ -252,28 +268,52 @@ class TestCli:
 
         (tmp_path / "sitecustomize.py").write_text(
             "import os\nwith open(os.path.join(os.path.dirname(__file__), 'starts.txt'), 'a') as f:\n"
-            "    f.write(str(os.environ.get('MALLOC_TRIM_THRESHOLD_')) + '\\n')\n")
+            "    f.write(str(os.environ.get('MALLOC_TRIM_THRESHOLD_')) + '\\n')\n"
+        )
         env = {k: v for k, v in os.environ.items() if not k.startswith("MALLOC_")}
         env["PYTHONPATH"] = os.pathsep.join([str(tmp_path), str(Path(__file__).resolve().parents[2])])
-        proc = subprocess.run([sys.executable, "-m", "credalbook.book", "status", "-c", "00", "--scale", "tiny"],
-                              env={**env, "CREDALBOOK_RECORDS_DIR": str(tmp_path / "r")}, capture_output=True, text=True)
+        proc = subprocess.run(
+            [sys.executable, "-m", "credalbook.book", "status", "-c", "00", "--scale", "tiny"],
+            env={**env, "CREDALBOOK_RECORDS_DIR": str(tmp_path / "r")},
+            capture_output=True,
+            text=True,
+        )
         assert proc.returncode == 0, proc.stderr
-        assert (tmp_path / "starts.txt").read_text().split() == ["None", runner.MALLOC_SETTINGS["MALLOC_TRIM_THRESHOLD_"]]
+        assert (tmp_path / "starts.txt").read_text().split() == [
+            "None",
+            runner.MALLOC_SETTINGS["MALLOC_TRIM_THRESHOLD_"],
+        ]
 
     def test_unknown_chapter_exits_nonzero(self, tmp_path):
-        proc = subprocess.run([sys.executable, "-m", "credalbook.book", "run", "--scale", "tiny", "-c", "nope",
-                               "--book-root", str(tmp_path)], capture_output=True, text=True)
+        proc = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "credalbook.book",
+                "run",
+                "--scale",
+                "tiny",
+                "-c",
+                "nope",
+                "--book-root",
+                str(tmp_path),
+            ],
+            capture_output=True,
+            text=True,
+        )
         assert proc.returncode != 0
         assert "unknown chapters" in proc.stderr
 
     def test_chapter_numbers_for_every_command(self, tmp_path):
         """``-c 03`` names the chapter for status (and revalidate) as for run: the records of its stem."""
         env = {**__import__("os").environ, "CREDALBOOK_RECORDS_DIR": str(tmp_path)}
-        proc = subprocess.run([sys.executable, "-m", "credalbook.book", "status", "-c", "03"], capture_output=True,
-                              text=True, env=env)
+        proc = subprocess.run(
+            [sys.executable, "-m", "credalbook.book", "status", "-c", "03"], capture_output=True, text=True, env=env
+        )
         assert proc.returncode == 0 and "03_mimori_label_histograms at paper: 1 missing" in proc.stdout
-        bad = subprocess.run([sys.executable, "-m", "credalbook.book", "revalidate", "-c", "09"], capture_output=True,
-                             text=True, env=env)
+        bad = subprocess.run(
+            [sys.executable, "-m", "credalbook.book", "revalidate", "-c", "09"], capture_output=True, text=True, env=env
+        )
         assert bad.returncode == 2 and "unknown chapters ['09']" in bad.stderr
 
     def test_help(self):
@@ -292,7 +332,9 @@ def test_fingerprint_covers_the_whole_package(tmp_path, monkeypatch):
     shutil.copytree(pkg, copy, ignore=shutil.ignore_patterns("__pycache__"))
     monkeypatch.setattr(runner_module, "__file__", str(copy / "book" / "runner.py"))
     before = runner_module.package_fingerprint()
-    (copy / "metrics" / "classification.py").write_text((copy / "metrics" / "classification.py").read_text() + "\n# edit\n")
+    (copy / "metrics" / "classification.py").write_text(
+        (copy / "metrics" / "classification.py").read_text() + "\n# edit\n"
+    )
     assert runner_module.package_fingerprint() != before
 
 

@@ -11,16 +11,16 @@ from scipy.special import digamma, gammaln, softmax
 from sklearn.exceptions import ConvergenceWarning
 
 from credalbook.calibration import (
-    PAPER_AUGMENTATIONS,
     AlphaCalibrator,
-    RandomAugment,
     extract_features,
     fit_alpha_calibration,
     mc_dropout_samples,
+    PAPER_AUGMENTATIONS,
+    RandomAugment,
+    TemperatureScaling,
     tta_samples,
 )
-from credalbook.calibration import TemperatureScaling
-from credalbook.nn import MLP, SmallCNN, mc_dropout_predict
+from credalbook.nn import mc_dropout_predict, MLP, SmallCNN
 
 CUDA = pytest.mark.skipif(not torch.cuda.is_available(), reason="CUDA is not available")
 DEVICES = ["cpu", pytest.param("cuda", marks=CUDA)]
@@ -45,8 +45,13 @@ def _eq50(params, feats, probs, hist, lam):
     log_a = feats @ params[:-1] + params[-1]
     a = np.exp(log_a)[:, None]
     n = hist.sum(1)
-    log_dm = (gammaln(n + 1) - gammaln(hist + 1).sum(1) + gammaln(a[:, 0]) - gammaln(a[:, 0] + n)
-              + (gammaln(a * probs + hist) - gammaln(a * probs)).sum(1))
+    log_dm = (
+        gammaln(n + 1)
+        - gammaln(hist + 1).sum(1)
+        + gammaln(a[:, 0])
+        - gammaln(a[:, 0] + n)
+        + (gammaln(a * probs + hist) - gammaln(a * probs)).sum(1)
+    )
     return -log_dm.sum() / n.sum() + lam * np.mean(log_a**2)
 
 
@@ -57,8 +62,9 @@ class TestAlphaCalibrator:
         hist = np.array([[2, 0, 0], [1, 1, 0], [1, 0, 1], [2, 0, 0], [0, 1, 1]] * 40)
         feats = np.zeros((len(hist), 2))
         lam = 0.005
-        head = AlphaCalibrator(lam).fit(feats, np.tile(f, (len(hist), 1)), hist,
-                                        optimizer="lbfgs", cv_fraction=0, max_epochs=5)
+        head = AlphaCalibrator(lam).fit(
+            feats, np.tile(f, (len(hist), 1)), hist, optimizer="lbfgs", cv_fraction=0, max_epochs=5
+        )
         fitted = np.log(head.predict_alpha0(feats[:1]))[0]
 
         # several histograms: the mean of their Eq. 51 gradients must vanish
@@ -67,8 +73,11 @@ class TestAlphaCalibrator:
             g = 0.0
             for y in hist[:5]:
                 n = y.sum()
-                g += -a / n * ((f * (digamma(a * f + y) - digamma(a + n))).sum()
-                               - (f * (digamma(a * f) - digamma(a))).sum())
+                g += (
+                    -a
+                    / n
+                    * ((f * (digamma(a * f + y) - digamma(a + n))).sum() - (f * (digamma(a * f) - digamma(a))).sum())
+                )
             return g / 5 + 2 * lam * log_a
 
         root = brentq(total_grad, -30, 30)
@@ -81,9 +90,14 @@ class TestAlphaCalibrator:
         tight = AlphaCalibrator(lam).fit(feats, probs, hist, tol=1e-11)
         assert np.log(tight.predict_alpha0(feats[:1]))[0] == pytest.approx(root, abs=1e-8)
         # a single unanimous histogram: finite optimum thanks to λ_α (Eq. 51 discussion)
-        unanimous = AlphaCalibrator(lam).fit(np.zeros((10, 1)), np.tile(f, (10, 1)),
-                                             np.tile([2, 0, 0], (10, 1)), optimizer="lbfgs",
-                                             cv_fraction=0, max_epochs=5)
+        unanimous = AlphaCalibrator(lam).fit(
+            np.zeros((10, 1)),
+            np.tile(f, (10, 1)),
+            np.tile([2, 0, 0], (10, 1)),
+            optimizer="lbfgs",
+            cv_fraction=0,
+            max_epochs=5,
+        )
         log_a0 = np.log(unanimous.predict_alpha0(np.zeros((1, 1))))[0]
         assert log_a0 == pytest.approx(_eq51_root(f, [2, 0, 0], lam), abs=1e-4)
         assert log_a0 < 0
@@ -98,14 +112,19 @@ class TestAlphaCalibrator:
         hist = np.array([rng.multinomial(4, rng.dirichlet(a * p)) for a, p in zip(alpha0, probs)])
         head = AlphaCalibrator(lam).fit(feats, probs, hist)
         fitted = np.r_[head.linear.weight.detach().numpy().ravel(), head.linear.bias.item()]
-        ref = minimize(_eq50, np.zeros(3), args=(feats, probs, hist, lam), method="Nelder-Mead",
-                       options={"xatol": 1e-10, "fatol": 1e-14, "maxiter": 20000})
+        ref = minimize(
+            _eq50,
+            np.zeros(3),
+            args=(feats, probs, hist, lam),
+            method="Nelder-Mead",
+            options={"xatol": 1e-10, "fatol": 1e-14, "maxiter": 20000},
+        )
         assert _eq50(fitted, feats, probs, hist, lam) == pytest.approx(ref.fun, abs=1e-6)
         assert head.history_[-1]["train_loss"] == pytest.approx(ref.fun, abs=1e-6)
         np.testing.assert_allclose(fitted, ref.x, atol=1e-3)
         assert np.isnan(head.cv_loss_)
         # App. E.4's Adam with early stopping is an option; within its 50 epochs it stays short
-        adam = AlphaCalibrator(lam).fit(feats, probs, hist, optimizer="adam")
+        adam = AlphaCalibrator(lam).fit(feats, probs, hist, optimizer="adam", seed=0)
         params = np.r_[adam.linear.weight.detach().numpy().ravel(), adam.linear.bias.item()]
         assert _eq50(params, feats, probs, hist, lam) > ref.fun + 1e-3
 
@@ -113,8 +132,11 @@ class TestAlphaCalibrator:
         rng = np.random.default_rng(5)
         feats, probs = rng.normal(size=(100, 3)), rng.dirichlet(np.ones(2), 100)
         hist = rng.multinomial(3, [0.5, 0.5], 100)
-        with pytest.warns(ConvergenceWarning, match=r"AlphaCalibrator\.fit: L-BFGS stopped at "
-                                                    r"max_iter=1 iterations"):
+        with pytest.warns(
+            ConvergenceWarning,
+            match=r"AlphaCalibrator\.fit: L-BFGS stopped at "
+            r"max_iter=1 iterations",
+        ):
             AlphaCalibrator().fit(feats, probs, hist, max_iter=1)
         with warnings.catch_warnings():
             warnings.simplefilter("error", ConvergenceWarning)
@@ -129,7 +151,7 @@ class TestAlphaCalibrator:
         alpha0 = np.exp(2.0 * feats[:, 0])
         zeta = np.array([rng.dirichlet(np.maximum(a * p, 1e-3)) for a, p in zip(alpha0, probs)])
         hist = np.array([rng.multinomial(5, z) for z in zeta])
-        head = AlphaCalibrator(lambda_alpha=0.0).fit(feats, probs, hist, optimizer="lbfgs")
+        head = AlphaCalibrator(lambda_alpha=0.0).fit(feats, probs, hist, optimizer="lbfgs", seed=0)
         w = head.linear.weight.detach().numpy().ravel()
         assert w[0] == pytest.approx(2.0, abs=0.4) and abs(w[1]) < 0.3
         # Eq. 50 is lower than at the start (α0 = 1 everywhere)
@@ -145,14 +167,18 @@ class TestAlphaCalibrator:
 
     def test_broadcast_over_samples(self):
         rng = np.random.default_rng(2)
-        head = AlphaCalibrator().fit(rng.normal(size=(50, 3)), rng.dirichlet(np.ones(2), 50),
-                                     rng.multinomial(2, [0.5, 0.5], 50), optimizer="lbfgs")
+        head = AlphaCalibrator().fit(
+            rng.normal(size=(50, 3)),
+            rng.dirichlet(np.ones(2), 50),
+            rng.multinomial(2, [0.5, 0.5], 50),
+            optimizer="lbfgs",
+            seed=0,
+        )
         feats = rng.normal(size=(4, 6, 3))
         a0 = head.predict_alpha0(feats)
         assert a0.shape == (4, 6)
         np.testing.assert_allclose(a0[2], head.predict_alpha0(feats[2]))
-        assert head.predict_concentration(feats, rng.dirichlet(np.ones(2), (4, 6))).shape == \
-            (4, 6, 2)
+        assert head.predict_concentration(feats, rng.dirichlet(np.ones(2), (4, 6))).shape == (4, 6, 2)
 
     def test_errors(self):
         with pytest.raises(ValueError, match="lambda_alpha"):
@@ -166,10 +192,8 @@ class TestAlphaCalibrator:
         with pytest.raises(ValueError, match=r"label_hist must hold non-negative counts; label_hist\[\(0, 0\)\] = -1"):
             AlphaCalibrator().fit(np.zeros((5, 3)), np.full((5, 2), 0.5), -np.ones((5, 2)))
         with pytest.raises(ValueError, match="features contains NaN"):
-            AlphaCalibrator().fit(np.full((5, 3), np.nan), np.full((5, 2), 0.5),
-                                  np.ones((5, 2), int))
-        head = AlphaCalibrator().fit(np.zeros((10, 3)), np.full((10, 2), 0.5),
-                                     np.ones((10, 2), int))
+            AlphaCalibrator().fit(np.full((5, 3), np.nan), np.full((5, 2), 0.5), np.ones((5, 2), int))
+        head = AlphaCalibrator().fit(np.zeros((10, 3)), np.full((10, 2), 0.5), np.ones((10, 2), int))
         with pytest.raises(ValueError, match="features must have 3 columns"):
             head.predict_alpha0(np.zeros((2, 4)))
         args = np.zeros((10, 3)), np.full((10, 2), 0.5), np.ones((10, 2), int)
@@ -191,7 +215,7 @@ class TestFitAlphaCalibration:
         before = copy.deepcopy(net.state_dict())
         logits_before = net.eval()(torch.from_numpy(x)).detach().numpy()
         net.train()
-        head = fit_alpha_calibration(net, x, hist, device="cpu", optimizer="adam", max_epochs=5)
+        head = fit_alpha_calibration(net, x, hist, device="cpu", optimizer="adam", max_epochs=5, seed=0)
         for k, v in net.state_dict().items():
             assert torch.equal(v, before[k]), k
         assert net.training  # mode restored
@@ -200,8 +224,7 @@ class TestFitAlphaCalibration:
         np.testing.assert_allclose(logits, logits_before, rtol=1e-6)
         # CPEs unchanged: the Dirichlet mean equals softmax(logits)
         conc = head.predict_concentration(feats, softmax(logits, axis=1))
-        np.testing.assert_allclose(conc / conc.sum(1, keepdims=True), softmax(logits, axis=1),
-                                   rtol=1e-10)
+        np.testing.assert_allclose(conc / conc.sum(1, keepdims=True), softmax(logits, axis=1), rtol=1e-10)
 
     def test_with_temperature_scaling(self):
         torch.manual_seed(1)
@@ -209,11 +232,13 @@ class TestFitAlphaCalibration:
         x = torch.rand(120, 4)
         hist = np.tile([[1, 1]], (120, 1))
         logits, feats = extract_features(net, x, device="cpu")
-        ts = TemperatureScaling().fit(3 * logits, hist, optimizer="lbfgs")
-        head = fit_alpha_calibration(net, x, hist, calibrator=ts, device="cpu",
-                                     optimizer="lbfgs", cv_fraction=0, max_epochs=3)
-        direct = AlphaCalibrator().fit(feats, ts.predict_proba(logits), hist, optimizer="lbfgs",
-                                       cv_fraction=0, max_epochs=3)
+        ts = TemperatureScaling().fit(3 * logits, hist, optimizer="lbfgs", seed=0)
+        head = fit_alpha_calibration(
+            net, x, hist, calibrator=ts, device="cpu", optimizer="lbfgs", cv_fraction=0, max_epochs=3
+        )
+        direct = AlphaCalibrator().fit(
+            feats, ts.predict_proba(logits), hist, optimizer="lbfgs", cv_fraction=0, max_epochs=3
+        )
         np.testing.assert_allclose(head.predict_alpha0(feats), direct.predict_alpha0(feats))
         # two labels that always disagree: ζ must stay away from the corners, so α0 > 1
         assert (head.predict_alpha0(feats) > 1).all()
@@ -222,8 +247,13 @@ class TestFitAlphaCalibration:
         with pytest.raises(ValueError, match="features\\(x\\) method and a head"):
             fit_alpha_calibration(torch.nn.Linear(3, 2), np.zeros((4, 3)), np.ones((4, 2), int))
         with pytest.raises(ValueError, match="calibrator must be"):
-            fit_alpha_calibration(MLP(3, 2, hidden=(2,)), np.zeros((4, 3), np.float32),
-                                  np.ones((4, 2), int), calibrator="ts", device="cpu")
+            fit_alpha_calibration(
+                MLP(3, 2, hidden=(2,)),
+                np.zeros((4, 3), np.float32),
+                np.ones((4, 2), int),
+                calibrator="ts",
+                device="cpu",
+            )
 
 
 class TestExtractFeatures:
@@ -251,19 +281,16 @@ class TestRandomAugment:
         # 90 degrees about the centre maps pixel centres to pixel centres: a rot90
         rot = aug.apply(x, angle=90, **kw)
         assert any(torch.allclose(rot, torch.rot90(x, k, dims=(2, 3)), atol=1e-4) for k in (1, 3))
-        torch.testing.assert_close(aug.apply(x, angle=180, **kw), torch.rot90(x, 2, dims=(2, 3)),
-                                   atol=1e-4, rtol=0)
+        torch.testing.assert_close(aug.apply(x, angle=180, **kw), torch.rot90(x, 2, dims=(2, 3)), atol=1e-4, rtol=0)
         flipped = aug.apply(x, angle=0, shift_x=0, shift_y=0, flip_x=[True, False], flip_y=False)
         torch.testing.assert_close(flipped[0], x[0].flip(-1))
         torch.testing.assert_close(flipped[1], x[1])
-        torch.testing.assert_close(aug.apply(x, angle=0, shift_x=0, shift_y=0, flip_x=False,
-                                             flip_y=True), x.flip(-2))
+        torch.testing.assert_close(aug.apply(x, angle=0, shift_x=0, shift_y=0, flip_x=False, flip_y=True), x.flip(-2))
         # integer shifts: down by 2 rows, edge rows repeated (nearest fill)
         down = aug.apply(x, angle=0, shift_x=0, shift_y=2, flip_x=False, flip_y=False)
         torch.testing.assert_close(down[:, :, 2:], x[:, :, :3])
         torch.testing.assert_close(down[:, :, 0], x[:, :, 0])
-        zeros = RandomAugment(fill="zeros").apply(x, angle=0, shift_x=-2, shift_y=0,
-                                                  flip_x=False, flip_y=False)
+        zeros = RandomAugment(fill="zeros").apply(x, angle=0, shift_x=-2, shift_y=0, flip_x=False, flip_y=False)
         assert (zeros[..., 3:] == 0).all()
         torch.testing.assert_close(zeros[..., :3], x[..., 2:])
 
@@ -294,8 +321,9 @@ class TestRandomAugment:
         with pytest.raises(ValueError, match=r"x must be a float tensor of shape \(N, C, H, W\)"):
             RandomAugment(shift=1)(torch.zeros(3, 4))
         with pytest.raises(ValueError, match="angle must be a scalar or have 2 entries"):
-            RandomAugment().apply(torch.zeros(2, 1, 3, 3), angle=[1, 2, 3], shift_x=0,
-                                  shift_y=0, flip_x=False, flip_y=False)
+            RandomAugment().apply(
+                torch.zeros(2, 1, 3, 3), angle=[1, 2, 3], shift_x=0, shift_y=0, flip_x=False, flip_y=False
+            )
 
 
 class TestMcDropoutSamples:
@@ -304,8 +332,9 @@ class TestMcDropoutSamples:
         torch.manual_seed(3)
         net = MLP(5, 4, hidden=(16,), dropout=0.5)
         x = torch.rand(9, 5)
-        probs, feats = mc_dropout_samples(net, x, n_samples=7, batch_size=4, device=device,
-                                          seed=0, return_features=True)
+        probs, feats = mc_dropout_samples(
+            net, x, n_samples=7, batch_size=4, device=device, seed=0, return_features=True
+        )
         assert probs.shape == (9, 7, 4) and feats.shape == (9, 7, 16)
         np.testing.assert_allclose(probs.sum(-1), 1.0)
         assert probs.std(axis=1).max() > 1e-3  # the samples differ
@@ -314,8 +343,9 @@ class TestMcDropoutSamples:
         np.testing.assert_allclose(probs, ref, rtol=1e-6, atol=1e-7)
         # features and probs belong to the same pass
         head = copy.deepcopy(net.head).cpu().double()
-        np.testing.assert_allclose(probs, torch.softmax(head(torch.from_numpy(feats)), -1)
-                                   .detach().numpy(), rtol=1e-5, atol=1e-7)
+        np.testing.assert_allclose(
+            probs, torch.softmax(head(torch.from_numpy(feats)), -1).detach().numpy(), rtol=1e-5, atol=1e-7
+        )
         plain = mc_dropout_samples(net, x, n_samples=7, batch_size=4, device=device, seed=0)
         np.testing.assert_allclose(plain, probs)
 
@@ -334,8 +364,7 @@ class TestTtaSamples:
         net = SmallCNN(in_channels=3, image_size=8, channels=(4,), hidden=8, dropout=0.5)
         x = torch.rand(5, 3, 8, 8)
         aug = RandomAugment(rotation=20, shift=2, hflip=True)
-        probs, feats = tta_samples(net, x, augment=aug, n_samples=6, device="cpu", seed=0,
-                                   return_features=True)
+        probs, feats = tta_samples(net, x, augment=aug, n_samples=6, device="cpu", seed=0, return_features=True)
         assert probs.shape == (5, 6, 10) and feats.shape == (5, 6, 8)
         np.testing.assert_allclose(probs.sum(-1), 1.0)
         assert probs.std(axis=1).max() > 1e-4

@@ -11,22 +11,21 @@ import pytest
 from scipy.optimize import minimize
 from sklearn.metrics import roc_auc_score
 
-from credalbook.metrics import global_calibration_gap, global_top_label_gap
 from credalbook.calibration import (
-    EnsembleCalibration,
-    RegionalConfidence,
     auc_weights,
     average_members,
     ensemble_calibration,
     ensemble_confidence_gap,
+    EnsembleCalibration,
     ml_weights,
     multiclass_auc,
     perturb_non_top_label,
     regional_confidence,
+    RegionalConfidence,
 )
+from credalbook.metrics import global_calibration_gap, global_top_label_gap, nll
 from credalbook.papers.wu_gales import calibrated_members_ensemble
 from credalbook.synthetic import sample_labels
-from credalbook.metrics import nll
 
 
 def _ens(n=300, m=4, k=5, seed=0, concentration=0.5):
@@ -92,8 +91,14 @@ class TestMlWeights:
         def objective(v):
             return -np.log(a @ v).mean()
 
-        ref = minimize(objective, np.full(4, 0.25), method="SLSQP", bounds=[(0, 1)] * 4,
-                       constraints=[{"type": "eq", "fun": lambda v: v.sum() - 1}], options={"ftol": 1e-14})
+        ref = minimize(
+            objective,
+            np.full(4, 0.25),
+            method="SLSQP",
+            bounds=[(0, 1)] * 4,
+            constraints=[{"type": "eq", "fun": lambda v: v.sum() - 1}],
+            options={"ftol": 1e-14},
+        )
         assert objective(w) <= objective(ref.x) + 1e-10
         assert w == pytest.approx(ref.x, abs=1e-3)
 
@@ -120,18 +125,17 @@ class TestMlWeights:
             ml_weights(ens, labels, max_iter=0)
         with pytest.raises(ValueError, match="ens_probs"):
             ml_weights(ens[:, 0], labels)
-        for tol in (-1e-3, np.nan, np.inf, True, "1e-6", 1j, None):   # were passed to L-BFGS unchecked
+        for tol in (-1e-3, np.nan, np.inf, True, "1e-6", 1j, None):  # were passed to L-BFGS unchecked
             with pytest.raises(ValueError, match="tol must be a non-negative number"):
                 ml_weights(ens, labels, tol=tol)
-        for floor in (0.0, -1e-12, np.nan, "a"):   # floor 0 or NaN: log(0) or NaN weights
+        for floor in (0.0, -1e-12, np.nan, "a"):  # floor 0 or NaN: log(0) or NaN weights
             with pytest.raises(ValueError, match="floor must be a positive number"):
                 ml_weights(ens, labels, floor=floor)
 
     def test_tol_zero(self):
         """tol = 0 runs all max_iter EM steps and lands on the same weights as the default."""
         ens, labels = _ens(n=200, m=3, k=4, seed=5)
-        np.testing.assert_allclose(ml_weights(ens, labels, tol=0.0, max_iter=200), ml_weights(ens, labels),
-                                   atol=1e-6)
+        np.testing.assert_allclose(ml_weights(ens, labels, tol=0.0, max_iter=200), ml_weights(ens, labels), atol=1e-6)
 
 
 class TestMulticlassAuc:
@@ -201,8 +205,13 @@ class TestEnsembleConfidenceGap:
         """Eq. 23: the ensemble confidence never exceeds the mean member confidence."""
         rng = np.random.default_rng(0)
         for seed in range(20):
-            ens, _ = _ens(n=500, m=int(rng.integers(2, 8)), k=int(rng.integers(2, 11)), seed=seed,
-                          concentration=float(rng.uniform(0.05, 3)))
+            ens, _ = _ens(
+                n=500,
+                m=int(rng.integers(2, 8)),
+                k=int(rng.integers(2, 11)),
+                seed=seed,
+                concentration=float(rng.uniform(0.05, 3)),
+            )
             w = rng.dirichlet(np.ones(ens.shape[1]))
             for weights in (None, w):
                 assert ensemble_confidence_gap(ens, weights=weights).min() >= -1e-12
@@ -267,7 +276,8 @@ class TestEnsembleCalibration:
             # Proposition 2 (Eqs. 25-26): class gaps are linear in the members
             assert c.ensemble_class_gaps == pytest.approx(w @ c.member_class_gaps, abs=1e-14)
             assert c.ensemble_class_gaps == pytest.approx(
-                global_calibration_gap(average_members(ens, weights=w), labels), abs=1e-14)
+                global_calibration_gap(average_members(ens, weights=w), labels), abs=1e-14
+            )
             assert c.member_top_label_gaps[0] == pytest.approx(global_top_label_gap(ens[:, 0], labels), abs=1e-14)
             # Proposition 1 in its general form (Eq. 23 averaged)
             assert c.accuracy_gain <= c.accuracy_gain_bound + 1e-12
@@ -297,9 +307,14 @@ class TestPerturbNonTopLabel:
         ens, labels = _ens(n=200, m=3, k=5, seed=2)
         w = np.array([0.5, 0.3, 0.2])
         y_e = average_members(ens, weights=w).argmax(1)
-        n, m = next((i, j) for i in range(200) for j in range(3) if ens[i, j].argmax() != y_e[i]
-                    and ens[i, j].max() - ens[i, j, y_e[i]] > 0.05
-                    and np.delete(ens[i, j], [y_e[i], ens[i, j].argmax()]).max() > 0.05)
+        n, m = next(
+            (i, j)
+            for i in range(200)
+            for j in range(3)
+            if ens[i, j].argmax() != y_e[i]
+            and ens[i, j].max() - ens[i, j, y_e[i]] > 0.05
+            and np.delete(ens[i, j], [y_e[i], ens[i, j].argmax()]).max() > 0.05
+        )
         tau = 0.04
         new = perturb_non_top_label(ens, instance=n, member=m, tau=tau, weights=w)
         assert new.sum(axis=2) == pytest.approx(np.ones((200, 3)), abs=1e-12)
@@ -323,7 +338,7 @@ class TestPerturbNonTopLabel:
             perturb_non_top_label(ens, instance=0, member=0, tau=0.4)  # member's top label would change
         with pytest.raises(ValueError, match="tau"):
             perturb_non_top_label(ens, instance=0, member=0, tau=-0.1)
-        for tau in ("0.1", 0.1j, None, True, np.nan, 0.0):   # "0.1" once went through float()
+        for tau in ("0.1", 0.1j, None, True, np.nan, 0.0):  # "0.1" once went through float()
             with pytest.raises(ValueError, match="tau must be a positive number"):
                 perturb_non_top_label(ens, instance=0, member=0, tau=tau)
         with pytest.raises(ValueError, match="instance"):

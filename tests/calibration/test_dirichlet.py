@@ -6,7 +6,6 @@ against scipy.optimize.minimize_scalar on the same objective (the grid of Fig. 3
 against Monte-Carlo estimates of the conditional losses it analyses.
 """
 
-
 import numpy as np
 import pytest
 import torch
@@ -55,12 +54,14 @@ class TestEnsembleDisagreement:
         rng = np.random.default_rng(1)
         ens = rng.dirichlet(np.ones(4), size=(6, 5))
         a0 = rng.uniform(0.5, 5, size=(6, 5))
-        ref = np.array([[a0[i, s] / (a0[i, s] + 1) * (1 - (ens[i, s] ** 2).sum()) for s in range(5)]
-                        for i in range(6)]).mean(1)
+        ref = np.array(
+            [[a0[i, s] / (a0[i, s] + 1) * (1 - (ens[i, s] ** 2).sum()) for s in range(5)] for i in range(6)]
+        ).mean(1)
         np.testing.assert_allclose(ensemble_disagreement(ens, alpha0=a0), ref)
         np.testing.assert_allclose(ensemble_disagreement(ens), (1 - (ens**2).sum(2)).mean(1))
-        np.testing.assert_allclose(ensemble_disagreement(ens[:, :1], alpha0=a0[:, :1]),
-                                   dirichlet_disagreement(ens[:, 0], a0[:, 0]))
+        np.testing.assert_allclose(
+            ensemble_disagreement(ens[:, :1], alpha0=a0[:, :1]), dirichlet_disagreement(ens[:, 0], a0[:, 0])
+        )
         # Jensen: the ensemble DPE is at most the DPE of the mean prediction.
         assert np.all(ensemble_disagreement(ens) <= dirichlet_disagreement(ens.mean(1), np.inf) + 1e-12)
 
@@ -86,8 +87,9 @@ class TestDirichletPosteriorProbs:
         # Updating twice (concentration a0 + n1, then the second labels) equals one update.
         y1, y2 = np.array([[1, 0, 0]]), np.array([[0, 1, 1]])
         step = dirichlet_posterior_probs([f], a0, y1)
-        np.testing.assert_allclose(dirichlet_posterior_probs(step, a0 + 1, y2),
-                                   dirichlet_posterior_probs([f], a0, y1 + y2))
+        np.testing.assert_allclose(
+            dirichlet_posterior_probs(step, a0 + 1, y2), dirichlet_posterior_probs([f], a0, y1 + y2)
+        )
         p = rng.dirichlet(np.ones(3), size=4)
         np.testing.assert_allclose(dirichlet_posterior_probs(p, [1.0, 2.0, np.inf, 3.0], np.zeros((4, 3), int)), p)
         np.testing.assert_allclose(dirichlet_posterior_probs(p, np.inf, np.eye(3, dtype=int)[[0, 1, 2, 0]]), p)
@@ -113,8 +115,9 @@ class TestEnsemblePosteriorProbs:
             ww = np.full((5, 4), 0.25) if weights is None else w
             lik = np.array([[np.prod(ens[i, s] ** y[i]) for s in range(4)] for i in range(5)])
             post = ww * lik / (ww * lik).sum(1, keepdims=True)
-            np.testing.assert_allclose(ensemble_posterior_probs(ens, y, weights=weights),
-                                       (post[:, :, None] * ens).sum(1))
+            np.testing.assert_allclose(
+                ensemble_posterior_probs(ens, y, weights=weights), (post[:, :, None] * ens).sum(1)
+            )
         # The released code's likelihood: sum over classes instead of the product.
         lik = (ens ** y[:, None, :]).sum(2)
         ref = ((lik / lik.sum(1, keepdims=True))[:, :, None] * ens).sum(1)
@@ -210,8 +213,11 @@ class TestDirichletMultinomialNLLTorch:
             assert tt.grad[i].item() == pytest.approx(fd, rel=1e-5, abs=1e-9)
         # Gradients to the probabilities (through a temperature-scaled softmax) are finite.
         logits = torch.randn(30, 3, device=device, dtype=torch.float64, requires_grad=True)
-        loss = dirichlet_multinomial_nll_torch(torch.tensor(y, device=device), torch.softmax(logits, 1),
-                                               torch.zeros(30, 1, device=device, dtype=torch.float64))
+        loss = dirichlet_multinomial_nll_torch(
+            torch.tensor(y, device=device),
+            torch.softmax(logits, 1),
+            torch.zeros(30, 1, device=device, dtype=torch.float64),
+        )
         loss.backward()
         assert torch.isfinite(logits.grad).all()
 

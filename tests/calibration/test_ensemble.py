@@ -9,18 +9,18 @@ from scipy.optimize import brute, minimize, minimize_scalar
 from scipy.special import log_softmax, logsumexp, softmax
 from sklearn.exceptions import ConvergenceWarning
 
-from credalbook.metrics import ece
-from credalbook.calibration import TemperatureScaling
-from credalbook.calibration import average_members
 from credalbook.calibration import (
+    average_members,
+    differentiable_ece,
+    DynamicTemperatureScaling,
     ENSEMBLE_CALIBRATORS,
     PAPER_ENSEMBLE_FIT,
     PAPER_N_REGIONS,
-    DynamicTemperatureScaling,
     PostCombinationScaling,
     PreCombinationScaling,
-    differentiable_ece,
+    TemperatureScaling,
 )
+from credalbook.metrics import ece
 from tests.helpers import labels_from, overconfident_members, tempered_members
 
 
@@ -55,9 +55,11 @@ class TestConstants:
     def test_main(self):
         assert PAPER_ENSEMBLE_FIT == {"optimizer": "sgd", "lr": 0.1, "n_iter": 400}
         assert PAPER_N_REGIONS == 6
-        assert ENSEMBLE_CALIBRATORS == {"pre": PreCombinationScaling,
-                                        "post": PostCombinationScaling,
-                                        "dyn": DynamicTemperatureScaling}
+        assert ENSEMBLE_CALIBRATORS == {
+            "pre": PreCombinationScaling,
+            "post": PostCombinationScaling,
+            "dyn": DynamicTemperatureScaling,
+        }
         assert DynamicTemperatureScaling().n_regions == 6
 
 
@@ -67,22 +69,18 @@ class TestDifferentiableEce:
         p = softmax(2 * rng.normal(size=(500, 4)), axis=1)
         y = rng.integers(0, 4, size=500)
         # hard bins: the value is the paper's ECE (15 bins = epsilon 1/30; 10 bins = 1/20)
-        assert differentiable_ece(p, y).item() == pytest.approx(ece(p, y, epsilon=1 / 30),
-                                                                abs=1e-12)
-        assert differentiable_ece(p, y, n_bins=10).item() == pytest.approx(
-            ece(p, y, epsilon=0.05), abs=1e-12)
+        assert differentiable_ece(p, y).item() == pytest.approx(ece(p, y, epsilon=1 / 30), abs=1e-12)
+        assert differentiable_ece(p, y, n_bins=10).item() == pytest.approx(ece(p, y, epsilon=0.05), abs=1e-12)
         # one bin: the DCA, |mean confidence - accuracy| (Eq. 16)
         dca = abs(p.max(1).mean() - (p.argmax(1) == y).mean())
         assert differentiable_ece(p, y, n_bins=1).item() == pytest.approx(dca, abs=1e-12)
         # label histograms: a_i is the share of labels equal to the arg-max
         hist = rng.integers(0, 3, size=(500, 4))
         hist[:, 0] += 1
-        assert differentiable_ece(p, hist).item() == pytest.approx(
-            ece(p, hist / hist.sum(1, keepdims=True)), abs=1e-12)
+        assert differentiable_ece(p, hist).item() == pytest.approx(ece(p, hist / hist.sum(1, keepdims=True)), abs=1e-12)
         # soft bins tend to the hard ECE as the bin temperature goes to 0
         hard = differentiable_ece(p, y).item()
-        gaps = [abs(differentiable_ece(p, y, bin_temperature=s).item() - hard)
-                for s in (1e-3, 1e-5, 1e-8)]
+        gaps = [abs(differentiable_ece(p, y, bin_temperature=s).item() - hard) for s in (1e-3, 1e-5, 1e-8)]
         assert gaps[0] > gaps[2] and gaps[2] < 1e-3
 
     def test_gradient(self):
@@ -117,7 +115,7 @@ class TestDifferentiableEce:
         with pytest.raises(ValueError, match=r"probs must have shape \(N, K\)"):
             differentiable_ece(torch.ones(3), [0, 1, 0])
         with pytest.raises(ValueError, match=r"n_bins must be an integer >= 1 and <= 1000000"):
-            differentiable_ece(p, [0, 1, 0], n_bins=10**9)   # once tried to allocate 10^9 bins
+            differentiable_ece(p, [0, 1, 0], n_bins=10**9)  # once tried to allocate 10^9 bins
         with pytest.raises(ValueError, match="probs must be numeric"):
             differentiable_ece(torch.full((3, 2), 0.5, dtype=torch.complex128), [0, 1, 0])  # was cast, imag dropped
         with pytest.raises(ValueError, match="probs must be numeric"):
@@ -129,11 +127,11 @@ class TestDifferentiableEce:
         p = softmax(rng.normal(size=(200, 10)), axis=1)
         y = rng.integers(0, 10, size=200)
         p16 = p.astype(np.float16)
-        assert np.abs(p16.astype(np.float64).sum(1) - 1).max() > 1e-4   # the old fixed tolerance rejected it
-        ref = ece(p16, y, epsilon=1 / 30)   # hard bins: the ECE of the same (float16) rows
+        assert np.abs(p16.astype(np.float64).sum(1) - 1).max() > 1e-4  # the old fixed tolerance rejected it
+        ref = ece(p16, y, epsilon=1 / 30)  # hard bins: the ECE of the same (float16) rows
         assert differentiable_ece(torch.from_numpy(p16), y).item() == pytest.approx(ref, abs=1e-12)
         assert differentiable_ece(p16, y).item() == pytest.approx(ref, abs=1e-12)
-        with pytest.raises(ValueError, match="simplex"):   # float16 rows still have to sum to 1
+        with pytest.raises(ValueError, match="simplex"):  # float16 rows still have to sum to 1
             differentiable_ece(torch.from_numpy(p16 * np.float16(1.1)), y)
 
 
@@ -142,8 +140,7 @@ class TestPreCombinationScaling:
         # member m is calibrated at temperature 2 * scales[m]: both criteria recover it, by
         # default and with the paper's SGD (App. A.4)
         z, y = tempered_members(temperature=2.0, scales=(0.5, 1.0, 2.0), seed=0)
-        for criterion, options, tol in (("nll", {}, 0.05), ("ece", {}, 0.1),
-                                        ("ece", PAPER_ENSEMBLE_FIT, 0.1)):
+        for criterion, options, tol in (("nll", {}, 0.05), ("ece", {}, 0.1), ("ece", PAPER_ENSEMBLE_FIT, 0.1)):
             pre = PreCombinationScaling(criterion=criterion).fit(z, y, **options)
             np.testing.assert_allclose(pre.temperatures, [1.0, 2.0, 4.0], rtol=tol)
             assert pre.n_members_ == 3
@@ -151,8 +148,7 @@ class TestPreCombinationScaling:
         # calibrated member logits and the combined prediction (Eq. 27)
         member = pre.predict_logits(z)
         np.testing.assert_allclose(member, z / pre.temperatures[:, None], rtol=1e-12)
-        np.testing.assert_allclose(pre.predict_proba(z), softmax(member, axis=2).mean(axis=1),
-                                   rtol=1e-10)
+        np.testing.assert_allclose(pre.predict_proba(z), softmax(member, axis=2).mean(axis=1), rtol=1e-10)
 
     def test_single_member_is_temperature_scaling(self):
         z, y = tempered_members(n=3000, temperature=1.7, seed=1)
@@ -178,7 +174,7 @@ class TestPreCombinationScaling:
             log_t, _ = _best_log_t(lambda lt: _np_nll(z[:, m] * np.exp(-lt), y))
             assert pre.temperatures[m] == pytest.approx(np.exp(log_t), rel=1e-3)
         # target "ensemble", NLL of Eq. 27: BFGS on the log-temperatures
-        joint = PreCombinationScaling(criterion="nll", target="ensemble").fit(z, y)
+        joint = PreCombinationScaling(criterion="nll", fit_to="ensemble").fit(z, y)
 
         def nll(log_t):
             members = log_softmax(z * np.exp(-log_t)[:, None], axis=2)
@@ -191,32 +187,39 @@ class TestPreCombinationScaling:
         # hard-binned ECE of the minimum on a fine grid of log t
         pre = PreCombinationScaling(criterion="ece").fit(z, y)
         for m in range(3):
+
             def member_ece(lt, m=m):
                 return _np_ece(softmax(z[:, m] * np.exp(-np.ravel(lt)[0]), axis=1), y)
+
             grid_min = brute(member_ece, [(-1.0, 3.0)], Ns=801, finish=None, full_output=True)[1]
             assert member_ece(np.log(pre.temperatures[m])) <= grid_min + 1e-3
 
     def test_targets_and_weights(self):
         z, y = overconfident_members(seed=2)
         members = PreCombinationScaling(criterion="nll").fit(z, y)
-        joint = PreCombinationScaling(criterion="nll", target="ensemble").fit(z, y)
+        joint = PreCombinationScaling(criterion="nll", fit_to="ensemble").fit(z, y)
         # calibrating each member leaves the ensemble under-confident (Sec. 4.1): temperatures
         # fitted for the ensemble are lower and its NLL is better
         assert np.all(joint.temperatures < members.temperatures)
         nll = [-np.log(c.predict_proba(z)[np.arange(len(y)), y]).mean() for c in (members, joint)]
         assert nll[1] < nll[0] - 0.01
         # weight 0 on all but member 0: its temperature is ordinary temperature scaling
-        pre = PreCombinationScaling(criterion="nll", target="ensemble",
-                                    weights=[1.0, 0.0, 0.0]).fit(z, y, optimizer="lbfgs",
-                                                                      cv_fraction=0)
+        pre = PreCombinationScaling(criterion="nll", fit_to="ensemble", weights=[1.0, 0.0, 0.0]).fit(
+            z, y, optimizer="lbfgs", cv_fraction=0
+        )
         ts = TemperatureScaling().fit(z[:, 0], y, optimizer="lbfgs", cv_fraction=0)
         assert pre.temperatures[0] == pytest.approx(ts.temperature, rel=1e-6)
         np.testing.assert_array_equal(pre.temperatures[1:], 1.0)  # no gradient reaches them
 
     def test_errors(self):
         z, y = tempered_members(n=50, scales=(1.0, 2.0))
-        with pytest.raises(ValueError, match="target must be one of"):
-            PreCombinationScaling(target="member")
+        with pytest.raises(ValueError, match="fit_to must be one of"):
+            PreCombinationScaling(fit_to="member")
+        with pytest.warns(FutureWarning, match="'target' was renamed to 'fit_to'"):
+            assert PreCombinationScaling(target="ensemble").fit_to == "ensemble"
+        with pytest.warns(FutureWarning, match="'targets' was renamed to 'labels'"):
+            old = PreCombinationScaling().fit(z, targets=y)
+        assert old.temperatures.tolist() == PreCombinationScaling().fit(z, labels=y).temperatures.tolist()
         with pytest.raises(ValueError, match="criterion must be one of"):
             PreCombinationScaling(criterion="brier")
         with pytest.raises(ValueError, match=r"logits must have shape \(N, M, K\)"):
@@ -280,8 +283,7 @@ class TestPostCombinationScaling:
         np.testing.assert_array_equal(p_test.argmax(1), p_raw.argmax(1))
         np.testing.assert_allclose(p_test.sum(1), 1.0, atol=1e-12)
         # Adam through the base class's loop reaches a similar temperature
-        adam = PostCombinationScaling(criterion="nll").fit(z, y, optimizer="adam", lr=0.05,
-                                                           max_epochs=20)
+        adam = PostCombinationScaling(criterion="nll").fit(z, y, optimizer="adam", lr=0.05, seed=0, max_epochs=20)
         nll = PostCombinationScaling(criterion="nll").fit(z, y)
         assert adam.temperature == pytest.approx(nll.temperature, rel=0.1)
 
@@ -291,8 +293,11 @@ class TestPostCombinationScaling:
             PostCombinationScaling().fit(z, y, optimizer="rmsprop")
         with pytest.raises(ValueError, match=r"\['max_epochs'\] apply only to optimizer"):
             PostCombinationScaling().fit(z, y, max_epochs=3)
-        with pytest.raises(ValueError, match=r"\['max_iter'\] apply only to optimizer='auto', "
-                                             r"'adam' or 'lbfgs'"):
+        with pytest.raises(
+            ValueError,
+            match=r"\['max_iter'\] apply only to optimizer='auto', "
+            r"'adam' or 'lbfgs'",
+        ):
             PostCombinationScaling().fit(z, y, optimizer="sgd", max_iter=3)
         with pytest.raises(ValueError, match=r"\['lr'\] apply only to optimizer='adam'"):
             PostCombinationScaling().fit(z, y, lr=0.1)
@@ -309,9 +314,8 @@ class TestPostCombinationScaling:
         with pytest.raises(ValueError, match=r"weights must have shape \(M,\)"):
             PostCombinationScaling(weights=[[0.5, 0.5]])
         with pytest.raises(FloatingPointError, match="lower lr"):
-            PostCombinationScaling(criterion="nll").fit(z, z.mean(1).argmax(1), optimizer="sgd",
-                                                        lr=1e6)
-        with pytest.raises(ValueError, match=r"targets must be labels in \[0, 4\)"):
+            PostCombinationScaling(criterion="nll").fit(z, z.mean(1).argmax(1), optimizer="sgd", lr=1e6)
+        with pytest.raises(ValueError, match=r"labels must be labels in \[0, 4\)"):
             PostCombinationScaling().fit(z, y + 4)
 
 
@@ -368,8 +372,10 @@ class TestDynamicTemperatureScaling:
 
         fitted = np.log(dyn.temperatures)
         for j in range(4):
+
             def along(v, j=j):
-                return ens_ece(np.r_[fitted[:j], np.ravel(v)[0], fitted[j + 1:]])
+                return ens_ece(np.r_[fitted[:j], np.ravel(v)[0], fitted[j + 1 :]])
+
             grid_min = brute(along, [(-1.0, 3.0)], Ns=401, finish=None, full_output=True)[1]
             assert ens_ece(fitted) <= grid_min + 1e-3
         sgd = DynamicTemperatureScaling(4, criterion="ece").fit(z, y, **PAPER_ENSEMBLE_FIT)
@@ -377,8 +383,11 @@ class TestDynamicTemperatureScaling:
 
     def test_convergence_warning(self):
         z, y = overconfident_members(n=1000, seed=13)
-        with pytest.warns(ConvergenceWarning, match=r"DynamicTemperatureScaling\.fit: the "
-                                                    r"coordinate search stopped at max_iter=1"):
+        with pytest.warns(
+            ConvergenceWarning,
+            match=r"DynamicTemperatureScaling\.fit: the "
+            r"coordinate search stopped at max_iter=1",
+        ):
             DynamicTemperatureScaling(3, criterion="ece").fit(z, y, max_iter=1)
         with pytest.warns(ConvergenceWarning, match=r"PreCombinationScaling\.fit: L-BFGS stopped"):
             PreCombinationScaling().fit(z, y, max_iter=1)
@@ -409,11 +418,9 @@ class TestDynamicTemperatureScaling:
             assert _ens_ece(probs, y) < 0.5 * before
             dyn = DynamicTemperatureScaling(regions=regions, criterion="ece").fit(z, y)
             assert _ens_ece(dyn.predict_proba(z), y) < 0.3 * before
-            np.testing.assert_array_equal(dyn.predict_proba(z).argmax(1),
-                                          softmax(z, axis=2).mean(1).argmax(1))
+            np.testing.assert_array_equal(dyn.predict_proba(z).argmax(1), softmax(z, axis=2).mean(1).argmax(1))
         np.testing.assert_allclose(dyn.region_edges_, [0.0, 0.3, 0.6, 1.0])
-        width = DynamicTemperatureScaling(4, regions="equal_width").fit(z, y, optimizer="sgd",
-                                                                         n_iter=1)
+        width = DynamicTemperatureScaling(4, regions="equal_width").fit(z, y, optimizer="sgd", n_iter=1)
         np.testing.assert_allclose(width.region_edges_, [0, 0.25, 0.5, 0.75, 1.0])
 
     def test_errors(self):

@@ -12,12 +12,12 @@ from scipy.special import log_softmax, softmax
 from sklearn.exceptions import ConvergenceWarning
 
 from credalbook.calibration import (
-    CALIBRATORS,
     Calibrator,
+    CALIBRATORS,
+    histogram_nll,
     MatrixScaling,
     TemperatureScaling,
     VectorScaling,
-    histogram_nll,
 )
 from tests.helpers import draw_hist, synthetic_logits
 
@@ -32,8 +32,12 @@ def _nll_and_grad(u, hist):
 
 def _reference_temperature(logits, hist):
     """T minimising the NLL: bounded Brent on log T (as scikit-learn's temperature scaling)."""
-    res = minimize_scalar(lambda lt: _nll_and_grad(logits * np.exp(-lt), hist)[0],
-                          bounds=(-10, 10), method="bounded", options={"xatol": 1e-12})
+    res = minimize_scalar(
+        lambda lt: _nll_and_grad(logits * np.exp(-lt), hist)[0],
+        bounds=(-10, 10),
+        method="bounded",
+        options={"xatol": 1e-12},
+    )
     return float(np.exp(res.x)), float(res.fun)
 
 
@@ -44,11 +48,11 @@ def _reference_vector(logits, hist, lambda_b):
     def fun(x):
         v, b = x[:k], x[k:]
         nll, g = _nll_and_grad(logits * v + b, hist)
-        return nll + lambda_b * np.mean(b**2), np.concatenate([(g * logits).sum(0),
-                                                                g.sum(0) + 2 * lambda_b * b / k])
+        return nll + lambda_b * np.mean(b**2), np.concatenate([(g * logits).sum(0), g.sum(0) + 2 * lambda_b * b / k])
 
-    res = minimize(fun, np.r_[np.ones(k), np.zeros(k)], jac=True, method="BFGS",
-                   options={"gtol": 1e-10, "maxiter": 10000})
+    res = minimize(
+        fun, np.r_[np.ones(k), np.zeros(k)], jac=True, method="BFGS", options={"gtol": 1e-10, "maxiter": 10000}
+    )
     return res.x[:k], res.x[k:], float(res.fun)
 
 
@@ -58,15 +62,16 @@ def _reference_matrix(logits, hist, lambda_w, lambda_b):
     off = 1.0 - np.eye(k)
 
     def fun(x):
-        w, b = x[:k * k].reshape(k, k), x[k * k:]
+        w, b = x[: k * k].reshape(k, k), x[k * k :]
         nll, g = _nll_and_grad(logits @ w.T + b, hist)
         pen = lambda_w * ((w * off) ** 2).sum() / (k * (k - 1)) + lambda_b * np.mean(b**2)
         gw = g.T @ logits + 2 * lambda_w * w * off / (k * (k - 1))
         return nll + pen, np.concatenate([gw.ravel(), g.sum(0) + 2 * lambda_b * b / k])
 
-    res = minimize(fun, np.r_[np.eye(k).ravel(), np.zeros(k)], jac=True, method="BFGS",
-                   options={"gtol": 1e-10, "maxiter": 10000})
-    return res.x[:k * k].reshape(k, k), res.x[k * k:], float(res.fun)
+    res = minimize(
+        fun, np.r_[np.eye(k).ravel(), np.zeros(k)], jac=True, method="BFGS", options={"gtol": 1e-10, "maxiter": 10000}
+    )
+    return res.x[: k * k].reshape(k, k), res.x[k * k :], float(res.fun)
 
 
 def _overconfident(n, k=10, seed=0):
@@ -96,15 +101,20 @@ class TestHistogramNll:
         value = histogram_nll(probs, [[2, 0], [1, 1]], from_logits=False)
         assert value == pytest.approx(-(math.log(0.25) + math.log(0.75)) / 4)
         # torch inputs
-        assert histogram_nll(torch.from_numpy(logits), torch.from_numpy(labels)) == \
-            pytest.approx(ce)
+        assert histogram_nll(torch.from_numpy(logits), torch.from_numpy(labels)) == pytest.approx(ce)
+
+    def test_old_keyword(self):
+        logits, labels = np.array([[0.0, 1.0], [2.0, 0.0]]), [1, 0]
+        with pytest.warns(FutureWarning, match="'targets' was renamed to 'labels'"):
+            old = histogram_nll(logits, targets=labels)
+        assert old == histogram_nll(logits, labels=labels)
 
     def test_errors(self):
-        with pytest.raises(ValueError, match=r"targets must have shape \(2,\) or \(2, 3\)"):
+        with pytest.raises(ValueError, match=r"labels must have shape \(2,\) or \(2, 3\)"):
             histogram_nll(np.zeros((2, 3)), [0, 1, 2])
-        with pytest.raises(ValueError, match=r"targets must be labels in \[0, 3\)"):
+        with pytest.raises(ValueError, match=r"labels must be labels in \[0, 3\)"):
             histogram_nll(np.zeros((2, 3)), [0, 3])
-        with pytest.raises(ValueError, match=r"targets must hold integer counts; targets\[\(0, 1\)\] = 0.5"):
+        with pytest.raises(ValueError, match=r"labels must hold integer counts; labels\[\(0, 1\)\] = 0.5"):
             histogram_nll(np.zeros((2, 3)), [[1, 0.5, 0], [0, 1, 0]])
         with pytest.raises(ValueError, match="at least one label"):
             histogram_nll(np.zeros((2, 3)), np.zeros((2, 3), dtype=int))
@@ -128,9 +138,9 @@ class TestTemperatureScaling:
         # the MLE of T from 6000 labels: standard error ~ 0.05 here
         assert ts.temperature == pytest.approx(2.5, abs=0.15)
         # the optimiser options on the 80 % part move towards the same value from T = 1
-        lbfgs = TemperatureScaling().fit(logits, hist, optimizer="lbfgs")
+        lbfgs = TemperatureScaling().fit(logits, hist, optimizer="lbfgs", seed=0)
         assert lbfgs.temperature == pytest.approx(2.5, abs=0.15)
-        adam = TemperatureScaling().fit(logits, hist, optimizer="adam", lr=1e-2, max_epochs=30)
+        adam = TemperatureScaling().fit(logits, hist, optimizer="adam", lr=1e-2, max_epochs=30, seed=0)
         assert adam.temperature == pytest.approx(2.5, abs=0.3)
 
     @pytest.mark.parametrize("n, seed", [(5000, 0), (5000, 1), (300, 2)])
@@ -146,7 +156,7 @@ class TestTemperatureScaling:
         if n == 5000:
             assert t_ref == pytest.approx(3.0, abs=0.15)
         else:  # App. E.4's Adam is kept as an option, unchanged
-            adam = TemperatureScaling().fit(logits, hist, optimizer="adam")
+            adam = TemperatureScaling().fit(logits, hist, optimizer="adam", seed=0)
             assert adam.temperature == pytest.approx(1.1025, abs=1e-3)
 
     def test_held_out_part(self):
@@ -155,14 +165,16 @@ class TestTemperatureScaling:
         ts = TemperatureScaling().fit(logits, hist, cv_fraction=0.2, seed=3)
         perm = np.random.default_rng(3).permutation(1000)
         cv, tr = perm[:200], perm[200:]
-        assert ts.temperature == pytest.approx(_reference_temperature(logits[tr], hist[tr])[0],
-                                               rel=1e-5)
+        assert ts.temperature == pytest.approx(_reference_temperature(logits[tr], hist[tr])[0], rel=1e-5)
         assert ts.cv_nll_ == pytest.approx(histogram_nll(ts.predict_logits(logits[cv]), hist[cv]))
 
     def test_convergence_warning(self):
         logits, hist = _overconfident(500)
-        with pytest.warns(ConvergenceWarning, match=r"TemperatureScaling\.fit: .*max_iter=1 "
-                                                    r".*raise max_iter"):
+        with pytest.warns(
+            ConvergenceWarning,
+            match=r"TemperatureScaling\.fit: .*max_iter=1 "
+            r".*raise max_iter",
+        ):
             TemperatureScaling().fit(logits, hist, max_iter=1)
         # the optimum at the edge of the search interval: perfectly separated classes
         separable = np.array([[5.0, -5.0], [-5.0, 5.0]] * 20)
@@ -176,9 +188,8 @@ class TestTemperatureScaling:
     def test_lowers_nll_and_keeps_argmax(self):
         logits, hist = synthetic_logits(temperature=3.0, seed=1)
         val_logits, val_hist = synthetic_logits(temperature=3.0, seed=2)
-        ts = TemperatureScaling().fit(logits, hist, optimizer="lbfgs")
-        before, after = histogram_nll(val_logits, val_hist), \
-            histogram_nll(ts.predict_logits(val_logits), val_hist)
+        ts = TemperatureScaling().fit(logits, hist, optimizer="lbfgs", seed=0)
+        before, after = histogram_nll(val_logits, val_hist), histogram_nll(ts.predict_logits(val_logits), val_hist)
         assert after < before - 0.1
         probs = ts.predict_proba(val_logits)
         np.testing.assert_array_equal(probs.argmax(1), val_logits.argmax(1))
@@ -189,16 +200,15 @@ class TestTemperatureScaling:
         # five labels per instance give a sharper estimate of the same temperature
         logits, hist = synthetic_logits(n=2000, temperature=0.5, seed=3, n_labels=5)
         assert (hist.sum(1) == 5).all()
-        ts = TemperatureScaling().fit(logits, hist, optimizer="lbfgs")
+        ts = TemperatureScaling().fit(logits, hist, optimizer="lbfgs", seed=0)
         assert ts.temperature == pytest.approx(0.5, abs=0.05)
-        assert ts.history_ and ts.best_epoch_ >= 1 and ts.cv_nll_ < histogram_nll(
-            logits, hist)
+        assert ts.history_ and ts.best_epoch_ >= 1 and ts.cv_nll_ < histogram_nll(logits, hist)
 
     def test_errors(self):
         with pytest.raises(ValueError, match="not fitted yet"):
             TemperatureScaling().predict_proba(np.zeros((2, 3)))
         z, y = np.zeros((10, 3)), np.arange(10) % 3
-        ts = TemperatureScaling().fit(z, y, optimizer="lbfgs", max_epochs=1)
+        ts = TemperatureScaling().fit(z, y, optimizer="lbfgs", max_epochs=1, seed=0)
         with pytest.raises(ValueError, match="logits must have 3 classes"):
             ts.predict_proba(np.zeros((2, 4)))
         with pytest.raises(ValueError, match="optimizer must be one of"):
@@ -212,8 +222,11 @@ class TestTemperatureScaling:
         with pytest.raises(ValueError, match="patience"):
             TemperatureScaling().fit(z, y, optimizer="adam", patience=0)
         # options of the other optimisers are refused, not ignored
-        with pytest.raises(ValueError, match=r"\['lr', 'max_epochs'\] apply only to "
-                                             r"optimizer='adam' or 'lbfgs'"):
+        with pytest.raises(
+            ValueError,
+            match=r"\['lr', 'max_epochs'\] apply only to "
+            r"optimizer='adam' or 'lbfgs'",
+        ):
             TemperatureScaling().fit(z, y, lr=0.1, max_epochs=5)
         with pytest.raises(ValueError, match=r"\['max_iter'\] apply only to optimizer='auto'"):
             TemperatureScaling().fit(z, y, optimizer="adam", max_iter=5)
@@ -221,7 +234,7 @@ class TestTemperatureScaling:
             TemperatureScaling().fit(z, y, max_iter=0)
         with pytest.raises(ValueError, match="tol must be a finite number > 0"):
             TemperatureScaling().fit(z, y, tol=-1.0)
-        with pytest.raises(ValueError, match="seed must be a non-negative int"):
+        with pytest.raises(ValueError, match="seed must be None, a non-negative int or a numpy Generator"):
             TemperatureScaling().fit(z, y, seed=-1)
 
 
@@ -231,8 +244,8 @@ class TestVectorScaling:
         bias = [1.0, 0.0, -1.0, 0.0]
         logits, hist = synthetic_logits(temperature=2.0, bias=bias, seed=4)
         val_logits, val_hist = synthetic_logits(temperature=2.0, bias=bias, seed=5)
-        vs = VectorScaling(lambda_b=0.0).fit(logits, hist, optimizer="lbfgs")
-        ts = TemperatureScaling().fit(logits, hist, optimizer="lbfgs")
+        vs = VectorScaling(lambda_b=0.0).fit(logits, hist, optimizer="lbfgs", seed=0)
+        ts = TemperatureScaling().fit(logits, hist, optimizer="lbfgs", seed=0)
         nll_vs = histogram_nll(vs.predict_logits(val_logits), val_hist)
         assert nll_vs < histogram_nll(ts.predict_logits(val_logits), val_hist) - 0.02
         np.testing.assert_allclose(vs.scale.detach().numpy(), 0.5, atol=0.08)
@@ -241,33 +254,37 @@ class TestVectorScaling:
 
     @pytest.mark.parametrize("lambda_b", [0.1, 10.0])
     def test_matches_scipy(self, lambda_b):  # the default fit minimises Eq. 48's objective
-        logits, hist = synthetic_logits(n=3000, k=5, temperature=2.0,
-                                        bias=[1.0, 0.0, -1.0, 0.0, 0.5], seed=12)
+        logits, hist = synthetic_logits(n=3000, k=5, temperature=2.0, bias=[1.0, 0.0, -1.0, 0.0, 0.5], seed=12)
         vs = VectorScaling(lambda_b=lambda_b).fit(logits, hist)
         v, b, objective = _reference_vector(logits, hist, lambda_b)
         fitted = vs.history_[-1]["train_loss"]
         assert fitted == pytest.approx(objective, abs=1e-6)
         assert histogram_nll(vs.predict_logits(logits), hist) + lambda_b * np.mean(
-            vs.bias.detach().numpy() ** 2) == pytest.approx(fitted, abs=1e-12)
+            vs.bias.detach().numpy() ** 2
+        ) == pytest.approx(fitted, abs=1e-12)
         np.testing.assert_allclose(vs.scale.detach().numpy(), v, rtol=1e-3)
         np.testing.assert_allclose(vs.bias.detach().numpy(), b, atol=1e-3)
 
     def test_convergence_warning(self):
         logits, hist = synthetic_logits(n=500, bias=[1.0, 0, 0, -1.0], seed=13)
-        with pytest.warns(ConvergenceWarning, match=r"VectorScaling\.fit: L-BFGS stopped at "
-                                                    r"max_iter=2 iterations"):
+        with pytest.warns(
+            ConvergenceWarning,
+            match=r"VectorScaling\.fit: L-BFGS stopped at "
+            r"max_iter=2 iterations",
+        ):
             VectorScaling().fit(logits, hist, max_iter=2)
 
     def test_penalty(self):
-        vs = VectorScaling(lambda_b=2.0).fit(np.zeros((4, 2)), [0, 1, 0, 1], max_epochs=1,
-                                             optimizer="lbfgs", cv_fraction=0)
+        vs = VectorScaling(lambda_b=2.0).fit(
+            np.zeros((4, 2)), [0, 1, 0, 1], max_epochs=1, optimizer="lbfgs", cv_fraction=0
+        )
         with torch.no_grad():
             vs.bias.copy_(torch.tensor([1.0, -3.0], dtype=torch.float64))
         assert vs.penalty().item() == pytest.approx(2.0 * (1 + 9) / 2)  # Eq. 48
         # a large lambda_b shrinks the bias
         logits, hist = synthetic_logits(n=1000, bias=[2.0, 0, 0, 0], seed=6)
-        small = VectorScaling(lambda_b=0.0).fit(logits, hist, optimizer="lbfgs")
-        large = VectorScaling(lambda_b=100.0).fit(logits, hist, optimizer="lbfgs")
+        small = VectorScaling(lambda_b=0.0).fit(logits, hist, optimizer="lbfgs", seed=0)
+        large = VectorScaling(lambda_b=100.0).fit(logits, hist, optimizer="lbfgs", seed=0)
         assert large.bias.detach().abs().max() < 0.5 * small.bias.detach().abs().max()
 
     def test_errors(self):
@@ -283,8 +300,8 @@ class TestMatrixScaling:
         hist = draw_hist(softmax(logits[:, [1, 2, 0]], axis=1), rng)
         val_logits = 3.0 * rng.normal(size=(1000, 3))
         val_hist = draw_hist(softmax(val_logits[:, [1, 2, 0]], axis=1), rng)
-        ms = MatrixScaling(lambda_w=0.0, lambda_b=0.0).fit(logits, hist, optimizer="lbfgs")
-        ts = TemperatureScaling().fit(logits, hist, optimizer="lbfgs")
+        ms = MatrixScaling(lambda_w=0.0, lambda_b=0.0).fit(logits, hist, optimizer="lbfgs", seed=0)
+        ts = TemperatureScaling().fit(logits, hist, optimizer="lbfgs", seed=0)
         nll_ms = histogram_nll(ms.predict_logits(val_logits), val_hist)
         assert nll_ms < histogram_nll(ts.predict_logits(val_logits), val_hist) - 0.5
         assert nll_ms < histogram_nll(val_logits, val_hist)
@@ -305,18 +322,16 @@ class TestMatrixScaling:
         assert fitted == pytest.approx(ms.history_[-1]["train_loss"], abs=1e-12)
         assert fitted == pytest.approx(objective, abs=1e-6)
         # the same calibrated probabilities (W, b are unique only up to a shift without penalty)
-        np.testing.assert_allclose(ms.predict_proba(logits), softmax(logits @ w.T + b, axis=1),
-                                   atol=1e-3)
+        np.testing.assert_allclose(ms.predict_proba(logits), softmax(logits @ w.T + b, axis=1), atol=1e-3)
         if lambda_w > 0 and lambda_b > 0:  # the penalties remove the shift: the parameters agree
             np.testing.assert_allclose(ms.weight.detach().numpy(), w, atol=1e-3)
 
     def test_penalty(self):
-        ms = MatrixScaling(lambda_w=3.0, lambda_b=2.0).fit(np.zeros((4, 3)), [0, 1, 2, 0],
-                                                          max_epochs=1, optimizer="lbfgs",
-                                                          cv_fraction=0)
+        ms = MatrixScaling(lambda_w=3.0, lambda_b=2.0).fit(
+            np.zeros((4, 3)), [0, 1, 2, 0], max_epochs=1, optimizer="lbfgs", cv_fraction=0
+        )
         with torch.no_grad():
-            ms.weight.copy_(torch.tensor([[5.0, 1, 0], [0, 7, 2], [1, 0, 9]],
-                                         dtype=torch.float64))
+            ms.weight.copy_(torch.tensor([[5.0, 1, 0], [0, 7, 2], [1, 0, 9]], dtype=torch.float64))
             ms.bias.copy_(torch.tensor([1.0, 0, -1], dtype=torch.float64))
         # Eq. 49: off-diagonal squares 1 + 4 + 1 = 6 over K(K-1) = 6; bias squares 2 over K = 3
         assert ms.penalty().item() == pytest.approx(3.0 * 6 / 6 + 2.0 * 2 / 3)
@@ -327,6 +342,22 @@ class TestMatrixScaling:
 
 
 class TestCalibrator:
+    def test_old_keyword_and_seed(self):
+        logits, hist = synthetic_logits(n=400, temperature=2.0, seed=4)
+        new = TemperatureScaling().fit(logits, labels=hist, optimizer="adam", max_epochs=3, seed=0)
+        with pytest.warns(FutureWarning, match="'targets' was renamed to 'labels'"):
+            old = TemperatureScaling().fit(logits, targets=hist, optimizer="adam", max_epochs=3, seed=0)
+        assert old.temperature == new.temperature
+        # a Generator seeds the split through one integer drawn from it
+        gen = TemperatureScaling().fit(logits, hist, cv_fraction=0.2, seed=np.random.default_rng(1))
+        seed = int(np.random.default_rng(1).integers(2**63))
+        assert gen.temperature == TemperatureScaling().fit(logits, hist, cv_fraction=0.2, seed=seed).temperature
+        # without a held-out part the default fit is deterministic (seed None = the rows of seed 0)
+        assert (
+            TemperatureScaling().fit(logits, hist).temperature
+            == TemperatureScaling().fit(logits, hist, seed=0).temperature
+        )
+
     def test_main(self):
         assert set(CALIBRATORS) == {"ts", "vs", "ms"}
         assert all(issubclass(c, Calibrator) for c in CALIBRATORS.values())
@@ -349,7 +380,7 @@ class TestCalibrator:
         member_logits = 3.0 * rng.normal(size=(2000, 1, 3)) + 0.5 * rng.normal(size=(2000, 4, 3))
         truth = softmax(member_logits / 3.0, axis=2).mean(axis=1)
         hist = draw_hist(truth, rng)
-        cal = PreCombinationTS().fit(member_logits, hist, optimizer="lbfgs")
+        cal = PreCombinationTS().fit(member_logits, hist, optimizer="lbfgs", seed=0)
         assert cal.temperature == pytest.approx(3.0, abs=0.4)
         probs = cal.predict_proba(member_logits)
         assert probs.shape == (2000, 3)
@@ -361,8 +392,7 @@ class TestCalibrator:
 
     def test_early_stopping_and_history(self):
         logits, hist = synthetic_logits(n=500, temperature=2.0, seed=9)
-        ts = TemperatureScaling().fit(logits, hist, optimizer="adam", lr=0.05, max_epochs=200,
-                                      patience=3)
+        ts = TemperatureScaling().fit(logits, hist, optimizer="adam", lr=0.05, seed=0, max_epochs=200, patience=3)
         cvs = [h["cv_nll"] for h in ts.history_]
         assert len(cvs) < 200  # stopped early
         assert ts.cv_nll_ == pytest.approx(min(cvs))
@@ -373,8 +403,9 @@ class TestCalibrator:
         cv = perm[:100]
         assert histogram_nll(ts.predict_logits(logits[cv]), hist[cv]) == pytest.approx(ts.cv_nll_)
         # reproducible, and refitting starts afresh
-        again = TemperatureScaling().fit(logits, hist, optimizer="adam", lr=0.05, max_epochs=200,
-                                         patience=3)
+        again = TemperatureScaling().fit(logits, hist, optimizer="adam", lr=0.05, seed=0, max_epochs=200, patience=3)
         assert again.temperature == ts.temperature
-        assert ts.fit(logits, hist, optimizer="adam", lr=0.05, max_epochs=200,
-                      patience=3).temperature == again.temperature
+        assert (
+            ts.fit(logits, hist, optimizer="adam", lr=0.05, seed=0, max_epochs=200, patience=3).temperature
+            == again.temperature
+        )

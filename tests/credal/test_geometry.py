@@ -83,14 +83,14 @@ class TestSampleWeights:
             sample_weights(0)
         with pytest.raises(ValueError, match="prior"):
             sample_weights(3, prior="beta")
-        for bad in (1.5, -1, True, "2", (2, -1)):   # 1.5 used to become 1 silently
+        for bad in (1.5, -1, True, "2", (2, -1)):  # 1.5 used to become 1 silently
             with pytest.raises(ValueError, match="size must be an integer >= 0"):
                 sample_weights(3, size=bad)
         for bad in (-1, 1.5, "a", True):
             with pytest.raises(ValueError, match="seed must be None, a non-negative integer"):
                 sample_weights(3, seed=bad)
         with pytest.raises(ValueError, match="seed must be None"):
-            sample_weights(1, seed=-1)                # M = 1 draws nothing, but the seed is still checked
+            sample_weights(1, seed=-1)  # M = 1 draws nothing, but the seed is still checked
 
     def test_sizes(self):
         assert sample_weights(3, seed=0).shape == (3,)
@@ -135,7 +135,7 @@ class TestMembership:
         for bad in (-1e-3, float("nan"), True, "0.1"):
             with pytest.raises(ValueError, match="tol must be a non-negative number"):
                 in_credal_set(TRIANGLE, [1 / 3] * 3, tol=bad)
-        assert in_credal_set(TRIANGLE, [0.6, 0.2, 0.2], tol=0.0)        # a vertex: residual exactly 0
+        assert in_credal_set(TRIANGLE, [0.6, 0.2, 0.2], tol=0.0)  # a vertex: residual exactly 0
 
 
 class TestBoundaryPoint:
@@ -179,6 +179,6 @@ class TestBoundaryPoint:
         for bad in (1, True, 2.5, 10**9):
             with pytest.raises(ValueError, match="n_grid must be an integer >= 2"):
                 boundary_point(TRIANGLE, [1 / 3] * 3, [1, 0, 0], n_grid=bad)
-        for bad in (0, -1e-9, float("nan"), True):   # tol = 0 made the bisection loop forever
+        for bad in (0, -1e-9, float("nan"), True):  # tol = 0 made the bisection loop forever
             with pytest.raises(ValueError, match="tol must be a positive number"):
                 boundary_point(TRIANGLE, [1 / 3] * 3, [1, 0, 0], method="bisection", tol=bad)

@@ -53,7 +53,6 @@ def _on_simplex(x):
     return bool((x >= 0).all() and np.allclose(x.sum(axis=1), 1, atol=1e-12, rtol=0))
 
 
-
 class TestPolytopeVolume:
     def test_main(self):
         assert polytope_volume(TRIANGLE) == pytest.approx(0.16 * SQRT3_2, rel=1e-12)  # det(0.4 I + 0.2 J) = 0.16
@@ -192,7 +191,8 @@ class TestSamplePolytope:
             a = sample_polytope(PENTAGON, 200, method=method, seed=11)
             np.testing.assert_array_equal(a, sample_polytope(PENTAGON, 200, method=method, seed=11))
             np.testing.assert_array_equal(
-                a, sample_polytope(PENTAGON, 200, method=method, seed=np.random.default_rng(11)))
+                a, sample_polytope(PENTAGON, 200, method=method, seed=np.random.default_rng(11))
+            )
             assert not np.allclose(a, sample_polytope(PENTAGON, 200, method=method, seed=12))
 
     def test_hit_and_run_options(self):
@@ -236,8 +236,10 @@ class TestPlotPolytopeSampling:
         members = np.random.default_rng(8).dirichlet(np.ones(3), size=6)
         fig = plot_polytope_sampling(members, 300)
         assert isinstance(fig, matplotlib.figure.Figure)
-        assert [ax.get_title() for ax in fig.axes] == ["uniform weights λ ~ Dir(1)",
-                                                      "uniform in the polytope (triangulation)"]
+        assert [ax.get_title() for ax in fig.axes] == [
+            "uniform weights λ ~ Dir(1)",
+            "uniform in the polytope (triangulation)",
+        ]
         for ax in fig.axes:  # the samples, then the members
             assert [len(c.get_offsets()) for c in ax.collections] == [300, 6]
             np.testing.assert_allclose(ax.collections[1].get_offsets(), simplex_coordinates(members))
@@ -246,8 +248,9 @@ class TestPlotPolytopeSampling:
 
     def test_given_axes_and_degenerate(self):
         fig, axes = plt.subplots(1, 2)
-        out = plot_polytope_sampling([[0.2, 0.3, 0.5], [0.6, 0.2, 0.2], [0.4, 0.25, 0.35]], 40, ax=axes,
-                                     methods=("triangulation", "hit_and_run"))  # collinear members
+        out = plot_polytope_sampling(
+            [[0.2, 0.3, 0.5], [0.6, 0.2, 0.2], [0.4, 0.25, 0.35]], 40, ax=axes, methods=("triangulation", "hit_and_run")
+        )  # collinear members
         assert out is fig and len(fig.axes) == 2
 
     def test_errors(self):

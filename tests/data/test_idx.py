@@ -9,8 +9,7 @@ from credalbook.data import read_idx, write_idx
 
 
 class TestReadIdx:
-    @pytest.mark.parametrize("dtype", [np.uint8, np.int8, np.int16, np.int32, np.float32,
-                                       np.float64])
+    @pytest.mark.parametrize("dtype", [np.uint8, np.int8, np.int16, np.int32, np.float32, np.float64])
     @pytest.mark.parametrize("shape", [(), (5,), (3, 4), (2, 3, 4), (0, 7)])
     @pytest.mark.parametrize("gz", [False, True])
     def test_main(self, tmp_path, dtype, shape, gz):
@@ -22,7 +21,8 @@ class TestReadIdx:
             array = (rng.standard_normal(shape) * 1e3).astype(dtype)
         if array.size:  # the extremes survive the byte-order round trip
             array.flat[0], array.flat[-1] = np.array([-1, 1]) * (
-                np.iinfo(dtype).max if np.issubdtype(dtype, np.integer) else np.finfo(dtype).max)
+                np.iinfo(dtype).max if np.issubdtype(dtype, np.integer) else np.finfo(dtype).max
+            )
         path = tmp_path / ("a.idx.gz" if gz else "a.idx")
         write_idx(path, array)
         back = read_idx(path)
@@ -33,8 +33,7 @@ class TestReadIdx:
 
     def test_hand_written_file(self, tmp_path):
         # Independent of write_idx: 2x2 big-endian int32 and a gzipped 1-d int16.
-        raw = bytes([0, 0, 0x0C, 2, 0, 0, 0, 2, 0, 0, 0, 2]) + np.array(
-            [1, -2, 70000, 3], ">i4").tobytes()
+        raw = bytes([0, 0, 0x0C, 2, 0, 0, 0, 2, 0, 0, 0, 2]) + np.array([1, -2, 70000, 3], ">i4").tobytes()
         (tmp_path / "m").write_bytes(raw)
         np.testing.assert_array_equal(read_idx(tmp_path / "m"), [[1, -2], [70000, 3]])
         raw = bytes([0, 0, 0x0B, 1, 0, 0, 0, 3]) + np.array([-1, 256, 5], ">i2").tobytes()
@@ -69,8 +68,7 @@ class TestWriteIdx:
     def test_main(self, tmp_path):
         array = np.arange(6, dtype=np.uint8).reshape(2, 3)
         write_idx(tmp_path / "a", array)
-        assert (tmp_path / "a").read_bytes() == bytes(
-            [0, 0, 8, 2, 0, 0, 0, 2, 0, 0, 0, 3, 0, 1, 2, 3, 4, 5])
+        assert (tmp_path / "a").read_bytes() == bytes([0, 0, 8, 2, 0, 0, 0, 2, 0, 0, 0, 3, 0, 1, 2, 3, 4, 5])
         write_idx(tmp_path / "a.gz", array)
         packed = (tmp_path / "a.gz").read_bytes()
         assert packed[:2] == b"\x1f\x8b"

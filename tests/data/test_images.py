@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 from credalbook.data import (
-    DATASETS,
     Dataset,
     DatasetNotFoundError,
+    DATASETS,
     load_cifar,
     load_dataset,
     load_digits,
@@ -22,10 +22,15 @@ from credalbook.data import (
 )
 
 FASHION_DIR = Path("/usr/share/datasets/fashion-mnist")
-IDX_NAMES = ("train-images-idx3-ubyte", "train-labels-idx1-ubyte",
-             "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte")
-ENV_VARS = ("CREDALBOOK_DATA_DIR", "CREDALBOOK_FASHION_MNIST_DIR", "CREDALBOOK_MNIST_DIR",
-            "CREDALBOOK_EMNIST_DIR", "CREDALBOOK_CIFAR10_DIR", "CREDALBOOK_CIFAR100_DIR")
+IDX_NAMES = ("train-images-idx3-ubyte", "train-labels-idx1-ubyte", "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte")
+ENV_VARS = (
+    "CREDALBOOK_DATA_DIR",
+    "CREDALBOOK_FASHION_MNIST_DIR",
+    "CREDALBOOK_MNIST_DIR",
+    "CREDALBOOK_EMNIST_DIR",
+    "CREDALBOOK_CIFAR10_DIR",
+    "CREDALBOOK_CIFAR100_DIR",
+)
 
 
 @pytest.fixture(autouse=True)
@@ -35,8 +40,7 @@ def _clean_env(monkeypatch):
         monkeypatch.delenv(var, raising=False)
 
 
-def write_idx_set(folder, names=IDX_NAMES, *, n_train=12, n_test=6, n_classes=10, offset=0,
-                  gz=True, seed=0):
+def write_idx_set(folder, names=IDX_NAMES, *, n_train=12, n_test=6, n_classes=10, offset=0, gz=True, seed=0):
     """Write four tiny IDX files (28x28 uint8 images, labels) and return the arrays written."""
     rng = np.random.default_rng(seed)
     folder.mkdir(parents=True, exist_ok=True)
@@ -62,16 +66,17 @@ def write_cifar10(folder, *, per_batch=2, n_test=3):
     for i in range(1, 6):
         data = rng.integers(0, 256, size=(per_batch, 3072), dtype=np.uint8)
         lab = [int(v) for v in rng.integers(0, 10, size=per_batch)]
-        dump(folder / f"data_batch_{i}", {b"batch_label": b"x", b"labels": lab, b"data": data,
-                                          b"filenames": [b"f"] * per_batch})
+        dump(
+            folder / f"data_batch_{i}",
+            {b"batch_label": b"x", b"labels": lab, b"data": data, b"filenames": [b"f"] * per_batch},
+        )
         datas.append(data)
         labels += lab
     test = np.zeros((n_test, 3072), dtype=np.uint8)
     test[0, :1024] = 255  # a pure red image
     test[1, 1024 + 32 * 3 + 5] = 7  # green channel, row 3, column 5
     dump(folder / "test_batch", {b"labels": [0, 1, 2][:n_test], b"data": test})
-    names = [b"airplane", b"automobile", b"bird", b"cat", b"deer", b"dog", b"frog", b"horse",
-             b"ship", b"truck"]
+    names = [b"airplane", b"automobile", b"bird", b"cat", b"deer", b"dog", b"frog", b"horse", b"ship", b"truck"]
     dump(folder / "batches.meta", {b"label_names": names, b"num_vis": 3072})
     return np.concatenate(datas), np.array(labels)
 
@@ -80,18 +85,27 @@ def write_cifar100(folder):
     folder.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(2)
     for part, n in (("train", 5), ("test", 2)):
-        dump(folder / part, {b"data": rng.integers(0, 256, size=(n, 3072), dtype=np.uint8),
-                             b"fine_labels": list(range(90, 90 + n)),
-                             b"coarse_labels": list(range(15, 15 + n))})
-    dump(folder / "meta", {b"fine_label_names": [f"fine{i}".encode() for i in range(100)],
-                           b"coarse_label_names": [f"coarse{i}".encode() for i in range(20)]})
+        dump(
+            folder / part,
+            {
+                b"data": rng.integers(0, 256, size=(n, 3072), dtype=np.uint8),
+                b"fine_labels": list(range(90, 90 + n)),
+                b"coarse_labels": list(range(15, 15 + n)),
+            },
+        )
+    dump(
+        folder / "meta",
+        {
+            b"fine_label_names": [f"fine{i}".encode() for i in range(100)],
+            b"coarse_label_names": [f"coarse{i}".encode() for i in range(20)],
+        },
+    )
 
 
 def toy_dataset(n_train=20, n_test=8):
     x_train = np.arange(n_train, dtype=np.float32)[:, None, None, None] * np.ones((1, 1, 2, 3))
     x_test = np.arange(n_test, dtype=np.float32)[:, None, None, None] * np.ones((1, 1, 2, 3))
-    return Dataset(x_train, np.arange(n_train) % 3, x_test, np.arange(n_test) % 3,
-                   classes=["a", "b", "c"], name="toy")
+    return Dataset(x_train, np.arange(n_train) % 3, x_test, np.arange(n_test) % 3, classes=["a", "b", "c"], name="toy")
 
 
 class TestDataset:
@@ -99,8 +113,7 @@ class TestDataset:
         ds = toy_dataset()
         assert ds.n_classes == 3 and ds.image_shape == (1, 2, 3) and ds.classes == ("a", "b", "c")
         assert ds.x_train.dtype == np.float32 and ds.y_train.dtype == np.int64
-        assert repr(ds) == ("Dataset(name='toy', n_train=20, n_test=8, image_shape=(1, 2, 3), "
-                            "n_classes=3)")
+        assert repr(ds) == ("Dataset(name='toy', n_train=20, n_test=8, image_shape=(1, 2, 3), n_classes=3)")
         with pytest.raises(AttributeError):
             ds.name = "other"
 
@@ -182,8 +195,9 @@ class TestLoadFashionMnist:
     def test_errors(self, tmp_path, monkeypatch):
         write_idx_set(tmp_path / "gz")
         monkeypatch.setenv("CREDALBOOK_FASHION_MNIST_DIR", str(tmp_path / "gz"))
-        with pytest.raises(ValueError, match="checksum mismatch.*train-images-idx3-ubyte.gz.*"
-                                             "cf8536b0aa1a6ac5fa3f23001093305c"):
+        with pytest.raises(
+            ValueError, match="checksum mismatch.*train-images-idx3-ubyte.gz.*cf8536b0aa1a6ac5fa3f23001093305c"
+        ):
             load_fashion_mnist()
         monkeypatch.setenv("CREDALBOOK_FASHION_MNIST_DIR", str(tmp_path / "nowhere"))
         with pytest.raises(DatasetNotFoundError) as info:
@@ -228,8 +242,9 @@ class TestLoadMnist:
 
 class TestLoadEmnist:
     def test_main(self, tmp_path, monkeypatch):
-        names = [f"emnist-letters-{p}-{k}" for p in ("train", "test")
-                 for k in ("images-idx3-ubyte", "labels-idx1-ubyte")]
+        names = [
+            f"emnist-letters-{p}-{k}" for p in ("train", "test") for k in ("images-idx3-ubyte", "labels-idx1-ubyte")
+        ]
         arrays = write_idx_set(tmp_path, names, n_train=26, n_classes=26, offset=1)
         upright = np.zeros((28, 28), np.uint8)
         upright[2, 5:20] = 255  # a horizontal bar near the top, not symmetric under transposition
@@ -252,8 +267,9 @@ class TestLoadEmnist:
     def test_errors(self, tmp_path, monkeypatch):
         with pytest.raises(ValueError, match="split.*'letter'"):
             load_emnist("letter")
-        names = [f"emnist-letters-{p}-{k}" for p in ("train", "test")
-                 for k in ("images-idx3-ubyte", "labels-idx1-ubyte")]
+        names = [
+            f"emnist-letters-{p}-{k}" for p in ("train", "test") for k in ("images-idx3-ubyte", "labels-idx1-ubyte")
+        ]
         write_idx_set(tmp_path, names, n_classes=26, offset=0)  # contains label 0
         with pytest.raises(ValueError, match=r"labels from 0 to 11; expected \[1, 27\)"):
             load_emnist(root=tmp_path)
@@ -336,8 +352,7 @@ class TestLoadDigits:
         frac = np.bincount(ds.y_test) / (np.bincount(ds.y_train) + np.bincount(ds.y_test))
         assert np.all(np.abs(frac - 0.3) < 1 / 170)
         # deterministic: the documented split is recomputed exactly
-        tr, _, te = train_val_test_split(1797, val_fraction=0.0, test_fraction=0.3, seed=0,
-                                         stratify=sk.target)
+        tr, _, te = train_val_test_split(1797, val_fraction=0.0, test_fraction=0.3, seed=0, stratify=sk.target)
         np.testing.assert_array_equal(ds.y_train, sk.target[tr])
         np.testing.assert_array_equal(ds.x_test.reshape(-1, 64) * 16, sk.data[te])
         assert load_digits() is ds and not ds.x_test.flags.writeable
@@ -345,8 +360,17 @@ class TestLoadDigits:
 
 class TestLoadDataset:
     def test_main(self, tmp_path):
-        assert DATASETS == ("fashion_mnist", "digits", "mnist", "emnist", "emnist_letters",
-                            "emnist_balanced", "kuzushiji49", "cifar10", "cifar100")
+        assert DATASETS == (
+            "fashion_mnist",
+            "digits",
+            "mnist",
+            "emnist",
+            "emnist_letters",
+            "emnist_balanced",
+            "kuzushiji49",
+            "cifar10",
+            "cifar100",
+        )
         assert load_dataset("digits") is load_digits()
         write_idx_set(tmp_path)
         assert load_dataset("Fashion-MNIST", root=tmp_path, verify=False).name == "fashion_mnist"

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from credalbook.data import DATASETS, Dataset, DatasetNotFoundError, load_dataset, load_kuzushiji49
+from credalbook.data import Dataset, DatasetNotFoundError, DATASETS, load_dataset, load_kuzushiji49
 
 FILES = ("k49-train-imgs.npz", "k49-train-labels.npz", "k49-test-imgs.npz", "k49-test-labels.npz")
 
@@ -21,8 +21,10 @@ def write_k49(folder, *, n_train=30, n_test=12, seed=0):
     folder.mkdir(parents=True, exist_ok=True)
     arrays = {}
     for part, n in (("train", n_train), ("test", n_test)):
-        arrays[part] = (rng.integers(0, 256, size=(n, 28, 28), dtype=np.uint8),
-                        rng.integers(0, 49, size=n).astype(np.uint8))
+        arrays[part] = (
+            rng.integers(0, 256, size=(n, 28, 28), dtype=np.uint8),
+            rng.integers(0, 49, size=n).astype(np.uint8),
+        )
         np.savez_compressed(folder / f"k49-{part}-imgs.npz", arrays[part][0])
         np.savez_compressed(folder / f"k49-{part}-labels.npz", arrays[part][1])
     return arrays

@@ -3,13 +3,14 @@
 import numpy as np
 import pytest
 
-from credalbook.data import Dataset, load_digits
 from credalbook.data import (
-    PAPER_MIX_SIZES,
-    MixDataset,
-    MixSplit,
+    Dataset,
+    load_digits,
     make_mix_dataset,
     mix_images,
+    MixDataset,
+    MixSplit,
+    PAPER_MIX_SIZES,
     sample_label_hist,
     variable_label_counts,
 )
@@ -36,8 +37,7 @@ class TestSampleLabelHist:
         counts = np.array([1, 2, 7])
         assert (sample_label_hist(probs, counts, seed=1).sum(axis=1) == counts).all()
         # seeds
-        np.testing.assert_array_equal(sample_label_hist(probs, 4, seed=3),
-                                      sample_label_hist(probs, 4, seed=3))
+        np.testing.assert_array_equal(sample_label_hist(probs, 4, seed=3), sample_label_hist(probs, 4, seed=3))
 
     def test_errors(self):
         with pytest.raises(ValueError, match="true_probs must sum to 1"):
@@ -76,8 +76,7 @@ class TestVariableLabelCounts:
 class TestMixImages:
     def test_main(self):
         x, y = _source(60, k=4)
-        split = mix_images(x, y, n_classes=4, n_instances=30, mix_fraction=0.4, n_labels=3,
-                           seed=0)
+        split = mix_images(x, y, n_classes=4, n_instances=30, mix_fraction=0.4, n_labels=3, seed=0)
         assert isinstance(split, MixSplit) and len(split) == 30
         assert split.images.shape == (30, 2, 3, 3) and split.images.dtype == np.float32
         # mix fraction respected exactly: round(0.4 * 30) = 12 mixtures
@@ -94,11 +93,11 @@ class TestMixImages:
         m = split.is_mixed
         r = split.ratio[m]
         assert ((r > 0) & (r < 1)).all()
-        expected = (r[:, None, None, None] * x[split.sources[m, 0]]
-                    + (1 - r[:, None, None, None]) * x[split.sources[m, 1]])
+        expected = (
+            r[:, None, None, None] * x[split.sources[m, 0]] + (1 - r[:, None, None, None]) * x[split.sources[m, 1]]
+        )
         np.testing.assert_allclose(split.images[m], expected, rtol=1e-6)
-        truth = r[:, None] * np.eye(4)[y[split.sources[m, 0]]] \
-            + (1 - r[:, None]) * np.eye(4)[y[split.sources[m, 1]]]
+        truth = r[:, None] * np.eye(4)[y[split.sources[m, 0]]] + (1 - r[:, None]) * np.eye(4)[y[split.sources[m, 1]]]
         np.testing.assert_allclose(split.true_probs[m], truth)
         np.testing.assert_allclose(split.true_probs.sum(axis=1), 1.0)
         # histograms: row sums = n_i, labels only where the truth is positive
@@ -167,8 +166,7 @@ class TestMixSplit:
     def test_main(self):
         x, y = _source(30)
         split = mix_images(x, y, n_classes=4, n_labels=[1, 2] * 11, seed=0)
-        assert repr(split) == "MixSplit(n=22, n_mixed=7, n_labels=1.5, image_shape=(2, 3, 3), " \
-            "n_classes=4)"
+        assert repr(split) == "MixSplit(n=22, n_mixed=7, n_labels=1.5, image_shape=(2, 3, 3), n_classes=4)"
         assert len(split) == 22 and split.n_classes == 4
         np.testing.assert_array_equal(split.n_labels, [1, 2] * 11)
 
@@ -176,14 +174,14 @@ class TestMixSplit:
         x, y = _source(30)
         split = mix_images(x, y, n_classes=4, seed=0)
         with pytest.raises(ValueError, match="true_probs must have 22 rows like images"):
-            MixSplit(split.images, split.true_probs[:3], split.label_hist, split.is_mixed,
-                     split.ratio, split.sources)
+            MixSplit(split.images, split.true_probs[:3], split.label_hist, split.is_mixed, split.ratio, split.sources)
 
 
 class TestMakeMixDataset:
     def test_main(self):
-        mix = make_mix_dataset("digits", sizes=(600, 150, 150), mix_fraction=0.5, n_labels_val=5,
-                               n_labels_test=10, seed=0)
+        mix = make_mix_dataset(
+            "digits", sizes=(600, 150, 150), mix_fraction=0.5, n_labels_val=5, n_labels_test=10, seed=0
+        )
         assert isinstance(mix, MixDataset)
         assert mix.name == "mix_digits" and mix.n_classes == 10 and mix.image_shape == (1, 8, 8)
         assert [len(s) for s in (mix.train, mix.val, mix.test)] == [600, 150, 150]
@@ -198,8 +196,7 @@ class TestMakeMixDataset:
         assert len(np.unique(used)) == len(used) == 900 + 450
         kept = ~mix.test.is_mixed
         np.testing.assert_array_equal(mix.test.images[kept], pool_x[mix.test.sources[kept, 0]])
-        np.testing.assert_array_equal(mix.test.true_probs[kept].argmax(1),
-                                      pool_y[mix.test.sources[kept, 0]])
+        np.testing.assert_array_equal(mix.test.true_probs[kept].argmax(1), pool_y[mix.test.sources[kept, 0]])
 
     def test_reproducible_and_splits_independent(self):
         kw = dict(sizes=(300, 100, 100), seed=3)
@@ -219,8 +216,7 @@ class TestMakeMixDataset:
     def test_default_sizes_and_variable_counts(self):
         rng = np.random.default_rng(0)
         x = rng.random((70, 1, 2, 2)).astype(np.float32)
-        ds = Dataset(x[:50], np.arange(50) % 3, x[50:], np.arange(20) % 3,
-                     classes=("a", "b", "c"), name="toy")
+        ds = Dataset(x[:50], np.arange(50) % 3, x[50:], np.arange(20) % 3, classes=("a", "b", "c"), name="toy")
         mix = make_mix_dataset(ds, seed=0)
         # 70 images / (1 + 1/3) = 52.5 instances, split 5 : 1 : 1
         assert (len(mix.train), len(mix.val), len(mix.test)) == (35, 7, 7)
@@ -238,6 +234,6 @@ class TestMakeMixDataset:
             make_mix_dataset(np.zeros(3))
         with pytest.raises(ValueError, match="name must be one of"):
             make_mix_dataset("no_such_data")
-        for bad in (-1, 1.5, True, np.random.default_rng(0)):   # checked before the dataset is loaded
+        for bad in (-1, 1.5, True, np.random.default_rng(0)):  # checked before the dataset is loaded
             with pytest.raises(ValueError, match="seed must be None, a non-negative integer, a numpy SeedSequence"):
                 make_mix_dataset("no_such_data", seed=bad)

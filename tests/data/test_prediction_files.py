@@ -20,10 +20,17 @@ class TestLoadArray:
         np.savez_compressed(tmp_path / "two.npz", probs=probs, labels=labels)
         torch.save(torch.from_numpy(probs), tmp_path / "p.pt")
         torch.save({"logits": torch.from_numpy(probs), "epoch": 3}, tmp_path / "p.pth")  # the one tensor
-        torch.save({"probs": torch.from_numpy(probs), "labels": torch.from_numpy(labels), "epoch": 3},
-                   tmp_path / "both.pt")
-        for path, key in [("p.npy", None), ("one.npz", None), ("two.npz", "probs"), ("p.pt", None),
-                          ("p.pth", None), ("both.pt", "probs")]:
+        torch.save(
+            {"probs": torch.from_numpy(probs), "labels": torch.from_numpy(labels), "epoch": 3}, tmp_path / "both.pt"
+        )
+        for path, key in [
+            ("p.npy", None),
+            ("one.npz", None),
+            ("two.npz", "probs"),
+            ("p.pt", None),
+            ("p.pth", None),
+            ("both.pt", "probs"),
+        ]:
             out = load_array(tmp_path / path, key=key)
             assert out.dtype == np.float64 and out.shape == (25, 4), path
             np.testing.assert_array_equal(out, probs)  # bit-exact round trips
@@ -104,7 +111,9 @@ class TestLoadArray:
         fails("bin.csv", "not a text")
         # torch: refused pickle, several tensors, not a tensor, corrupt, key on a tensor
         torch.save({"probs": torch.zeros(2, 2), "model": torch.nn.Linear(2, 2)}, tmp_path / "module.pt")
-        fails("module.pt", r"holds a torch\.nn\.modules\.linear\.Linear, which torch\.load\(weights_only=True\) refuses")
+        fails(
+            "module.pt", r"holds a torch\.nn\.modules\.linear\.Linear, which torch\.load\(weights_only=True\) refuses"
+        )
         torch.save({"a": torch.zeros(2, 2), "b": torch.ones(2, 2)}, tmp_path / "two.pt")
         fails("two.pt", r"2 tensors \(a, b\); choose one with --key")
         fails("two.pt", "has no tensor 'c'; it holds a, b", key="c")

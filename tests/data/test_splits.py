@@ -23,25 +23,25 @@ class TestTrainValTestSplit:
     def test_stratified(self):
         labels = np.repeat(["x", "y", "z"], [100, 200, 300])
         labels = np.random.default_rng(0).permutation(labels)
-        tr, va, te = train_val_test_split(600, val_fraction=0.1, test_fraction=0.2, seed=3,
-                                          stratify=labels)
+        tr, va, te = train_val_test_split(600, val_fraction=0.1, test_fraction=0.2, seed=3, stratify=labels)
         for part, expected in ((tr, [70, 140, 210]), (va, [10, 20, 30]), (te, [20, 40, 60])):
             np.testing.assert_array_equal(np.unique(labels[part], return_counts=True)[1], expected)
         np.testing.assert_array_equal(np.sort(np.concatenate([tr, va, te])), np.arange(600))
         # uneven classes: totals exact, each class within one of its share
         labels = np.repeat(np.arange(7), [1, 2, 3, 5, 8, 13, 21])
-        tr, va, te = train_val_test_split(53, val_fraction=0.2, test_fraction=0.3, seed=0,
-                                          stratify=labels)
+        tr, va, te = train_val_test_split(53, val_fraction=0.2, test_fraction=0.3, seed=0, stratify=labels)
         assert (len(va), len(te)) == (11, 16)
         share = np.bincount(labels[te], minlength=7) - np.bincount(labels) * 16 / 53
         assert np.all(np.abs(share) < 1 + 1e-9)
         np.testing.assert_array_equal(np.sort(np.concatenate([tr, va, te])), np.arange(53))
 
     def test_errors(self):
-        for kwargs, word in (({"val_fraction": -0.1}, "val_fraction"),
-                             ({"val_fraction": 1.0}, "val_fraction"),
-                             ({"test_fraction": "0.2"}, "test_fraction"),
-                             ({"val_fraction": 0.5, "test_fraction": 0.5}, r"fraction \+ test")):
+        for kwargs, word in (
+            ({"val_fraction": -0.1}, "val_fraction"),
+            ({"val_fraction": 1.0}, "val_fraction"),
+            ({"test_fraction": "0.2"}, "test_fraction"),
+            ({"val_fraction": 0.5, "test_fraction": 0.5}, r"fraction \+ test"),
+        ):
             with pytest.raises(ValueError, match=word):
                 train_val_test_split(10, **kwargs)
         for n in (0, 2.5, True):

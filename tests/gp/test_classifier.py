@@ -1,6 +1,5 @@
 """Tests for credalbook.gp.classifier (sparse variational GP classification, EU paper Secs. 3.1, 5.1)."""
 
-
 import gpytorch
 import linear_operator
 import numpy as np
@@ -8,15 +7,16 @@ import pytest
 import torch
 from scipy.special import expit
 
-from credalbook.metrics import EUEstimates
 from credalbook.gp import (
-    GP_LIKELIHOODS,
-    GPClassifierFit,
-    LatentPredictive,
     fit_gp_classifier,
     fit_gp_classifier_cached,
+    GP_LIKELIHOODS,
+    GPClassifierFit,
+    GPConfig,
+    LatentPredictive,
 )
 from credalbook.gp.classifier import _LogitBernoulliLikelihood, _PolyaGammaLikelihood
+from credalbook.metrics import EUEstimates
 
 CUDA = pytest.mark.skipif(not torch.cuda.is_available(), reason="CUDA is not available")
 DEVICES = ["cpu", pytest.param("cuda", marks=CUDA)]
@@ -57,6 +57,18 @@ class TestFitGPClassifier:
             fit = fit_gp_classifier(x, y, device="cpu", **{**FAST, **kwargs})
             assert float((fit.predict(x_te, device="cpu") == y_te).mean()) >= 0.97
 
+    def test_config(self, blobs):
+        """config= runs the fit of the keyword options; options replace the config's fields."""
+        x, y, _, _ = blobs
+        a = fit_gp_classifier(x, y, device="cpu", **{**FAST, "epochs": 2})
+        b = fit_gp_classifier(x, y, device="cpu", config=GPConfig(**{**FAST, "epochs": 5}), epochs=2)
+        assert a.config == b.config and a.history == b.history
+        assert all(torch.equal(a.state_dict[k], b.state_dict[k]) for k in a.state_dict)
+        with pytest.raises(TypeError, match=r"unexpected keyword arguments \['inducing'\]"):
+            fit_gp_classifier(x, y, inducing=3)
+        with pytest.raises(ValueError, match="ard must be True or False"):
+            GPConfig(ard="yes").checked()
+
     def test_reproducible(self, blobs):
         x, y, _, _ = blobs
         state = torch.get_rng_state()
@@ -67,16 +79,27 @@ class TestFitGPClassifier:
         assert a.state_dict.keys() == b.state_dict.keys()
         assert all(torch.equal(a.state_dict[k], b.state_dict[k]) for k in a.state_dict)
         assert a.history == b.history
-        assert not torch.equal(a.state_dict["variational_strategy.inducing_points"],
-                               c.state_dict["variational_strategy.inducing_points"])
+        assert not torch.equal(
+            a.state_dict["variational_strategy.inducing_points"], c.state_dict["variational_strategy.inducing_points"]
+        )
 
     def test_initial_hyperparameters_and_dtype(self, blobs):
         x, y, _, _ = blobs
-        fit = fit_gp_classifier(x, y, device="cpu", n_inducing=8, epochs=1, batch_size=300, lr=1e-6,
-                                lengthscale=2.0, outputscale=3.0, dtype="float64", ard=True)
+        fit = fit_gp_classifier(
+            x,
+            y,
+            device="cpu",
+            n_inducing=8,
+            epochs=1,
+            batch_size=300,
+            lr=1e-6,
+            lengthscale=2.0,
+            outputscale=3.0,
+            dtype="float64",
+            ard=True,
+        )
         model, _ = fit.build("cpu")
-        np.testing.assert_allclose(model.covar_module.base_kernel.lengthscale.detach().numpy(), [[2.0, 2.0]],
-                                   rtol=1e-4)
+        np.testing.assert_allclose(model.covar_module.base_kernel.lengthscale.detach().numpy(), [[2.0, 2.0]], rtol=1e-4)
         assert float(model.covar_module.outputscale.detach()) == pytest.approx(3.0, rel=1e-4)
         assert fit.state_dict["variational_strategy.inducing_points"].dtype == torch.float64
 
@@ -98,7 +121,7 @@ class TestFitGPClassifier:
             fit_gp_classifier(x, y, lr=0.0, device="cpu")
         with pytest.raises(ValueError, match="dtype must be one of"):
             fit_gp_classifier(x, y, dtype="float16", device="cpu")
-        for bad in (-1, 1.5, True, np.bool_(False), "0", None, 2**63):   # no truncation of 1.5, no bools
+        for bad in (-1, 1.5, True, np.bool_(False), "0", None, 2**63):  # no truncation of 1.5, no bools
             with pytest.raises(ValueError, match="seed must be an integer >= 0"):
                 fit_gp_classifier(x, y, seed=bad, device="cpu")
         with pytest.raises(ValueError, match="epochs must be an integer"):
@@ -121,8 +144,11 @@ class TestLikelihoods:
         assert float((ell - pg).max()) < 1.5
         point = torch.distributions.Normal(mean, torch.full_like(var, 1e-9))
         signs = 2 * y - 1
-        np.testing.assert_allclose(_PolyaGammaLikelihood().double().expected_log_prob(y, point).numpy(),
-                                   torch.nn.functional.logsigmoid(signs * mean).numpy(), atol=1e-6)
+        np.testing.assert_allclose(
+            _PolyaGammaLikelihood().double().expected_log_prob(y, point).numpy(),
+            torch.nn.functional.logsigmoid(signs * mean).numpy(),
+            atol=1e-6,
+        )
 
     def test_logistic_link(self):
         out = _LogitBernoulliLikelihood()(torch.tensor([0.0, 2.0]))
@@ -241,7 +267,7 @@ class TestCheckpoint:
 class TestToyPipeline:
     def test_main(self):
         """Sec. 5.2 end to end at a tiny scale: carve, fit f_tr and f_aug, gains, EU, calibrate, evaluate."""
-        from credalbook.metrics import accuracy_gain, equal_mass_edges, evaluate_eu, fit_eu_calibration
+        from credalbook.metrics import accuracy_gain, evaluate_eu, fit_eu_calibration, interval_cuts
         from credalbook.papers.eu import eu_toy_data, toy_disc_layout
 
         toy = eu_toy_data(seed=0, subsample=0.05, noise_sd=0.3)
@@ -258,8 +284,8 @@ class TestToyPipeline:
 
         eu, gain = gains_and_eu(split)
         eu2, gain2 = gains_and_eu(cal)
-        edges = equal_mass_edges(eu, n_bins=10)
-        ev = evaluate_eu(eu, gain, edges=edges, calibration=fit_eu_calibration(eu2, gain2, edges=edges))
+        edges = interval_cuts(eu, n_bins=10)
+        ev = evaluate_eu(eu, gain, cuts=edges, calibration=fit_eu_calibration(eu2, gain2, cuts=edges))
         assert -1 <= ev.rho_epi <= 1
         assert ev.reliability.counts.sum() == len(split.test)
         # the entropy is far above the accuracy gain (Table 1: EECE 0.39); calibration removes most of it
@@ -279,20 +305,27 @@ class TestFastStep:
         cfg = dict(likelihood=likelihood, ard=False, dtype=dtype, natural_gradient=natural)
         old, lik = _build(cfg, z)
         new, _ = _build({**cfg, "fast_step": True}, z)
-        old.eval()(z[:2])                                      # initialises q(u) (random mean)
-        if natural:                                            # a non-trivial q(u): S ≠ I, mean ≠ 0
-            a = torch.randn(m, m, dtype=z.dtype) / m ** 0.5
+        old.eval()(z[:2])  # initialises q(u) (random mean)
+        if natural:  # a non-trivial q(u): S ≠ I, mean ≠ 0
+            a = torch.randn(m, m, dtype=z.dtype) / m**0.5
             old.variational_strategy._variational_distribution.natural_mat.data = -0.5 * (a @ a.T + torch.eye(m))
             old.variational_strategy._variational_distribution.natural_vec.data = torch.randn(m, dtype=z.dtype)
         else:
             dist = old.variational_strategy._variational_distribution
-            dist.chol_variational_covar.data = torch.randn(m, m, dtype=z.dtype).tril() / m ** 0.5 + torch.eye(m)
+            dist.chol_variational_covar.data = torch.randn(m, m, dtype=z.dtype).tril() / m**0.5 + torch.eye(m)
             dist.variational_mean.data = torch.randn(m, dtype=z.dtype)
         new.load_state_dict(old.state_dict())
         return old.train(), new.train(), lik.train()
 
-    @pytest.mark.parametrize("natural,likelihood,m", [(True, "polya_gamma", 64), (False, "polya_gamma", 64),
-                                                      (True, "bernoulli_logit", 64), (True, "polya_gamma", 32)])
+    @pytest.mark.parametrize(
+        "natural,likelihood,m",
+        [
+            (True, "polya_gamma", 64),
+            (False, "polya_gamma", 64),
+            (True, "bernoulli_logit", 64),
+            (True, "polya_gamma", 32),
+        ],
+    )
     def test_elbo_and_gradients_equal(self, natural, likelihood, m):
         # float64, m = 64 inducing points > |B| = 50 (the case the fast variances serve): the ELBO agrees to
         # 1e-12 and every gradient (the natural gradient of q(u), those of the kernel and of the inducing
@@ -367,7 +400,7 @@ class TestFastStep:
     def test_underflow_kernel_is_gpytorchs(self):
         # the fast model's RBF kernel: GPyTorch's matrix bit for bit on points many length scales apart, float32,
         # with learned inputs (the training path), and the same gradients for the inputs and the length scale
-        from credalbook.gp.classifier import _UnderflowRBFKernel, _flush_denormals
+        from credalbook.gp.classifier import _flush_denormals, _UnderflowRBFKernel
 
         gen = torch.Generator().manual_seed(0)
         z = torch.randn(300, 2, generator=gen) * 8
@@ -405,19 +438,31 @@ class TestFastStep:
         x = rng.normal(size=(2000, 2))
         y = (x[:, 0] + 0.5 * rng.normal(size=2000) > 0).astype(int)
         kw = dict(n_inducing=64, epochs=1, batch_size=50, lr=0.05, natural_gradient=True, device="cpu")
-        fits = {(dt, fast): fit_gp_classifier(x, y, dtype=dt, fast_step=fast, **kw)
-                for dt in ("float64", "float32") for fast in (False, True)}
+        fits = {
+            (dt, fast): fit_gp_classifier(x, y, dtype=dt, fast_step=fast, **kw)
+            for dt in ("float64", "float32")
+            for fast in (False, True)
+        }
 
         def diff(a, b):
-            return max(float((a.state_dict[k].double() - b.state_dict[k].double()).abs().max()
-                             / a.state_dict[k].double().abs().max().clamp_min(1e-300))
-                       for k in a.state_dict if a.state_dict[k].is_floating_point())
+            return max(
+                float(
+                    (a.state_dict[k].double() - b.state_dict[k].double()).abs().max()
+                    / a.state_dict[k].double().abs().max().clamp_min(1e-300)
+                )
+                for k in a.state_dict
+                if a.state_dict[k].is_floating_point()
+            )
 
         def hist(a, b):
             return max(abs(p - q) / abs(p) for p, q in zip(a.history, b.history))
 
-        old64, new64, old32, new32 = (fits["float64", False], fits["float64", True],
-                                      fits["float32", False], fits["float32", True])
+        old64, new64, old32, new32 = (
+            fits["float64", False],
+            fits["float64", True],
+            fits["float32", False],
+            fits["float32", True],
+        )
         assert new64.config == {**old64.config, "fast_step": True} and "fast_step" not in old64.config
         assert hist(old64, new64) <= 1e-10
         assert diff(old64, new64) <= 1e-9
@@ -453,18 +498,17 @@ class TestFlushDenormals:
         xt = torch.as_tensor(x, dtype=torch.float32)
         k = torch.exp(-torch.cdist(xt, xt).square() / (2 * 0.6931**2))
         tiny = torch.finfo(torch.float32).tiny
-        assert int(((k > 0) & (k < tiny)).sum()) > 100   # the regime the mode is for: denormal kernel entries
-        kw = dict(n_inducing=64, epochs=2, batch_size=100, lr=0.05, natural_gradient=True, fast_step=True,
-                  device="cpu")
+        assert int(((k > 0) & (k < tiny)).sum()) > 100  # the regime the mode is for: denormal kernel entries
+        kw = dict(n_inducing=64, epochs=2, batch_size=100, lr=0.05, natural_gradient=True, fast_step=True, device="cpu")
         a = fit_gp_classifier(x, y, flush_denormals=False, **kw)
         b = fit_gp_classifier(x, y, **kw)
         assert a.config == b.config and "flush_denormals" not in b.config
-        assert not all(torch.equal(v, b.state_dict[key]) for key, v in a.state_dict.items())   # the mode acted
+        assert not all(torch.equal(v, b.state_dict[key]) for key, v in a.state_dict.items())  # the mode acted
         assert max(abs(p - q) / abs(p) for p, q in zip(a.history, b.history)) <= 1e-6
         for key, v in a.state_dict.items():
             if v.is_floating_point() and v.isfinite().all():
                 assert float((v - b.state_dict[key]).abs().max()) <= 1e-6 * float(v.abs().max()), key
-            else:   # flags and the constraints' bounds (inf)
+            else:  # flags and the constraints' bounds (inf)
                 assert torch.equal(v, b.state_dict[key]), key
         la, lb = a.latent(x, device="cpu", flush_denormals=False), b.latent(x, device="cpu")
         np.testing.assert_allclose(lb.mean, la.mean, rtol=1e-5, atol=1e-6)
@@ -486,7 +530,7 @@ class TestFlushDenormals:
         fit_gp_classifier(x, y, device="cpu", flush_denormals=False, **{**FAST, "epochs": 1})
         fit.latent(x, device="cpu", flush_denormals=False)
         assert calls == []
-        real(True)   # a caller that flushes already keeps flushing
+        real(True)  # a caller that flushes already keeps flushing
         try:
             assert _flushing_denormals()
             fit.latent(x, device="cpu")
@@ -516,8 +560,9 @@ class TestCholeskyRetries:
 
     @pytest.mark.parametrize("fast_step", [False, True])
     def test_indefinite_kuu_is_factored(self, monkeypatch, fast_step):
-        import credalbook.gp.classifier as module
         from linear_operator.utils.errors import NotPSDError
+
+        import credalbook.gp.classifier as module
 
         rng = np.random.default_rng(0)
         x = 0.05 * rng.normal(size=(64, 2))
@@ -545,3 +590,18 @@ class TestCholeskyRetries:
         before = fit_gp_classifier(x, y, device="cpu", **FAST)
         for k, v in now.state_dict.items():
             assert torch.equal(v, before.state_dict[k]), k
+
+
+def test_import_without_gpytorch_names_the_extra():
+    """Without GPyTorch, ``import credalbook.gp`` says which extra to install."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; sys.modules['gpytorch'] = None\n"
+        "try:\n    import credalbook.gp\n"
+        "except ImportError as err:\n    print(type(err).__name__, err)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("ImportError ") and 'pip install "credalbook[gp]"' in done.stdout

@@ -13,21 +13,23 @@ import pytest
 
 import credalbook.metrics.binning as binning_module
 from credalbook.metrics import (
-    BINNINGS,
     bin_ids,
-    bin_index,
     bin_statistics,
-    bin_sums,
+    BIN_STRATEGIES,
     BinStatistics,
-    check_binning,
-    cut_index,
     ece_classwise,
     ece_confidence,
-    equal_mass_cuts,
-    equal_mass_edges,
-    equal_width_bin_index,
+    interval_cuts,
     interval_index,
     reliability_curve,
+)
+from credalbook.metrics.binning import (
+    bin_index,
+    bin_sums,
+    check_strategy,
+    cut_index,
+    equal_mass_cuts,
+    equal_width_bin_index,
     uniform_edges,
 )
 
@@ -66,8 +68,8 @@ class TestBinIds:
         ids = bin_ids(x, 10, strategy="quantile")
         assert np.bincount(ids, minlength=10).max() - np.bincount(ids, minlength=10).min() <= 1
         # the EU paper's equal-mass intervals, computed by credalbook.metrics.epistemic
-        np.testing.assert_array_equal(equal_mass_cuts(x, 10), equal_mass_edges(x, n_bins=10))
-        np.testing.assert_array_equal(ids, interval_index(x, equal_mass_edges(x, n_bins=10)))
+        np.testing.assert_array_equal(equal_mass_cuts(x, 10), interval_cuts(x, n_bins=10))
+        np.testing.assert_array_equal(ids, interval_index(x, interval_cuts(x, n_bins=10)))
         # values sorted: bins are consecutive runs
         assert np.all(np.diff(bin_ids(np.sort(x), 10, strategy="quantile")) >= 0)
 
@@ -88,12 +90,14 @@ class TestBinIds:
         assert bin_ids([-1e-6, 1 + 1e-6], 4).tolist() == [0, 3]  # within the tolerance of probabilities
         assert bin_ids([-0.5, 1.5, 0.2], 3, strategy="quantile").tolist() == [0, 2, 1]  # any real values
         with pytest.raises(ValueError, match="scalar"):
-            bin_ids(0.5, 2, strategy="equal_mass")
+            bin_ids(0.5, 2, strategy="quantile")
 
-    def test_synonyms(self):
+    def test_old_strategy_names(self):
         x = np.random.default_rng(4).random(50)
-        np.testing.assert_array_equal(bin_ids(x, 7, strategy="equal_width"), bin_ids(x, 7))
-        np.testing.assert_array_equal(bin_ids(x, 7, strategy="equal_mass"), bin_ids(x, 7, strategy="quantile"))
+        with pytest.warns(FutureWarning, match="'equal_width' was renamed"):
+            np.testing.assert_array_equal(bin_ids(x, 7, strategy="equal_width"), bin_ids(x, 7))
+        with pytest.warns(FutureWarning, match="'equal_mass' was renamed"):
+            np.testing.assert_array_equal(bin_ids(x, 7, strategy="equal_mass"), bin_ids(x, 7, strategy="quantile"))
 
     def test_quantile_per_row(self):
         # equal-mass bins are computed along the last axis, each row on its own
@@ -161,8 +165,14 @@ class TestUsers:
         curve = reliability_curve(p, y, n_bins=10, kind="classwise", class_index=1)
         assert curve.counts[0] >= 5
         assert ece_classwise(p, y, n_bins=10) == pytest.approx(
-            np.mean([reliability_curve(p, y, n_bins=10, kind="classwise", class_index=k).calibration_error
-                     for k in range(3)]), abs=1e-15)
+            np.mean(
+                [
+                    reliability_curve(p, y, n_bins=10, kind="classwise", class_index=k).calibration_error
+                    for k in range(3)
+                ]
+            ),
+            abs=1e-15,
+        )
 
 
 # ----------------------------------------------------------------------------------------------
@@ -178,7 +188,7 @@ def _reference_statistics(x, positive, n_bins, binning):
     for a in range(len(xr)):
         for k in range(c):
             v, o = xr[a, :, k], (pr[a] == k).astype(float)
-            if binning == "equal_width":
+            if binning == "uniform":
                 ids = bin_index(v, uniform_edges(n_bins))
             else:  # k_m = round(m T / B); cut between the order statistics k_m - 1 and k_m; ±inf outside
                 srt = sorted(v.tolist())
@@ -217,23 +227,30 @@ class TestBinStatistics:
         s = bin_statistics([[0.8, 0.2], [0.3, 0.7], [0.6, 0.4]], [0, 1, 1], 2)
         assert s.counts is None and s.positives is None
         # equal-mass, one problem: values 0.1, 0.2 | 0.3, 0.9 (cut 0.25), positives 0.2 and 0.9
-        s = bin_statistics([[0.3], [0.1], [0.9], [0.2]], [-1, -1, 0, 0], 2, binning="equal_mass", counts=True)
+        s = bin_statistics([[0.3], [0.1], [0.9], [0.2]], [-1, -1, 0, 0], 2, strategy="quantile", counts=True)
         np.testing.assert_allclose(s.gap, [[1 - 0.3, 1 - 1.2]], atol=1e-15)
         assert s.counts.tolist() == [[2, 2]] and s.positives.tolist() == [[1, 1]]
 
-    @pytest.mark.parametrize("binning", BINNINGS)
+    @pytest.mark.parametrize("binning", BIN_STRATEGIES)
     @pytest.mark.parametrize("kind", ["uniform", "grid", "atoms"])
     def test_reference(self, binning, kind):
         rng = np.random.default_rng(11)
-        for n, c, batch, n_bins in [(1, 1, (), 10), (2, 3, (), 1), (7, 2, (3,), 3), (200, 4, (), 10),
-                                    (50, 3, (2, 2), 15), (3000, 2, (), 7), (40, 1, (), 100)]:
+        for n, c, batch, n_bins in [
+            (1, 1, (), 10),
+            (2, 3, (), 1),
+            (7, 2, (3,), 3),
+            (200, 4, (), 10),
+            (50, 3, (2, 2), 15),
+            (3000, 2, (), 7),
+            (40, 1, (), 100),
+        ]:
             x, positive = _engine_case(rng, n, c, batch, kind)
-            s = bin_statistics(x, positive, n_bins, binning=binning, counts=True)
+            s = bin_statistics(x, positive, n_bins, strategy=binning, counts=True)
             gap, counts, pos = _reference_statistics(x, positive, n_bins, binning)
             assert s.gap.shape == gap.shape == (*batch, c, n_bins)
             np.testing.assert_array_equal(s.counts, counts)
             np.testing.assert_array_equal(s.positives, pos)
-            if binning == "equal_width":  # the same additions in the same order: bit for bit
+            if binning == "uniform":  # the same additions in the same order: bit for bit
                 np.testing.assert_array_equal(s.gap, gap)
             else:
                 np.testing.assert_allclose(s.gap, gap, rtol=1e-12, atol=1e-12)
@@ -245,7 +262,7 @@ class TestBinStatistics:
         for n, c, batch, n_bins in [(300, 3, (), 10), (100, 1, (2,), 4), (5, 2, (7,), 3), (70, 4, (2, 3), 9)]:
             x, positive = _engine_case(rng, n, c, batch)
             s = bin_statistics(x, positive, n_bins, counts=True)
-            gap, counts, pos = _reference_statistics(x, positive, n_bins, "equal_width")
+            gap, counts, pos = _reference_statistics(x, positive, n_bins, "uniform")
             np.testing.assert_array_equal(s.gap, gap)
             np.testing.assert_array_equal(s.counts, counts)
             np.testing.assert_array_equal(s.positives, pos)
@@ -258,8 +275,15 @@ class TestBinStatistics:
         rng = np.random.default_rng(14)
         for n_bins in (1, 2, 3, 10, 33, 49, 1000):
             edges = uniform_edges(n_bins)
-            x = np.concatenate([rng.random(3000), edges, np.nextafter(edges, -1), np.nextafter(edges, 2),
-                                [-3.0, -1e-9, 1 + 1e-9, 5.0, np.inf, -np.inf, np.nan]])
+            x = np.concatenate(
+                [
+                    rng.random(3000),
+                    edges,
+                    np.nextafter(edges, -1),
+                    np.nextafter(edges, 2),
+                    [-3.0, -1e-9, 1 + 1e-9, 5.0, np.inf, -np.inf, np.nan],
+                ]
+            )
             np.testing.assert_array_equal(equal_width_bin_index(x, n_bins), bin_index(x, edges))
 
     def test_equal_mass_selection_equals_sorting(self, monkeypatch):
@@ -273,9 +297,9 @@ class TestBinStatistics:
         for x in cases:
             positive = rng.integers(-1, x.shape[1], x.shape[0])
             for n_bins in (2, 3, 5, 10, 20):
-                fast = bin_statistics(x, positive, n_bins, binning="equal_mass", counts=True)
+                fast = bin_statistics(x, positive, n_bins, strategy="quantile", counts=True)
                 monkeypatch.setattr(binning_module, "_MAX_SELECT_CUTS", 0)
-                slow = bin_statistics(x, positive, n_bins, binning="equal_mass", counts=True)
+                slow = bin_statistics(x, positive, n_bins, strategy="quantile", counts=True)
                 monkeypatch.undo()
                 np.testing.assert_array_equal(fast.counts, slow.counts)
                 np.testing.assert_array_equal(fast.positives, slow.positives)
@@ -287,7 +311,7 @@ class TestBinStatistics:
         s = bin_statistics(x, [-1, 0, 0, -1], 10, counts=True)
         assert s.counts.tolist() == [[1, 0, 0, 0, 0, 1, 0, 0, 0, 2]]
         assert s.gap.shape == (1, 10) and s.gap[0, -1] == 0.0
-        s = bin_statistics(x, [-1, 0, 0, -1], 2, binning="equal_mass", counts=True)
+        s = bin_statistics(x, [-1, 0, 0, -1], 2, strategy="quantile", counts=True)
         assert s.counts.tolist() == [[2, 2]] and s.positives.tolist() == [[0, 2]]
         # values just outside [0, 1] (within the simplex tolerance) go to the outer bins
         s = bin_statistics([[-1e-6], [1 + 1e-6]], [-1, 0], 4, counts=True)
@@ -309,22 +333,27 @@ class TestBinStatistics:
             bin_statistics([[0.1], [0.2]], [0, 1], 2)
         with pytest.raises(ValueError, match="positive"):
             bin_statistics([[0.1], [0.2]], [0.0, 0.0], 2)
-        with pytest.raises(ValueError, match="binning"):
-            bin_statistics([[0.1]], [0], 2, binning="quantile")
+        with pytest.raises(ValueError, match="strategy"):
+            bin_statistics([[0.1]], [0], 2, strategy="adaptive")
         for bad in (0, True, 2.0, 10**9):
             with pytest.raises(ValueError, match="n_bins"):
                 bin_statistics([[0.1]], [0], bad)
 
 
-class TestCheckBinning:
+class TestCheckStrategy:
     def test_main(self):
-        assert BINNINGS == ("equal_width", "equal_mass")
-        assert [check_binning(b) for b in BINNINGS] == list(BINNINGS)
+        assert BIN_STRATEGIES == ("uniform", "quantile")
+        assert [check_strategy(b) for b in BIN_STRATEGIES] == list(BIN_STRATEGIES)
+
+    def test_old_values_warn(self):
+        for old, new in (("equal_width", "uniform"), ("equal_mass", "quantile")):
+            with pytest.warns(FutureWarning, match=f"strategy={old!r} was renamed to strategy={new!r}"):
+                assert check_strategy(old) == new
 
     def test_errors(self):
-        for bad in ("uniform", "adaptive", None, 1):
-            with pytest.raises(ValueError, match="binning"):
-                check_binning(bad)
+        for bad in ("adaptive", None, 1):
+            with pytest.raises(ValueError, match="strategy"):
+                check_strategy(bad)
 
 
 class TestEqualMassCuts:
@@ -337,3 +366,13 @@ class TestEqualMassCuts:
 
     def test_ties(self):
         assert equal_mass_cuts(np.array([0.5, 0.5, 0.5, 0.9]), 2).tolist() == [0.5]
+
+
+def test_bin_statistics_binning_keyword():
+    """binning= of 0.5 is strategy= since 0.6 (FutureWarning), the same statistics."""
+    x, pos = np.random.default_rng(3).random((40, 3)), np.random.default_rng(4).integers(-1, 3, size=40)
+    with pytest.warns(FutureWarning, match="'binning' was renamed to 'strategy'"):
+        old = bin_statistics(x, pos, 4, binning="quantile", counts=True)
+    new = bin_statistics(x, pos, 4, strategy="quantile", counts=True)
+    np.testing.assert_array_equal(old.gap, new.gap)
+    np.testing.assert_array_equal(old.counts, new.counts)

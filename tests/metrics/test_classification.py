@@ -12,22 +12,24 @@ import numpy as np
 import pytest
 import torch
 
-from credalbook.synthetic import calibrated_predictions, sample_labels
 from credalbook._validation import as_scalar
 from credalbook.metrics import (
-    ReliabilityCurve,
     accuracy,
     ace,
     all_label_ece,
     brier_score,
     calibration_summary,
+    ece,
     ece_classwise,
     ece_confidence,
-    equal_width_bin_index,
-    one_hot,
     nll,
     reliability_curve,
+    ReliabilityCurve,
 )
+from credalbook.metrics.binning import equal_width_bin_index
+from credalbook.metrics.classification import one_hot
+from credalbook.synthetic import calibrated_predictions, sample_labels
+
 
 def _named(fn, **options):
     out = functools.partial(fn, **options)
@@ -35,9 +37,18 @@ def _named(fn, **options):
     return out
 
 
-ALL_METRICS = [accuracy, brier_score, nll, ece_confidence, ece_classwise, ace,
-               _named(ece_confidence, binning="equal_mass"), _named(ece_classwise, binning="equal_mass", norm=2),
-               _named(ece_confidence, norm=2, debiased=True), _named(ece_classwise, norm=3)]
+ALL_METRICS = [
+    accuracy,
+    brier_score,
+    nll,
+    ece_confidence,
+    ece_classwise,
+    ace,
+    _named(ece_confidence, strategy="quantile"),
+    _named(ece_classwise, strategy="quantile", norm=2),
+    _named(ece_confidence, norm=2, debiased=True),
+    _named(ece_classwise, norm=3),
+]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -79,22 +90,31 @@ def _ref_ece_classwise(probs, labels, n_bins):
     return total / k
 
 
-def _ref_members(values, n_bins, binning):
+def _ref_members(values, n_bins, strategy):
     """Bins as lists of indices: equal-width edges j/B, or the equal-mass rule written out."""
     n = len(values)
-    if binning == "equal_width":
+    if strategy == "uniform":
         return [[i for i in range(n) if _in_bin(values[i], j, n_bins)] for j in range(n_bins)]
     srt = sorted(values)
-    cuts = [-math.inf] + [
-        -math.inf if round(m * n / n_bins) < 1 else math.inf if round(m * n / n_bins) > n - 1
-        else 0.5 * (srt[round(m * n / n_bins) - 1] + srt[round(m * n / n_bins)]) for m in range(1, n_bins)] + [math.inf]
+    cuts = (
+        [-math.inf]
+        + [
+            -math.inf
+            if round(m * n / n_bins) < 1
+            else math.inf
+            if round(m * n / n_bins) > n - 1
+            else 0.5 * (srt[round(m * n / n_bins) - 1] + srt[round(m * n / n_bins)])
+            for m in range(1, n_bins)
+        ]
+        + [math.inf]
+    )
     return [[i for i in range(n) if cuts[j] <= values[i] < cuts[j + 1]] for j in range(n_bins)]
 
 
-def _ref_power(values, outcomes, n_bins, binning, norm, debiased):
+def _ref_power(values, outcomes, n_bins, strategy, norm, debiased):
     """Sum over bins of (n_b / N)|mean o - mean x|^p; debiased: Kumar et al.'s unbiased_square_ce, clipped at 0."""
     n, total = len(values), 0.0
-    for members in _ref_members(values, n_bins, binning):
+    for members in _ref_members(values, n_bins, strategy):
         if not members or (debiased and len(members) < 2):
             continue
         o = sum(outcomes[i] for i in members) / len(members)
@@ -106,15 +126,19 @@ def _ref_power(values, outcomes, n_bins, binning, norm, debiased):
     return max(total, 0.0) if debiased else total
 
 
-def _ref_ece(probs, labels, n_bins, *, kind, binning="equal_width", norm=1, debiased=False):
+def _ref_ece(probs, labels, n_bins, *, kind, strategy="uniform", norm=1, debiased=False):
     probs, labels = np.asarray(probs).tolist(), list(labels)
     if kind == "confidence":
         conf = [max(row) for row in probs]
         correct = [1.0 if int(np.argmax(row)) == y else 0.0 for row, y in zip(probs, labels)]
-        return _ref_power(conf, correct, n_bins, binning, norm, debiased) ** (1 / norm)
+        return _ref_power(conf, correct, n_bins, strategy, norm, debiased) ** (1 / norm)
     k = len(probs[0])
-    per_class = [_ref_power([row[c] for row in probs], [1.0 if y == c else 0.0 for y in labels], n_bins, binning,
-                            norm, debiased) for c in range(k)]
+    per_class = [
+        _ref_power(
+            [row[c] for row in probs], [1.0 if y == c else 0.0 for y in labels], n_bins, strategy, norm, debiased
+        )
+        for c in range(k)
+    ]
     return (sum(per_class) / k) ** (1 / norm)
 
 
@@ -253,13 +277,13 @@ class TestMeanMetricsCi:
 
         p, y = calibrated_predictions(1001, 4, seed=8)
         est = metric(p, y, ci=0.9, n_resamples=300, seed=3)
-        old = bootstrap_ci(lambda a, b: metric(a, b), p, y, ci=0.9, n_resamples=300, seed=3, batched=True)
+        old = bootstrap_ci(p, y, lambda a, b: metric(a, b), ci=0.9, n_resamples=300, seed=3, batched=True)
         np.testing.assert_array_equal(est.replicates, old.replicates)
         assert est == old and est.value == metric(p, y) and est.n_resamples == 300
-        rng = np.random.default_rng(3)   # a plain loop: one index draw of size N per replicate
+        rng = np.random.default_rng(3)  # a plain loop: one index draw of size N per replicate
         loop = [metric(p[i], y[i]) for i in (rng.integers(0, 1001, 1001) for _ in range(300))]
         np.testing.assert_array_equal(est.replicates, loop)
-        assert bootstrap_ci(metric, p, y, ci=0.9, n_resamples=300, seed=3) == est   # bootstrap_ci delegates
+        assert bootstrap_ci(p, y, metric, ci=0.9, n_resamples=300, seed=3) == est  # bootstrap_ci delegates
 
     def test_by_hand(self):
         """Two instances, one correct: a replicate's accuracy is 0, 1/2 or 1 with probabilities 1/4, 1/2, 1/4;
@@ -279,14 +303,15 @@ class TestMeanMetricsCi:
                 metric(p, y, ci=0.9, n_resamples=1)
             with pytest.raises(ValueError, match=r"probs must have shape \(N, K\) when ci is given"):
                 metric(np.stack([p, p]), np.stack([y, y]), ci=0.9)
-            with pytest.raises(ValueError, match="n_resamples"):   # checked even without ci
+            with pytest.raises(ValueError, match="n_resamples"):  # checked even without ci
                 metric(p, y, n_resamples=0)
 
 
 class TestHelpers:
     def test_main(self):
-        np.testing.assert_array_equal(one_hot(np.array([[1, 0], [2, 2]]), 3),
-                                      [[[0, 1, 0], [1, 0, 0]], [[0, 0, 1], [0, 0, 1]]])
+        np.testing.assert_array_equal(
+            one_hot(np.array([[1, 0], [2, 2]]), 3), [[[0, 1, 0], [1, 0, 0]], [[0, 0, 1], [0, 0, 1]]]
+        )
         assert one_hot(np.array([1]), 3).dtype == np.float64
         assert as_scalar(np.array(0.25)) == 0.25 and type(as_scalar(np.float64(1.0))) is float
         np.testing.assert_array_equal(as_scalar(np.array([1.0, 2.0])), [1.0, 2.0])
@@ -360,7 +385,6 @@ class TestECEConfidence:
                 ece_confidence(p, [0], n_bins=bad)
         assert ece_confidence(p, [0], n_bins=np.int64(4)) == pytest.approx(0.4)
 
-
     def test_l2_and_debiased_by_hand(self):
         # docstring: bins {0.9 (right), 0.9 (wrong)} and {0.6, 0.6 (both right)}
         p, y = [[0.9, 0.1], [0.1, 0.9], [0.6, 0.4], [0.4, 0.6]], [0, 0, 0, 1]
@@ -371,17 +395,17 @@ class TestECEConfidence:
         assert ece_confidence([[0.9, 0.1], [0.55, 0.45]], [0, 0], norm=2, debiased=True) == 0.0
         assert ece_confidence([[0.7, 0.3], [0.7, 0.3]], [0, 1], norm=2, debiased=True) == 0.0  # 0.2² - 0.25 < 0
         # equal-mass, two bins of two: {0.6, 0.6} and {0.9, 0.9}, the same bins as above
-        assert ece_confidence(p, y, n_bins=2, binning="equal_mass") == pytest.approx(0.4, abs=1e-12)
+        assert ece_confidence(p, y, n_bins=2, strategy="quantile") == pytest.approx(0.4, abs=1e-12)
 
     def test_kumar_equal_mass(self):
-        # Kumar et al.'s binning (array_split) is ours when B divides N and no values tie
+        # Kumar et al.'s strategy (array_split) is ours when B divides N and no values tie
         rng = np.random.default_rng(20)
         for n, n_bins in [(300, 10), (1050, 15), (64, 4)]:
             p = rng.dirichlet(np.ones(3), size=n)
             y = (rng.random(n) < 0.8 * p.max(1)).astype(int) * p.argmax(1) + 0  # right w.p. 0.8·conf (else label 0)
             conf, correct = p.max(1), (p.argmax(1) == y).astype(float)
             for debias in (False, True):
-                got = ece_confidence(p, y, n_bins=n_bins, binning="equal_mass", norm=2, debiased=debias)
+                got = ece_confidence(p, y, n_bins=n_bins, strategy="quantile", norm=2, debiased=debias)
                 assert got == pytest.approx(_kumar_l2(conf, correct, n_bins, debias), abs=1e-12)
 
     def test_debiased_removes_the_bias(self):
@@ -414,27 +438,27 @@ class TestECEConfidence:
         assert deb < plug and deb < 0.01
 
     def test_edge_cases(self):
-        # N = 1, K = 2, every binning and norm: |1 - 0.7| or 0 for a correct confidence of 1.0
-        for binning in ("equal_width", "equal_mass"):
+        # N = 1, K = 2, every strategy and norm: |1 - 0.7| or 0 for a correct confidence of 1.0
+        for strategy in ("uniform", "quantile"):
             for norm in (1, 2):
-                assert ece_confidence([[0.7, 0.3]], [0], binning=binning, norm=norm) == pytest.approx(0.3)
-                assert ece_confidence([[1.0, 0.0]], [0], binning=binning, norm=norm) == 0.0
-            assert ece_confidence([[0.7, 0.3]], [0], binning=binning, norm=2, debiased=True) == 0.0
+                assert ece_confidence([[0.7, 0.3]], [0], strategy=strategy, norm=norm) == pytest.approx(0.3)
+                assert ece_confidence([[1.0, 0.0]], [0], strategy=strategy, norm=norm) == 0.0
+            assert ece_confidence([[0.7, 0.3]], [0], strategy=strategy, norm=2, debiased=True) == 0.0
         # confidence exactly 1.0 falls in the last equal-width bin, not in a bin B + 1
         p = [[1.0, 0.0], [1.0, 0.0], [0.95, 0.05]]
         assert ece_confidence(p, [0, 0, 1], n_bins=10) == pytest.approx(abs(2 / 3 - 2.95 / 3), abs=1e-12)
-        # ties: all confidences equal -> one non-empty bin whatever the binning and number of bins
+        # ties: all confidences equal -> one non-empty bin whatever the strategy and number of bins
         p = np.tile([0.6, 0.4], (10, 1))
         y = np.array([0] * 7 + [1] * 3)
-        for binning in ("equal_width", "equal_mass"):
+        for strategy in ("uniform", "quantile"):
             for n_bins in (1, 3, 10, 50):
-                assert ece_confidence(p, y, n_bins=n_bins, binning=binning) == pytest.approx(0.1, abs=1e-12)
+                assert ece_confidence(p, y, n_bins=n_bins, strategy=strategy) == pytest.approx(0.1, abs=1e-12)
         # more equal-mass bins than predictions: each (distinct) confidence in a bin of its own
         p, y = _random_case(n=7, k=3, seed=22)
         conf, correct = p.max(1), (p.argmax(1) == y)
         per_instance = np.abs(correct - conf).mean()
         for n_bins in (7, 8, 50):
-            assert ece_confidence(p, y, n_bins=n_bins, binning="equal_mass") == pytest.approx(per_instance, abs=1e-12)
+            assert ece_confidence(p, y, n_bins=n_bins, strategy="quantile") == pytest.approx(per_instance, abs=1e-12)
 
     def test_options_errors(self):
         p = [[0.6, 0.4]]
@@ -446,9 +470,9 @@ class TestECEConfidence:
                 ece_confidence(p, [0], norm=2, debiased=bad)
         with pytest.raises(ValueError, match="norm=2"):
             ece_confidence(p, [0], debiased=True)
-        for bad in ("uniform", "quantile", "adaptive", None):
-            with pytest.raises(ValueError, match="binning"):
-                ece_confidence(p, [0], binning=bad)
+        for bad in ("adaptive", "top_label", None):
+            with pytest.raises(ValueError, match="strategy"):
+                ece_confidence(p, [0], strategy=bad)
         with pytest.raises(ValueError, match="n_bins"):
             ece_confidence(p, [0], n_bins=10**9)
 
@@ -479,8 +503,10 @@ class TestECEClasswise:
     def test_equals_mean_of_classwise_curves(self):
         p, y = _random_case(n=400, k=6, seed=4)
         for n_bins in (5, 10):
-            per_class = [reliability_curve(p, y, n_bins=n_bins, kind="classwise", class_index=k).calibration_error
-                         for k in range(6)]
+            per_class = [
+                reliability_curve(p, y, n_bins=n_bins, kind="classwise", class_index=k).calibration_error
+                for k in range(6)
+            ]
             assert ece_classwise(p, y, n_bins=n_bins) == pytest.approx(np.mean(per_class), abs=1e-12)
 
     def test_invariances(self):
@@ -501,7 +527,6 @@ class TestECEClasswise:
             with pytest.raises(ValueError, match="n_bins"):
                 ece_classwise([[0.6, 0.4]], [0], n_bins=bad)
 
-
     def test_l2_by_hand(self):
         # sqrt(mean over classes of sum_b (n_b/N) gap_b²), all labels 0, two bins
         p, y = [[0.9, 0.1], [0.6, 0.4], [0.1, 0.9]], [0, 0, 0]
@@ -514,20 +539,25 @@ class TestECEClasswise:
         # the mean over classes (a class with a negative estimate counts 0, not less)
         p = np.array([[0.7, 0.2, 0.1], [0.7, 0.2, 0.1], [0.1, 0.2, 0.7], [0.1, 0.2, 0.7]])
         y = np.array([0, 1, 2, 2])
-        per_class = [max(_ref_power(p[:, c].tolist(), (y == c).astype(float).tolist(), 2, "equal_width", 2, True), 0)
-                     for c in range(3)]
-        assert min(_ref_power(p[:, c].tolist(), (y == c).astype(float).tolist(), 2, "equal_width", 2, False)
-                   for c in range(3)) >= 0
-        assert ece_classwise(p, y, n_bins=2, norm=2, debiased=True) == pytest.approx(math.sqrt(np.mean(per_class)),
-                                                                                   abs=1e-12)
+        per_class = [
+            max(_ref_power(p[:, c].tolist(), (y == c).astype(float).tolist(), 2, "uniform", 2, True), 0)
+            for c in range(3)
+        ]
+        assert (
+            min(_ref_power(p[:, c].tolist(), (y == c).astype(float).tolist(), 2, "uniform", 2, False) for c in range(3))
+            >= 0
+        )
+        assert ece_classwise(p, y, n_bins=2, norm=2, debiased=True) == pytest.approx(
+            math.sqrt(np.mean(per_class)), abs=1e-12
+        )
 
     def test_edge_cases(self):
-        # probabilities exactly 0 and 1 (first and last bin), N = 1, K = 2, every binning
-        for binning in ("equal_width", "equal_mass"):
-            assert ece_classwise([[1.0, 0.0], [0.0, 1.0]], [0, 1], binning=binning) == 0.0
-            assert ece_classwise([[0.7, 0.3]], [0], binning=binning) == pytest.approx(0.3)
-            assert ece_classwise([[0.7, 0.3]], [0], binning=binning, norm=2, debiased=True) == 0.0
-            assert ece_classwise([[1.0, 0.0], [0.0, 1.0]], [1, 0], binning=binning, n_bins=30) == pytest.approx(1.0)
+        # probabilities exactly 0 and 1 (first and last bin), N = 1, K = 2, every strategy
+        for strategy in ("uniform", "quantile"):
+            assert ece_classwise([[1.0, 0.0], [0.0, 1.0]], [0, 1], strategy=strategy) == 0.0
+            assert ece_classwise([[0.7, 0.3]], [0], strategy=strategy) == pytest.approx(0.3)
+            assert ece_classwise([[0.7, 0.3]], [0], strategy=strategy, norm=2, debiased=True) == 0.0
+            assert ece_classwise([[1.0, 0.0], [0.0, 1.0]], [1, 0], strategy=strategy, n_bins=30) == pytest.approx(1.0)
 
 
 class TestAce:
@@ -536,7 +566,7 @@ class TestAce:
         p = [[0.9, 0.1], [0.8, 0.2], [0.4, 0.6], [0.3, 0.7]]
         assert ace(p, [0, 1, 1, 1], n_bins=2) == pytest.approx(0.35, abs=1e-12)
         p, y = _random_case(n=300, k=5, seed=30)
-        assert ace(p, y, n_bins=15) == ece_classwise(p, y, n_bins=15, binning="equal_mass")
+        assert ace(p, y, n_bins=15) == ece_classwise(p, y, n_bins=15, strategy="quantile")
         assert isinstance(ace(p, y), float)
 
     @pytest.mark.parametrize("n, n_ranges", [(300, 10), (1050, 15), (120, 4)])
@@ -667,16 +697,21 @@ class TestReliabilityCurve:
     def test_equal_mass(self):
         p, y = _random_case(n=500, k=4, seed=33)
         for n_bins in (5, 10):
-            c = reliability_curve(p, y, n_bins=n_bins, binning="equal_mass")
-            assert c.calibration_error == pytest.approx(ece_confidence(p, y, n_bins=n_bins, binning="equal_mass"),
-                                                        abs=1e-12)
+            c = reliability_curve(p, y, n_bins=n_bins, strategy="quantile")
+            assert c.calibration_error == pytest.approx(
+                ece_confidence(p, y, n_bins=n_bins, strategy="quantile"), abs=1e-12
+            )
             assert c.counts.tolist() == [500 // n_bins] * n_bins
             assert c.bin_edges[0] == 0.0 and c.bin_edges[-1] == 1.0 and np.all(np.diff(c.bin_edges) >= 0)
-            per_class = [reliability_curve(p, y, n_bins=n_bins, kind="classwise", class_index=k,
-                                           binning="equal_mass").calibration_error for k in range(4)]
+            per_class = [
+                reliability_curve(
+                    p, y, n_bins=n_bins, kind="classwise", class_index=k, strategy="quantile"
+                ).calibration_error
+                for k in range(4)
+            ]
             assert np.mean(per_class) == pytest.approx(ace(p, y, n_bins=n_bins), abs=1e-12)
-        with pytest.raises(ValueError, match="binning"):
-            reliability_curve(p, y, binning="quantile")
+        with pytest.raises(ValueError, match="strategy"):
+            reliability_curve(p, y, strategy="adaptive")
 
     def test_bin_edge_in_curve(self):
         c = reliability_curve([[0.3, 0.3, 0.2, 0.2], [1.0, 0.0, 0.0, 0.0]], [0, 0], n_bins=10)
@@ -733,12 +768,54 @@ class TestCalibrationSummary:
 
 
 @pytest.mark.parametrize("kind, ece", [("confidence", ece_confidence), ("classwise", ece_classwise)])
-@pytest.mark.parametrize("binning", ["equal_width", "equal_mass"])
+@pytest.mark.parametrize("strategy", ["uniform", "quantile"])
 @pytest.mark.parametrize("norm, debiased", [(1, False), (2, False), (3, False), (2, True)])
-def test_options_reference(kind, ece, binning, norm, debiased):
-    """Every binning/norm/debiasing option of both binned errors against the reference loop `_ref_ece`."""
+def test_options_reference(kind, ece, strategy, norm, debiased):
+    """Every strategy/norm/debiasing option of both binned errors against the reference loop `_ref_ece`."""
     for case, seed, n_bins in [(_random_case, 0, 10), (_grid_case, 1, 7), (_random_case, 2, 3), (_grid_case, 3, 15)]:
         p, y = case(seed=seed)
-        ref = _ref_ece(p, y, n_bins, kind=kind, binning=binning, norm=norm, debiased=debiased)
-        got = ece(p, y, n_bins=n_bins, binning=binning, norm=norm, debiased=debiased)
+        ref = _ref_ece(p, y, n_bins, kind=kind, strategy=strategy, norm=norm, debiased=debiased)
+        got = ece(p, y, n_bins=n_bins, strategy=strategy, norm=norm, debiased=debiased)
         assert got == pytest.approx(ref, abs=1e-12)
+
+
+class TestRenamedKeywords:
+    """binning= (0.5) is strategy= since 0.6, with the values "uniform"/"quantile"; the old ones still work and warn."""
+
+    def test_binning_keyword_and_values(self):
+        p, y = _random_case(n=200, k=4, seed=5)
+        for old, new in (("equal_width", "uniform"), ("equal_mass", "quantile")):
+            for fn in (ece_confidence, ece_classwise):
+                with pytest.warns(FutureWarning, match="'binning' was renamed to 'strategy'"):
+                    assert fn(p, y, binning=new) == fn(p, y, strategy=new)
+                with pytest.warns(FutureWarning, match=f"strategy='{old}' was renamed to strategy='{new}'"):
+                    assert fn(p, y, strategy=old) == fn(p, y, strategy=new)
+        with pytest.raises(TypeError, match="pass only strategy"):
+            ece_confidence(p, y, binning="uniform", strategy="uniform")
+
+
+class TestEceAlias:
+    """ece(epsilon) is ece_confidence(n_bins=1/(2 epsilon)) bit for bit; other epsilons use the regions."""
+
+    def test_bit_identical(self):
+        from credalbook.metrics import epsilon_from_bins
+        from credalbook.metrics.regions import _region_ece, check_probs_label_rows
+
+        rng = np.random.default_rng(11)
+        for trial in range(60):
+            n, k, b = int(rng.integers(1, 200)), int(rng.integers(2, 8)), int(rng.integers(1, 40))
+            p = rng.dirichlet(np.ones(k) * rng.uniform(0.1, 3), size=n)
+            if trial % 3 == 0:  # probabilities on bin edges
+                grid = rng.integers(1, b + 1, size=(n, k)).astype(float)
+                p = grid / grid.sum(axis=1, keepdims=True)
+            y = rng.integers(0, k, size=n)
+            eps = epsilon_from_bins(b)
+            assert ece(p, y, epsilon=eps) == ece_confidence(p, y, n_bins=b)
+            q, t, _ = check_probs_label_rows(p, y)
+            assert ece(p, y, epsilon=eps) == _region_ece(q, t, eps)  # the regions give the same bits
+
+    def test_other_epsilons_and_label_rows(self):
+        p, y = _random_case(n=50, k=3, seed=2)
+        rows = one_hot(y, 3)
+        for eps in (0.0, 0.07, 0.5, 1.0, 1 / 30):
+            assert ece(p, rows, epsilon=eps) == pytest.approx(ece(p, y, epsilon=eps), abs=1e-15)

@@ -13,19 +13,22 @@ from credalbook.metrics import consistency_bands, ConsistencyBands, reliability_
 from credalbook.metrics.binning import equal_width_bin_index
 from credalbook.synthetic import calibrated_predictions
 
-CASES = [("top_label", None, "uniform"), ("top_label", None, "quantile"), ("classwise", 1, "uniform"),
-         ("classwise", None, "quantile")]
+CASES = [
+    ("confidence", None, "uniform"),
+    ("confidence", None, "quantile"),
+    ("classwise", 1, "uniform"),
+    ("classwise", None, "quantile"),
+]
 
 
 def _curve(p, y, kind, class_index, strategy, n_bins):
-    return reliability_curve(p, y, kind="confidence" if kind == "top_label" else kind, class_index=class_index,
-                             n_bins=n_bins, binning="equal_width" if strategy == "uniform" else "equal_mass")
+    return reliability_curve(p, y, kind=kind, class_index=class_index, n_bins=n_bins, strategy=strategy)
 
 
 class TestConsistencyBands:
     def test_main(self):
         # one bin of 100 forecasts of 0.5: n* = 100 always, o* ~ Binomial(100, 0.5) / 100
-        b = consistency_bands(np.full((100, 2), 0.5), n_bins=1, level=0.9, n_resamples=4000, seed=0)
+        b = consistency_bands(np.full((100, 2), 0.5), n_bins=1, ci=0.9, n_resamples=4000, seed=0)
         assert isinstance(b, ConsistencyBands) and b.kind == "confidence" and b.class_index is None
         assert b.counts.tolist() == [100] and b.mean_predicted.tolist() == [0.5]
         assert (b.low[0], b.high[0]) == pytest.approx(tuple(stats.binom.ppf([0.05, 0.95], 100, 0.5) / 100), abs=0.011)
@@ -36,8 +39,9 @@ class TestConsistencyBands:
     @pytest.mark.parametrize("kind, class_index, strategy", CASES)
     def test_bins_of_the_curve(self, kind, class_index, strategy):
         p, y = calibrated_predictions(300, 4, seed=1)
-        b = consistency_bands(p, kind=kind, class_index=class_index, n_bins=7, strategy=strategy, n_resamples=50,
-                              seed=0)
+        b = consistency_bands(
+            p, kind=kind, class_index=class_index, n_bins=7, strategy=strategy, n_resamples=50, seed=0
+        )
         c = _curve(p, y, kind, class_index, strategy, 7)
         np.testing.assert_array_equal(b.bin_edges, c.bin_edges)
         np.testing.assert_array_equal(b.counts, c.counts)
@@ -62,7 +66,7 @@ class TestConsistencyBands:
             n = np.bincount(ids[idx], minlength=5)
             s = np.bincount(ids[idx], weights=outcome, minlength=5)
             freq[i, n > 0] = s[n > 0] / n[n > 0]
-        b = consistency_bands(p, n_bins=5, level=0.9, n_resamples=r, seed=1)
+        b = consistency_bands(p, n_bins=5, ci=0.9, n_resamples=r, seed=1)
         ok = b.counts >= 10
         assert ok.sum() >= 3
         literal = np.nanquantile(freq[:, ok], [0.05, 0.95], axis=0)
@@ -84,8 +88,9 @@ class TestConsistencyBands:
         inside = total = 0
         for _ in range(300):
             p, y = calibrated_predictions(400, 3, seed=rng)
-            b = consistency_bands(p, kind=kind, class_index=class_index, n_bins=8, strategy=strategy, level=0.9,
-                                  n_resamples=500, seed=rng)
+            b = consistency_bands(
+                p, kind=kind, class_index=class_index, n_bins=8, strategy=strategy, ci=0.9, n_resamples=500, seed=rng
+            )
             c = _curve(p, y, kind, class_index, strategy, 8)
             ok = c.counts >= 20
             inside += int(b.contains(c.observed)[ok].sum())
@@ -109,8 +114,8 @@ class TestConsistencyBands:
             consistency_bands(p, kind="top")
         with pytest.raises(ValueError, match="strategy must be one of"):
             consistency_bands(p, strategy="adaptive")
-        with pytest.raises(ValueError, match="level must lie in"):
-            consistency_bands(p, level=1.0)
+        with pytest.raises(ValueError, match="ci must lie in"):
+            consistency_bands(p, ci=1.0)
         with pytest.raises(ValueError, match="n_resamples must be an integer >= 2"):
             consistency_bands(p, n_resamples=1)
         with pytest.raises(ValueError, match="n_bins"):
@@ -123,3 +128,26 @@ class TestConsistencyBands:
             consistency_bands(p[None])
         with pytest.raises(ValueError, match="probs"):
             consistency_bands(p * 2)
+
+
+class TestRenamedOptions:
+    def test_level_is_ci(self):
+        p, _ = calibrated_predictions(200, 3, seed=0)
+        with pytest.warns(FutureWarning, match="'level' was renamed to 'ci'"):
+            old = consistency_bands(p, level=0.8, n_resamples=100, seed=1)
+        new = consistency_bands(p, ci=0.8, n_resamples=100, seed=1)
+        np.testing.assert_array_equal(old.low, new.low)
+        np.testing.assert_array_equal(old.high, new.high)
+        with pytest.warns(FutureWarning, match="ConsistencyBands.level was renamed to ConsistencyBands.ci"):
+            assert new.level == new.ci == 0.8
+
+    def test_old_kind_and_strategies(self):
+        p, _ = calibrated_predictions(200, 3, seed=2)
+        with pytest.warns(FutureWarning, match="kind='top_label' was renamed"):
+            old = consistency_bands(p, kind="top_label", n_resamples=100, seed=3)
+        new = consistency_bands(p, kind="confidence", n_resamples=100, seed=3)
+        assert old.kind == new.kind == "confidence"
+        np.testing.assert_array_equal(old.low, new.low)
+        with pytest.warns(FutureWarning, match="strategy='equal_mass' was renamed to strategy='quantile'"):
+            old = consistency_bands(p, strategy="equal_mass", n_resamples=100, seed=3)
+        np.testing.assert_array_equal(old.high, consistency_bands(p, strategy="quantile", n_resamples=100, seed=3).high)

@@ -7,21 +7,21 @@ import pytest
 import torch
 from scipy import stats
 
+import credalbook.metrics.kernel as kernel_module
+from credalbook._random import draw_labels
 from credalbook.metrics import (
     brier_estimator,
     dirichlet_kde_calibration_map,
     kl_calibration_error,
     lp_calibration_error,
     mmd_calibration_error,
+    skce,
     skce_estimator,
     skce_ul,
     skce_uq,
 )
-import credalbook.metrics.kernel as kernel_module
-from credalbook.metrics import skce
 from credalbook.metrics.distribution import estimator_function
 from credalbook.stats.measures import estimator_measure
-from credalbook._random import draw_labels
 
 
 @pytest.fixture
@@ -65,7 +65,9 @@ class TestLpKL:
         p, y = _data(rng, n=25, conc=3.0)
         p = 0.98 * p + 0.02 / 3
         ratio = _slow_kde_map(p, y, 0.2)
-        assert float(lp_calibration_error(p, y, bandwidth=0.2)) == pytest.approx(((ratio - p) ** 2).sum(1).mean(), rel=1e-8)
+        assert float(lp_calibration_error(p, y, bandwidth=0.2)) == pytest.approx(
+            ((ratio - p) ** 2).sum(1).mean(), rel=1e-8
+        )
         kl = np.where(ratio > 0, ratio * np.log(np.where(ratio > 0, ratio, 1) / p), 0).sum(1).mean()
         assert float(kl_calibration_error(p, y, bandwidth=0.2)) == pytest.approx(kl, rel=1e-8)
         l1 = np.abs(ratio - p).sum(1).mean()
@@ -86,18 +88,21 @@ class TestLpKL:
         p = np.array([[0.7, 0.3]] * 10)
         y = np.array([0] * 7 + [1] * 3)
         assert float(kl_calibration_error(p, y, bandwidth=0.1)) == pytest.approx(
-            (3 / 9) * 0 + 0.0, abs=0.02)  # leave-one-out frequencies 6/9 or 7/9 ≈ 0.7
+            (3 / 9) * 0 + 0.0, abs=0.02
+        )  # leave-one-out frequencies 6/9 or 7/9 ≈ 0.7
         assert float(kl_calibration_error(p, y, bandwidth=0.1)) >= 0
 
     def test_gradcheck(self, rng):
         p, y = _data(rng, n=12, k=3, conc=3.0)
         logits = torch.tensor(np.log(p), requires_grad=True)
         yt = torch.from_numpy(y)
-        for fn in (lambda q: lp_calibration_error(q, yt, bandwidth=0.1),
-                   lambda q: kl_calibration_error(q, yt, bandwidth=0.1),
-                   lambda q: skce_estimator(q, yt, bandwidth=0.5, estimator="quadratic"),
-                   lambda q: mmd_calibration_error(q, yt, bandwidth=0.3),
-                   lambda q: brier_estimator(q, yt)):
+        for fn in (
+            lambda q: lp_calibration_error(q, yt, bandwidth=0.1),
+            lambda q: kl_calibration_error(q, yt, bandwidth=0.1),
+            lambda q: skce_estimator(q, yt, bandwidth=0.5, estimator="quadratic"),
+            lambda q: mmd_calibration_error(q, yt, bandwidth=0.3),
+            lambda q: brier_estimator(q, yt),
+        ):
             assert torch.autograd.gradcheck(lambda z: fn(torch.softmax(z, -1)), (logits,))
 
     def test_batched_equals_loop(self, rng):
@@ -113,7 +118,7 @@ class TestLpKL:
         p = [[0.5, 0.5], [0.2, 0.8]]
         with pytest.raises(ValueError, match="order"):
             lp_calibration_error(p, [0, 1], order=0.5)
-        for order in (True, "2", 2j, None, float("nan"), float("inf")):   # no float() of bools and strings
+        for order in (True, "2", 2j, None, float("nan"), float("inf")):  # no float() of bools and strings
             with pytest.raises(ValueError, match="order"):
                 lp_calibration_error(p, [0, 1], order=order)
         with pytest.raises(ValueError, match="probs"):
@@ -129,9 +134,12 @@ class TestLpKL:
 class TestKernelEstimators:
     def test_skce_matches_numpy(self, rng):
         p, y = _data(rng, n=41, k=4)
-        assert float(skce_estimator(p, y, bandwidth=0.3)) == pytest.approx(float(skce_ul(p, y, bandwidth=0.3)), rel=1e-10)
+        assert float(skce_estimator(p, y, bandwidth=0.3)) == pytest.approx(
+            float(skce_ul(p, y, bandwidth=0.3)), rel=1e-10
+        )
         assert float(skce_estimator(p, y, bandwidth=0.3, estimator="quadratic")) == pytest.approx(
-            float(skce_uq(p, y, bandwidth=0.3)), rel=1e-10)
+            float(skce_uq(p, y, bandwidth=0.3)), rel=1e-10
+        )
 
     def test_skce_block_and_auto(self, rng):
         p, y = _data(rng, n=41, k=4)
@@ -139,10 +147,12 @@ class TestKernelEstimators:
             got = float(skce_estimator(p, y, bandwidth=0.3, estimator=estimator, block_size=10))
             assert got == pytest.approx(float(skce(p, y, bandwidth=0.3, estimator=estimator, block_size=10)), rel=1e-10)
         assert float(skce_estimator(p, y, bandwidth=0.3, estimator="auto")) == pytest.approx(
-            float(skce_uq(p, y, bandwidth=0.3)), rel=1e-10)
+            float(skce_uq(p, y, bandwidth=0.3)), rel=1e-10
+        )
         fn = estimator_function("skce", estimator="block", block_size=10, bandwidth=0.3)
         assert float(fn(torch.from_numpy(p), torch.from_numpy(y))) == pytest.approx(
-            float(skce(p, y, bandwidth=0.3, estimator="block", block_size=10)), rel=1e-10)
+            float(skce(p, y, bandwidth=0.3, estimator="block", block_size=10)), rel=1e-10
+        )
 
     def test_quadratic_row_blocks_keep_values_and_gradients(self, rng, monkeypatch):
         # large N: the (N, N) kernel matrix in checkpointed row blocks (memory O(N) with gradients)
@@ -186,8 +196,11 @@ class TestKernelEstimators:
         # Monte Carlo: mean over 400 calibrated datasets within 4 standard errors of zero
         p = rng.dirichlet(np.ones(3), size=(400, 100))
         y = draw_labels(p, rng)
-        for fn, kw in ((skce_estimator, dict(bandwidth=0.5)), (skce_estimator, dict(bandwidth=0.5, estimator="quadratic")),
-                       (mmd_calibration_error, dict(bandwidth=0.3))):
+        for fn, kw in (
+            (skce_estimator, dict(bandwidth=0.5)),
+            (skce_estimator, dict(bandwidth=0.5, estimator="quadratic")),
+            (mmd_calibration_error, dict(bandwidth=0.3)),
+        ):
             vals = fn(p, y, **kw).numpy()
             assert abs(vals.mean()) < 4 * vals.std(ddof=1) / math.sqrt(len(vals))
             sharp = p**4 / (p**4).sum(-1, keepdims=True)
@@ -240,7 +253,7 @@ class TestEstimatorMeasure:
     def test_errors(self):
         with pytest.raises(ValueError, match="estimator"):
             estimator_measure("ece")
-        for name in ("ece", None, 3, ["lp"]):   # the argument is called name
+        for name in ("ece", None, 3, ["lp"]):  # the argument is called name
             with pytest.raises(ValueError, match=r"^name must be one of the estimators"):
                 estimator_function(name)
             with pytest.raises(ValueError, match=r"^name must be one of the estimators"):
@@ -251,8 +264,9 @@ class TestEstimatorMeasure:
             estimator_measure("brier", bandwidth=0.1)
 
 
-@pytest.mark.parametrize("device", ["cpu", pytest.param("cuda", marks=pytest.mark.skipif(
-    not torch.cuda.is_available(), reason="no CUDA"))])
+@pytest.mark.parametrize(
+    "device", ["cpu", pytest.param("cuda", marks=pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA"))]
+)
 def test_device(device, rng):
     p, y = _data(rng, n=30)
     pt, yt = torch.tensor(p, device=device), torch.tensor(y, device=device)
@@ -263,5 +277,6 @@ def test_device(device, rng):
     for estimator in ("quadratic", "block", "auto"):
         out = skce_estimator(pt, yt, estimator=estimator, block_size=10, bandwidth=0.5)
         assert out.device.type == device
-        assert float(out) == pytest.approx(float(skce_estimator(p, y, estimator=estimator, block_size=10, bandwidth=0.5)),
-                                           rel=1e-10)
+        assert float(out) == pytest.approx(
+            float(skce_estimator(p, y, estimator=estimator, block_size=10, bandwidth=0.5)), rel=1e-10
+        )

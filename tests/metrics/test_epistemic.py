@@ -7,14 +7,14 @@ import pytest
 from scipy.special import expit
 
 from credalbook.metrics import (
-    EUEstimates,
-    UncertaintyDecomposition,
     binary_entropy,
     eu_estimates,
+    EUEstimates,
     mutual_information,
     predictive_entropy,
     predictive_probability,
     uncertainty_decomposition,
+    UncertaintyDecomposition,
 )
 
 
@@ -38,8 +38,12 @@ class TestBinaryEntropy:
 
     def test_errors(self):
         # values outside [0, 1] used to give -inf or NaN silently
-        for bad, shown in ((1.5, "p = 1.5"), (-0.1, "p = -0.1"), ([0.5, np.nan], r"p\[1\] = nan"),
-                           ([[0.2], [np.inf]], r"p\[1, 0\] = inf")):
+        for bad, shown in (
+            (1.5, "p = 1.5"),
+            (-0.1, "p = -0.1"),
+            ([0.5, np.nan], r"p\[1\] = nan"),
+            ([[0.2], [np.inf]], r"p\[1, 0\] = inf"),
+        ):
             with pytest.raises(ValueError, match=rf"p must lie in \[0, 1\]; {shown}"):
                 binary_entropy(bad)
         for bad in (0.5j, ["a"], np.array([0.5], dtype=object)):
@@ -73,7 +77,7 @@ class TestEUEstimates:
 
     def test_main(self):
         for method in ("mc", "quadrature"):
-            est = eu_estimates(self.MU, self.VAR, method=method)
+            est = eu_estimates(self.MU, self.VAR, method=method, seed=0)
             assert isinstance(est, EUEstimates) and est.method == method
             assert (est.mutual_information >= 0).all()
             assert (est.mutual_information <= est.entropy).all()
@@ -118,7 +122,7 @@ class TestEUEstimates:
         assert (np.diff(mi) > 0).all()
         assert mi[-1] < math.log(2)
 
-    def test_errors(self):
+    def test_seed_and_dtype_errors(self):
         for bad in (-1, 1.5, "a", True):
             with pytest.raises(ValueError, match="seed must be None, a non-negative integer"):
                 eu_estimates([0.0], [1.0], seed=bad)
@@ -150,8 +154,9 @@ class TestEUEstimates:
         est = eu_estimates(self.MU, self.VAR, method="quadrature")
         np.testing.assert_array_equal(predictive_probability(self.MU, self.VAR, method="quadrature"), est.prob)
         np.testing.assert_array_equal(predictive_entropy(self.MU, self.VAR, method="quadrature"), est.entropy)
-        np.testing.assert_array_equal(mutual_information(self.MU, self.VAR, method="quadrature"),
-                                      est.mutual_information)
+        np.testing.assert_array_equal(
+            mutual_information(self.MU, self.VAR, method="quadrature"), est.mutual_information
+        )
 
     def test_errors(self):
         with pytest.raises(ValueError, match="latent_var must be non-negative"):

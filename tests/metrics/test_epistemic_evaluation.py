@@ -6,19 +6,19 @@ import numpy as np
 import pytest
 from sklearn.isotonic import IsotonicRegression
 
-from credalbook.metrics import uncertainty_decomposition
 from credalbook.metrics import (
-    EUCalibrationMap,
-    EUEvaluation,
-    EUReliability,
     accuracy_gain,
     eece,
     epistemic_correlation,
-    equal_mass_edges,
     eu_reliability,
+    EUCalibrationMap,
+    EUEvaluation,
+    EUReliability,
     evaluate_eu,
     fit_eu_calibration,
+    interval_cuts,
     interval_index,
+    uncertainty_decomposition,
 )
 
 
@@ -55,34 +55,35 @@ class TestAccuracyGain:
 
 class TestEqualMassEdges:
     def test_main(self):
-        np.testing.assert_allclose(equal_mass_edges([0.1, 0.4, 0.2, 0.3, 0.6, 0.5], n_bins=3), [0.25, 0.45])
+        np.testing.assert_allclose(interval_cuts([0.1, 0.4, 0.2, 0.3, 0.6, 0.5], n_bins=3), [0.25, 0.45])
         rng = np.random.default_rng(0)
         eu = rng.random(1000)
-        counts = np.bincount(interval_index(eu, equal_mass_edges(eu, n_bins=20)), minlength=20)
+        counts = np.bincount(interval_index(eu, interval_cuts(eu, n_bins=20)), minlength=20)
         np.testing.assert_array_equal(counts, np.full(20, 50))
-        counts = np.bincount(interval_index(eu[:997], equal_mass_edges(eu[:997], n_bins=20)), minlength=20)
+        counts = np.bincount(interval_index(eu[:997], interval_cuts(eu[:997], n_bins=20)), minlength=20)
         assert counts.sum() == 997 and counts.max() - counts.min() <= 1
 
     def test_errors(self):
         with pytest.raises(ValueError, match="at least n_bins = 3"):
-            equal_mass_edges([0.1, 0.2], n_bins=3)
+            interval_cuts([0.1, 0.2], n_bins=3)
         with pytest.raises(ValueError, match="n_bins must be an integer >= 1"):
-            equal_mass_edges([0.1, 0.2], n_bins=0)
+            interval_cuts([0.1, 0.2], n_bins=0)
 
 
 class TestIntervalIndex:
     def test_main(self):
-        np.testing.assert_array_equal(interval_index([-5.0, 0.0, 0.25, 0.3, 0.45, 9.0], [0.25, 0.45]),
-                                      [0, 0, 1, 1, 2, 2])
+        np.testing.assert_array_equal(
+            interval_index([-5.0, 0.0, 0.25, 0.3, 0.45, 9.0], [0.25, 0.45]), [0, 0, 1, 1, 2, 2]
+        )
 
     def test_errors(self):
-        with pytest.raises(ValueError, match="edges must be non-decreasing"):
+        with pytest.raises(ValueError, match="cuts must be non-decreasing"):
             interval_index([0.1], [0.5, 0.2])
 
 
 class TestEUReliability:
     def test_main(self):
-        rel = eu_reliability([0.1, 0.2, 0.3, 0.4, 0.5, 0.6], [0, 1, 0, 1, 1, 1], edges=[0.25, 0.45])
+        rel = eu_reliability([0.1, 0.2, 0.3, 0.4, 0.5, 0.6], [0, 1, 0, 1, 1, 1], cuts=[0.25, 0.45])
         assert isinstance(rel, EUReliability)
         np.testing.assert_array_equal(rel.counts, [2, 2, 2])
         np.testing.assert_allclose(rel.mean_eu, [0.15, 0.35, 0.55])
@@ -91,12 +92,12 @@ class TestEUReliability:
         assert rel.eece == pytest.approx((0.35 + 0.15 + 0.45) / 3)
 
     def test_empty_interval_and_bin_by(self):
-        rel = eu_reliability([0.1, 0.2, 0.9], [0, 1, 1], edges=[0.5, 0.7])
+        rel = eu_reliability([0.1, 0.2, 0.9], [0, 1, 1], cuts=[0.5, 0.7])
         np.testing.assert_array_equal(rel.counts, [2, 0, 1])
         assert np.isnan(rel.mean_eu[1]) and np.isnan(rel.mean_gain[1])
         assert rel.eece == pytest.approx((2 * abs(0.5 - 0.15) + 1 * abs(1 - 0.9)) / 3)
         # bin by another array: intervals of the raw values, averages of the given ones
-        rel2 = eu_reliability([0.0, 0.0, 0.3], [0, 1, 1], edges=[0.5, 0.7], bin_by=[0.1, 0.2, 0.9])
+        rel2 = eu_reliability([0.0, 0.0, 0.3], [0, 1, 1], cuts=[0.5, 0.7], bin_by=[0.1, 0.2, 0.9])
         np.testing.assert_array_equal(rel2.counts, rel.counts)
         np.testing.assert_allclose(rel2.mean_eu[[0, 2]], [0.0, 0.3])
 
@@ -106,7 +107,7 @@ class TestEECE:
         assert eece([0.1, 0.2, 0.3, 0.4], [0, 0, 1, 0], n_bins=2) == pytest.approx(0.15)
         # perfectly calibrated per interval -> 0
         eu = np.array([0.25, 0.25, 0.25, 0.25, 0.5, 0.5])
-        assert eece(eu, [1, 0, 0, 0, 1, 0], edges=[0.4]) == pytest.approx(0.0)
+        assert eece(eu, [1, 0, 0, 0, 1, 0], cuts=[0.4]) == pytest.approx(0.0)
         # a single interval: |mean gain - mean EU|
         assert eece([0.2, 0.4], [1, -1], n_bins=1) == pytest.approx(0.3)
 
@@ -156,7 +157,7 @@ class TestEpistemicCorrelation:
 
 class TestFitEUCalibration:
     def test_main(self):
-        gamma = fit_eu_calibration([0.1, 0.2, 0.3, 0.4], [0, 0, 1, 0], edges=[0.25])
+        gamma = fit_eu_calibration([0.1, 0.2, 0.3, 0.4], [0, 0, 1, 0], cuts=[0.25])
         assert isinstance(gamma, EUCalibrationMap)
         np.testing.assert_allclose(gamma.bin_gain, [0.0, 0.5])
         np.testing.assert_array_equal(gamma.counts, [2, 2])
@@ -166,20 +167,20 @@ class TestFitEUCalibration:
         # interval gains 0.5 then 0.1 violate monotonicity: isotonic regression pools them to 0.3
         eu = [0.1, 0.2, 0.3, 0.4, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99]
         gain = [1, 1, 0, 0, 0, 0, 0, 0, 1, 0]
-        gamma = fit_eu_calibration(eu, gain, edges=[0.5])
+        gamma = fit_eu_calibration(eu, gain, cuts=[0.5])
         np.testing.assert_allclose(gamma.bin_gain, [0.5, 1 / 6])
         np.testing.assert_allclose(gamma([0.0, 1.0]), [0.3, 0.3])
-        neg = fit_eu_calibration([0.1, 0.2, 0.8, 0.9], [-1, -1, 1, 0], edges=[0.5])
+        neg = fit_eu_calibration([0.1, 0.2, 0.8, 0.9], [-1, -1, 1, 0], cuts=[0.5])
         assert neg([0.0]) == pytest.approx(0.0)  # clipped at 0
-        unclipped = fit_eu_calibration([0.1, 0.2, 0.8, 0.9], [-1, -1, 1, 0], edges=[0.5], clip=False)
+        unclipped = fit_eu_calibration([0.1, 0.2, 0.8, 0.9], [-1, -1, 1, 0], cuts=[0.5], clip=False)
         assert unclipped([0.0]) == pytest.approx(-1.0)
 
     def test_monotone_and_matches_sklearn(self):
         rng = np.random.default_rng(4)
         eu = rng.random(500)
         gain = (rng.random(500) < 0.3 * eu).astype(int) - (rng.random(500) < 0.05).astype(int)
-        edges = equal_mass_edges(rng.random(300), n_bins=20)
-        gamma = fit_eu_calibration(eu, gain, edges=edges)
+        edges = interval_cuts(rng.random(300), n_bins=20)
+        gamma = fit_eu_calibration(eu, gain, cuts=edges)
         grid = np.linspace(-0.5, 1.5, 2001)
         out = gamma(grid)
         assert (np.diff(out) >= 0).all()
@@ -199,18 +200,18 @@ class TestFitEUCalibration:
 
         eu_test, gain_test = sample(4000)
         eu_cal, gain_cal = sample(4000)
-        edges = equal_mass_edges(eu_test, n_bins=20)
-        gamma = fit_eu_calibration(eu_cal, gain_cal, edges=edges)
-        raw = eece(eu_test, gain_test, edges=edges)
-        calibrated = eece(gamma(eu_test), gain_test, edges=edges, bin_by=eu_test)
+        edges = interval_cuts(eu_test, n_bins=20)
+        gamma = fit_eu_calibration(eu_cal, gain_cal, cuts=edges)
+        raw = eece(eu_test, gain_test, cuts=edges)
+        calibrated = eece(gamma(eu_test), gain_test, cuts=edges, bin_by=eu_test)
         assert raw == pytest.approx(0.3, abs=0.03)  # mean |3e - e| = 2 x mean e = 0.3
         assert calibrated < 0.03
 
     def test_errors(self):
-        with pytest.raises(ValueError, match="edges must be non-decreasing"):
-            fit_eu_calibration([0.1, 0.2], [0, 1], edges=[0.5, 0.1])
+        with pytest.raises(ValueError, match="cuts must be non-decreasing"):
+            fit_eu_calibration([0.1, 0.2], [0, 1], cuts=[0.5, 0.1])
         with pytest.raises(ValueError, match="gain must have length 2"):
-            fit_eu_calibration([0.1, 0.2], [0], edges=[0.5])
+            fit_eu_calibration([0.1, 0.2], [0], cuts=[0.5])
 
 
 class TestEvaluateEU:
@@ -218,8 +219,9 @@ class TestEvaluateEU:
         rng = np.random.default_rng(6)
         eu = rng.random(300)
         gain = (rng.random(300) < 0.5 * eu).astype(int)
-        gamma = fit_eu_calibration(rng.random(300), (rng.random(300) < 0.2).astype(int),
-                                   edges=equal_mass_edges(eu, n_bins=10))
+        gamma = fit_eu_calibration(
+            rng.random(300), (rng.random(300) < 0.2).astype(int), cuts=interval_cuts(eu, n_bins=10)
+        )
         ev = evaluate_eu(eu, gain, n_bins=10, calibration=gamma)
         assert isinstance(ev, EUEvaluation)
         assert ev.rho_epi == pytest.approx(epistemic_correlation(eu, gain))
@@ -230,3 +232,35 @@ class TestEvaluateEU:
     def test_errors(self):
         with pytest.raises(ValueError, match="calibration must be an EUCalibrationMap"):
             evaluate_eu([0.1, 0.2], [0, 1], n_bins=1, calibration=lambda e: e)
+
+
+class TestRenamedCuts:
+    """The interior cuts were called ``edges`` before 0.6 (edges are the M + 1 boundaries); the old names warn."""
+
+    EU = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6]
+    GAIN = [0, 1, 0, 1, 1, 1]
+
+    def test_equal_mass_edges(self):
+        from credalbook.metrics import equal_mass_edges
+
+        with pytest.warns(FutureWarning, match="renamed to interval_cuts"):
+            np.testing.assert_array_equal(equal_mass_edges(self.EU, n_bins=3), interval_cuts(self.EU, n_bins=3))
+
+    def test_edges_keyword_and_attribute(self):
+        cuts = [0.25, 0.45]
+        with pytest.warns(FutureWarning, match="'edges' was renamed to 'cuts'"):
+            old = eu_reliability(self.EU, self.GAIN, edges=cuts)
+        new = eu_reliability(self.EU, self.GAIN, cuts=cuts)
+        np.testing.assert_array_equal(old.mean_gain, new.mean_gain)
+        with pytest.warns(FutureWarning, match="EUReliability.edges was renamed to EUReliability.cuts"):
+            np.testing.assert_array_equal(new.edges, new.cuts)
+        with pytest.warns(FutureWarning, match="'edges' was renamed to 'cuts'"):
+            assert eece(self.EU, self.GAIN, edges=cuts) == eece(self.EU, self.GAIN, cuts=cuts)
+        with pytest.warns(FutureWarning, match="'edges' was renamed to 'cuts'"):
+            np.testing.assert_array_equal(interval_index(self.EU, edges=cuts), interval_index(self.EU, cuts))
+        with pytest.warns(FutureWarning, match="'edges' was renamed to 'cuts'"):
+            gamma = fit_eu_calibration(self.EU, self.GAIN, edges=cuts)
+        with pytest.warns(FutureWarning, match="EUCalibrationMap.edges was renamed"):
+            np.testing.assert_array_equal(gamma.edges, fit_eu_calibration(self.EU, self.GAIN, cuts=cuts).cuts)
+        with pytest.warns(FutureWarning, match="'edges' was renamed to 'cuts'"):
+            assert evaluate_eu(self.EU, self.GAIN, edges=cuts).eece == evaluate_eu(self.EU, self.GAIN, cuts=cuts).eece

@@ -21,9 +21,7 @@ from credalbook.metrics import (
     bootstrap_ci,
     brier_score,
     ece_classwise,
-    ece_classwise_batched,
     ece_confidence,
-    ece_confidence_batched,
     Estimate,
     skce,
     skce_ul,
@@ -31,6 +29,7 @@ from credalbook.metrics import (
     smooth_ece,
     TVKernel,
 )
+from credalbook.metrics.classification import ece_classwise_batched, ece_confidence_batched
 from credalbook.synthetic import calibrated_predictions
 
 
@@ -53,8 +52,14 @@ class TestEstimate:
         e = Estimate(0.125, 0.1, 0.15, 0.9, 500, "percentile", replicates=np.arange(3.0))
         assert float(e) == 0.125
         assert f"{e:.3f}" == "0.125 [0.100, 0.150]"
-        assert e.to_dict() == {"value": 0.125, "low": 0.1, "high": 0.15, "level": 0.9, "n_resamples": 500,
-                               "method": "percentile"}
+        assert e.to_dict() == {
+            "value": 0.125,
+            "low": 0.1,
+            "high": 0.15,
+            "level": 0.9,
+            "n_resamples": 500,
+            "method": "percentile",
+        }
         assert "replicates" not in repr(e)
         assert e == Estimate(0.125, 0.1, 0.15, 0.9, 500, "percentile")  # replicates are not compared
         with pytest.raises(FrozenInstanceError):
@@ -65,16 +70,16 @@ class TestBootstrapCi:
     def test_matches_plain_loop(self, monkeypatch):
         p, y = calibrated_predictions(120, 4, seed=1)
         for metric in (accuracy, functools.partial(ece_confidence, n_bins=5), lambda a, b: brier_score(a, b)):
-            est = bootstrap_ci(metric, p, y, ci=0.8, n_resamples=60, seed=7)
+            est = bootstrap_ci(p, y, metric, ci=0.8, n_resamples=60, seed=7)
             reps = _loop_replicates(metric, p, y, 60, 7)
             np.testing.assert_allclose(est.replicates, reps, rtol=1e-13, atol=1e-15)
             assert (est.low, est.high) == pytest.approx(tuple(_percentile(reps, 0.8)), rel=1e-12)
             assert est.value == float(metric(p, y)) and est.level == 0.8 and est.n_resamples == 60
         # chunks of one replicate give the same replicates as chunks of all of them
-        whole = bootstrap_ci(ece_classwise, p, y, n_resamples=30, seed=3)
+        whole = bootstrap_ci(p, y, ece_classwise, n_resamples=30, seed=3)
         monkeypatch.setattr(intervals, "CHUNK_BYTES", 1)
         assert intervals._chunk_size(120, (p, y), 30) == 1
-        single = bootstrap_ci(ece_classwise, p, y, n_resamples=30, seed=3)
+        single = bootstrap_ci(p, y, ece_classwise, n_resamples=30, seed=3)
         np.testing.assert_array_equal(whole.replicates, single.replicates)
 
     @pytest.mark.parametrize("norm,debiased", [(1, False), (2, False), (2, True), (1.5, False)])
@@ -83,7 +88,7 @@ class TestBootstrapCi:
         that gathers and re-bins, and against the previous engine (bootstrap of the batched error on
         gathered rows): equal to 1e-12, for N odd, K = 5, and for chunks of one replicate."""
         p, y = calibrated_predictions(1001, 5, seed=3)
-        p = p ** 1.3 / (p ** 1.3).sum(1, keepdims=True)   # miscalibrated: gaps of both signs
+        p = p**1.3 / (p**1.3).sum(1, keepdims=True)  # miscalibrated: gaps of both signs
         metric = functools.partial(ece_classwise, n_bins=7, norm=norm, debiased=debiased)
         est = metric(p, y, ci=0.9, n_resamples=40, seed=5)
         loop = _loop_replicates(metric, p, y, 40, 5)
@@ -108,9 +113,9 @@ class TestBootstrapCi:
     def test_metrics_with_ci_keyword_do_the_work(self):
         p, y = calibrated_predictions(100, 3, seed=2)
         for metric in (ece_confidence, functools.partial(ece_classwise, n_bins=4), skce_ul, smooth_ece):
-            est = bootstrap_ci(metric, p, y, ci=0.9, n_resamples=30, seed=4)
+            est = bootstrap_ci(p, y, metric, ci=0.9, n_resamples=30, seed=4)
             assert est == metric(p, y, ci=0.9, n_resamples=30, seed=4)
-            basic = bootstrap_ci(metric, p, y, ci=0.9, n_resamples=30, seed=4, method="basic")
+            basic = bootstrap_ci(p, y, metric, ci=0.9, n_resamples=30, seed=4, method="basic")
             lo, hi = _percentile(est.replicates, 0.9)
             assert (basic.low, basic.high) == pytest.approx((2 * est.value - hi, 2 * est.value - lo), rel=1e-12)
 
@@ -119,10 +124,10 @@ class TestBootstrapCi:
 
         p, y = calibrated_predictions(100, 3, seed=2)
         g = calibration_measure("ece_cwise", n_bins=4)
-        est = bootstrap_ci(g, p, y, n_resamples=40, seed=0)
-        ref = bootstrap_ci(functools.partial(ece_classwise, n_bins=4), p, y, n_resamples=40, seed=0)
+        est = bootstrap_ci(p, y, g, n_resamples=40, seed=0)
+        ref = bootstrap_ci(p, y, functools.partial(ece_classwise, n_bins=4), n_resamples=40, seed=0)
         np.testing.assert_allclose(est.replicates, ref.replicates, rtol=1e-13)
-        basic = bootstrap_ci(g, p, y, n_resamples=40, seed=0, method="basic")
+        basic = bootstrap_ci(p, y, g, n_resamples=40, seed=0, method="basic")
         lo, hi = _percentile(est.replicates, 0.95)
         assert (basic.low, basic.high) == pytest.approx((2 * est.value - hi, 2 * est.value - lo), rel=1e-12)
         assert basic.method == "basic"
@@ -141,9 +146,11 @@ class TestBootstrapCi:
         rng = np.random.default_rng(0)
         for _ in range(r):
             p, y = calibrated_predictions(n, 3, seed=rng)
-            estimates = {"accuracy": bootstrap_ci(accuracy, p, y, ci=level, n_resamples=200, seed=rng),
-                         "brier": bootstrap_ci(brier_score, p, y, ci=level, n_resamples=200, seed=rng),
-                         "skce_ul": skce_ul(p, y, ci=level, n_resamples=200, seed=rng)}
+            estimates = {
+                "accuracy": bootstrap_ci(p, y, accuracy, ci=level, n_resamples=200, seed=rng),
+                "brier": bootstrap_ci(p, y, brier_score, ci=level, n_resamples=200, seed=rng),
+                "skce_ul": skce_ul(p, y, ci=level, n_resamples=200, seed=rng),
+            }
             for name, e in estimates.items():
                 hits[name] += e.low <= targets[name] <= e.high
         lo, hi = stats.binom.ppf([0.0005, 0.9995], r, level) / r
@@ -153,19 +160,19 @@ class TestBootstrapCi:
 
     def test_seeds(self):
         p, y = calibrated_predictions(80, 3, seed=0)
-        a = bootstrap_ci(brier_score, p, y, n_resamples=50, seed=11)
-        b = bootstrap_ci(brier_score, p, y, n_resamples=50, seed=11)
-        c = bootstrap_ci(brier_score, p, y, n_resamples=50, seed=12)
+        a = bootstrap_ci(p, y, brier_score, n_resamples=50, seed=11)
+        b = bootstrap_ci(p, y, brier_score, n_resamples=50, seed=11)
+        c = bootstrap_ci(p, y, brier_score, n_resamples=50, seed=12)
         np.testing.assert_array_equal(a.replicates, b.replicates)
         assert a == b and not np.array_equal(a.replicates, c.replicates)
         g = np.random.default_rng(11)
-        d = bootstrap_ci(brier_score, p, y, n_resamples=50, seed=g)  # a Generator continues its stream
+        d = bootstrap_ci(p, y, brier_score, n_resamples=50, seed=g)  # a Generator continues its stream
         np.testing.assert_array_equal(a.replicates, d.replicates)
 
     def test_torch_inputs(self):
         p, y = calibrated_predictions(60, 3, seed=0)
-        a = bootstrap_ci(accuracy, torch.tensor(p, dtype=torch.float32), torch.tensor(y), n_resamples=20, seed=0)
-        b = bootstrap_ci(accuracy, p.astype(np.float32), y, n_resamples=20, seed=0)
+        a = bootstrap_ci(torch.tensor(p, dtype=torch.float32), torch.tensor(y), accuracy, n_resamples=20, seed=0)
+        b = bootstrap_ci(p.astype(np.float32), y, accuracy, n_resamples=20, seed=0)
         assert a == b
 
     def test_memory_bound(self):
@@ -179,40 +186,44 @@ class TestBootstrapCi:
         p, y = calibrated_predictions(20, 3, seed=0)
         for ci in (0, 1, 1.5, -0.1, "0.95", True, None):
             with pytest.raises(ValueError, match="ci must"):
-                bootstrap_ci(accuracy, p, y, ci=ci)
+                bootstrap_ci(p, y, accuracy, ci=ci)
         for n in (1, 0, 2.5, True):
             with pytest.raises(ValueError, match="n_resamples must be an integer >= 2"):
-                bootstrap_ci(accuracy, p, y, n_resamples=n)
+                bootstrap_ci(p, y, accuracy, n_resamples=n)
         with pytest.raises(ValueError, match="method must be one of"):
-            bootstrap_ci(accuracy, p, y, method="bca")
+            bootstrap_ci(p, y, accuracy, method="bca")
         with pytest.raises(ValueError, match="seed must be"):
-            bootstrap_ci(accuracy, p, y, seed=-1)
+            bootstrap_ci(p, y, accuracy, seed=-1)
         with pytest.raises(TypeError, match="metric must be a callable"):
-            bootstrap_ci("accuracy", p, y)
+            bootstrap_ci(p, y, "accuracy")
         with pytest.raises(ValueError, match=r"probs must have shape \(N, K\)"):
-            bootstrap_ci(accuracy, p[None], y[None])
+            bootstrap_ci(p[None], y[None], accuracy)
         with pytest.raises(ValueError, match="one value per replicate"):
-            bootstrap_ci(lambda a, b: float(np.mean(a)), p, y, batched=True, n_resamples=5)
+            bootstrap_ci(p, y, lambda a, b: float(np.mean(a)), batched=True, n_resamples=5)
         with pytest.raises(ValueError, match="one real number"):
-            bootstrap_ci(lambda a, b: a.mean(axis=0), p, y, n_resamples=5)
+            bootstrap_ci(p, y, lambda a, b: a.mean(axis=0), n_resamples=5)
         with pytest.raises(ValueError, match="not finite on"):
-            bootstrap_ci(lambda a, b: np.nan if b[0] == b[1] else 0.0, p, y, n_resamples=50, seed=0)
+            bootstrap_ci(p, y, lambda a, b: np.nan if b[0] == b[1] else 0.0, n_resamples=50, seed=0)
         with pytest.raises(ValueError, match="batched must be"):
-            bootstrap_ci(accuracy, p, y, batched="yes")
+            bootstrap_ci(p, y, accuracy, batched="yes")
 
 
 class TestCiKeyword:
     """ci= on every calibration error: an Estimate whose replicates are the metric on the resampled data."""
 
-    @pytest.mark.parametrize("metric", [
-        functools.partial(ece_confidence, n_bins=5),
-        functools.partial(ece_confidence, n_bins=5, binning="equal_mass", norm=2, debiased=True),
-        functools.partial(ece_classwise, n_bins=5),
-        functools.partial(ece_classwise, n_bins=4, norm=2),
-        functools.partial(ace, n_bins=4),
-        functools.partial(smooth_ece),
-        functools.partial(smooth_ece, bandwidth=0.05),
-    ], ids=["ece_conf", "ece_conf_l2_mass", "ece_cwise", "ece_cwise_l2", "ace", "smooth", "smooth_bw"])
+    @pytest.mark.parametrize(
+        "metric",
+        [
+            functools.partial(ece_confidence, n_bins=5),
+            functools.partial(ece_confidence, n_bins=5, strategy="quantile", norm=2, debiased=True),
+            functools.partial(ece_classwise, n_bins=5),
+            functools.partial(ece_classwise, n_bins=4, norm=2),
+            functools.partial(ace, n_bins=4),
+            functools.partial(smooth_ece),
+            functools.partial(smooth_ece, bandwidth=0.05),
+        ],
+        ids=["ece_conf", "ece_conf_l2_mass", "ece_cwise", "ece_cwise_l2", "ace", "smooth", "smooth_bw"],
+    )
     def test_instance_resampling(self, metric):
         p, y = calibrated_predictions(90, 3, seed=4)
         value = metric(p, y)
@@ -236,19 +247,22 @@ class TestCiKeyword:
     def test_skce_linear_and_block_resample_terms(self):
         p, y = calibrated_predictions(60, 3, seed=3)
         r = p - np.eye(3)[y]
-        terms = np.exp(-(0.5 * np.abs(p[0::2] - p[1::2]).sum(1)) ** 2 / 2) * (r[0::2] * r[1::2]).sum(1)
-        for est in (skce_ul(p, y, ci=0.9, n_resamples=40, seed=1),
-                    skce(p, y, estimator="linear", ci=0.9, n_resamples=40, seed=1),
-                    skce(p, y, estimator="block", block_size=2, ci=0.9, n_resamples=40, seed=1)):
+        terms = np.exp(-((0.5 * np.abs(p[0::2] - p[1::2]).sum(1)) ** 2) / 2) * (r[0::2] * r[1::2]).sum(1)
+        for est in (
+            skce_ul(p, y, ci=0.9, n_resamples=40, seed=1),
+            skce(p, y, estimator="linear", ci=0.9, n_resamples=40, seed=1),
+            skce(p, y, estimator="block", block_size=2, ci=0.9, n_resamples=40, seed=1),
+        ):
             rng = np.random.default_rng(1)
             reps = [terms[rng.integers(0, 30, 30)].mean() for _ in range(40)]
             np.testing.assert_allclose(est.replicates, reps, rtol=1e-12, atol=1e-15)
             assert est.value == pytest.approx(terms.mean(), rel=1e-12)
-        blocks = np.array([skce_uq(p[i:i + 10], y[i:i + 10]) for i in range(0, 60, 10)])
+        blocks = np.array([skce_uq(p[i : i + 10], y[i : i + 10]) for i in range(0, 60, 10)])
         est = skce(p, y, estimator="block", block_size=10, ci=0.9, n_resamples=30, seed=2)
         rng = np.random.default_rng(2)
-        np.testing.assert_allclose(est.replicates, [blocks[rng.integers(0, 6, 6)].mean() for _ in range(30)],
-                                   rtol=1e-12, atol=1e-15)
+        np.testing.assert_allclose(
+            est.replicates, [blocks[rng.integers(0, 6, 6)].mean() for _ in range(30)], rtol=1e-12, atol=1e-15
+        )
 
     def test_skce_quadratic_leaves_out_copies(self):
         """Each replicate is Eq. 7 over the pairs of positions whose instances differ (brute force, N = 25)."""
@@ -277,3 +291,11 @@ class TestCiKeyword:
             skce(p, y, estimator="block", block_size=15, ci=0.9)
         with pytest.raises(ValueError, match="N >= 4"):
             skce_ul(p[:3], y[:3], ci=0.9)
+
+
+def test_old_argument_order_warns():
+    """bootstrap_ci(metric, probs, labels) of 0.5 is bootstrap_ci(probs, labels, metric) since 0.6."""
+    p, y = calibrated_predictions(100, 3, seed=0)
+    with pytest.warns(FutureWarning, match="data first"):
+        old = bootstrap_ci(brier_score, p, y, n_resamples=30, seed=2)
+    assert old == bootstrap_ci(p, y, brier_score, n_resamples=30, seed=2)

@@ -11,26 +11,25 @@ import tracemalloc
 import numpy as np
 import pytest
 import torch
-from scipy.spatial.distance import cdist
 
 import credalbook.metrics.kernel as kernel_module
-from credalbook.metrics.kernel import AUTO_BLOCK_SIZE, QUADRATIC_MAX_N, resolve_estimator
+import credalbook.metrics.skce_core as skce_core
 from credalbook.metrics import (
-    GaussianKernel,
-    LaplacianKernel,
-    TVKernel,
     as_kernel,
     gaussian_kernel,
+    GaussianKernel,
     laplacian_kernel,
+    LaplacianKernel,
     median_heuristic,
     skce,
-    skce_batched,
     skce_estimator,
     skce_laplacian,
     skce_ul,
     skce_uq,
     tv_kernel,
+    TVKernel,
 )
+from credalbook.metrics.kernel import AUTO_BLOCK_SIZE, QUADRATIC_MAX_N, resolve_estimator, skce_batched
 from credalbook.synthetic import calibrated_predictions, sample_labels
 
 
@@ -41,21 +40,36 @@ def _loop_uq(p, y, h=2.0):
     for i in range(n - 1):
         for j in range(i + 1, n):
             tv = 0.5 * np.abs(p[i] - p[j]).sum()
-            total += np.exp(-tv**2 / h) * r[i] @ r[j]
+            total += np.exp(-(tv**2) / h) * r[i] @ r[j]
     return total / (n * (n - 1) / 2)
 
 
 def _loop_ul(p, y, h=2.0):
     n, k = p.shape
     r = p - np.eye(k)[y]
-    terms = [np.exp(-(0.5 * np.abs(p[2 * i] - p[2 * i + 1]).sum()) ** 2 / h) * r[2 * i] @ r[2 * i + 1]
-             for i in range(n // 2)]
+    terms = [
+        np.exp(-((0.5 * np.abs(p[2 * i] - p[2 * i + 1]).sum()) ** 2) / h) * r[2 * i] @ r[2 * i + 1]
+        for i in range(n // 2)
+    ]
     return np.mean(terms)
 
 
 CUDA = pytest.param("cuda", marks=pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA"))
-BAD_BANDWIDTHS = [0, -1.0, True, False, float("nan"), float("inf"), -float("inf"), 1j, 1 + 0j, "wide", None,
-                  np.array([1.0, 2.0]), np.bool_(True)]
+BAD_BANDWIDTHS = [
+    0,
+    -1.0,
+    True,
+    False,
+    float("nan"),
+    float("inf"),
+    -float("inf"),
+    1j,
+    1 + 0j,
+    "wide",
+    None,
+    np.array([1.0, 2.0]),
+    np.bool_(True),
+]
 
 
 def _unblocked_uq(p, y, kern):
@@ -112,10 +126,16 @@ class TestTvKernel:
     @pytest.mark.parametrize("bad", BAD_BANDWIDTHS, ids=repr)
     def test_bad_bandwidths_are_named(self, bad):
         p, y = [[0.8, 0.2], [0.4, 0.6]], [0, 1]
-        calls = [lambda: tv_kernel(p[0], p[1], bandwidth=bad), lambda: TVKernel(bad),
-                 lambda: LaplacianKernel(bad), lambda: GaussianKernel(bad), lambda: skce(p, y, bandwidth=bad),
-                 lambda: skce_ul(p, y, bandwidth=bad), lambda: skce_uq(p, y, bandwidth=bad),
-                 lambda: skce_estimator(p, y, bandwidth=bad)]
+        calls = [
+            lambda: tv_kernel(p[0], p[1], bandwidth=bad),
+            lambda: TVKernel(bad),
+            lambda: LaplacianKernel(bad),
+            lambda: GaussianKernel(bad),
+            lambda: skce(p, y, bandwidth=bad),
+            lambda: skce_ul(p, y, bandwidth=bad),
+            lambda: skce_uq(p, y, bandwidth=bad),
+            lambda: skce_estimator(p, y, bandwidth=bad),
+        ]
         if bad is not None:  # None: the median heuristic
             calls.append(lambda: skce_laplacian(p, y, bandwidth=bad))
         for call in calls:
@@ -149,7 +169,9 @@ class TestSkceUq:
         np.testing.assert_allclose(skce_uq(p, y), [_loop_uq(p[i], y[i]) for i in range(5)], rtol=1e-12)
 
     @pytest.mark.parametrize("n", [2, 3, 257, 700])
-    @pytest.mark.parametrize("kern", [TVKernel(), LaplacianKernel(0.4), GaussianKernel(0.3)], ids=["tv", "laplacian", "gaussian"])
+    @pytest.mark.parametrize(
+        "kern", [TVKernel(), LaplacianKernel(0.4), GaussianKernel(0.3)], ids=["tv", "laplacian", "gaussian"]
+    )
     def test_equals_previous_unblocked_code(self, kern, n, monkeypatch):
         # the tiled upper-triangle sum equals the whole-matrix formula of the previous code, with
         # the default tiles and with tiles of 7 x 13 (ragged last tiles), serial and on threads
@@ -157,11 +179,11 @@ class TestSkceUq:
         p, y = rng.dirichlet(np.full(10, 0.5), size=n), rng.integers(0, 10, size=n)
         expected = _unblocked_uq(p, y, kern)
         assert skce_uq(p, y, kernel=kern) == pytest.approx(expected, rel=1e-10, abs=1e-16)
-        monkeypatch.setattr(kernel_module, "_TILE_ROWS", 7)
-        monkeypatch.setattr(kernel_module, "_TILE_COLS", 13)
+        monkeypatch.setattr(skce_core, "_TILE_ROWS", 7)
+        monkeypatch.setattr(skce_core, "_TILE_COLS", 13)
         serial = skce_uq(p, y, kernel=kern)
-        monkeypatch.setattr(kernel_module, "_THREADED_PAIRS", 1)
-        monkeypatch.setattr(kernel_module, "_n_threads", lambda: 3)
+        monkeypatch.setattr(skce_core, "_THREADED_PAIRS", 1)
+        monkeypatch.setattr(skce_core, "_n_threads", lambda: 3)
         threaded = skce_uq(p, y, kernel=kern)
         assert serial == pytest.approx(expected, rel=1e-10, abs=1e-16)
         assert threaded == serial  # partial sums are added in a fixed order
@@ -247,7 +269,7 @@ class TestResolveEstimator:
 # One SKCE: kernels, brute force, the torch path
 # ----------------------------------------------------------------------------------------------
 def _k_tv(a, b, h):
-    return math.exp(-(0.5 * sum(abs(x - y) for x, y in zip(a, b))) ** 2 / h)
+    return math.exp(-((0.5 * sum(abs(x - y) for x, y in zip(a, b))) ** 2) / h)
 
 
 def _k_laplace(a, b, nu):
@@ -320,9 +342,12 @@ class TestKernels:
         a, b = _case(0, n=4)[0], _case(1, n=4)[0]
         kern = {tv_kernel: TVKernel, laplacian_kernel: LaplacianKernel, gaussian_kernel: GaussianKernel}[fn](0.7)
         np.testing.assert_array_equal(fn(a, b, bandwidth=0.7), kern(a, b))
-        np.testing.assert_array_equal(fn(a, b[0], bandwidth=0.7), kern(a, b[:1]))          # (N, K) with (K,)
-        np.testing.assert_allclose(fn(torch.from_numpy(a).half(), b, bandwidth=0.7),         # float16 rows pass
-                                   kern(torch.from_numpy(a).half().double().numpy(), b), rtol=1e-12)
+        np.testing.assert_array_equal(fn(a, b[0], bandwidth=0.7), kern(a, b[:1]))  # (N, K) with (K,)
+        np.testing.assert_allclose(
+            fn(torch.from_numpy(a).half(), b, bandwidth=0.7),  # float16 rows pass
+            kern(torch.from_numpy(a).half().double().numpy(), b),
+            rtol=1e-12,
+        )
         for bad in ([0.5, 0.6], [1.2, -0.2], [np.nan, 1.0], [1.0], 0.5, [0.5 + 0j, 0.5], ["0.5", "0.5"], None):
             with pytest.raises(ValueError, match=r"^p "):
                 fn(bad, [0.5, 0.5], bandwidth=1.0)
@@ -368,19 +393,25 @@ class TestSkce:
         torch_value = skce(torch.from_numpy(p), torch.from_numpy(y), kernel=kern, estimator=estimator)
         assert isinstance(torch_value, torch.Tensor) and torch_value.dtype == torch.float64
         np.testing.assert_allclose(torch_value.numpy(), numpy_value, rtol=1e-10)
-        np.testing.assert_allclose(skce_batched(torch.from_numpy(p), torch.from_numpy(y), kern,
-                                                estimator=estimator).numpy(), numpy_value, rtol=1e-10)
+        np.testing.assert_allclose(
+            skce_batched(torch.from_numpy(p), torch.from_numpy(y), kern, estimator=estimator).numpy(),
+            numpy_value,
+            rtol=1e-10,
+        )
 
     @pytest.mark.parametrize("kern", [TVKernel(0.7), GaussianKernel(0.3)], ids=["tv", "gaussian"])
     def test_gradients(self, kern):
         p, y = _case(6, n=8, k=3)
         y = torch.from_numpy(y)
         for estimator in ("quadratic", "linear"):
-            torch.autograd.gradcheck(lambda q: skce(q, y, kernel=kern, estimator=estimator),
-                                     torch.from_numpy(p).requires_grad_())
+            torch.autograd.gradcheck(
+                lambda q: skce(q, y, kernel=kern, estimator=estimator), torch.from_numpy(p).requires_grad_()
+            )
 
-    @pytest.mark.parametrize("device", ["cpu", pytest.param("cuda", marks=pytest.mark.skipif(
-        not torch.cuda.is_available(), reason="no CUDA"))])
+    @pytest.mark.parametrize(
+        "device",
+        ["cpu", pytest.param("cuda", marks=pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA"))],
+    )
     def test_device(self, device):
         p, y = _case(9, n=40, k=3)
         for kern, _, _ in KERNELS:
@@ -399,15 +430,16 @@ class TestSkce:
         t = torch.from_numpy(p)
         for estimator in ("quadratic", "linear"):
             assert float(skce_estimator(p, y, bandwidth=0.3, estimator=estimator)) == float(
-                skce(t, y, kernel=TVKernel(0.3), estimator=estimator))
+                skce(t, y, kernel=TVKernel(0.3), estimator=estimator)
+            )
 
     def test_blocks(self, monkeypatch):
         p, y = _case(8, n=53, k=4)
         for kern in (TVKernel(), lambda a, b: tv_kernel(a, b)[..., None, None] * np.eye(4)):
             full = skce(p, y, kernel=kern)
-            monkeypatch.setattr(kernel_module, "_PAIRS_PER_BLOCK", 5 * 53 * 16)  # rows in blocks of 1-5
-            monkeypatch.setattr(kernel_module, "_TILE_ROWS", 5)  # tiles of 5 x 3
-            monkeypatch.setattr(kernel_module, "_TILE_COLS", 3)
+            monkeypatch.setattr(skce_core, "_PAIRS_PER_BLOCK", 5 * 53 * 16)  # rows in blocks of 1-5
+            monkeypatch.setattr(skce_core, "_TILE_ROWS", 5)  # tiles of 5 x 3
+            monkeypatch.setattr(skce_core, "_TILE_COLS", 3)
             assert skce(p, y, kernel=kern) == pytest.approx(full, rel=1e-12)
             monkeypatch.undo()
 
@@ -416,23 +448,29 @@ class TestSkce:
         # mean over consecutive blocks of the quadratic estimator; the last 3 instances are ignored
         p, y = _case(10, n=23, k=4)
         t = np.eye(4)[y]
-        expected = np.mean([_brute(p[s:s + 5], t[s:s + 5], ref, bw, "quadratic") for s in range(0, 20, 5)])
+        expected = np.mean([_brute(p[s : s + 5], t[s : s + 5], ref, bw, "quadratic") for s in range(0, 20, 5)])
         assert skce(p, y, kernel=kern, estimator="block", block_size=5) == pytest.approx(expected, rel=1e-12)
         assert skce(p, y, kernel=kern, estimator="block", block_size=2) == pytest.approx(
-            skce(p, y, kernel=kern, estimator="linear"), rel=1e-12)
+            skce(p, y, kernel=kern, estimator="linear"), rel=1e-12
+        )
         assert skce(p, y, kernel=kern, estimator="block", block_size=23) == pytest.approx(
-            skce(p, y, kernel=kern, estimator="quadratic"), rel=1e-12)
+            skce(p, y, kernel=kern, estimator="quadratic"), rel=1e-12
+        )
         value = skce(torch.from_numpy(p), torch.from_numpy(y), kernel=kern, estimator="block", block_size=5)
         assert float(value) == pytest.approx(expected, rel=1e-10)
         # batched, and with target probabilities
         pb = np.stack([p, p[::-1]])
         yb = np.stack([y, y[::-1]])
-        np.testing.assert_allclose(skce(pb, yb, kernel=kern, estimator="block", block_size=5),
-                                   [skce(q, z, kernel=kern, estimator="block", block_size=5) for q, z in zip(pb, yb)],
-                                   rtol=1e-12)
+        np.testing.assert_allclose(
+            skce(pb, yb, kernel=kern, estimator="block", block_size=5),
+            [skce(q, z, kernel=kern, estimator="block", block_size=5) for q, z in zip(pb, yb)],
+            rtol=1e-12,
+        )
         target = np.random.default_rng(3).dirichlet(np.ones(4), size=23)
-        expected_t = np.mean([_brute(p[s:s + 5], target[s:s + 5], ref, bw, "quadratic") for s in range(0, 20, 5)])
-        assert float(skce_batched(p, target, kern, estimator="block", block_size=5)) == pytest.approx(expected_t, rel=1e-12)
+        expected_t = np.mean([_brute(p[s : s + 5], target[s : s + 5], ref, bw, "quadratic") for s in range(0, 20, 5)])
+        assert float(skce_batched(p, target, kern, estimator="block", block_size=5)) == pytest.approx(
+            expected_t, rel=1e-12
+        )
 
     def test_block_estimator_is_unbiased(self):
         # calibrated model: mean within 4 standard errors of 0; the variance lies between those of
@@ -453,7 +491,8 @@ class TestSkce:
         t = torch.from_numpy(p)
         assert float(skce(t, y, block_size=4)) == pytest.approx(skce(p, y, estimator="block", block_size=4), rel=1e-12)
         assert float(skce_estimator(t, y, estimator="auto", bandwidth=2.0, block_size=4)) == pytest.approx(
-            skce(p, y, block_size=4), rel=1e-12)
+            skce(p, y, block_size=4), rel=1e-12
+        )
 
     @pytest.mark.parametrize("kern", [TVKernel(0.7), LaplacianKernel(0.4), GaussianKernel(0.3)], ids=KERNEL_IDS)
     def test_torch_row_blocks(self, kern, monkeypatch):
@@ -471,8 +510,9 @@ class TestSkce:
         torch.testing.assert_close(value_blocked, value, rtol=1e-12, atol=1e-15)
         torch.testing.assert_close(blocked.grad, whole.grad, rtol=1e-10, atol=1e-13)
         with torch.no_grad():
-            torch.testing.assert_close(skce(torch.tensor(p), y, kernel=kern, estimator="quadratic"), value.detach(),
-                                       rtol=1e-12, atol=1e-15)
+            torch.testing.assert_close(
+                skce(torch.tensor(p), y, kernel=kern, estimator="quadratic"), value.detach(), rtol=1e-12, atol=1e-15
+            )
 
     @pytest.mark.parametrize("device", ["cpu", CUDA])
     def test_device_of_every_estimator(self, device, monkeypatch):
@@ -484,7 +524,8 @@ class TestSkce:
             value = skce(t, ty, kernel=LaplacianKernel(0.5), estimator=estimator, block_size=8)
             assert value.device.type == device
             assert float(value.detach()) == pytest.approx(
-                skce(p, y, kernel=LaplacianKernel(0.5), estimator=estimator, block_size=8), rel=1e-10)
+                skce(p, y, kernel=LaplacianKernel(0.5), estimator=estimator, block_size=8), rel=1e-10
+            )
             value.backward()
             assert t.grad.device.type == device and torch.isfinite(t.grad).all()
             t.grad = None

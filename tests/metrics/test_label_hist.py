@@ -12,16 +12,17 @@ import numpy as np
 import pytest
 
 from credalbook.metrics import (
-    CPELossDecomposition,
     binned_calibration_error,
     binned_calibration_loss,
+    brier_score,
     check_label_hist,
     cpe_loss_decomposition,
+    CPELossDecomposition,
     dispersion_loss,
     epistemic_loss,
     expected_squared_loss,
+    ReliabilityCurve,
 )
-from credalbook.metrics import ReliabilityCurve, brier_score
 from tests.helpers import bin_index, draw_label_hists, label_case, within_se_detail
 
 
@@ -155,8 +156,14 @@ class TestCPELossDecomposition:
         d = cpe_loss_decomposition(y, z, n_bins=5)
         assert isinstance(d, CPELossDecomposition)
         ref = _ref_decomposition(y, z, 5)
-        for got, key in [(d.el_plugin, "el_p"), (d.el_debiased, "el_d"), (d.cl_plugin, "cl_p"),
-                         (d.cl_debiased, "cl_d"), (d.dl_plugin, "dl_p"), (d.dl_debiased, "dl_d")]:
+        for got, key in [
+            (d.el_plugin, "el_p"),
+            (d.el_debiased, "el_d"),
+            (d.cl_plugin, "cl_p"),
+            (d.cl_debiased, "cl_d"),
+            (d.dl_plugin, "dl_p"),
+            (d.dl_debiased, "dl_d"),
+        ]:
             assert got == pytest.approx(ref[key], abs=1e-12), key
         # EL = CL + DL bin by bin; the plug-in DL terms are sums of squares (Prop. 4).
         np.testing.assert_allclose(d.el_plugin_bins, d.cl_plugin_bins + d.dl_plugin_bins, atol=1e-15)
@@ -166,8 +173,9 @@ class TestCPELossDecomposition:
         assert d.el_debiased == pytest.approx(epistemic_loss(y, z))
         assert d.cl_debiased == pytest.approx(binned_calibration_loss(y, z, n_bins=5))
         assert d.ce_plugin == pytest.approx(math.sqrt(d.cl_plugin))
-        np.testing.assert_allclose(d.cl_per_class(debiased=False), binned_calibration_loss(
-            y, z, n_bins=5, debiased=False, per_class=True))
+        np.testing.assert_allclose(
+            d.cl_per_class(debiased=False), binned_calibration_loss(y, z, n_bins=5, debiased=False, per_class=True)
+        )
         assert d.counts.sum() == 80 * 3 and d.n_instances == d.n_debiased_instances == 80
         # Invariances: permuting instances, relabelling classes.
         perm, cls = np.random.default_rng(0).permutation(80), [2, 0, 1]
@@ -179,7 +187,7 @@ class TestCPELossDecomposition:
         pooled = d.reliability_curve()
         filled = pooled.counts > 0
         assert np.nansum(pooled.observed * pooled.counts) == pytest.approx((y / y.sum(1, keepdims=True)).sum())
-        assert np.all((pooled.mean_predicted[filled] >= pooled.bin_edges[:-1][filled] - 1e-12))
+        assert np.all(pooled.mean_predicted[filled] >= pooled.bin_edges[:-1][filled] - 1e-12)
         # Explicit edges equal to the default ones give the same result.
         d3 = cpe_loss_decomposition(y, z, bin_edges=np.linspace(0, 1, 6))
         assert d3.cl_debiased == pytest.approx(d.cl_debiased)
@@ -244,7 +252,8 @@ class TestBinnedCalibrationError:
     def test_main(self):
         h, p = [[1, 1], [2, 0], [0, 2]], [[0.9, 0.1], [0.9, 0.1], [0.2, 0.8]]
         assert binned_calibration_error(h, p, n_bins=2, debiased=False) == pytest.approx(
-            math.sqrt(binned_calibration_loss(h, p, n_bins=2, debiased=False)))
+            math.sqrt(binned_calibration_loss(h, p, n_bins=2, debiased=False))
+        )
         assert binned_calibration_loss(h, p, n_bins=2) < 0
         assert binned_calibration_error(h, p, n_bins=2) == 0.0  # negative CL clipped
 

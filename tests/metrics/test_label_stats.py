@@ -7,15 +7,15 @@ import numpy as np
 import pytest
 
 from credalbook.metrics import (
-    StatisticCalibration,
     disagreement_statistic,
+    ReliabilityCurve,
     statistic_calibration,
     statistic_calibration_error,
     statistic_calibration_loss,
     statistic_mean_estimate,
     statistic_squared_loss,
+    StatisticCalibration,
 )
-from credalbook.metrics import ReliabilityCurve
 from tests.helpers import bin_index, draw_label_hists, label_case, within_se_detail
 
 
@@ -66,9 +66,11 @@ class TestStatisticMeanEstimate:
         q, _, counts = label_case(n=40, k=4, seed=12, n_labels=(3, 4, 6))
         hists = draw_label_hists(q, counts, 1500)
         e3 = sum(q[:, a] * q[:, b] * q[:, c] for a, b, c in itertools.combinations(range(4), 3))
-        for phi, order, truth in [("disagreement", 2, 1 - (q**2).sum(1)),
-                                  ("disagreement", 3, 1 - (q**3).sum(1)),
-                                  (_all_differ, 3, 6 * e3)]:
+        for phi, order, truth in [
+            ("disagreement", 2, 1 - (q**2).sum(1)),
+            ("disagreement", 3, 1 - (q**3).sum(1)),
+            (_all_differ, 3, 6 * e3),
+        ]:
             est = [statistic_mean_estimate(h, phi, order=order).mean() for h in hists]
             ok, mean, truth_mean, se = within_se_detail(est, truth.mean())
             assert ok, (phi, order, mean, truth_mean, se)
@@ -126,8 +128,9 @@ class TestStatisticCalibration:
         # sigma^2 = 2/9 (biased); debiased = 1/36 - (3/3) (2/9) / 2
         assert c.cl_debiased == pytest.approx(1 / 36 - 1 / 9)
         assert statistic_calibration_loss([[1, 1], [2, 0], [1, 1]], [0.5] * 3, n_bins=2) == pytest.approx(c.cl_debiased)
-        assert statistic_calibration_error([[1, 1], [2, 0], [1, 1]], [0.5] * 3, n_bins=2, debiased=False) == \
-            pytest.approx(1 / 6)
+        assert statistic_calibration_error(
+            [[1, 1], [2, 0], [1, 1]], [0.5] * 3, n_bins=2, debiased=False
+        ) == pytest.approx(1 / 6)
         curve = c.reliability_curve()
         assert isinstance(curve, ReliabilityCurve) and curve.observed[1] == pytest.approx(2 / 3)
         # Same as the CPE machinery applied to the scalar (mu_hat, varphi) pairs: literal loop.
@@ -168,7 +171,7 @@ class TestStatisticCalibration:
         with pytest.raises(ValueError, match="phi_probs must be numeric"):
             statistic_calibration([[1, 1]], ["a"])
         with pytest.raises(ValueError, match="phi_probs must be numeric"):
-            statistic_calibration([[1, 1]], [0.5 + 0j])     # complex used to be accepted
+            statistic_calibration([[1, 1]], [0.5 + 0j])  # complex used to be accepted
         with pytest.raises(ValueError, match="n_bins must be an integer >= 1 and <= 1000000"):
             statistic_calibration([[1, 1]], [0.5], n_bins=10**9)
         with pytest.raises(ValueError, match="n_i >= 3"):

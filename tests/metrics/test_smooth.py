@@ -86,8 +86,9 @@ class TestSmoothEce:
             assert smooth_ece(f, y) == pytest.approx(smece, abs=1e-12)
             assert smooth_ece_bandwidth(f, y) == sigma
             for s in (0.004, 0.03, 0.2):
-                assert smooth_ece(f, y, bandwidth=s) == pytest.approx(relplot.smECE_sigma(f, y.astype(float), s),
-                                                                      abs=1e-12)
+                assert smooth_ece(f, y, bandwidth=s) == pytest.approx(
+                    relplot.smECE_sigma(f, y.astype(float), s), abs=1e-12
+                )
         # ties and atoms at 0 and 1
         f = np.round(rng.random(400), 1)
         y = (rng.random(400) < 0.5).astype(int)

@@ -3,8 +3,7 @@
 import pytest
 import torch
 
-from credalbook.nn import count_parameters
-from credalbook.nn import FAMILIES, DenseNet, LeNet5, PadCropFlip, WideResNet, build_topology
+from credalbook.nn import build_topology, count_parameters, DenseNet, FAMILIES, LeNet5, PadCropFlip, WideResNet
 from tests.helpers import check_shapes
 
 IMAGES = ((1, 28), (3, 32))  # (channels, size): Fashion-MNIST and CIFAR
@@ -41,13 +40,11 @@ class TestDenseNet:
         for c, size in IMAGES:
             check_shapes(DenseNet(c, 5, size, depth=10, growth_rate=4), c, size, 5)
             check_shapes(DenseNet(c, 5, size, block_config=(1, 1, 1, 1), growth_rate=4), c, size, 5)
-            check_shapes(DenseNet(c, 5, size, depth=7, growth_rate=4, bottleneck=False,
-                                   compression=1.0), c, size, 5)
+            check_shapes(DenseNet(c, 5, size, depth=7, growth_rate=4, bottleneck=False, compression=1.0), c, size, 5)
         # BC-10, k = 4: stem 8, block 8 + 4 = 12 -> 6, 6 + 4 = 10 -> 5, 5 + 4 = 9 features
         assert DenseNet(depth=10, growth_rate=4).feature_dim == 9
         # published sizes: DenseNet-BC-100 (k = 12) 0.8 M, DenseNet-121 8.0 M (ImageNet head)
-        assert count_parameters(DenseNet(3, 10, 32, depth=100, growth_rate=12)) == \
-            pytest.approx(0.8e6, rel=0.1)
+        assert count_parameters(DenseNet(3, 10, 32, depth=100, growth_rate=12)) == pytest.approx(0.8e6, rel=0.1)
         dsn121 = DenseNet(3, 1000, 32, block_config=(6, 12, 24, 16), growth_rate=32)
         assert count_parameters(dsn121) == pytest.approx(7.98e6, rel=0.1)
         assert dsn121.feature_dim == 1024  # as in torchvision's densenet121
@@ -76,8 +73,7 @@ class TestWideResNet:
             check_shapes(net, c, size, 4)
             assert net.feature_dim == 128
         # WRN-28-10: the published 36.5 M parameters
-        assert count_parameters(WideResNet(3, 10, 32, depth=28, widen_factor=10)) == \
-            pytest.approx(36.5e6, rel=0.1)
+        assert count_parameters(WideResNet(3, 10, 32, depth=28, widen_factor=10)) == pytest.approx(36.5e6, rel=0.1)
         assert count_parameters(WideResNet(depth=28, widen_factor=10)) == 36479194
 
     def test_errors(self):
@@ -92,8 +88,7 @@ class TestWideResNet:
 class TestBuildTopology:
     def test_main(self):
         assert FAMILIES == {"lenet5": LeNet5, "densenet": DenseNet, "wide_resnet": WideResNet}
-        net = build_topology("densenet", in_channels=1, n_classes=3, image_size=28, depth=10,
-                             growth_rate=2)
+        net = build_topology("densenet", in_channels=1, n_classes=3, image_size=28, depth=10, growth_rate=2)
         assert isinstance(net, DenseNet) and net.n_classes == 3
 
     def test_errors(self):
@@ -109,8 +104,12 @@ class TestPadCropFlip:
         out = PadCropFlip(padding=2, hflip=False)(x)
         padded = torch.nn.functional.pad(x, (2, 2, 2, 2))
         for i in range(2):  # every image is some 5x5 window of its padded version
-            windows = [(dy, dx) for dy in range(5) for dx in range(5)
-                       if torch.equal(out[i], padded[i, :, dy:dy + 5, dx:dx + 5])]
+            windows = [
+                (dy, dx)
+                for dy in range(5)
+                for dx in range(5)
+                if torch.equal(out[i], padded[i, :, dy : dy + 5, dx : dx + 5])
+            ]
             assert len(windows) == 1
         # flips only: each image is itself or its mirror, about half of them mirrored
         x = torch.rand(400, 1, 4, 4)

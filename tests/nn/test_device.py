@@ -14,9 +14,7 @@ DEVICES = ["cpu", pytest.param("cuda", marks=CUDA)]
 
 class TestResolveDevice:
     def test_main(self):
-        expected = "cuda" if torch.cuda.is_available() else (
-            "mps" if torch.backends.mps.is_available() else "cpu"
-        )
+        expected = "cuda" if torch.cuda.is_available() else ("mps" if torch.backends.mps.is_available() else "cpu")
         assert resolve_device("auto").type == expected
         assert resolve_device() == resolve_device("auto")
         assert resolve_device("cpu") == torch.device("cpu")

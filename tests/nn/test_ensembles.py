@@ -9,8 +9,15 @@ import pytest
 import torch
 
 from credalbook.data import load_dataset
-from credalbook.nn import BackboneFeatures, ClassifierSet, backbone_features, classifier_sets, train_classifier_set
 from credalbook.metrics import accuracy, nll
+from credalbook.nn import (
+    backbone_features,
+    BackboneFeatures,
+    classifier_sets,
+    ClassifierSet,
+    HeadConfig,
+    train_classifier_set,
+)
 
 # A tiny backbone that reaches ~0.9 test accuracy on digits in about a second on a CPU.
 BACKBONE = dict(epochs=5, channels=(8, 16), hidden=32, lr=1e-2)
@@ -49,8 +56,9 @@ class TestBackboneFeatures:
         assert bb.config["channels"] == (8, 16) and bb.config["n_train"] is None
 
     def test_subsample(self, tmp_cache):
-        bb = backbone_features("digits", n_train=300, epochs=1, channels=(4, 8), hidden=16, device="cpu",
-                               progress=False)
+        bb = backbone_features(
+            "digits", n_train=300, epochs=1, channels=(4, 8), hidden=16, device="cpu", progress=False
+        )
         assert bb.features_train.shape == (300, 16) and bb.features_test.shape == (N_TEST, 16)
         np.testing.assert_array_equal(bb.y_train, load_dataset("digits").subsample(300, seed=0).y_train)
 
@@ -85,8 +93,9 @@ class TestClassifierSet:
         np.testing.assert_allclose(cs.probs_cal, [[0.5, 0.5], [0.6, 0.4], [0.3, 0.7]])
         np.testing.assert_allclose(cs.probs_test, [[0.5, 0.5], [0.6, 0.4]])
         assert cs.y_cal.dtype == np.int64 and cs.ens_probs_test.dtype == np.float64
-        assert repr(cs) == ("ClassifierSet(name='DN(0.1)', kind='dropout', n_members=2, n_cal=3, n_test=2, "
-                            "n_classes=2)")
+        assert repr(cs) == (
+            "ClassifierSet(name='DN(0.1)', kind='dropout', n_members=2, n_cal=3, n_test=2, n_classes=2)"
+        )
         with pytest.raises(AttributeError):
             cs.name = "DE"  # frozen
 
@@ -107,8 +116,7 @@ class TestClassifierSet:
 
 
 class TestTrainClassifierSet:
-    @pytest.mark.parametrize("kind, name, m", [("single", "S", 1), ("dropout", "DN(0.3)", 4),
-                                               ("ensemble", "DE", 4)])
+    @pytest.mark.parametrize("kind, name, m", [("single", "S", 1), ("dropout", "DN(0.3)", 4), ("ensemble", "DE", 4)])
     def test_main(self, tmp_cache, kind, name, m):
         cs = train_classifier_set("digits", kind=kind, dropout=0.3, **SET_KW)
         assert isinstance(cs, ClassifierSet) and cs.kind == kind and cs.name == name and cs.n_members == m
@@ -170,8 +178,7 @@ class TestTrainClassifierSet:
             for j in range(1, cs.n_members):  # every pass draws new masks
                 assert np.abs(cs.ens_probs_test[:, j] - cs.ens_probs_test[:, 0]).max() > 1e-3
         # a higher rate spreads the members further around their average (total variation)
-        spread = {p: np.abs(cs.ens_probs_test - cs.probs_test[:, None]).sum(axis=2).mean()
-                  for p, cs in dn.items()}
+        spread = {p: np.abs(cs.ens_probs_test - cs.probs_test[:, None]).sum(axis=2).mean() for p, cs in dn.items()}
         assert spread[0.6] > spread[0.1] > 0, spread
         # the masks are seeded: recomputing gives the same members
         train_classifier_set.clear()
@@ -180,8 +187,9 @@ class TestTrainClassifierSet:
         # the single network has no dropout: recomputed, it predicts exactly the same
         single = train_classifier_set("digits", kind="single", **SET_KW)
         train_classifier_set.clear()
-        np.testing.assert_array_equal(train_classifier_set("digits", kind="single", **SET_KW).ens_probs_test,
-                                      single.ens_probs_test)
+        np.testing.assert_array_equal(
+            train_classifier_set("digits", kind="single", **SET_KW).ens_probs_test, single.ens_probs_test
+        )
 
     def test_cache(self, tmp_cache):
         a = train_classifier_set("digits", kind="single", **SET_KW)
@@ -194,6 +202,15 @@ class TestTrainClassifierSet:
         assert a.config == b.config and a.seconds == b.seconds  # loaded, not recomputed
         train_classifier_set("digits", kind="ensemble", **SET_KW)
         assert _stored(tmp_cache) == 3  # a second set on the same backbone
+        # the head options as a HeadConfig: the same cached computation
+        config = HeadConfig(head_hidden=64, epochs=10)
+        c = train_classifier_set(
+            "digits", kind="single", n_members=4, backbone=BACKBONE, device="cpu", progress=False, config=config
+        )
+        assert _stored(tmp_cache) == 3 and a.config == c.config
+        np.testing.assert_array_equal(a.ens_probs_test, c.ens_probs_test)
+        with pytest.raises(TypeError, match=r"unexpected keyword arguments \['hidden'\]"):
+            train_classifier_set("digits", kind="single", hidden=64)
 
     def test_errors(self, tmp_cache):
         kw = dict(backbone=BACKBONE, device="cpu", progress=False)

@@ -5,7 +5,7 @@ import pytest
 import torch
 from torch import nn
 
-from credalbook.nn import MLP, SmallCNN, count_parameters, mc_dropout_predict
+from credalbook.nn import count_parameters, mc_dropout_predict, MLP, SmallCNN
 
 CUDA = pytest.mark.skipif(not torch.cuda.is_available(), reason="CUDA is not available")
 DEVICES = ["cpu", pytest.param("cuda", marks=CUDA)]
@@ -55,8 +55,7 @@ class TestSmallCNN:
         assert 50_000 <= count_parameters(net) <= 150_000
 
     def test_other_sizes(self):
-        net = SmallCNN(in_channels=3, n_classes=4, image_size=(32, 16), channels=(8, 16, 16),
-                       hidden=20, dropout=0.3)
+        net = SmallCNN(in_channels=3, n_classes=4, image_size=(32, 16), channels=(8, 16, 16), hidden=20, dropout=0.3)
         x = torch.rand(2, 3, 32, 16)
         assert net(x).shape == (2, 4)
         assert net.features(x).shape == (2, 20)
@@ -106,8 +105,9 @@ class TestMCDropoutPredict:
 
     def test_only_dropout_stochastic(self):
         # batch norm in eval mode: running statistics neither used from the batch nor updated
-        net = nn.Sequential(nn.Flatten(), nn.Linear(8, 16), nn.BatchNorm1d(16), nn.ReLU(),
-                            nn.Dropout(0.5), nn.Linear(16, 3))
+        net = nn.Sequential(
+            nn.Flatten(), nn.Linear(8, 16), nn.BatchNorm1d(16), nn.ReLU(), nn.Dropout(0.5), nn.Linear(16, 3)
+        )
         net.train()
         before = net[2].running_mean.clone()
         x = torch.rand(5, 8)
@@ -147,6 +147,6 @@ class TestMCDropoutPredict:
             mc_dropout_predict(net, torch.rand(4))
         with pytest.raises(ValueError, match="model"):
             mc_dropout_predict(object(), torch.rand(2, 4))
-        for bad in (-1, 1.5, True, "0", 2**64):   # None (the global RNG) and integers in torch's range only
+        for bad in (-1, 1.5, True, "0", 2**64):  # None (the global RNG) and integers in torch's range only
             with pytest.raises(ValueError, match="seed must be an integer >= 0"):
                 mc_dropout_predict(net, torch.rand(2, 4), seed=bad)

@@ -6,8 +6,7 @@ import numpy as np
 import pytest
 import torch
 
-from credalbook.nn import MLP, SmallCNN
-from credalbook.nn import ModelPredictions, build_model, train_predictions
+from credalbook.nn import build_model, MLP, ModelPredictions, PredictionsConfig, SmallCNN, train_predictions
 
 # 3 epochs of a small MLP on digits (1132 training images); lr=1e-2 so that 3 epochs reach > 80 %.
 TRAIN_KW = dict(hidden=(32,), epochs=3, lr=1e-2, progress=False)
@@ -94,6 +93,16 @@ class TestTrainPredictions:
         other = train_predictions("digits", seed=1, **TRAIN_KW)
         assert not np.allclose(other.logits_test, res.logits_test)
         assert len(list(tmp_cache.rglob("output.pkl"))) == 2
+
+    def test_config(self, tmp_cache):
+        """config= gives the result of the keyword options (the same cached computation)."""
+        res = train_predictions("digits", seed=0, **TRAIN_KW)
+        cfg = PredictionsConfig(hidden=(32,), epochs=3, lr=1e-2)
+        again = train_predictions("digits", seed=0, config=cfg, progress=False)
+        np.testing.assert_array_equal(again.logits_test, res.logits_test)
+        assert again.config == res.config and len(list(tmp_cache.rglob("output.pkl"))) == 1
+        with pytest.raises(TypeError, match=r"unexpected keyword arguments \['epoch'\]"):
+            train_predictions("digits", epoch=3)
 
     def test_errors(self, tmp_cache):
         with pytest.raises(ValueError, match="arch"):

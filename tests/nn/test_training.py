@@ -8,8 +8,7 @@ import torch
 import torch.nn.functional as F
 from sklearn.datasets import load_digits
 
-from credalbook.nn import MLP, SmallCNN
-from credalbook.nn import TrainResult, fit, predict_logits, predict_proba
+from credalbook.nn import fit, FitConfig, MLP, predict_logits, predict_proba, SmallCNN, TrainResult
 
 CUDA = pytest.mark.skipif(not torch.cuda.is_available(), reason="CUDA is not available")
 DEVICES = ["cpu", pytest.param("cuda", marks=CUDA)]
@@ -37,10 +36,39 @@ def _val_loss(model, x, y):
 
 
 class TestFit:
+    def test_config(self, digits):
+        """config= and the keyword options run the same training; options replace the config's fields."""
+        x_tr, y_tr, x_va, y_va = digits
+        kw = dict(epochs=2, optimizer="sgd", lr=0.05, milestones=(1,), batch_size=64)
+        runs = [
+            fit(_mlp(), x_tr, y_tr, x_val=x_va, y_val=y_va, device="cpu", progress=False, **kw),
+            fit(_mlp(), x_tr, y_tr, x_val=x_va, y_val=y_va, device="cpu", progress=False, config=FitConfig(**kw)),
+            fit(
+                _mlp(),
+                x_tr,
+                y_tr,
+                x_val=x_va,
+                y_val=y_va,
+                device="cpu",
+                progress=False,
+                config=FitConfig(**{**kw, "lr": 1.0}),
+                lr=0.05,
+            ),
+        ]
+        for other in runs[1:]:
+            assert [h["train_loss"] for h in other.history] == [h["train_loss"] for h in runs[0].history]
+        with pytest.raises(TypeError, match=r"unexpected keyword arguments \['epoch'\]"):
+            fit(_mlp(), x_tr, y_tr, epoch=3)
+        with pytest.raises(TypeError, match="config must be a FitConfig"):
+            fit(_mlp(), x_tr, y_tr, config={"epochs": 3})
+        with pytest.raises(ValueError, match="epochs must be"):
+            FitConfig(epochs=0).checked()
+
     def test_main(self, digits):
         x_tr, y_tr, x_va, y_va = digits
-        res = fit(_mlp(), x_tr, y_tr, x_val=x_va, y_val=y_va, epochs=5, batch_size=64, lr=3e-3,
-                  device="cpu", progress=False)
+        res = fit(
+            _mlp(), x_tr, y_tr, x_val=x_va, y_val=y_va, epochs=5, batch_size=64, lr=3e-3, device="cpu", progress=False
+        )
         assert isinstance(res, TrainResult)
         assert res.epochs_run == 5 and len(res.history) == 5
         assert [h["epoch"] for h in res.history] == [1, 2, 3, 4, 5]
@@ -60,10 +88,21 @@ class TestFit:
         x_tr, y_tr, x_va, y_va = digits
         torch.manual_seed(0)
         net = SmallCNN(image_size=8, channels=(8, 16), hidden=32, dropout=0.1)
-        res = fit(net, torch.from_numpy(x_tr[:600]), torch.from_numpy(y_tr[:600]),
-                  x_val=torch.from_numpy(x_va), y_val=torch.from_numpy(y_va), epochs=4,
-                  batch_size=32, optimizer="SGD", lr=0.05, momentum=0.9, weight_decay=1e-4,
-                  device="cpu", progress=False)
+        res = fit(
+            net,
+            torch.from_numpy(x_tr[:600]),
+            torch.from_numpy(y_tr[:600]),
+            x_val=torch.from_numpy(x_va),
+            y_val=torch.from_numpy(y_va),
+            epochs=4,
+            batch_size=32,
+            optimizer="SGD",
+            lr=0.05,
+            momentum=0.9,
+            weight_decay=1e-4,
+            device="cpu",
+            progress=False,
+        )
         assert res.history[-1]["val_accuracy"] > 0.5  # well above chance (0.1)
 
     def test_without_validation(self, digits):
@@ -74,8 +113,18 @@ class TestFit:
 
     def test_lr_schedule(self, digits):
         x_tr, y_tr, _, _ = digits
-        res = fit(_mlp(), x_tr[:100], y_tr[:100], epochs=8, lr=0.01, warmup_epochs=4, milestones=(5, 7),
-                  lr_decay=0.5, device="cpu", progress=False)
+        res = fit(
+            _mlp(),
+            x_tr[:100],
+            y_tr[:100],
+            epochs=8,
+            lr=0.01,
+            warmup_epochs=4,
+            milestones=(5, 7),
+            lr_decay=0.5,
+            device="cpu",
+            progress=False,
+        )
         lrs = [h["lr"] for h in res.history]
         np.testing.assert_allclose(lrs, [0.0025, 0.005, 0.0075, 0.01, 0.01, 0.005, 0.005, 0.0025])
         plain = fit(_mlp(), x_tr[:100], y_tr[:100], epochs=2, device="cpu", progress=False)
@@ -107,8 +156,19 @@ class TestFit:
         x_tr, y_tr, x_va, y_va = digits
         torch.manual_seed(0)
         net = MLP(64, 10, hidden=(128,))
-        res = fit(net, x_tr[:40], y_tr[:40], x_val=x_va[:300], y_val=y_va[:300], epochs=300,
-                  batch_size=40, lr=1e-2, patience=5, device="cpu", progress=False)
+        res = fit(
+            net,
+            x_tr[:40],
+            y_tr[:40],
+            x_val=x_va[:300],
+            y_val=y_va[:300],
+            epochs=300,
+            batch_size=40,
+            lr=1e-2,
+            patience=5,
+            device="cpu",
+            progress=False,
+        )
         assert res.epochs_run < 300
         assert res.best_epoch == res.epochs_run - 5
         losses = [h["val_loss"] for h in res.history]
@@ -119,11 +179,21 @@ class TestFit:
     def test_restore_best_off(self, digits):
         x_tr, y_tr, x_va, y_va = digits
         torch.manual_seed(0)
-        res = fit(MLP(64, 10, hidden=(128,)), x_tr[:40], y_tr[:40], x_val=x_va[:300],
-                  y_val=y_va[:300], epochs=300, batch_size=40, lr=1e-2, patience=5,
-                  restore_best=False, device="cpu", progress=False)
-        assert _val_loss(res.model, x_va[:300], y_va[:300]) == pytest.approx(
-            res.history[-1]["val_loss"], abs=1e-6)
+        res = fit(
+            MLP(64, 10, hidden=(128,)),
+            x_tr[:40],
+            y_tr[:40],
+            x_val=x_va[:300],
+            y_val=y_va[:300],
+            epochs=300,
+            batch_size=40,
+            lr=1e-2,
+            patience=5,
+            restore_best=False,
+            device="cpu",
+            progress=False,
+        )
+        assert _val_loss(res.model, x_va[:300], y_va[:300]) == pytest.approx(res.history[-1]["val_loss"], abs=1e-6)
 
     def test_augment(self, digits):
         x_tr, y_tr, _, _ = digits
@@ -133,15 +203,15 @@ class TestFit:
             seen.append(xb.shape[0])
             return torch.flip(xb, dims=[-1])
 
-        fit(_mlp(), x_tr[:100], y_tr[:100], epochs=2, batch_size=32, augment=flip,
-            device="cpu", progress=False)
+        fit(_mlp(), x_tr[:100], y_tr[:100], epochs=2, batch_size=32, augment=flip, device="cpu", progress=False)
         assert sum(seen) == 200  # batches of 32, 32, 32, 4 per epoch
 
     @pytest.mark.parametrize("device", DEVICES)
     def test_devices(self, digits, device):
         x_tr, y_tr, x_va, y_va = digits
-        res = fit(_mlp(), x_tr[:200], y_tr[:200], x_val=x_va[:100], y_val=y_va[:100], epochs=1,
-                  device=device, progress=False)
+        res = fit(
+            _mlp(), x_tr[:200], y_tr[:200], x_val=x_va[:100], y_val=y_va[:100], epochs=1, device=device, progress=False
+        )
         assert next(res.model.parameters()).device.type == device
         assert predict_logits(res.model, x_va[:10], device=device).shape == (10, 10)
 
@@ -166,10 +236,10 @@ class TestFit:
             (dict(x_val=x_va, y_val=y_va[:10]), "x_val and y_val"),
             (dict(augment=3), "augment"),
             (dict(seed=-1), "seed"),
-            (dict(seed=1.5), "seed"),        # not truncated to 1
-            (dict(seed=True), "seed"),       # not taken as 1
+            (dict(seed=1.5), "seed"),  # not truncated to 1
+            (dict(seed=True), "seed"),  # not taken as 1
             (dict(seed="0"), "seed"),
-            (dict(seed=2**64), "seed"),      # beyond torch's seed range
+            (dict(seed=2**64), "seed"),  # beyond torch's seed range
             (dict(warmup_epochs=-1), "warmup_epochs"),
             (dict(milestones=(3, -2)), "milestones"),
             (dict(milestones=5), "milestones"),
@@ -184,8 +254,7 @@ class TestFit:
         with pytest.raises(ValueError, match="y_train contains label 12"):
             fit(_mlp(), x, np.where(y == 0, 12, y), device="cpu", progress=False)
         with pytest.raises(ValueError, match="y_val contains label 10"):
-            fit(_mlp(), x, y, x_val=x_va, y_val=np.full(len(y_va), 10), device="cpu",
-                progress=False)
+            fit(_mlp(), x, y, x_val=x_va, y_val=np.full(len(y_va), 10), device="cpu", progress=False)
         with pytest.raises(ValueError, match="y_train"):
             fit(_mlp(), x, y.astype(float), device="cpu", progress=False)
         with pytest.raises(ValueError, match="x_train"):
@@ -203,8 +272,20 @@ def test_channels_last_trains_the_same_network(digits, device):
     runs = {}
     for layout in (False, True):
         torch.manual_seed(0)
-        runs[layout] = fit(SmallCNN(1, 10, image_size=8), x_tr, y_tr, x_val=x_va, y_val=y_va, epochs=2, batch_size=64,
-                           optimizer="sgd", lr=0.05, device=device, progress=False, channels_last=layout)
+        runs[layout] = fit(
+            SmallCNN(1, 10, image_size=8),
+            x_tr,
+            y_tr,
+            x_val=x_va,
+            y_val=y_va,
+            epochs=2,
+            batch_size=64,
+            optimizer="sgd",
+            lr=0.05,
+            device=device,
+            progress=False,
+            channels_last=layout,
+        )
     conv = [p for p in runs[True].model.parameters() if p.ndim == 4]
     assert conv and all(p.is_contiguous(memory_format=torch.channels_last) for p in conv)
     assert any(not p.is_contiguous() for p in conv)  # (a one-channel kernel is contiguous in both layouts)
@@ -214,8 +295,12 @@ def test_channels_last_trains_the_same_network(digits, device):
     for h0, h1 in zip(runs[False].history, runs[True].history):
         assert h1["train_loss"] == pytest.approx(h0["train_loss"], rel=1e-4)
         assert h1["val_loss"] == pytest.approx(h0["val_loss"], rel=1e-4)
-    np.testing.assert_allclose(predict_logits(runs[True].model, x_va, device=device),
-                               predict_logits(runs[False].model, x_va, device=device), rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(
+        predict_logits(runs[True].model, x_va, device=device),
+        predict_logits(runs[False].model, x_va, device=device),
+        rtol=1e-4,
+        atol=1e-4,
+    )
     mlp = fit(_mlp(), x_tr.reshape(len(x_tr), -1), y_tr, epochs=1, device=device, progress=False, channels_last=True)
     assert mlp.epochs_run == 1
 
@@ -242,8 +327,7 @@ class TestPredict:
         np.testing.assert_allclose(p, torch.softmax(torch.from_numpy(a), 1).numpy(), atol=1e-6)
         # permuting instances permutes the predictions
         perm = np.random.default_rng(0).permutation(len(x_va))
-        np.testing.assert_allclose(predict_logits(net, x_va[perm], device="cpu"), a[perm],
-                                   rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(predict_logits(net, x_va[perm], device="cpu"), a[perm], rtol=1e-5, atol=1e-6)
 
     def test_errors(self):
         net = _mlp()
@@ -284,8 +368,17 @@ def _checkpoint_fit(augment, checkpoint, **kw):
     x, y, xv, yv = _checkpoint_problem()
     torch.manual_seed(0)
     model = MLP(6, 3, hidden=(16,), dropout=0.3)
-    opts = dict(epochs=9, batch_size=32, lr=5e-3, patience=4, seed=7, device="cpu", progress=False,
-                milestones=(5,), augment=augment)
+    opts = dict(
+        epochs=9,
+        batch_size=32,
+        lr=5e-3,
+        patience=4,
+        seed=7,
+        device="cpu",
+        progress=False,
+        milestones=(5,),
+        augment=augment,
+    )
     opts.update(kw)
     return fit(model, x, y, x_val=xv, y_val=yv, checkpoint=checkpoint, **opts)
 

@@ -7,10 +7,8 @@ import torch.nn.functional as F
 from torch import nn
 
 from credalbook.calibration import RandomAugment
-from credalbook.nn import VGG16_LAYERS, ThreeConvNet, VGGNet
+from credalbook.nn import count_parameters, fit, mc_dropout_predict, ThreeConvNet, VGG16_LAYERS, VGGNet
 from credalbook.nn.vgg import _SameMaxPool2d
-from credalbook.nn import count_parameters, mc_dropout_predict
-from credalbook.nn import fit
 
 CUDA = pytest.mark.skipif(not torch.cuda.is_available(), reason="CUDA is not available")
 DEVICES = ["cpu", pytest.param("cuda", marks=CUDA)]
@@ -60,12 +58,20 @@ class TestThreeConvNet:
         ens = mc_dropout_predict(net, x, n_samples=4, device="cpu", seed=0)
         assert ens.shape == (3, 4, 10) and ens.std(axis=1).max() > 0
         # Keras-style initialisation: zero biases
-        assert all(float(m.bias.detach().abs().max()) == 0 for m in net.modules()
-                   if isinstance(m, (nn.Conv2d, nn.Linear)))
+        assert all(
+            float(m.bias.detach().abs().max()) == 0 for m in net.modules() if isinstance(m, (nn.Conv2d, nn.Linear))
+        )
 
     def test_code_variant(self):
-        net = ThreeConvNet(in_channels=3, n_classes=4, image_size=12, channels=(4, 6, 8),
-                           kernel_sizes=(3, 3, 5), conv_dropout=0.1, hidden=16)
+        net = ThreeConvNet(
+            in_channels=3,
+            n_classes=4,
+            image_size=12,
+            channels=(4, 6, 8),
+            kernel_sizes=(3, 3, 5),
+            conv_dropout=0.1,
+            hidden=16,
+        )
         x = torch.rand(2, 3, 12, 12)
         assert net(x).shape == (2, 4) and net.features(x).shape == (2, 16)
         assert sum(isinstance(m, nn.Dropout) for m in net.modules()) == 3 + 2
@@ -121,8 +127,19 @@ class TestVGGNet:
         x = rng.random((64, 3, 32, 32)).astype(np.float32)
         y = np.arange(64) % 2
         x[y == 1, 0] += 1.0  # class 1 is redder
-        res = fit(net, x, y, x_val=x, y_val=y, epochs=8, batch_size=16, lr=3e-3, device=device,
-                  progress=False, augment=RandomAugment(rotation=180, shift=4, hflip=True))
+        res = fit(
+            net,
+            x,
+            y,
+            x_val=x,
+            y_val=y,
+            epochs=8,
+            batch_size=16,
+            lr=3e-3,
+            device=device,
+            progress=False,
+            augment=RandomAugment(rotation=180, shift=4, hflip=True),
+        )
         assert res.history[-1]["train_loss"] < res.history[0]["train_loss"]
         assert res.history[-1]["val_accuracy"] > 0.9
 

@@ -6,8 +6,22 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from credalbook.papers.criteria import (AGREES, DIFFERS, INCONCLUSIVE, VERDICTS, CannotFail, Judgement, at_least,
-                                        close_to, combine, mean_se, ordered, rate_ci, rate_claim, sign_claim)
+from credalbook.papers.criteria import (
+    AGREES,
+    at_least,
+    CannotFail,
+    close_to,
+    combine,
+    DIFFERS,
+    INCONCLUSIVE,
+    Judgement,
+    mean_se,
+    ordered,
+    rate_ci,
+    rate_claim,
+    sign_claim,
+    VERDICTS,
+)
 
 
 class TestRateCI:
@@ -117,9 +131,12 @@ REFUSED_KINDS = {
     "a '≤'/'≥' relation (ties would agree)": lambda: ordered(0.0, 0.0, relation="<="),
     "a tie of equal non-zero numbers": lambda: _agrees(ordered(0.3, 0.3, relation=">")),
     "a sign claim on an exact zero": lambda: _agrees(sign_claim(0.0, relation=">")),
-    "a tolerance covering every value of a rate": lambda: close_to(0.4, 0.5, tol=0.5, tolerance_source="x", bounds=(0, 1)),
-    "a relative tolerance covering every value": lambda: close_to(0.4, 0.5, tol=1.0, relative=True,
-                                                                  tolerance_source="x", bounds=(0, 1)),
+    "a tolerance covering every value of a rate": lambda: close_to(
+        0.4, 0.5, tol=0.5, tolerance_source="x", bounds=(0, 1)
+    ),
+    "a relative tolerance covering every value": lambda: close_to(
+        0.4, 0.5, tol=1.0, relative=True, tolerance_source="x", bounds=(0, 1)
+    ),
     "a rate region covering [0, 1]": lambda: rate_claim(3, 60, accept=(0.0, 1.0)),
     "a rate from no replicates": lambda: rate_claim(0, 0, accept=(0.0, 0.1)),
     "'at least 0 of n'": lambda: at_least(0, 12, 0),

@@ -5,8 +5,7 @@ import math
 import pytest
 
 from credalbook.book.runner import chapter_paths
-from credalbook.papers import parts
-from credalbook.papers.parts import PLANS, Part, plan_parts
+from credalbook.papers.parts import Part, plan_parts, PLANS
 from credalbook.papers.presets import preset
 
 

@@ -4,7 +4,7 @@ import numbers
 
 import pytest
 
-from credalbook.papers.presets import PRESETS, SCALES, SETTINGS, preset
+from credalbook.papers.presets import preset, PRESETS, SCALES, SETTINGS
 
 CHAPTERS = sorted(PRESETS)
 

@@ -8,19 +8,42 @@ import numpy as np
 import pytest
 import torch
 
-from credalbook.papers.criteria import VERDICTS, at_least, close_to, ordered, rate_claim, sign_claim
-from credalbook.papers.report import Comparison, ComparisonRow, Table, load_comparison
+from credalbook.papers.criteria import at_least, close_to, ordered, rate_claim, sign_claim, VERDICTS
+from credalbook.papers.report import Comparison, ComparisonRow, load_comparison, Table
 
-ROW_KEYS = ["artifact", "quantity", "paper", "book", "verdict", "criterion", "tolerance", "tolerance_source",
-            "replicates", "cause", "note"]
+ROW_KEYS = [
+    "artifact",
+    "quantity",
+    "paper",
+    "book",
+    "verdict",
+    "criterion",
+    "tolerance",
+    "tolerance_source",
+    "replicates",
+    "cause",
+    "note",
+]
 
 
 def _comparison():
     c = Comparison("00_demo")
-    c.add("Eq. 6", "ECE of a perfect model", paper=0.0, book=np.float64(0.004),
-          judgement=close_to(0.004, 0.0, tol=0.01, tolerance_source="finite-N bias", bounds=(0, 1)), note="finite N")
-    c.add("Fig. 1", "Type I error", paper=0.05, book=np.float32(0.25),
-          judgement=rate_claim(15, 60, accept=(0.025, 0.075)), cause="the cell above: chi2 reference over-rejects")
+    c.add(
+        "Eq. 6",
+        "ECE of a perfect model",
+        paper=0.0,
+        book=np.float64(0.004),
+        judgement=close_to(0.004, 0.0, tol=0.01, tolerance_source="finite-N bias", bounds=(0, 1)),
+        note="finite N",
+    )
+    c.add(
+        "Fig. 1",
+        "Type I error",
+        paper=0.05,
+        book=np.float32(0.25),
+        judgement=rate_claim(15, 60, accept=(0.025, 0.075)),
+        cause="the cell above: chi2 reference over-rejects",
+    )
     c.add("Table 1", "rejections", paper=np.int64(3), book=torch.tensor(4), judgement=at_least(2, 4, 3))
     return c
 
@@ -40,8 +63,13 @@ class TestComparison:
         assert "credalbook/papers/report.py" in data["provenance"]["modules"] and data["provenance"]["parts"] == {}
         assert data["chapter"] == "00_demo"
         assert data["parameters"] == {"scale": "tiny", "seed": 0, "hidden": [128], "alpha": 0.05}
-        assert data["counts"] == {"agrees": 1, "differs — cause shown": 1, "differs — cause unknown": 1,
-                                  "inconclusive": 0, "not run here": 0}
+        assert data["counts"] == {
+            "agrees": 1,
+            "differs — cause shown": 1,
+            "differs — cause unknown": 1,
+            "inconclusive": 0,
+            "not run here": 0,
+        }
         assert len(data["rows"]) == 3
         for row in data["rows"]:
             assert list(row) == ROW_KEYS
@@ -76,13 +104,19 @@ class TestComparison:
     def test_not_run_and_fidelity(self):
         c = _comparison()
         c.add("Fig. 2", "power", paper="high", book=0.5, judgement=rate_claim(30, 60, accept=(0.4, 1.0)))
-        c.not_run("Table 3", "CIFAR-100 ECE", paper=11.55, reason="CIFAR-100 is not on this machine",
-                  tested_by="tests/data/test_cifar.py")
+        c.not_run(
+            "Table 3",
+            "CIFAR-100 ECE",
+            paper=11.55,
+            reason="CIFAR-100 is not on this machine",
+            tested_by="tests/data/test_cifar.py",
+        )
         assert c.rows[-1].verdict == "not run here" and c.rows[-1].book is None
         assert c.rows[-1].cause == "code path tested by tests/data/test_cifar.py"
         assert c.counts()["not run here"] == 1 and c.counts()["inconclusive"] == 1
-        assert c.fidelity == ("1 of 4 agree (1 differs — cause shown; 1 differs — cause unknown; 1 inconclusive; "
-                              "1 not run here)")
+        assert c.fidelity == (
+            "1 of 4 agree (1 differs — cause shown; 1 differs — cause unknown; 1 inconclusive; 1 not run here)"
+        )
         with pytest.raises(ValueError, match="needs a reason"):
             c.not_run("a", "q", paper=1, reason="", tested_by="x")
         with pytest.raises(ValueError, match="needs a reason"):
@@ -105,8 +139,14 @@ class TestComparison:
 
     def test_html_and_str(self):
         c = _comparison()
-        c.add("Eq. <3>", "p < 0.05 & more", paper=0.123456, book=1e-5, judgement=ordered(1e-5, 0.1, relation="<"),
-              note='"quoted"')
+        c.add(
+            "Eq. <3>",
+            "p < 0.05 & more",
+            paper=0.123456,
+            book=1e-5,
+            judgement=ordered(1e-5, 0.1, relation="<"),
+            note='"quoted"',
+        )
         html = c._repr_html_()
         assert html.startswith('<table class="credalbook-table') and html.endswith("</p>")
         for header in ("Artifact", "Quantity", "Paper", "This book", "Criterion", "Verdict", "Note"):
@@ -165,8 +205,10 @@ class TestLoadComparison:
 
 class TestTable:
     def test_main(self):
-        t = Table({"model A": {"acc": 0.9, "ece": 0.0312}, "model B": {"acc": 0.8, "nll": np.float64(0.41234)}},
-                  index_name="model")
+        t = Table(
+            {"model A": {"acc": 0.9, "ece": 0.0312}, "model B": {"acc": 0.8, "nll": np.float64(0.41234)}},
+            index_name="model",
+        )
         assert t.columns == ["acc", "ece", "nll"]  # union, in order of first appearance
         html = t._repr_html_()
         assert "<th>model</th><th>acc</th><th>ece</th><th>nll</th>" in html
@@ -194,9 +236,9 @@ class TestTable:
 class TestGlue:
     def test_numpy_scalars_glued_as_plain_numbers(self, monkeypatch):
         import myst_nb
+        from myst_nb.core.variables import format_plain_text
 
         from credalbook.papers.report import glue
-        from myst_nb.core.variables import format_plain_text
 
         seen = {}
         monkeypatch.setattr(myst_nb, "glue", lambda name, value, display=True: seen.update({name: (value, display)}))
@@ -216,8 +258,9 @@ class TestCountOf:
         assert [count_of(n, "seed") for n in (0, 1, 2, 6)] == ["0 seeds", "1 seed", "2 seeds", "6 seeds"]
 
 
-@pytest.mark.parametrize("chapter", sorted((Path(__file__).resolve().parents[2] / "chapters").glob("0*.ipynb")),
-                         ids=lambda p: p.stem)
+@pytest.mark.parametrize(
+    "chapter", sorted((Path(__file__).resolve().parents[2] / "chapters").glob("0*.ipynb")), ids=lambda p: p.stem
+)
 def test_every_chapter_has_its_comparison_section(chapter):
     """Each chapter has a "Paper vs. this book" heading, and the paper chapters build their rows with compare()."""
     nb = json.loads(chapter.read_text(encoding="utf-8"))

@@ -35,7 +35,7 @@ def rejection_rate(method, n, k, *, n_datasets, n_resamples=99, alpha=0.05, temp
     for i in range(n_datasets):
         p, y = synthetic(n, k, rng, temperature=temperature)
         res = calibration_test(p, y, method=method, n_resamples=n_resamples, alpha=alpha, seed=[seed, i], **opts)
-        count += res.p_value <= alpha
+        count += res.pvalue <= alpha
     return count / n_datasets
 
 

@@ -9,19 +9,19 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from credalbook.stats import bootstrap as bootstrap_module
-from credalbook.stats.bootstrap import OBJECTIVE_CAP
-
 from credalbook.stats import (
-    SOLVERS,
     bootstrap_calibration_test,
     calibration_measure,
     exact_size,
     minimise_calibration_measure,
-    null_statistics,
     set_calibration_test,
     set_null_distribution,
+    SOLVERS,
 )
+from credalbook.stats import minimise as minimise_module
+from credalbook.stats import null_distribution as null_module
+from credalbook.stats.minimise import OBJECTIVE_CAP
+from credalbook.stats.null_distribution import null_statistics
 from credalbook.synthetic import calibrated_predictions, credal_scenario, sample_labels
 
 
@@ -42,9 +42,9 @@ def _two_member_set(n=400, seed=0):
 class TestBootstrapCalibrationTest:
     def test_main(self):
         probs, labels = calibrated_predictions(300, 4, seed=1)
-        res = bootstrap_calibration_test(probs, labels, n_bootstrap=200, seed=0)
+        res = bootstrap_calibration_test(probs, labels, n_resamples=200, seed=0)
         assert res.null_distribution.shape == (200,)
-        assert res.p_value == pytest.approx((1 + (res.null_distribution >= res.statistic).sum()) / 201)
+        assert res.pvalue == pytest.approx((1 + (res.null_distribution >= res.statistic).sum()) / 201)
         assert res.threshold == pytest.approx(np.quantile(res.null_distribution, 0.95))
         assert res.rejected == (res.statistic > res.threshold)
         assert res.decision(0.05) == res.rejected
@@ -60,7 +60,7 @@ class TestBootstrapCalibrationTest:
         rejections = []
         for r in range(400):
             probs, labels = calibrated_predictions(100, 3, seed=1000 + r)
-            rejections.append(bootstrap_calibration_test(probs, labels, n_bootstrap=100, alpha=0.1, seed=r).rejected)
+            rejections.append(bootstrap_calibration_test(probs, labels, n_resamples=100, alpha=0.1, seed=r).rejected)
         rate = np.mean(rejections)
         assert stats.binom.ppf(0.0025, 400, size) / 400 <= rate <= _upper_band(size, 400)
 
@@ -76,15 +76,18 @@ class TestBootstrapCalibrationTest:
             single = bootstrap_calibration_test(probs, labels, measure=measure, resample=resample, seed=7)
             as_set = set_calibration_test(probs[:, None, :], labels, measure=measure, resample=resample, seed=7)
             np.testing.assert_array_equal(single.null_distribution, as_set.null_distribution)
-            assert (single.statistic, single.p_value, single.rejected) == (as_set.statistic, as_set.p_value,
-                                                                          as_set.rejected)
+            assert (single.statistic, single.pvalue, single.rejected) == (
+                as_set.statistic,
+                as_set.pvalue,
+                as_set.rejected,
+            )
 
     def test_errors(self):
         probs, labels = calibrated_predictions(50, 3, seed=0)
         with pytest.raises(ValueError, match="alpha"):
             bootstrap_calibration_test(probs, labels, alpha=1.0)
-        with pytest.raises(ValueError, match="n_bootstrap"):
-            bootstrap_calibration_test(probs, labels, n_bootstrap=0)
+        with pytest.raises(ValueError, match="n_resamples"):
+            bootstrap_calibration_test(probs, labels, n_resamples=0)
         with pytest.raises(ValueError, match="resample"):
             bootstrap_calibration_test(probs, labels, resample="jackknife")
         with pytest.raises(ValueError, match=r"probs must have shape \(N, K\)"):
@@ -96,7 +99,7 @@ class TestBootstrapCalibrationTest:
 class TestSetCalibrationTest:
     def test_main(self):
         ens, y = _two_member_set()
-        res = set_calibration_test(ens, y, n_bootstrap=100, seed=0)
+        res = set_calibration_test(ens, y, n_resamples=100, seed=0)
         assert not res.rejected
         assert res.weights.shape == (2,) and res.weights.sum() == pytest.approx(1.0)
         assert res.statistic <= calibration_measure("ece_conf")(ens.mean(axis=1), y) + 1e-12
@@ -107,14 +110,18 @@ class TestSetCalibrationTest:
         # exceed the binomial band around α (the paper finds the test conservative).
         sc = credal_scenario("S1", n_datasets=120, seed=11)
         g = calibration_measure("ece_conf", n_bins=10)
-        rejected = [set_calibration_test(sc.ens_probs[r], sc.labels[r], measure=g, solver="cobyla_powell",
-                                         seed=r).rejected for r in range(120)]
+        rejected = [
+            set_calibration_test(sc.ens_probs[r], sc.labels[r], measure=g, solver="cobyla_powell", seed=r).rejected
+            for r in range(120)
+        ]
         assert np.mean(rejected) <= _upper_band(exact_size(0.05, 100), 120)
 
     def test_power_in_s3(self):
         sc = credal_scenario("S3", n_datasets=30, seed=12)
-        rejected = [set_calibration_test(sc.ens_probs[r], sc.labels[r], solver="cobyla_powell", seed=r).rejected
-                    for r in range(30)]
+        rejected = [
+            set_calibration_test(sc.ens_probs[r], sc.labels[r], solver="cobyla_powell", seed=r).rejected
+            for r in range(30)
+        ]
         assert np.mean(rejected) >= 0.5  # far above α = 0.05
 
     def test_default_decisions_equal_cobyla(self):
@@ -123,8 +130,8 @@ class TestSetCalibrationTest:
         for scenario in ("S1", "S3"):
             sc = credal_scenario(scenario, n_datasets=6, seed=22)
             for r in range(4):
-                default = set_calibration_test(sc.ens_probs[r], sc.labels[r], n_bootstrap=50, seed=r)
-                cobyla = set_calibration_test(sc.ens_probs[r], sc.labels[r], n_bootstrap=50, seed=r, solver="cobyla")
+                default = set_calibration_test(sc.ens_probs[r], sc.labels[r], n_resamples=50, seed=r)
+                cobyla = set_calibration_test(sc.ens_probs[r], sc.labels[r], n_resamples=50, seed=r, solver="cobyla")
                 np.testing.assert_array_equal(default.null_distribution, cobyla.null_distribution)
                 assert default.rejected == cobyla.rejected == (scenario == "S3")
                 assert default.solver == "search_descent" and cobyla.solver == "cobyla"
@@ -134,15 +141,16 @@ class TestSetCalibrationTest:
         # 200 S1 datasets (H0 true), small N and D, the default solver, α = 0.05: the rejection
         # rate stays below the upper end of the binomial band around the exact size.
         sc = credal_scenario("S1", n_datasets=200, n_instances=60, n_members=5, n_classes=5, u=0.05, seed=13)
-        rejected = [set_calibration_test(sc.ens_probs[r], sc.labels[r], n_bootstrap=40, seed=r).rejected
-                    for r in range(200)]
+        rejected = [
+            set_calibration_test(sc.ens_probs[r], sc.labels[r], n_resamples=40, seed=r).rejected for r in range(200)
+        ]
         assert np.mean(rejected) <= _upper_band(exact_size(0.05, 40), 200)
 
     def test_variants_run(self):
         ens, y = _two_member_set(200)
         for prior in ("uniform", "sparse"):
             for resample in ("bootstrap", "permutation"):
-                res = set_calibration_test(ens, y, weight_prior=prior, resample=resample, n_bootstrap=30, seed=1)
+                res = set_calibration_test(ens, y, weight_prior=prior, resample=resample, n_resamples=30, seed=1)
                 assert res.null_distribution.shape == (30,) and np.isfinite(res.null_distribution).all()
 
     def test_errors(self):
@@ -178,8 +186,9 @@ class TestMinimise:
         sc = credal_scenario("S1", n_datasets=1, n_members=4, n_classes=5, u=0.1, seed=5)
         ens, y = sc.ens_probs[0], sc.labels[0]
         g = calibration_measure("skce_ul")
-        res = minimise_calibration_measure(ens, y, measure=g, solver=solver, seed=0,
-                                           solver_options={"resolution": 12} if solver == "grid" else None)
+        res = minimise_calibration_measure(
+            ens, y, measure=g, solver=solver, seed=0, solver_options={"resolution": 12} if solver == "grid" else None
+        )
         assert res.weights.shape == (4,) and (res.weights >= 0).all()
         assert res.weights.sum() == pytest.approx(1.0)
         assert res.value == pytest.approx(g(np.einsum("nmk,m->nk", ens, res.weights), y))
@@ -197,10 +206,10 @@ class TestMinimise:
         best = minimise_calibration_measure(ens, y, measure=g, solver="search_descent", seed=0)
         assert best.value < res.value
         # in the test: a larger t against the same null sample, so a p-value no larger
-        a = set_calibration_test(ens, y, measure=g, solver="uniform", n_bootstrap=50, seed=1)
-        b = set_calibration_test(ens, y, measure=g, solver="search_descent", n_bootstrap=50, seed=1)
+        a = set_calibration_test(ens, y, measure=g, solver="uniform", n_resamples=50, seed=1)
+        b = set_calibration_test(ens, y, measure=g, solver="search_descent", n_resamples=50, seed=1)
         np.testing.assert_array_equal(a.null_distribution, b.null_distribution)
-        assert a.statistic == res.value and a.statistic > b.statistic and a.p_value <= b.p_value
+        assert a.statistic == res.value and a.statistic > b.statistic and a.pvalue <= b.pvalue
 
     def test_default_reaches_cobyla_minima(self):
         # Fig. 1 setting (N = 100, M = 10, K = 10, u = 0.01), ECE_conf: the default (batched search
@@ -231,7 +240,7 @@ class TestMinimise:
         explicit = minimise_calibration_measure(ens, y, solver="search_descent", seed=1)
         assert small.solver == "search_descent" and small.value == explicit.value
         np.testing.assert_array_equal(small.weights, explicit.weights)
-        monkeypatch.setattr(bootstrap_module, "AUTO_MAX_SIZE", 100 * 3 - 1)  # N·K = 300 > 299
+        monkeypatch.setattr(minimise_module, "AUTO_MAX_SIZE", 100 * 3 - 1)  # N·K = 300 > 299
         large = minimise_calibration_measure(ens, y, solver="auto", seed=1)
         cobyla = minimise_calibration_measure(ens, y, solver="cobyla")
         assert large.solver == "cobyla" and large.value == cobyla.value
@@ -242,7 +251,7 @@ class TestMinimise:
         ens, y = sc.ens_probs[0], sc.labels[0]
         for solver in ("search", "search_descent"):
             whole = minimise_calibration_measure(ens, y, solver=solver, seed=2)
-            monkeypatch.setattr(bootstrap_module, "BATCH_ELEMENTS", 80 * 5 * 3)  # three candidates per chunk
+            monkeypatch.setattr(minimise_module, "BATCH_ELEMENTS", 80 * 5 * 3)  # three candidates per chunk
             chunked = minimise_calibration_measure(ens, y, solver=solver, seed=2)
             monkeypatch.undo()
             assert chunked.value == whole.value and chunked.n_evaluations == whole.n_evaluations
@@ -262,8 +271,9 @@ class TestMinimise:
     def test_errors(self):
         ens, y = _two_member_set(60)
         with pytest.raises(ValueError, match="needs .* points"):
-            minimise_calibration_measure(np.repeat(ens, 10, axis=1) / 1.0, y, solver="grid",
-                                         solver_options={"resolution": 50})
+            minimise_calibration_measure(
+                np.repeat(ens, 10, axis=1) / 1.0, y, solver="grid", solver_options={"resolution": 50}
+            )
         with pytest.raises(ValueError, match="n_starts"):
             minimise_calibration_measure(ens, y, solver="multistart", solver_options={"n_starts": 0})
         with pytest.raises(ValueError, match="steps"):
@@ -275,17 +285,18 @@ class TestMinimise:
 class TestSetNullDistribution:
     def test_batched_over_datasets(self):
         sc = credal_scenario("S1", n_datasets=6, n_instances=40, n_members=3, n_classes=4, u=0.2, seed=6)
-        null = set_null_distribution(sc.ens_probs, n_bootstrap=25, seed=0)
+        null = set_null_distribution(sc.ens_probs, n_resamples=25, seed=0)
         assert null.shape == (6, 25) and np.isfinite(null).all() and (null >= 0).all()
-        nested = set_null_distribution(sc.ens_probs.reshape(2, 3, 40, 3, 4), n_bootstrap=25, seed=0)
+        nested = set_null_distribution(sc.ens_probs.reshape(2, 3, 40, 3, 4), n_resamples=25, seed=0)
         assert nested.shape == (2, 3, 25)
 
     def test_null_matches_calibrated_draws(self):
         # The null of a single classifier is the distribution of g under labels drawn from the
         # predictions; compare with independent draws on the same instances (two-sample KS).
         probs, _ = calibrated_predictions(80, 3, seed=8)
-        null = set_null_distribution(probs[:, None], measure="ece_conf", n_bootstrap=2000, resample="permutation",
-                                     seed=0)
+        null = set_null_distribution(
+            probs[:, None], measure="ece_conf", n_resamples=2000, resample="permutation", seed=0
+        )
         rng = np.random.default_rng(9)
         direct = calibration_measure("ece_conf")(np.broadcast_to(probs, (2000, 80, 3)), sample_labels(probs, rng, 2000))
         assert stats.ks_2samp(null, direct).pvalue > 0.001
@@ -313,11 +324,11 @@ class TestNullStatistics:
 
     def test_set_test_unchanged_by_chunking(self, monkeypatch):
         ens, y = _two_member_set(120, seed=3)
-        whole = set_calibration_test(ens, y, n_bootstrap=30, seed=4)
-        monkeypatch.setattr(bootstrap_module, "NULL_CHUNK_ELEMENTS", 120 * 3 * 4)  # four replicates per chunk
-        chunked = set_calibration_test(ens, y, n_bootstrap=30, seed=4)
+        whole = set_calibration_test(ens, y, n_resamples=30, seed=4)
+        monkeypatch.setattr(null_module, "NULL_CHUNK_ELEMENTS", 120 * 3 * 4)  # four replicates per chunk
+        chunked = set_calibration_test(ens, y, n_resamples=30, seed=4)
         np.testing.assert_array_equal(chunked.null_distribution, whole.null_distribution)
-        assert (chunked.statistic, chunked.p_value) == (whole.statistic, whole.p_value)
+        assert (chunked.statistic, chunked.pvalue) == (whole.statistic, whole.pvalue)
         np.testing.assert_array_equal(chunked.weights, whole.weights)
 
 
@@ -334,7 +345,7 @@ class TestDecisionRule:
 
     def test_set_test(self):
         sc = credal_scenario("S1", n_datasets=1, n_instances=60, n_members=3, n_classes=3, u=0.3, seed=4)
-        kw = dict(measure="skce_ul", n_bootstrap=50, solver="search", seed=0)
+        kw = dict(measure="skce_ul", n_resamples=50, solver="search", seed=0)
         paper = set_calibration_test(sc.ens_probs[0], sc.labels[0], **kw)
         authors = set_calibration_test(sc.ens_probs[0], sc.labels[0], rule="abs", **kw)
         # same null sample and minimum; only the decision differs
@@ -345,15 +356,18 @@ class TestDecisionRule:
             q = np.quantile(paper.null_distribution, 1 - a)
             assert paper.decision(a) == (paper.statistic > q) and authors.decision(a) == (abs(paper.statistic) > q)
         # for a non-negative measure the rules agree
-        e1 = set_calibration_test(sc.ens_probs[0], sc.labels[0], measure="ece_conf", n_bootstrap=50, solver="search", seed=0)
-        e2 = set_calibration_test(sc.ens_probs[0], sc.labels[0], measure="ece_conf", n_bootstrap=50, solver="search", seed=0,
-                                  rule="abs")
-        assert e1.rejected == e2.rejected and e1.p_value == e2.p_value
+        e1 = set_calibration_test(
+            sc.ens_probs[0], sc.labels[0], measure="ece_conf", n_resamples=50, solver="search", seed=0
+        )
+        e2 = set_calibration_test(
+            sc.ens_probs[0], sc.labels[0], measure="ece_conf", n_resamples=50, solver="search", seed=0, rule="abs"
+        )
+        assert e1.rejected == e2.rejected and e1.pvalue == e2.pvalue
 
     def test_errors(self):
         p = np.random.default_rng(0).dirichlet(np.ones(3), size=(40, 2))
         with pytest.raises(ValueError, match="rule"):
-            set_calibration_test(p, np.zeros(40, dtype=int), rule="two-sided", n_bootstrap=10)
+            set_calibration_test(p, np.zeros(40, dtype=int), rule="two-sided", n_resamples=10)
 
 
 class TestSearchDescentLargeM:
@@ -374,8 +388,9 @@ class TestSearchDescentLargeM:
         for r, cobyla in ((1, 0.31183), (2, 0.62898)):
             ens, y = self._problem(r)
             new = minimise_calibration_measure(ens, y, measure="hl", n_bins=5, solver="search_descent", seed=0)
-            old = minimise_calibration_measure(ens, y, measure="hl", n_bins=5, solver="search_descent", seed=0,
-                                               solver_options=self.OLD)
+            old = minimise_calibration_measure(
+                ens, y, measure="hl", n_bins=5, solver="search_descent", seed=0, solver_options=self.OLD
+            )
             powell = minimise_calibration_measure(ens, y, measure="hl", n_bins=5, solver="cobyla_powell")
             assert new.value <= old.value + 1e-12 and new.value <= powell.value + 1e-3
             assert new.value <= cobyla + 1e-3 < old.value
@@ -403,16 +418,24 @@ class TestSearchDescentLargeM:
         old = minimise_calibration_measure(*small, solver="search_descent", seed=7, solver_options=self.OLD)
         assert default.value == old.value and default.n_evaluations == old.n_evaluations
         # ... and above it they are not (2 000 candidates + 225 edge points + rounds of 7·M + M moves)
-        assert a.n_evaluations > 2000 + 225 and a.n_evaluations != minimise_calibration_measure(
-            ens, y, solver="search_descent", seed=7, solver_options=self.OLD).n_evaluations
+        assert (
+            a.n_evaluations > 2000 + 225
+            and a.n_evaluations
+            != minimise_calibration_measure(
+                ens, y, solver="search_descent", seed=7, solver_options=self.OLD
+            ).n_evaluations
+        )
 
     def test_away_moves(self):
         # a fraction c of λ_m moved to the others in proportion to their weights: λ_m → (1 − c) λ_m,
         # λ_j → λ_j (1 + c λ_m / (1 − λ_m)); c = 1 drops member m and renormalises the rest
         x = np.array([0.5, 0.3, 0.2, 0.0])
-        moves = bootstrap_module._away_moves(x, np.array([1.0, 0.5]), np.eye(4))
-        expected = [[(1 - c) * x[m] if j == m else x[j] * (1 + c * x[m] / (1 - x[m])) for j in range(4)]
-                    for c in (1.0, 0.5) for m in range(3)]  # member 3 has no weight: no move
+        moves = minimise_module._away_moves(x, np.array([1.0, 0.5]), np.eye(4))
+        expected = [
+            [(1 - c) * x[m] if j == m else x[j] * (1 + c * x[m] / (1 - x[m])) for j in range(4)]
+            for c in (1.0, 0.5)
+            for m in range(3)
+        ]  # member 3 has no weight: no move
         np.testing.assert_allclose(moves, expected, atol=1e-15)
 
     def test_errors(self):

@@ -12,16 +12,16 @@ import pytest
 import torch
 
 from credalbook.stats import (
-    METHODS,
-    TestResult,
     bootstrap_calibration_test,
     calibration_test,
     hosmer_lemeshow,
     instance_calibration_test,
+    METHODS,
     set_calibration_test,
     skce_test,
+    TestResult,
 )
-from tests.stats._calibration_mc import MC_METHODS, binomial_band, rejection_rate, synthetic
+from tests.stats._calibration_mc import binomial_band, MC_METHODS, rejection_rate, synthetic
 
 GRID = [(n, k) for n in (50, 200, 1000) for k in (2, 5, 10)]
 
@@ -35,25 +35,26 @@ class TestCalibrationTest:
     def test_main(self, method):
         p, y = _data(temperature=0.5)
         res = calibration_test(p, y, method=method, n_resamples=99, seed=0)
-        assert isinstance(res, TestResult) and 0 < res.p_value <= 1
-        assert res.rejected == (res.p_value <= 0.05) or method == "consistency"   # consistency: Alg. 1 quantile rule
-        assert res.summary()["p_value"] == res.p_value and res.summary()["method"] == res.method
+        assert isinstance(res, TestResult) and 0 < res.pvalue <= 1
+        # the one decision rule: the statistic beyond the critical value (Alg. 1's quantile rule for resampling tests)
+        assert res.rejected == (res.statistic > res.threshold) == res.decision(0.05)
+        assert res.summary()["pvalue"] == res.pvalue and res.summary()["method"] == res.method
         assert (res.null_distribution is not None) == (method in ("consistency", "skce_quadratic", "hosmer_lemeshow"))
 
     def test_agrees_with_the_tests_it_calls(self):
         p, y = _data(seed=1, temperature=0.8)
         a = calibration_test(p, y, n_resamples=99, seed=3, measure="ece_cwise", n_bins=5)
-        b = bootstrap_calibration_test(p, y, n_bootstrap=99, seed=3, measure="ece_cwise", n_bins=5, n_jobs=1)
-        assert a.p_value == b.p_value and np.array_equal(a.null_distribution, b.null_distribution)
+        b = bootstrap_calibration_test(p, y, n_resamples=99, seed=3, measure="ece_cwise", n_bins=5, n_jobs=1)
+        assert a.pvalue == b.pvalue and np.array_equal(a.null_distribution, b.null_distribution)
         a = calibration_test(p, y, method="hosmer_lemeshow", n_resamples=99, seed=3, grouping="single")
         b = hosmer_lemeshow(p, y, n_resamples=99, seed=3, grouping="single", n_jobs=1)
-        assert a.p_value == b.p_value and a.statistic == b.statistic
+        assert a.pvalue == b.pvalue and a.statistic == b.statistic
         a = calibration_test(p, y, method="skce_quadratic", n_resamples=99, seed=3, bandwidth=0.5)
         b = skce_test(p, y, estimator="quadratic", n_resamples=99, seed=3, bandwidth=0.5)
-        assert a.p_value == b.p_value and a.statistic == b.statistic
+        assert a.pvalue == b.pvalue and a.statistic == b.statistic
         a = calibration_test(p, y, method="skce_block", block_size=6)
         b = skce_test(p, y, estimator="block", block_size=6)
-        assert a.p_value == b.p_value
+        assert a.pvalue == b.pvalue
         a = calibration_test(p, y, method="skce_distribution_free")
         assert a.details["estimator"] == "quadratic" and a.method == "skce_distribution_free"
 
@@ -64,11 +65,16 @@ class TestCalibrationTest:
         logits = np.log(p) + 1.7
         for method in ("consistency", "skce_linear", "hosmer_lemeshow"):
             ref = calibration_test(p, y, method=method, n_resamples=49, seed=0)
-            res = calibration_test(torch.tensor(logits, dtype=torch.float64), torch.tensor(y), method=method,
-                                   from_logits=True, n_resamples=49, seed=0)
+            res = calibration_test(
+                torch.tensor(logits, dtype=torch.float64),
+                torch.tensor(y),
+                method=method,
+                from_logits=True,
+                n_resamples=49,
+                seed=0,
+            )
             assert res.statistic == pytest.approx(ref.statistic, rel=1e-9, abs=1e-12)
-            low = calibration_test(torch.tensor(p, dtype=dtype), torch.tensor(y), method=method, n_resamples=49,
-                                   seed=0)
+            low = calibration_test(torch.tensor(p, dtype=dtype), torch.tensor(y), method=method, n_resamples=49, seed=0)
             tol = {torch.float64: 1e-12, torch.float32: 1e-5, torch.float16: 2e-2}[dtype]
             assert low.statistic == pytest.approx(ref.statistic, rel=tol, abs=tol)
 
@@ -77,9 +83,10 @@ class TestCalibrationTest:
         p, y = _data(seed=2)
         for method in METHODS:
             ref = calibration_test(p, y, method=method, n_resamples=49, seed=0)
-            res = calibration_test(torch.tensor(p, device="cuda"), torch.tensor(y, device="cuda"), method=method,
-                                   n_resamples=49, seed=0)
-            assert res.p_value == ref.p_value
+            res = calibration_test(
+                torch.tensor(p, device="cuda"), torch.tensor(y, device="cuda"), method=method, n_resamples=49, seed=0
+            )
+            assert res.pvalue == ref.pvalue
 
     def test_errors(self):
         p, y = _data(n=60)
@@ -100,7 +107,7 @@ class TestCalibrationTest:
         with pytest.raises(ValueError, match=r"labels must lie in \[0, 4\)"):
             calibration_test(p, y + 4)
         with pytest.raises(ValueError, match=r"probs must lie in \[0, 1\]"):
-            calibration_test(np.log(p), y)     # logits without from_logits=True
+            calibration_test(np.log(p), y)  # logits without from_logits=True
 
 
 class TestSetAndInstanceInputs:
@@ -110,12 +117,13 @@ class TestSetAndInstanceInputs:
         truth = rng.dirichlet(np.ones(3), size=200)
         y = np.minimum((rng.random(200)[:, None] >= truth.cumsum(1)).sum(1), 2)
         ens = np.stack([truth, 0.5 * truth + 0.5 / 3], axis=1)
-        ref = set_calibration_test(ens, y, n_bootstrap=50, seed=0)
-        res = set_calibration_test(torch.tensor(np.log(ens) - 2.0), torch.tensor(y), from_logits=True,
-                                   n_bootstrap=50, seed=0)
+        ref = set_calibration_test(ens, y, n_resamples=50, seed=0)
+        res = set_calibration_test(
+            torch.tensor(np.log(ens) - 2.0), torch.tensor(y), from_logits=True, n_resamples=50, seed=0
+        )
         assert isinstance(res, TestResult) and res.method == "set" and res.details["M"] == 2
-        assert res.p_value == ref.p_value and res.statistic == pytest.approx(ref.statistic, rel=1e-9)
-        f32 = set_calibration_test(torch.tensor(ens, dtype=torch.float32), y, n_bootstrap=50, seed=0)
+        assert res.pvalue == ref.pvalue and res.statistic == pytest.approx(ref.statistic, rel=1e-9)
+        f32 = set_calibration_test(torch.tensor(ens, dtype=torch.float32), y, n_resamples=50, seed=0)
         assert f32.statistic == pytest.approx(ref.statistic, rel=1e-4, abs=1e-6)
         with pytest.raises(ValueError, match=r"ens_probs must have shape \(N, M, K\)"):
             set_calibration_test(ens[:, 0], y, from_logits=True)
@@ -124,10 +132,15 @@ class TestSetAndInstanceInputs:
         from credalbook.synthetic.instance_scenarios import instance_scenario
 
         sc = instance_scenario("binary", "H0-inst", n_datasets=1, n_instances=300, seed=0)
-        kw = dict(n_bootstrap=20, learner_options={"max_epochs": 3}, seed=0)
+        kw = dict(n_resamples=20, learner_options={"max_epochs": 3}, seed=0)
         ref = instance_calibration_test(sc.features[0], sc.ens_probs[0], sc.labels[0], **kw)
-        res = instance_calibration_test(torch.tensor(sc.features[0]), torch.tensor(np.log(sc.ens_probs[0])),
-                                        torch.tensor(sc.labels[0]), from_logits=True, **kw)
+        res = instance_calibration_test(
+            torch.tensor(sc.features[0]),
+            torch.tensor(np.log(sc.ens_probs[0])),
+            torch.tensor(sc.labels[0]),
+            from_logits=True,
+            **kw,
+        )
         assert isinstance(res, TestResult) and res.method == "instance"
         assert res.statistic == pytest.approx(ref.statistic, rel=1e-6)
         par = instance_calibration_test(sc.features[0], sc.ens_probs[0], sc.labels[0], n_jobs=2, **kw)
@@ -186,9 +199,16 @@ def test_type_one_error_full(method):
     _check_type_one(method, rates, 200, 0.05)
 
 
-@pytest.mark.parametrize("method,n,min_power", [("consistency", 1000, 0.9), ("skce_linear", 5000, 0.2),
-                                                ("skce_block", 1000, 0.25), ("skce_quadratic", 1000, 0.9),
-                                                ("hosmer_lemeshow", 1000, 0.9)])
+@pytest.mark.parametrize(
+    "method,n,min_power",
+    [
+        ("consistency", 1000, 0.9),
+        ("skce_linear", 5000, 0.2),
+        ("skce_block", 1000, 0.25),
+        ("skce_quadratic", 1000, 0.9),
+        ("hosmer_lemeshow", 1000, 0.9),
+    ],
+)
 def test_power(method, n, min_power):
     """Over-confident predictions (probs² renormalised), K = 5: rejection rate of 30 data sets ≥ min_power.
 
@@ -217,7 +237,7 @@ def _exact_top_label_null(conf, n_bins):
     dist = {}
     for idx in product(range(n), repeat=n):
         for hits in product((0, 1), repeat=n):
-            prob = np.prod([conf[i] if h else 1 - conf[i] for i, h in zip(idx, hits)]) / n ** n
+            prob = np.prod([conf[i] if h else 1 - conf[i] for i, h in zip(idx, hits)]) / n**n
             gap = np.zeros(n_bins)
             for i, h in zip(idx, hits):
                 gap[bins[i]] += h - conf[i]
@@ -235,16 +255,16 @@ class TestFastTopLabelNull:
         for seed in range(3):
             p, y = _data(n=2000, k=4, seed=seed, temperature=0.9 if seed == 2 else 1.0)
             fast = calibration_test(p, y, n_resamples=2000, seed=seed)
-            generic = bootstrap_calibration_test(p, y, n_bootstrap=2000, seed=seed)
+            generic = bootstrap_calibration_test(p, y, n_resamples=2000, seed=seed)
             assert fast.details["null"] == "top-label hits" and "null" not in generic.details
             assert fast.statistic == generic.statistic and fast.measure == generic.measure
             assert stats.ks_2samp(fast.null_distribution, generic.null_distribution).pvalue > 1e-3
-            se = np.sqrt(generic.p_value * (1 - generic.p_value) / 2000) + 1e-3
-            assert abs(fast.p_value - generic.p_value) < 4 * np.sqrt(2) * se
+            se = np.sqrt(generic.pvalue * (1 - generic.pvalue) / 2000) + 1e-3
+            assert abs(fast.pvalue - generic.pvalue) < 4 * np.sqrt(2) * se
         # permutation resampling too
         p, y = _data(n=500, k=3, seed=5)
         fast = calibration_test(p, y, n_resamples=2000, seed=1, resample="permutation")
-        generic = bootstrap_calibration_test(p, y, n_bootstrap=2000, seed=1, resample="permutation")
+        generic = bootstrap_calibration_test(p, y, n_resamples=2000, seed=1, resample="permutation")
         assert fast.details["resample"] == "permutation"
         assert stats.ks_2samp(fast.null_distribution, generic.null_distribution).pvalue > 1e-3
 
@@ -261,7 +281,7 @@ class TestFastTopLabelNull:
         probs = np.array([dist[k] for k in keys])
         assert probs.sum() == pytest.approx(1.0, abs=1e-12)
         pos = np.searchsorted(keys, np.round(null, 9))
-        assert np.all(keys[np.minimum(pos, len(keys) - 1)] == np.round(null, 9))   # only values of the support
+        assert np.all(keys[np.minimum(pos, len(keys) - 1)] == np.round(null, 9))  # only values of the support
         observed = np.bincount(pos, minlength=len(keys))
         assert stats.chisquare(observed, probs * null.size).pvalue > 1e-3
         mean = (keys * probs).sum()
@@ -273,9 +293,9 @@ class TestFastTopLabelNull:
         one wrong label out of 4 gives ECE 1/4 and p = 1/(R + 1)."""
         p = np.eye(3)[[0, 1, 2, 1]]
         res = calibration_test(p, [0, 1, 2, 1], n_resamples=99, seed=0)
-        assert np.all(res.null_distribution == 0) and res.statistic == 0 and res.p_value == 1.0
+        assert np.all(res.null_distribution == 0) and res.statistic == 0 and res.pvalue == 1.0
         res = calibration_test(p, [0, 1, 2, 0], n_resamples=99, seed=0)
-        assert res.statistic == 0.25 and res.p_value == 0.01 and res.rejected
+        assert res.statistic == 0.25 and res.pvalue == 0.01 and res.rejected
 
     def test_seeds_and_n_jobs(self):
         from credalbook.stats.bootstrap import NULL_CHUNK
@@ -288,8 +308,8 @@ class TestFastTopLabelNull:
         one = calibration_test(p, y, n_resamples=r, seed=11, n_jobs=1)
         two = calibration_test(p, y, n_resamples=r, seed=11, n_jobs=2)
         np.testing.assert_array_equal(one.null_distribution, two.null_distribution)
-        assert one.p_value == two.p_value and one.null_distribution.shape == (r,)
-        np.testing.assert_array_equal(one.null_distribution, a.null_distribution)   # None runs the chunks as 1
+        assert one.pvalue == two.pvalue and one.null_distribution.shape == (r,)
+        np.testing.assert_array_equal(one.null_distribution, a.null_distribution)  # None runs the chunks as 1
 
     def test_blocks_do_not_change_values(self, monkeypatch):
         """Replicates drawn in blocks of one, or many, give the same values: the draws of a block are
@@ -298,13 +318,14 @@ class TestFastTopLabelNull:
 
         p, y = _data(n=300, k=3, seed=6)
         monkeypatch.setattr(bootstrap, "TOP_LABEL_BLOCK", 1)
-        single = bootstrap.top_label_consistency_test(p, y, n_bins=10, n_resamples=20, alpha=0.05,
-                                                      seed=2).null_distribution   # n_jobs=None: one stream
+        single = bootstrap.top_label_consistency_test(
+            p, y, n_bins=10, n_resamples=20, alpha=0.05, seed=2, chunk_size=None
+        ).null_distribution  # one stream
         rng = np.random.default_rng(2)
         conf = p.max(1)
         bins = np.minimum((conf * 10).astype(int), 9)
         expected = []
-        for _ in range(20):   # a plain loop over replicates
+        for _ in range(20):  # a plain loop over replicates
             idx = rng.integers(0, 300, 300)
             hit = rng.random(300) < conf[idx]
             expected.append(np.abs(np.bincount(bins[idx], weights=hit - conf[idx], minlength=10)).sum() / 300)
@@ -313,10 +334,10 @@ class TestFastTopLabelNull:
     def test_fast_null_false_and_other_measures(self):
         """fast_null=False, or any other measure, is bootstrap_calibration_test (its chunked stream)."""
         p, y = _data(n=200, k=3, seed=7)
-        ref = bootstrap_calibration_test(p, y, n_bootstrap=60, seed=8, n_jobs=1)
+        ref = bootstrap_calibration_test(p, y, n_resamples=60, seed=8, n_jobs=1)
         res = calibration_test(p, y, n_resamples=60, seed=8, fast_null=False)
         np.testing.assert_array_equal(res.null_distribution, ref.null_distribution)
-        assert res.p_value == ref.p_value
+        assert res.pvalue == ref.pvalue
         from credalbook.stats import calibration_measure
 
         res = calibration_test(p, y, n_resamples=60, seed=8, measure=calibration_measure("ece_conf"))
@@ -341,5 +362,107 @@ class TestFastTopLabelNull:
         rejected = 0
         for i in range(300):
             p, y = synthetic(5000, 10, rng)
-            rejected += calibration_test(p, y, n_resamples=99, seed=[31, i]).p_value <= 0.05
+            rejected += calibration_test(p, y, n_resamples=99, seed=[31, i]).pvalue <= 0.05
         assert lo <= rejected / 300 <= hi, (rejected, lo, hi)
+
+
+class TestOneSeedOneNullSample:
+    """One seed -> one null sample, whatever the entry point and n_jobs (joblib's meaning everywhere)."""
+
+    def test_consistency_entry_points(self):
+        from credalbook.stats import NULL_CHUNK, set_calibration_test
+
+        p, y = _data(n=120, k=3, seed=9)
+        r = 2 * NULL_CHUNK + 7
+        kw = dict(measure="ece_cwise", n_bins=5, n_resamples=r, seed=13)
+        ref = bootstrap_calibration_test(p, y, **kw)
+        runs = [bootstrap_calibration_test(p, y, n_jobs=j, **kw) for j in (None, 1, 2)]
+        runs += [set_calibration_test(p[:, None], y, n_jobs=j, **kw) for j in (None, 1, 2)]
+        runs += [calibration_test(p, y, method="consistency", n_jobs=j, **kw) for j in (None, 1, 2)]
+        for res in runs:
+            np.testing.assert_array_equal(res.null_distribution, ref.null_distribution)
+            assert (res.statistic, res.pvalue, res.rejected) == (ref.statistic, ref.pvalue, ref.rejected)
+
+    def test_hosmer_lemeshow_entry_points(self):
+        p, y = _data(n=150, k=3, seed=10)
+        ref = hosmer_lemeshow(p, y, n_resamples=120, seed=3)
+        for res in [hosmer_lemeshow(p, y, n_resamples=120, seed=3, n_jobs=j) for j in (None, 1, 2)] + [
+            calibration_test(p, y, method="hosmer_lemeshow", n_resamples=120, seed=3, n_jobs=j) for j in (None, 1, 2)
+        ]:
+            np.testing.assert_array_equal(res.null_distribution, ref.null_distribution)
+            assert res.pvalue == ref.pvalue
+
+    def test_one_stream(self):
+        """chunk_size=None: the one random stream of releases before 0.6, the same for every entry point
+        and n_jobs; it is set_null_distribution's stream for one member."""
+        from credalbook.stats import set_calibration_test, set_null_distribution
+
+        p, y = _data(n=100, k=3, seed=11)
+        kw = dict(n_resamples=60, seed=4, chunk_size=None)
+        ref = set_null_distribution(p[:, None], n_resamples=60, seed=4)
+        for res in (
+            [bootstrap_calibration_test(p, y, n_jobs=j, **kw) for j in (None, 2)]
+            + [set_calibration_test(p[:, None], y, n_jobs=j, **kw) for j in (None, 2)]
+            + [calibration_test(p, y, fast_null=False, n_jobs=j, **kw) for j in (None, 2)]
+        ):
+            np.testing.assert_array_equal(res.null_distribution, ref)
+        a = hosmer_lemeshow(p, y, n_resamples=60, seed=4, chunk_size=None)
+        b = calibration_test(p, y, method="hosmer_lemeshow", n_resamples=60, seed=4, chunk_size=None, n_jobs=2)
+        np.testing.assert_array_equal(a.null_distribution, b.null_distribution)
+        with pytest.raises(ValueError, match="chunk_size"):
+            calibration_test(p, y, chunk_size=0)
+
+
+class TestRenamedKeywords:
+    """The old keywords still work for one minor version, with a FutureWarning and the same result."""
+
+    def test_n_bootstrap(self):
+        from credalbook.stats import exact_size, set_calibration_test, set_null_distribution
+
+        p, y = _data(n=80, k=3, seed=12)
+        calls = [
+            (bootstrap_calibration_test, (p, y), dict(seed=0)),
+            (set_calibration_test, (p[:, None], y), dict(seed=0)),
+            (set_null_distribution, (p[:, None],), dict(seed=0)),
+            (exact_size, (0.05,), {}),
+        ]
+        for func, args, kw in calls:
+            new = func(*args, n_resamples=30, **kw)
+            with pytest.warns(FutureWarning, match="n_resamples"):
+                old = func(*args, n_bootstrap=30, **kw)
+            if isinstance(new, TestResult):
+                np.testing.assert_array_equal(old.null_distribution, new.null_distribution)
+                assert old.pvalue == new.pvalue
+            else:
+                np.testing.assert_array_equal(old, new)
+
+    def test_reference(self):
+        from credalbook.stats import null_rejection_rate
+
+        p, y = _data(n=80, k=3, seed=13)
+        new = hosmer_lemeshow(p, y, n_bins=5, null="chi2")
+        with pytest.warns(FutureWarning, match="null"):
+            old = hosmer_lemeshow(p, y, n_bins=5, reference="chi2")
+        assert old == new
+        with pytest.warns(FutureWarning, match="null"):
+            old = calibration_test(p, y, method="hosmer_lemeshow", n_bins=5, reference="chi2")
+        assert old.pvalue == calibration_test(p, y, method="hosmer_lemeshow", n_bins=5, null="chi2").pvalue
+        with pytest.raises(TypeError, match="both"):
+            calibration_test(p, y, method="hosmer_lemeshow", reference="chi2", null="chi2")
+        kw = dict(n_datasets=2, n_instances=60, n_classes=3, n_bins=5, n_resamples=19, seed=0)
+        with pytest.warns(FutureWarning, match="null"):
+            assert null_rejection_rate(reference="chi2", **kw) == null_rejection_rate(null="chi2", **kw)
+
+    def test_engine_rng(self):
+        from credalbook.stats.null_distribution import null_statistics
+
+        ens = np.random.default_rng(0).dirichlet(np.ones(3), size=(30, 2))
+        from credalbook.stats import calibration_measure
+
+        g = calibration_measure("ece_conf")
+        new = null_statistics(ens, g.func, 10, "uniform", "bootstrap", np.random.default_rng(1))
+        with pytest.warns(FutureWarning, match="renamed"):
+            old = null_statistics(
+                ens, g.func, n_bootstrap=10, weight_prior="uniform", resample="bootstrap", rng=np.random.default_rng(1)
+            )
+        np.testing.assert_array_equal(old, new)

@@ -12,10 +12,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from credalbook.synthetic import calibrated_predictions
-from credalbook.stats import HosmerLemeshowResult, hosmer_lemeshow, hosmer_lemeshow_statistic, null_rejection_rate
+from credalbook.stats import hosmer_lemeshow, hosmer_lemeshow_statistic, HosmerLemeshowResult, null_rejection_rate
 from credalbook.stats.hosmer_lemeshow import _bin_starts, _binning, _cell_table, _stable_argsort
-from credalbook.synthetic import sample_labels
+from credalbook.synthetic import calibrated_predictions, sample_labels
 
 hl_module = importlib.import_module("credalbook.stats.hosmer_lemeshow")  # the function of that name shadows it
 
@@ -86,8 +85,9 @@ class TestHosmerLemeshowStatistic:
     def test_hand_example_unequal_bins(self):
         assert hosmer_lemeshow_statistic(HAND_P, HAND_Y, n_bins=2) == pytest.approx(17 / 126, abs=1e-12)
         assert hosmer_lemeshow_statistic(HAND_P, HAND_Y, n_bins=2, grouping="single") == pytest.approx(
-            29 / 108, abs=1e-12)
-        res = hosmer_lemeshow(HAND_P, HAND_Y, n_bins=2, reference="resampling", n_resamples=9, seed=0)
+            29 / 108, abs=1e-12
+        )
+        res = hosmer_lemeshow(HAND_P, HAND_Y, n_bins=2, null="resampling", n_resamples=9, seed=0)
         assert res.statistic == pytest.approx(17 / 126, abs=1e-12)
         assert res.count_statistic == pytest.approx(25 / 84, abs=1e-12)
         single = hosmer_lemeshow(HAND_P, HAND_Y, n_bins=2, grouping="single", n_resamples=9, seed=0)
@@ -110,14 +110,16 @@ class TestHosmerLemeshowStatistic:
             p = rng.dirichlet(np.ones(4), size=n)
             y = rng.integers(0, 4, size=n)
             ref_mean, ref_count = _ref_hl(p, y, n_bins, grouping)
-            assert hosmer_lemeshow_statistic(p, y, n_bins=n_bins, grouping=grouping) == pytest.approx(ref_mean, rel=1e-12)
-            res = hosmer_lemeshow(p, y, n_bins=n_bins, grouping=grouping, reference="chi2_external")
+            assert hosmer_lemeshow_statistic(p, y, n_bins=n_bins, grouping=grouping) == pytest.approx(
+                ref_mean, rel=1e-12
+            )
+            res = hosmer_lemeshow(p, y, n_bins=n_bins, grouping=grouping, null="chi2_external")
             assert res.count_statistic == pytest.approx(ref_count, rel=1e-12)
 
     def test_count_statistic_is_size_weighted(self):
         # With equal bin sizes n/B the count form is (n/B) times Eq. 3.
         p, y = calibrated_predictions(200, 3, seed=1)
-        res = hosmer_lemeshow(p, y, n_bins=10, reference="chi2")
+        res = hosmer_lemeshow(p, y, n_bins=10, null="chi2")
         assert res.count_statistic == pytest.approx(20 * res.statistic, rel=1e-12)
 
     def test_groupings_agree_for_two_classes(self):
@@ -153,8 +155,10 @@ class TestHosmerLemeshowStatistic:
         y = rng.integers(0, 3, size=(2, 4, 53))
         got = hosmer_lemeshow_statistic(p, y, n_bins=6, grouping=grouping)
         assert got.shape == (2, 4)
-        loop = [[hosmer_lemeshow_statistic(p[a, b], y[a, b], n_bins=6, grouping=grouping) for b in range(4)]
-                for a in range(2)]
+        loop = [
+            [hosmer_lemeshow_statistic(p[a, b], y[a, b], n_bins=6, grouping=grouping) for b in range(4)]
+            for a in range(2)
+        ]
         np.testing.assert_allclose(got, loop, rtol=1e-12, atol=0)
 
     def test_zero_probability_class(self):
@@ -166,13 +170,13 @@ class TestHosmerLemeshowStatistic:
         # observed although predicted impossible: infinite
         assert hosmer_lemeshow_statistic(p, [0, 1, 2, 0], n_bins=2) == np.inf
         res = hosmer_lemeshow(p, [0, 1, 2, 0], n_bins=2, n_resamples=19, seed=0)
-        assert res.p_value == pytest.approx(1 / 20)
+        assert res.pvalue == pytest.approx(1 / 20)
 
     def test_errors(self):
         p, y = calibrated_predictions(20, 3, seed=0)
         with pytest.raises(ValueError, match="grouping"):
             hosmer_lemeshow_statistic(p, y, grouping="pooled")
-        for bad in (0, 2.0, True, 10**9):   # 10**9 bins: named as n_bins, not as too few instances in probs
+        for bad in (0, 2.0, True, 10**9):  # 10**9 bins: named as n_bins, not as too few instances in probs
             with pytest.raises(ValueError, match="^n_bins"):
                 hosmer_lemeshow_statistic(p, y, n_bins=bad)
         with pytest.raises(ValueError, match=r"probs must contain at least 21 instances.*got N = 20"):
@@ -188,22 +192,22 @@ class TestHosmerLemeshow:
         p, y = calibrated_predictions(500, 3, seed=1)
         res = hosmer_lemeshow(p, y, n_bins=10, seed=0, n_resamples=199)
         assert isinstance(res, HosmerLemeshowResult)
-        assert res.reference == "resampling" and res.grouping == "per_class" and res.n_bins == 10
+        assert res.null == "resampling" and res.grouping == "per_class" and res.n_bins == 10
         assert res.dof is None
         assert res.statistic == pytest.approx(hosmer_lemeshow_statistic(p, y, n_bins=10), rel=1e-12)
         assert res.null_distribution.shape == (199,)
         assert np.all(res.null_distribution >= 0)
-        assert 0 < res.p_value <= 1
+        assert 0 < res.pvalue <= 1
         expected = (1 + np.count_nonzero(res.null_distribution >= res.statistic)) / 200
-        assert res.p_value == expected
-        assert res.p_value * 200 == pytest.approx(round(res.p_value * 200))  # a multiple of 1/(R+1)
+        assert res.pvalue == expected
+        assert res.pvalue * 200 == pytest.approx(round(res.pvalue * 200))  # a multiple of 1/(R+1)
 
     def test_seed_reproducible(self):
         p, y = calibrated_predictions(300, 4, seed=2)
         a = hosmer_lemeshow(p, y, seed=7, n_resamples=99)
         b = hosmer_lemeshow(p, y, seed=7, n_resamples=99)
         c = hosmer_lemeshow(p, y, seed=8, n_resamples=99)
-        assert a.p_value == b.p_value
+        assert a.pvalue == b.pvalue
         np.testing.assert_array_equal(a.null_distribution, b.null_distribution)
         assert not np.array_equal(a.null_distribution, c.null_distribution)
         # a Generator is accepted as seed
@@ -225,101 +229,124 @@ class TestHosmerLemeshow:
         # sample_labels draws from the same generator (to rounding; equal bins, same labels),
         # whatever the chunking of resamples and instances
         p, y = calibrated_predictions(203, 4, seed=6)
-        direct = hosmer_lemeshow_statistic(np.broadcast_to(p, (60, 203, 4)),
-                                           sample_labels(p, np.random.default_rng(3), size=60),
-                                           n_bins=7, grouping=grouping)
-        res = hosmer_lemeshow(p, y, n_bins=7, grouping=grouping, n_resamples=60, seed=3)
+        direct = hosmer_lemeshow_statistic(
+            np.broadcast_to(p, (60, 203, 4)),
+            sample_labels(p, np.random.default_rng(3), size=60),
+            n_bins=7,
+            grouping=grouping,
+        )
+        res = hosmer_lemeshow(p, y, n_bins=7, grouping=grouping, n_resamples=60, seed=3, chunk_size=None)
         np.testing.assert_allclose(res.null_distribution, direct, rtol=1e-12)
         monkeypatch.setattr(hl_module, "_RESAMPLE_DRAWS", 203 * 7)  # 7 resamples at a time
         monkeypatch.setattr(hl_module, "_INSTANCE_CHUNK", 50)  # in steps of 50 instances
-        chunked = hosmer_lemeshow(p, y, n_bins=7, grouping=grouping, n_resamples=60, seed=3)
+        chunked = hosmer_lemeshow(p, y, n_bins=7, grouping=grouping, n_resamples=60, seed=3, chunk_size=None)
         np.testing.assert_array_equal(chunked.null_distribution, res.null_distribution)
 
     def test_previous_values(self):
-        # null distribution and p-value of the code before issue #27 (commit 11fc112), same seed
+        # null distribution and p-value of the code before issue #27 (commit 11fc112), same seed, one stream
         p, y = calibrated_predictions(300, 4, seed=2)
-        res = hosmer_lemeshow(p, y, seed=7, n_resamples=99)
-        assert res.p_value == 0.31
+        res = hosmer_lemeshow(p, y, seed=7, n_resamples=99, chunk_size=None)
+        assert res.pvalue == 0.31
         assert res.null_distribution[:3].tolist() == pytest.approx(
-            [0.9442579656001414, 1.034661904221051, 0.6887854745340732], rel=1e-12)
+            [0.9442579656001414, 1.034661904221051, 0.6887854745340732], rel=1e-12
+        )
 
     def test_null_distribution_matches_independent_resampling(self):
         # two-sample Kolmogorov-Smirnov test against a direct simulation with another generator
         p, y = calibrated_predictions(150, 3, seed=8)
         res = hosmer_lemeshow(p, y, n_bins=5, n_resamples=1500, seed=0)
         rng = np.random.default_rng(99)
-        direct = hosmer_lemeshow_statistic(np.broadcast_to(p, (1500, 150, 3)), sample_labels(p, rng, size=1500),
-                                           n_bins=5)
+        direct = hosmer_lemeshow_statistic(
+            np.broadcast_to(p, (1500, 150, 3)), sample_labels(p, rng, size=1500), n_bins=5
+        )
         assert stats.ks_2samp(res.null_distribution, direct).pvalue > 0.001
 
     def test_type_one_error_at_five_percent(self):
         n_datasets, alpha = 300, 0.05
-        rate = null_rejection_rate(n_datasets=n_datasets, n_instances=150, n_classes=3, n_bins=5, alpha=alpha,
-                                   n_resamples=99, seed=1)
+        rate = null_rejection_rate(
+            n_datasets=n_datasets, n_instances=150, n_classes=3, n_bins=5, alpha=alpha, n_resamples=99, seed=1
+        )
         lo, hi = _binom_band(n_datasets, alpha)
         assert lo <= rate * n_datasets <= hi
 
     def test_chi2_references(self):
         p, y = calibrated_predictions(400, 4, seed=4)
-        res = hosmer_lemeshow(p, y, n_bins=10, reference="chi2")
+        res = hosmer_lemeshow(p, y, n_bins=10, null="chi2")
         assert res.dof == 3 * 8
         assert res.null_distribution is None
-        assert res.p_value == pytest.approx(stats.chi2.sf(res.count_statistic, 24), rel=1e-12)
-        ext = hosmer_lemeshow(p, y, n_bins=10, reference="chi2_external")
+        assert res.pvalue == pytest.approx(stats.chi2.sf(res.count_statistic, 24), rel=1e-12)
+        ext = hosmer_lemeshow(p, y, n_bins=10, null="chi2_external")
         assert ext.dof == 3 * 10
-        assert ext.p_value == pytest.approx(stats.chi2.sf(ext.count_statistic, 30), rel=1e-12)
-        assert ext.count_statistic == res.count_statistic and ext.p_value > res.p_value
+        assert ext.pvalue == pytest.approx(stats.chi2.sf(ext.count_statistic, 30), rel=1e-12)
+        assert ext.count_statistic == res.count_statistic and ext.pvalue > res.pvalue
         # chi2_external has B(K-1) > 0 dof even with two bins
-        assert hosmer_lemeshow(p, y, n_bins=2, reference="chi2_external").dof == 6
+        assert hosmer_lemeshow(p, y, n_bins=2, null="chi2_external").dof == 6
 
     def test_decision(self):
-        res = HosmerLemeshowResult(1.0, 2.0, 0.05, "chi2", "per_class", 10, 8)
-        assert res.decision(0.05) is True
+        res = HosmerLemeshowResult(1.0, 2.0, 0.045, "chi2", "per_class", 10, 8)
+        assert res.decision(0.05) is True and res.decision(0.045) is False  # chi2: p < alpha
         assert res.decision(0.04) is False
         assert res.decision() is True
         with pytest.raises(dataclasses.FrozenInstanceError):
-            res.p_value = 0.5
+            res.pvalue = 0.5
 
     def test_type_one_error_resampling(self):
         """Exact size: the rejection rate under H0 lies in the 99% binomial band around α."""
         n_datasets, alpha = 200, 0.1
-        rate = null_rejection_rate(n_datasets=n_datasets, n_instances=300, n_classes=5, n_bins=10, alpha=alpha,
-                                   reference="resampling", n_resamples=99, seed=0)
+        rate = null_rejection_rate(
+            n_datasets=n_datasets,
+            n_instances=300,
+            n_classes=5,
+            n_bins=10,
+            alpha=alpha,
+            null="resampling",
+            n_resamples=99,
+            seed=0,
+        )
         lo, hi = _binom_band(n_datasets, alpha)
         assert lo <= rate * n_datasets <= hi
 
     def test_chi2_per_class_over_rejects(self):
         """The paper's χ²_{(K-1)(B-2)} reference with per-class sorting is far too liberal (measured 0.30 at α=0.05)."""
         n_datasets, alpha = 200, 0.05
-        rate = null_rejection_rate(n_datasets=n_datasets, n_instances=1000, n_classes=10, n_bins=10, alpha=alpha,
-                                   reference="chi2", grouping="per_class", seed=0)
+        rate = null_rejection_rate(
+            n_datasets=n_datasets,
+            n_instances=1000,
+            n_classes=10,
+            n_bins=10,
+            alpha=alpha,
+            null="chi2",
+            grouping="per_class",
+            seed=0,
+        )
         _, hi = _binom_band(n_datasets, alpha)
         assert rate > 0.15
         assert rate * n_datasets > hi
 
     def test_chi2_external_is_not_liberal(self):
         n_datasets, alpha = 200, 0.05
-        rate = null_rejection_rate(n_datasets=n_datasets, n_instances=1000, n_classes=10, n_bins=10, alpha=alpha,
-                                   reference="chi2_external", seed=0)
+        rate = null_rejection_rate(
+            n_datasets=n_datasets, n_instances=1000, n_classes=10, n_bins=10, alpha=alpha, null="chi2_external", seed=0
+        )
         _, hi = _binom_band(n_datasets, alpha)
         assert rate * n_datasets <= hi
 
     def test_power_against_overconfidence(self):
         p, y = calibrated_predictions(2000, 5, seed=5)  # labels drawn from p
         res = hosmer_lemeshow(_sharpen(p), y, n_bins=10, n_resamples=199, seed=0)
-        assert res.p_value < 0.01
+        assert res.pvalue < 0.01
         assert res.decision(0.01)
         # the calibrated model itself is not rejected
-        assert hosmer_lemeshow(p, y, n_bins=10, n_resamples=199, seed=0).p_value > 0.01
+        assert hosmer_lemeshow(p, y, n_bins=10, n_resamples=199, seed=0).pvalue > 0.01
 
     def test_errors(self):
         p, y = calibrated_predictions(30, 3, seed=0)
-        with pytest.raises(ValueError, match="reference"):
-            hosmer_lemeshow(p, y, reference="bootstrap")
+        with pytest.raises(ValueError, match="null"):
+            hosmer_lemeshow(p, y, null="bootstrap")
         with pytest.raises(ValueError, match="grouping"):
             hosmer_lemeshow(p, y, grouping="by_class")
-        with pytest.raises(ValueError, match=r"n_bins must be > 2 for the chi2 reference.*got 2"):
-            hosmer_lemeshow(p, y, n_bins=2, reference="chi2")
+        with pytest.raises(ValueError, match=r"n_bins must be > 2 for the chi2 null.*got 2"):
+            hosmer_lemeshow(p, y, n_bins=2, null="chi2")
         for bad in (0, 1.5, True):
             with pytest.raises(ValueError, match="n_resamples"):
                 hosmer_lemeshow(p, y, n_resamples=bad)
@@ -337,9 +364,9 @@ class TestHosmerLemeshow:
         # n_resamples and seed are checked at the door, also with a chi2 reference that does not use them
         for ref in ("chi2", "chi2_external"):
             with pytest.raises(ValueError, match="n_resamples"):
-                hosmer_lemeshow(p, y, n_bins=3, reference=ref, n_resamples=0)
+                hosmer_lemeshow(p, y, n_bins=3, null=ref, n_resamples=0)
             with pytest.raises(ValueError, match="seed"):
-                hosmer_lemeshow(p, y, n_bins=3, reference=ref, seed=1.5)
+                hosmer_lemeshow(p, y, n_bins=3, null=ref, seed=1.5)
         res = hosmer_lemeshow(p, y, n_resamples=9, seed=0)
         for bad in (0, 1, -0.1, 1.5, "x", None, float("nan")):
             with pytest.raises(ValueError, match="alpha"):
@@ -373,7 +400,7 @@ class TestNullRejectionRate:
         assert r == null_rejection_rate(n_datasets=20, n_instances=200, n_classes=3, n_resamples=49, seed=0)
 
     def test_rate_is_monotone_in_alpha(self):
-        kw = dict(n_datasets=50, n_instances=300, n_classes=4, reference="chi2", seed=1)
+        kw = dict(n_datasets=50, n_instances=300, n_classes=4, null="chi2", seed=1)
         rates = [null_rejection_rate(alpha=a, **kw) for a in (0.01, 0.1, 0.5, 0.9)]
         assert rates == sorted(rates)
         assert rates[-1] > 0.5
@@ -385,8 +412,8 @@ class TestNullRejectionRate:
         for bad in (0.0, 1.0, 2):
             with pytest.raises(ValueError, match="alpha"):
                 null_rejection_rate(n_datasets=2, alpha=bad, **kw)
-        with pytest.raises(ValueError, match="reference"):
-            null_rejection_rate(n_datasets=2, reference="chi3", **kw)
+        with pytest.raises(ValueError, match="null"):
+            null_rejection_rate(n_datasets=2, null="chi3", **kw)
         with pytest.raises(ValueError, match="n_classes"):
             null_rejection_rate(n_datasets=2, n_instances=50, n_classes=1)
         with pytest.raises(ValueError, match="at least 10 instances"):
@@ -429,8 +456,9 @@ class TestSampleLabels:
         assert sample_labels(p, np.random.default_rng(0)).shape == (2, 5)
         assert sample_labels(p, np.random.default_rng(0), size=7).shape == (7, 2, 5)
         assert sample_labels(p[0, 0], np.random.default_rng(0)).shape == ()
-        np.testing.assert_array_equal(sample_labels(p, np.random.default_rng(3), size=4),
-                                      sample_labels(p, np.random.default_rng(3), size=4))
+        np.testing.assert_array_equal(
+            sample_labels(p, np.random.default_rng(3), size=4), sample_labels(p, np.random.default_rng(3), size=4)
+        )
 
     def test_errors(self):
         with pytest.raises(ValueError, match="probs"):
@@ -446,10 +474,13 @@ class TestAuthorsVariant:
         # {1, 0}: class 0 (1 − 1.4)²/1.4 = 0.114286, class 1 (1 − 0.6)²/0.6 = 0.266667
         p = np.array([[0.8, 0.2], [0.6, 0.4], [0.3, 0.7], [0.1, 0.9]])
         y = [0, 1, 1, 1]
-        assert hosmer_lemeshow_statistic(p, y, n_bins=2, variant="authors") == pytest.approx(0.4 + 0.1 + 0.16 / 1.4 + 0.16 / 0.6)
+        assert hosmer_lemeshow_statistic(p, y, n_bins=2, variant="authors") == pytest.approx(
+            0.4 + 0.1 + 0.16 / 1.4 + 0.16 / 0.6
+        )
         # tie-free: counts instead of bin means, i.e. the bin size (2) times the book's single grouping
         assert hosmer_lemeshow_statistic(p, y, n_bins=2, variant="authors") == pytest.approx(
-            2 * hosmer_lemeshow_statistic(p, y, n_bins=2, grouping="single"))
+            2 * hosmer_lemeshow_statistic(p, y, n_bins=2, grouping="single")
+        )
 
     def test_ties_reversed(self):
         # p0 = 0.5, 0.5, 0.5, 0.2: ascending 1 − p0 is [0, 1, 2, 3] (stable), reversed [3, 2, 1, 0], so the tied

@@ -7,16 +7,9 @@ import pytest
 import torch
 from scipy import stats
 
-from credalbook.metrics import LaplacianKernel, TVKernel, skce, skce_ul, skce_uq
-from credalbook.stats import (
-    SKCE_NULLS,
-    TestResult,
-    skce_block_values,
-    skce_bootstrap_null,
-    skce_quadratic_statistic,
-    skce_test,
-)
-from credalbook.stats import kernel_tests
+from credalbook.metrics import LaplacianKernel, skce, skce_ul, skce_uq, TVKernel
+from credalbook.stats import kernel_tests, SKCE_NULLS, skce_test, TestResult
+from credalbook.stats.kernel_tests import skce_block_values, skce_bootstrap_null, skce_quadratic_statistic
 
 P4 = np.array([[0.8, 0.2], [0.4, 0.6], [0.3, 0.7], [0.5, 0.5]])
 Y4 = np.array([0, 1, 1, 0])
@@ -45,11 +38,11 @@ class TestLinear:
         """Hand example: two pairs; mean, standard error, z and p in closed form."""
         res = skce_test(P4, Y4, kernel=TV)
         assert isinstance(res, TestResult) and res.method == "skce_linear"
-        mean, se = (H12 + H34) / 2, abs(H12 - H34) / 2      # s(ddof=1)/sqrt(2) of two values
+        mean, se = (H12 + H34) / 2, abs(H12 - H34) / 2  # s(ddof=1)/sqrt(2) of two values
         assert res.statistic == pytest.approx(mean, abs=1e-15)
         assert res.details["stderr"] == pytest.approx(se, abs=1e-15)
         assert res.details["z"] == pytest.approx(mean / se, abs=1e-12)
-        assert res.p_value == pytest.approx(stats.norm.sf(mean / se), abs=1e-12)
+        assert res.pvalue == pytest.approx(stats.norm.sf(mean / se), abs=1e-12)
         assert res.threshold == pytest.approx(se * stats.norm.isf(0.05), abs=1e-12)
         assert res.null_model.std() == pytest.approx(se) and res.null_model.mean() == 0
         assert res.rejected is False and res.details["n_blocks"] == 2
@@ -65,14 +58,14 @@ class TestLinear:
         assert res.statistic == pytest.approx(terms.mean(), rel=1e-12)
         assert res.statistic == pytest.approx(skce_ul(p, y, kernel=kern), rel=1e-12)  # the one SKCE
         se = terms.std(ddof=1) / 10
-        assert res.p_value == pytest.approx(stats.norm.sf(terms.mean() / se), rel=1e-9)
-        assert res.rejected == (res.p_value <= 0.1) and res.alpha == 0.1
+        assert res.pvalue == pytest.approx(stats.norm.sf(terms.mean() / se), rel=1e-9)
+        assert res.rejected == (res.pvalue <= 0.1) and res.alpha == 0.1
 
     def test_zero_variance(self):
         """Perfect one-hot predictions: every term is 0, p = 1, never NaN."""
         p = np.eye(3)[[0, 1, 2, 0]]
         res = skce_test(p, [0, 1, 2, 0])
-        assert res.p_value == 1.0 and res.rejected is False and res.null_model is None
+        assert res.pvalue == 1.0 and res.rejected is False and res.null_model is None
 
 
 class TestBlock:
@@ -84,9 +77,9 @@ class TestBlock:
         values = skce_block_values(p, y, kern, m)
         nb = 150 // m
         assert values.shape == (nb,)
-        h = _h_loop(p[:m * 2], y[:m * 2], kern)
+        h = _h_loop(p[: m * 2], y[: m * 2], kern)
         for b in range(2):
-            blk = h[b * m:(b + 1) * m, b * m:(b + 1) * m]
+            blk = h[b * m : (b + 1) * m, b * m : (b + 1) * m]
             assert values[b] == pytest.approx((blk.sum() - np.trace(blk)) / (m * (m - 1)), rel=1e-10)
         assert values.mean() == pytest.approx(skce(p, y, estimator="block", block_size=m), rel=1e-10)
 
@@ -95,7 +88,7 @@ class TestBlock:
         res = skce_test(p, y, estimator="block", block_size=10, kernel=TV)
         v = skce_block_values(p, y, TVKernel(2.0), 10)
         assert res.method == "skce_block" and res.details["block_size"] == 10 and res.details["n_blocks"] == 30
-        assert res.p_value == pytest.approx(stats.norm.sf(v.mean() / (v.std(ddof=1) / math.sqrt(30))), rel=1e-9)
+        assert res.pvalue == pytest.approx(stats.norm.sf(v.mean() / (v.std(ddof=1) / math.sqrt(30))), rel=1e-9)
 
 
 class TestQuadratic:
@@ -108,7 +101,7 @@ class TestQuadratic:
         est, t = skce_quadratic_statistic(p, y, kern)
         assert est == pytest.approx((h.sum() - np.trace(h)) / (n * (n - 1)), rel=1e-12)
         assert est == pytest.approx(skce_uq(p, y), rel=1e-12)
-        alpha = (2 * n - 1) / (n - 1) ** 2    # estimate_statistic_kernelmatrix: α h_ij off the diagonal, -h_ii on it
+        alpha = (2 * n - 1) / (n - 1) ** 2  # estimate_statistic_kernelmatrix: α h_ij off the diagonal, -h_ii on it
         assert t == pytest.approx((alpha * (h.sum() - np.trace(h)) - np.trace(h)) / n**2, rel=1e-12)
 
     def test_bootstrap_against_resampling_loop(self):
@@ -134,15 +127,15 @@ class TestQuadratic:
         tiled = skce_test(p, y, estimator="quadratic", n_resamples=150, seed=3)
         assert tiled.statistic == pytest.approx(whole.statistic, rel=1e-12)
         np.testing.assert_allclose(tiled.null_distribution, whole.null_distribution, rtol=1e-10, atol=1e-15)
-        assert tiled.p_value == whole.p_value
+        assert tiled.pvalue == whole.pvalue
 
     def test_main(self):
         p, y = _data(200, 3, 6, temperature=0.5)
         res = skce_test(p, y, estimator="quadratic", n_resamples=300, seed=0, kernel=TV, alpha=0.3)
         assert res.method == "skce_quadratic" and res.null_distribution.shape == (300,)
-        assert res.p_value == pytest.approx((1 + (res.null_distribution >= res.statistic).sum()) / 301)
+        assert res.pvalue == pytest.approx((1 + (res.null_distribution >= res.statistic).sum()) / 301)
         assert res.threshold == pytest.approx(np.quantile(res.null_distribution, 0.7))
-        assert res.rejected == (res.p_value <= 0.3)
+        assert res.rejected == (res.pvalue <= 0.3)
         assert res.details["estimate"] == pytest.approx(skce_uq(p, y), rel=1e-12)
         again = skce_test(p, y, estimator="quadratic", n_resamples=300, seed=0, n_jobs=2, kernel=TV, alpha=0.3)
         np.testing.assert_array_equal(res.null_distribution, again.null_distribution)
@@ -159,10 +152,11 @@ class TestQuadratic:
             a = skce_test(p, y, estimator=est, null=null, n_resamples=50, seed=1, kernel=tv)
             b = skce_test(p, y, estimator=est, null=null, kernel=matrix_kernel, n_resamples=50, seed=1)
             assert b.statistic == pytest.approx(a.statistic, rel=1e-10)
-            assert b.p_value == pytest.approx(a.p_value, rel=1e-9)
+            assert b.pvalue == pytest.approx(a.pvalue, rel=1e-9)
         for m in (3, 70):
-            np.testing.assert_allclose(skce_block_values(p, y, matrix_kernel, m), skce_block_values(p, y, tv, m),
-                                       rtol=1e-10, atol=1e-15)
+            np.testing.assert_allclose(
+                skce_block_values(p, y, matrix_kernel, m), skce_block_values(p, y, tv, m), rtol=1e-10, atol=1e-15
+            )
 
 
 class TestDistributionFree:
@@ -172,17 +166,20 @@ class TestDistributionFree:
         p, y = _data(101, 3, 9, temperature=0.3)
         res = skce_test(p, y, estimator=estimator, null="distribution_free", block_size=7, kernel=TV)
         n_eff = {"linear": 50, "quadratic": 50, "block": 14 * 3}[estimator]
-        est = {"linear": skce(p, y, estimator="linear"), "quadratic": skce_uq(p, y),
-               "block": skce(p, y, estimator="block", block_size=7)}[estimator]
+        est = {
+            "linear": skce(p, y, estimator="linear"),
+            "quadratic": skce_uq(p, y),
+            "block": skce(p, y, estimator="block", block_size=7),
+        }[estimator]
         assert res.method == "skce_distribution_free" and res.details["n_effective"] == n_eff
         assert res.statistic == pytest.approx(est, rel=1e-10)
-        assert res.p_value == pytest.approx(math.exp(-n_eff * max(est, 0) ** 2 / 8), rel=1e-10)
+        assert res.pvalue == pytest.approx(math.exp(-n_eff * max(est, 0) ** 2 / 8), rel=1e-10)
         assert res.threshold == pytest.approx(2 * math.sqrt(2 * math.log(20) / n_eff))
         assert res.rejected == (res.statistic >= res.threshold)
 
     def test_negative_estimate_and_bound(self):
-        res = skce_test(P4, Y4, null="distribution_free", kernel=TV)      # estimate < 0: the bound is 1
-        assert res.statistic < 0 and res.p_value == 1.0
+        res = skce_test(P4, Y4, null="distribution_free", kernel=TV)  # estimate < 0: the bound is 1
+        assert res.statistic < 0 and res.pvalue == 1.0
         b = skce_test(P4, Y4, null="distribution_free", bound=0.5)
         assert b.details["bound"] == 0.5
         with pytest.raises(ValueError, match="bound must be given"):
@@ -206,9 +203,14 @@ class TestInputs:
     def test_cuda(self):
         p, y = _data(120, 4, 10)
         ref = skce_test(p, y, estimator="quadratic", n_resamples=100, seed=0)
-        res = skce_test(torch.tensor(p, device="cuda"), torch.tensor(y, device="cuda"), estimator="quadratic",
-                        n_resamples=100, seed=0)
-        assert res.p_value == ref.p_value
+        res = skce_test(
+            torch.tensor(p, device="cuda"),
+            torch.tensor(y, device="cuda"),
+            estimator="quadratic",
+            n_resamples=100,
+            seed=0,
+        )
+        assert res.pvalue == ref.pvalue
 
     def test_errors(self):
         p, y = _data(30, 3, 11)
@@ -256,6 +258,6 @@ def test_default_kernel_is_laplacian_with_median_heuristic():
     p, y = _data(80, 3, 13, temperature=0.5)
     res = skce_test(p, y)
     ref = skce_test(p, y, kernel=LaplacianKernel(median_heuristic(p)))
-    assert res.statistic == ref.statistic and res.p_value == ref.p_value
+    assert res.statistic == ref.statistic and res.pvalue == ref.pvalue
     assert res.details["kernel"] == repr(LaplacianKernel(median_heuristic(p)))
     assert skce_test(p, y, bandwidth=0.3).statistic == pytest.approx(skce_ul(p, y, kernel=LaplacianKernel(0.3)))

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from credalbook.metrics import brier_score, ece_classwise, ece_confidence, skce_ul, skce_uq
-from credalbook.stats import CalibrationMeasure, as_measure, calibration_measure, hosmer_lemeshow_statistic
+from credalbook.stats import as_measure, calibration_measure, CalibrationMeasure, hosmer_lemeshow_statistic
 from credalbook.synthetic import sample_labels
 
 
@@ -17,18 +17,24 @@ def data():
 
 
 class TestCalibrationMeasure:
-    @pytest.mark.parametrize("name, reference", [
-        ("ece_conf", lambda p, y: ece_confidence(p, y, n_bins=5)),
-        ("ece_cwise", lambda p, y: ece_classwise(p, y, n_bins=5)),
-        ("hl", lambda p, y: hosmer_lemeshow_statistic(p, y, n_bins=5)),
-        ("hl_authors", lambda p, y: hosmer_lemeshow_statistic(p, y, n_bins=5, variant="authors")),
-        ("skce_ul", skce_ul),
-        ("skce_uq", skce_uq),
-    ])
+    @pytest.mark.parametrize(
+        "name, reference",
+        [
+            ("ece_conf", lambda p, y: ece_confidence(p, y, n_bins=5)),
+            ("ece_cwise", lambda p, y: ece_classwise(p, y, n_bins=5)),
+            ("hl", lambda p, y: hosmer_lemeshow_statistic(p, y, n_bins=5)),
+            ("hl_authors", lambda p, y: hosmer_lemeshow_statistic(p, y, n_bins=5, variant="authors")),
+            ("skce_ul", skce_ul),
+            ("skce_uq", skce_uq),
+        ],
+    )
     def test_main(self, data, name, reference):
         p, y = data
-        g = (calibration_measure("hl", n_bins=5, variant="authors") if name == "hl_authors"
-             else calibration_measure(name, n_bins=5))
+        g = (
+            calibration_measure("hl", n_bins=5, variant="authors")
+            if name == "hl_authors"
+            else calibration_measure(name, n_bins=5)
+        )
         np.testing.assert_allclose(g(p, y), reference(p, y), rtol=1e-12)
         np.testing.assert_allclose(g.func(p, y), reference(p, y), rtol=1e-12)
         assert g(p[0], y[0]) == pytest.approx(reference(p[0], y[0]))

@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from credalbook.stats import fit_weight_function
 from credalbook._random import draw_labels
+from credalbook.stats import fit_weight_function
 
 
 def _two_members(rng, n, lam):
@@ -24,12 +24,23 @@ class TestFitWeightFunction:
         x, ens, y, _ = _two_members(rng, 6000, lambda x: np.full_like(x, 0.3))
         grid = np.linspace(0, 5, 101)
         # the proper score alone is consistent: λ within ~2 standard errors (≈ 0.02 here) of the truth
-        fw = fit_weight_function(x, ens, y, estimator="brier", max_epochs=40, patience=15, lr=5e-3, batch_size=256,
-                                 seed=0)
+        fw = fit_weight_function(
+            x, ens, y, estimator="brier", max_epochs=40, patience=15, lr=5e-3, batch_size=256, seed=0
+        )
         assert abs(fw.weights(grid)[:, 0].mean() - 0.3) < 0.05
         # + γ·L2: the KDE estimator's finite-sample bias depends on λ and shifts the optimum a little (≈ +0.05)
-        fw = fit_weight_function(x, ens, y, estimator="lp", max_epochs=40, patience=15, lr=5e-3, batch_size=256,
-                                 estimator_options={"bandwidth": 0.05}, seed=0)
+        fw = fit_weight_function(
+            x,
+            ens,
+            y,
+            estimator="lp",
+            max_epochs=40,
+            patience=15,
+            lr=5e-3,
+            batch_size=256,
+            estimator_options={"bandwidth": 0.05},
+            seed=0,
+        )
         lam = fw.weights(grid)[:, 0]
         assert abs(lam.mean() - 0.3) < 0.1
         assert np.allclose(fw.weights(x).sum(-1), 1.0)
@@ -53,7 +64,7 @@ class TestFitWeightFunction:
         # in b, problem 0 stops early and leaves the batch while problem 1 trains on: problem 0 is unaffected
         assert b.best_epoch[1] > b.best_epoch[0] + 3
         stopped = b.best_epoch[0] + 3
-        assert np.isnan(b.history[0, stopped + 1:]).all() and np.isfinite(b.history[1]).all()
+        assert np.isnan(b.history[0, stopped + 1 :]).all() and np.isfinite(b.history[1]).all()
         np.testing.assert_allclose(a.weights(grid)[0], b.weights(grid)[0], rtol=1e-6)
         np.testing.assert_allclose(a.best_loss[0], b.best_loss[0], rtol=1e-12)
         assert not np.allclose(a.weights(grid)[1], b.weights(grid)[1])
@@ -94,7 +105,7 @@ class TestFitWeightFunction:
             fit_weight_function(x, ens * 2, y)
         with pytest.raises(ValueError, match="features"):
             fit_weight_function(np.full(100, np.nan), ens, y)
-        for bad in (x.astype(complex), x.astype(str), None):   # no silent cast of complex or string features
+        for bad in (x.astype(complex), x.astype(str), None):  # no silent cast of complex or string features
             with pytest.raises(ValueError, match="features"):
                 fit_weight_function(bad, ens, y, max_epochs=1)
         # the labels' shape is checked against ens_probs before the features are read
@@ -105,8 +116,15 @@ class TestFitWeightFunction:
             with pytest.raises(ValueError, match="^labels"):
                 fit_weight_function(x, ens, bad, max_epochs=1)
         with pytest.raises(ValueError, match="^val_labels"):
-            fit_weight_function(x[:80], ens[:80], y[:80], val_features=x[80:], val_ens_probs=ens[80:],
-                                val_labels=y[80:] + 2, max_epochs=1)
+            fit_weight_function(
+                x[:80],
+                ens[:80],
+                y[:80],
+                val_features=x[80:],
+                val_ens_probs=ens[80:],
+                val_labels=y[80:] + 2,
+                max_epochs=1,
+            )
         for bad in (-1, 1.5, "a", True, [1, -1]):
             with pytest.raises(ValueError, match="seed"):
                 fit_weight_function(x, ens, y, seed=bad, max_epochs=1)
@@ -118,6 +136,7 @@ class TestFitWeightFunction:
 class TestWeightLearningConfig:
     def test_main(self):
         from credalbook.stats import LOSS_PRESETS, WeightLearningConfig
+
         for estimator, (score, gamma) in LOSS_PRESETS.items():
             cfg = WeightLearningConfig.from_options(estimator=estimator)
             assert (cfg.score, cfg.gamma) == (score, gamma)
@@ -128,6 +147,7 @@ class TestWeightLearningConfig:
 
     def test_config_recorded_by_fit(self):
         from credalbook.stats import WeightLearningConfig
+
         rng = np.random.default_rng(7)
         x, ens, y, _ = _two_members(rng, 120, lambda x: np.full_like(x, 0.5))
         fw = fit_weight_function(x, ens, y, estimator="brier", max_epochs=2, hidden=(4,), seed=0)
@@ -136,9 +156,28 @@ class TestWeightLearningConfig:
 
     def test_errors(self):
         from credalbook.stats import WeightLearningConfig
+
         with pytest.raises(ValueError, match="hidden"):
             WeightLearningConfig.from_options(hidden=(0,))
         with pytest.raises(ValueError, match="patience"):
             WeightLearningConfig.from_options(patience=0)
         with pytest.raises(ValueError, match="bandwidth"):
             WeightLearningConfig.from_options(estimator="lp", estimator_options={"bandwidth": -1.0})
+
+
+def test_config_or_options():
+    """fit_weight_function takes a WeightLearningConfig or its options one by one (the same fit), not both."""
+    from credalbook.stats import WeightLearningConfig
+
+    rng = np.random.default_rng(0)
+    x = rng.uniform(0, 1, size=(120, 1))
+    ens = rng.dirichlet(np.ones(2), size=(120, 2))
+    y = rng.integers(0, 2, 120)
+    kw = dict(estimator="brier", max_epochs=2, hidden=(4,))
+    a = fit_weight_function(x, ens, y, seed=0, **kw)
+    b = fit_weight_function(x, ens, y, seed=0, config=WeightLearningConfig.from_options(**kw))
+    np.testing.assert_array_equal(a.weights(x), b.weights(x))
+    with pytest.raises(TypeError, match="config and the options"):
+        fit_weight_function(x, ens, y, config=WeightLearningConfig(), max_epochs=2)
+    with pytest.raises(TypeError, match="unexpected options"):
+        fit_weight_function(x, ens, y, epochs=2)

@@ -53,8 +53,13 @@ class TestInstanceScenario:
             assert (d > 1e-9).all() and np.median(d) > 1e-3
 
     def test_multiclass_delta_orders_distance(self):
-        d = [hull_distance(sc.ens_probs, sc.truth).mean() for sc in
-             (instance_scenario("multiclass", h, n_datasets=2, n_instances=80, seed=4) for h in ("H1-1", "H1-2", "H1-3"))]
+        d = [
+            hull_distance(sc.ens_probs, sc.truth).mean()
+            for sc in (
+                instance_scenario("multiclass", h, n_datasets=2, n_instances=80, seed=4)
+                for h in ("H1-1", "H1-2", "H1-3")
+            )
+        ]
         assert d[0] < d[1] < d[2]
         # same seed: same members and corners, only δ differs, so the distance scales with δ
         assert d[2] / d[0] == pytest.approx(0.15 / 0.02 * (1 - 0.02) / (1 - 0.15), rel=0.5)

@@ -27,7 +27,9 @@ class TestCalibratedPredictions:
         assert not np.array_equal(a[0], c[0])
         # a Generator is consumed: two calls from one generator differ
         rng = np.random.default_rng(0)
-        assert not np.array_equal(calibrated_predictions(10, 3, seed=rng)[0], calibrated_predictions(10, 3, seed=rng)[0])
+        assert not np.array_equal(
+            calibrated_predictions(10, 3, seed=rng)[0], calibrated_predictions(10, 3, seed=rng)[0]
+        )
 
     def test_labels_follow_probs(self):
         """Mean one-hot label ≈ mean prediction; within bins of p_k the frequency of k ≈ p_k."""
@@ -132,17 +134,24 @@ class TestSampleLabels:
         p = np.array([[0.0, 1.0], [1.0, 0.0], [0.5, 0.5]])
         y = sample_labels(p, np.random.default_rng(0), size=2000)
         assert y.shape == (2000, 3)
-        assert (y[:, 0] == 1).all() and (y[:, 1] == 0).all()        # probabilities exactly 0 and 1
+        assert (y[:, 0] == 1).all() and (y[:, 1] == 0).all()  # probabilities exactly 0 and 1
         assert abs(y[:, 2].mean() - 0.5) < 4 * 0.5 / math.sqrt(2000)  # within 4 standard errors
         # a seed instead of a Generator (used to raise AttributeError): same draws as its Generator
         np.testing.assert_array_equal(sample_labels(p, 0), sample_labels(p, np.random.default_rng(0)))
         assert sample_labels(p, 0, size=0).shape == (0, 3)
-        assert sample_labels([0.25, 0.75], 1).shape == ()                # one distribution, one label
+        assert sample_labels([0.25, 0.75], 1).shape == ()  # one distribution, one label
+
+    def test_old_keyword(self):
+        p = np.array([[0.2, 0.8], [0.6, 0.4]])
+        with pytest.warns(FutureWarning, match="'rng' was renamed to 'seed'"):
+            old = sample_labels(p, rng=np.random.default_rng(3), size=5)
+        np.testing.assert_array_equal(old, sample_labels(p, seed=np.random.default_rng(3), size=5))
+        assert sample_labels(p).shape == (2,)  # seed=None by default
 
     def test_errors(self):
         p = np.array([[0.5, 0.5]])
         for bad in (-1, 1.5, "a", True, [0, -1]):
-            with pytest.raises(ValueError, match="rng must be None, a non-negative integer"):
+            with pytest.raises(ValueError, match="seed must be None, a non-negative integer"):
                 sample_labels(p, bad)
         for bad in (-1, 2.5, True, "3"):
             with pytest.raises(ValueError, match="size must be an integer >= 0"):

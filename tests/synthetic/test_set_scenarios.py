@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from credalbook.credal import hull_distance
-from credalbook.synthetic import SCENARIOS, credal_scenario
+from credalbook.synthetic import credal_scenario, SCENARIOS
 
 
 class TestCredalScenario:
@@ -31,8 +31,9 @@ class TestCredalScenario:
             np.testing.assert_allclose(sc.truth[~ok], corners[~ok], atol=1e-9)
             step = np.where(ok, ((sc.truth - sc.boundary) * d).sum(-1) / np.where(ok, norm2, 1.0), 0.0)
             assert ((step >= 0) & (step <= 1)).all()
-            np.testing.assert_allclose(sc.truth, step[..., None] * corners + (1 - step[..., None]) * sc.boundary,
-                                       atol=1e-9)
+            np.testing.assert_allclose(
+                sc.truth, step[..., None] * corners + (1 - step[..., None]) * sc.boundary, atol=1e-9
+            )
 
     def test_corners(self):
         s2 = credal_scenario("S2", n_datasets=2, n_instances=200, n_members=5, n_classes=4, u=0.2, seed=1)

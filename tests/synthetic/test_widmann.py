@@ -19,15 +19,14 @@ from credalbook.stats import calibration_test
 from credalbook.synthetic import (
     median_tv_distance,
     TVExponentialKernel,
-    WIDMANN_MODELS,
     widmann_model,
+    WIDMANN_MODELS,
     widmann_test_errors,
     WidmannModel,
 )
 
 #: Fig. 2, empirical test error at alpha = 0.05 (row alpha = 0.05 of the plotted tables).
-PUBLISHED_FIG2_AT_005 = {("skce_linear", "M1"): 0.0455, ("skce_linear", "M3"): 0.8141,
-                         ("skce_quadratic", "M1"): 0.0347}
+PUBLISHED_FIG2_AT_005 = {("skce_linear", "M1"): 0.0455, ("skce_linear", "M3"): 0.8141, ("skce_quadratic", "M1"): 0.0347}
 #: Fig. 1, mean of 10^4 unbiased quadratic SKCE estimates (median heuristic), and the analytic ECE of M3.
 PUBLISHED_SKCE_UQ_MEAN = {"M1": -8.624308735909002e-06, "M2": 0.09655136747590723, "M3": 0.015170498621422451}
 PUBLISHED_ECE_M3 = 0.7106418012290426
@@ -173,20 +172,23 @@ class TestPublishedNumbers:
         for name in ("M1", "M2", "M3"):
             probs, labels = widmann_model(name).sample(250, n_datasets=r, seed=7)
             est = np.empty(r)
-            for i, (p, y) in enumerate(zip(probs, labels)):   # quadratic SKCE, as in TestKernelAndBandwidth
+            for i, (p, y) in enumerate(zip(probs, labels)):  # quadratic SKCE, as in TestKernelAndBandwidth
                 res = p - np.eye(10)[y]
                 h = TVExponentialKernel(median_tv_distance(p)).gram(p, p) * (res @ res.T)
                 est[i] = (h.sum() - np.trace(h)) / (250 * 249)
             se = est.std(ddof=1) * math.sqrt(1 / r + 1 / 10_000)
             assert abs(est.mean() - PUBLISHED_SKCE_UQ_MEAN[name]) < 5 * se, (name, est.mean(), se)
 
-    @pytest.mark.parametrize(("method", "model", "r"), [("skce_linear", "M1", 2000), ("skce_linear", "M3", 2000),
-                                                        ("skce_quadratic", "M1", 1000)])
+    @pytest.mark.parametrize(
+        ("method", "model", "r"),
+        [("skce_linear", "M1", 2000), ("skce_linear", "M3", 2000), ("skce_quadratic", "M1", 1000)],
+    )
     def test_fig2_test_error_at_005(self, method, model, r):
         # empirical test error at alpha = 0.05 on R data sets; band: Clopper-Pearson 99.9% interval of our
         # count must contain the published value (itself from 10^4 data sets, SE <= 0.004).
-        res = widmann_test_errors(partial(calibration_test, method=method), model=model, n_datasets=r,
-                                  alphas=(0.05,), seed=11)
+        res = widmann_test_errors(
+            partial(calibration_test, method=method), model=model, n_datasets=r, alphas=(0.05,), seed=11
+        )
         assert res.kind == ("type_I" if model == "M1" else "type_II")
         k = round(res.errors[0] * r)
         lo, hi = clopper_pearson(k, r)
@@ -210,11 +212,21 @@ class TestWidmannTestErrors:
         np.testing.assert_allclose(a.errors, [(a.p_values <= x).mean() for x in (0.0, 0.5, 1.0)])
         # the "mean" bandwidth gives a fixed kernel; a given kernel overrides the bandwidth
         mean_bw = widmann_test_errors(linear, model="M3", n_datasets=50, bandwidth="mean", seed=3)
-        fixed = widmann_test_errors(linear, model="M3", n_datasets=50, seed=3, bandwidth=None,
-                                    kernel=TVExponentialKernel(widmann_model("M3").mean_tv_distance()))
+        fixed = widmann_test_errors(
+            linear,
+            model="M3",
+            n_datasets=50,
+            seed=3,
+            bandwidth=None,
+            kernel=TVExponentialKernel(widmann_model("M3").mean_tv_distance()),
+        )
         median_bw = widmann_test_errors(linear, model="M3", n_datasets=50, seed=3)
         assert not np.allclose(mean_bw.p_values, median_bw.p_values)
         np.testing.assert_allclose(mean_bw.p_values, fixed.p_values)
+        # band(ci): the old keyword level still works
+        with pytest.warns(FutureWarning, match="'level' was renamed to 'ci'"):
+            old = a.band(level=0.9)
+        np.testing.assert_array_equal(old, a.band(ci=0.9))
 
     def test_errors(self):
         linear = partial(calibration_test, method="skce_linear")

@@ -13,7 +13,10 @@ from credalbook.papers.eu.carving import (
 )
 from credalbook.papers.eu.compare import compare
 from credalbook.papers.eu.experiments import (
+    assemble_eu_run,
+    compare_summary,
     EU_ESTIMATORS,
+    eu_gp_fit,
     EU_METRICS,
     EU_PAPER_TABLE1,
     EU_PAPER_TABLE2,
@@ -22,9 +25,6 @@ from credalbook.papers.eu.experiments import (
     EUIntervalCurves,
     EURun,
     EUStudy,
-    assemble_eu_run,
-    compare_summary,
-    eu_gp_fit,
     run_eu_experiment,
     toy_eu_assemble,
     toy_eu_experiment,
@@ -35,12 +35,8 @@ from credalbook.papers.eu.experiments import (
     toy_noise_summary,
     ToySplits,
 )
-from credalbook.papers.eu.figures import (
-    EU_CURVE_STYLE,
-    plot_carved_discs,
-    plot_eu_interval_figure,
-    plot_eu_intervals,
-)
+from credalbook.papers.eu.figures import EU_CURVE_STYLE, plot_carved_discs, plot_eu_interval_figure, plot_eu_intervals
+from credalbook.papers.eu.parts import EU_GROUPS, eu_plan, EUPlan
 from credalbook.papers.eu.real_data import (
     BinaryFeatures,
     pca_even_odd,
@@ -51,14 +47,7 @@ from credalbook.papers.eu.real_data import (
     real_eu_study,
     RealSplits,
 )
-from credalbook.papers.eu.parts import EU_GROUPS, EUPlan, eu_plan
-from credalbook.papers.eu.toy_data import (
-    eu_toy_data,
-    EUToyData,
-    toy_disc_layout,
-    TOY_GRID,
-    TOY_N,
-)
+from credalbook.papers.eu.toy_data import eu_toy_data, EUToyData, toy_disc_layout, TOY_GRID, TOY_N
 
 __all__ = [
     "BallLayout",

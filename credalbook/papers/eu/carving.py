@@ -43,8 +43,15 @@ import numpy as np
 
 from credalbook._validation import as_numpy, check_positive_int, check_unit_values
 
-__all__ = ["BallLayout", "BallSplit", "DenseCentres", "carve_balls", "dense_centres", "grid_centres",
-           "neighbour_radius"]
+__all__ = [
+    "BallLayout",
+    "BallSplit",
+    "DenseCentres",
+    "carve_balls",
+    "dense_centres",
+    "grid_centres",
+    "neighbour_radius",
+]
 
 
 # ------------------------------------------------------------------------------ checks
@@ -90,8 +97,9 @@ def _subset(subset, n: int) -> np.ndarray:
             raise ValueError(f"subset as a boolean mask must have shape ({n},); got {idx.shape}")
         return idx.copy()
     if idx.ndim != 1 or idx.dtype.kind not in "iu":
-        raise ValueError(f"subset must be a 1-D array of integer indices or a boolean mask; got shape "
-                         f"{idx.shape}, dtype {idx.dtype}")
+        raise ValueError(
+            f"subset must be a 1-D array of integer indices or a boolean mask; got shape {idx.shape}, dtype {idx.dtype}"
+        )
     if idx.size and (idx.min() < 0 or idx.max() >= n):
         bad = idx[(idx < 0) | (idx >= n)][0]
         raise ValueError(f"subset indices must lie in [0, {n}); got {int(bad)}")
@@ -109,7 +117,7 @@ def _squared_distances(pool_pts: np.ndarray, queries: np.ndarray):
     sq_pool = np.einsum("ij,ij->i", pool_pts, pool_pts)
     step = max(1, _CHUNK // max(1, pool_pts.shape[0]))
     for s in range(0, queries.shape[0], step):
-        q = queries[s:s + step]
+        q = queries[s : s + step]
         d2 = np.einsum("ij,ij->i", q, q)[:, None] + sq_pool[None, :] - 2.0 * (q @ pool_pts.T)
         yield slice(s, s + step), np.maximum(d2, 0.0)
 
@@ -194,8 +202,9 @@ class BallLayout:
 
     def carve(self, x, *, subset=None, seed=0) -> BallSplit:
         """:func:`carve_balls` with this layout."""
-        return carve_balls(x, self.centres, radius=self.radius, p_train=self.p_train, q_test=self.q_test,
-                           subset=subset, seed=seed)
+        return carve_balls(
+            x, self.centres, radius=self.radius, p_train=self.p_train, q_test=self.q_test, subset=subset, seed=seed
+        )
 
 
 @dataclass(frozen=True)
@@ -279,8 +288,9 @@ def carve_balls(x, centres, *, radius, p_train, q_test, subset=None, seed=0) -> 
     over = p + q > 1 + 1e-12
     if over.any():
         i = int(np.argmax(over))
-        raise ValueError(f"p_train + q_test must be at most 1 for every ball; ball {i} has "
-                         f"{p[i]!r} + {q[i]!r} = {p[i] + q[i]!r}")
+        raise ValueError(
+            f"p_train + q_test must be at most 1 for every ball; ball {i} has {p[i]!r} + {q[i]!r} = {p[i] + q[i]!r}"
+        )
     eligible = _subset(subset, pts.shape[0])
     rng = np.random.default_rng(seed)
     n = pts.shape[0]
@@ -299,15 +309,16 @@ def carve_balls(x, centres, *, radius, p_train, q_test, subset=None, seed=0) -> 
             n_tr = int(math.floor(p[i] * n_i + 0.5))
             n_te = min(int(math.floor(q[i] * n_i + 0.5)), n_i - n_tr)
             train.append(idx[:n_tr])
-            test.append(idx[n_tr:n_tr + n_te])
-            aug_only.append(idx[n_tr + n_te:])
+            test.append(idx[n_tr : n_tr + n_te])
+            aug_only.append(idx[n_tr + n_te :])
     train.append(np.flatnonzero(eligible & (ball < 0)))
     empty = np.empty(0, dtype=np.int64)
     train = np.sort(np.concatenate(train)).astype(np.int64)
     test = np.sort(np.concatenate(test)).astype(np.int64) if test else empty
     aug_only = np.sort(np.concatenate(aug_only)).astype(np.int64) if aug_only else empty
-    return BallSplit(train=train, test=test, aug=np.union1d(train, aug_only).astype(np.int64),
-                     aug_only=aug_only, ball=ball)
+    return BallSplit(
+        train=train, test=test, aug=np.union1d(train, aug_only).astype(np.int64), aug_only=aug_only, ball=ball
+    )
 
 
 def grid_centres(lower, upper, *, shape) -> np.ndarray:
@@ -342,8 +353,9 @@ def grid_centres(lower, upper, *, shape) -> np.ndarray:
     return np.stack(np.meshgrid(*axes, indexing="ij"), axis=-1).reshape(-1, lo.size)
 
 
-def neighbour_radius(x, *, n_neighbours: int, quantile: float = 0.5, n_candidates: int = 1000,
-                     subset=None, seed=0) -> float:
+def neighbour_radius(
+    x, *, n_neighbours: int, quantile: float = 0.5, n_candidates: int = 1000, subset=None, seed=0
+) -> float:
     r"""A radius at which a random point has about ``n_neighbours`` neighbours (helps choose :math:`R`).
 
     The ``quantile`` of the distance from ``n_candidates`` random eligible points to their
@@ -369,8 +381,17 @@ def neighbour_radius(x, *, n_neighbours: int, quantile: float = 0.5, n_candidate
     return float(np.quantile(_kth_neighbour_distance(pts[pool], pts[cand], k), float(quantile)))
 
 
-def dense_centres(x, *, radius, n_centres: int, min_neighbours: int, n_candidates: int = 1000,
-                  min_separation: float | None = None, subset=None, seed=0) -> DenseCentres:
+def dense_centres(
+    x,
+    *,
+    radius,
+    n_centres: int,
+    min_neighbours: int,
+    n_candidates: int = 1000,
+    min_separation: float | None = None,
+    subset=None,
+    seed=0,
+) -> DenseCentres:
     r"""Centres of high-density balls for real data (EU paper, Secs. 4.2.1 and 5.4).
 
     "We search for regions of high density by sampling random points, calculating the number of
@@ -448,5 +469,6 @@ def dense_centres(x, *, radius, n_centres: int, min_neighbours: int, n_candidate
         if len(chosen) == n_centres:
             break
     index = np.asarray(chosen, dtype=np.int64)
-    return DenseCentres(index=index, centres=pts[index].reshape(-1, pts.shape[1]),
-                        counts=np.asarray(chosen_counts, dtype=np.int64))
+    return DenseCentres(
+        index=index, centres=pts[index].reshape(-1, pts.shape[1]), counts=np.asarray(chosen_counts, dtype=np.int64)
+    )

@@ -32,9 +32,15 @@ import math
 import numpy as np
 
 from credalbook.papers.criteria import combine
-from credalbook.papers.eu.experiments import (EU_ESTIMATORS, EU_PAPER_TABLE1, EU_PAPER_TABLE2, _mean_sd,
-                                              _seed_claim, compare_summary)
-from credalbook.papers.report import Comparison, check_results, count_of, reported
+from credalbook.papers.eu.experiments import (
+    _mean_sd,
+    _seed_claim,
+    compare_summary,
+    EU_ESTIMATORS,
+    EU_PAPER_TABLE1,
+    EU_PAPER_TABLE2,
+)
+from credalbook.papers.report import check_results, Comparison, count_of, reported
 
 __all__ = ["compare"]
 
@@ -43,15 +49,27 @@ CHAPTER = "05_epistemic_uncertainty_gp"
 #: Our dataset names that are one of the paper's Table 2 datasets.
 _PAPER_DATASET = {"emnist": "EMNIST", "emnist_letters": "EMNIST", "emnist_balanced": "EMNIST", "kuzushiji49": "K-49"}
 _NAMES = {"rho_epi": "ρ_epi", "eece": "EECE", "calibrated_eece": "calibrated EECE"}
-_KEYS = ("toy", "toy_window", "toy_noise_sd", "toy_floor", "toy_excess_M", "mismatch", "real", "real_excess_M", "dataset")
+_KEYS = (
+    "toy",
+    "toy_window",
+    "toy_noise_sd",
+    "toy_floor",
+    "toy_excess_M",
+    "mismatch",
+    "real",
+    "real_excess_M",
+    "dataset",
+)
 #: "Extremely high" EECE of the raw entropy, read as more than this multiple of Ê_M's (the book's reading;
 #: the paper's tables give 16 ×, 27 × and 52 ×).
 _HIGH = 5.0
 #: "Do not change dramatically" (Sec. 5.3.2), read as a change of the calibrated EECE by less than the
 #: paper's own bound for "a small EECE" (Sec. 5.3.1: less than 0.02).
 _SMALL = reported("eu")["text_sec5_3_1"]["calibrated_eece_below"]
-_LOADER_TESTS = ("tests/data/test_images.py::TestLoadEmnist, tests/data/test_images_kuzushiji.py::TestLoadKuzushiji49, "
-                 "tests/papers/eu/test_real_data.py::TestPaperDatasets")
+_LOADER_TESTS = (
+    "tests/data/test_images.py::TestLoadEmnist, tests/data/test_images_kuzushiji.py::TestLoadKuzushiji49, "
+    "tests/papers/eu/test_real_data.py::TestPaperDatasets"
+)
 
 
 def _arr(values) -> np.ndarray:
@@ -62,7 +80,9 @@ def _paired(*studies) -> None:
     """Studies judged together must hold the same number of seeds (the same seeds, in order)."""
     sizes = {len(s[k][m]) for s in studies for k in EU_ESTIMATORS for m in s[k]}
     if len(sizes) != 1:
-        raise ValueError(f"paired studies must hold one value per seed, the same number each; got sizes {sorted(sizes)}")
+        raise ValueError(
+            f"paired studies must hold one value per seed, the same number each; got sizes {sorted(sizes)}"
+        )
 
 
 def _pm(values) -> str:
@@ -79,17 +99,22 @@ def _floor_cause(judgement, paper_value: float, floor: float) -> str:
     (what a perfectly calibrated estimator scores from sampling noise alone) lies above the paper's value."""
     if judgement.verdict != "differs" or not floor > paper_value:
         return ""
-    return (f"the chapter's 'How to read the second table' (Table 1): the EECE floor of our test sets, {floor:.3f}, lies "
-            f"above the paper's {paper_value:g}, so no estimator could reach it on them")
+    return (
+        f"the chapter's 'How to read the second table' (Table 1): the EECE floor of our test sets, {floor:.3f}, lies "
+        f"above the paper's {paper_value:g}, so no estimator could reach it on them"
+    )
 
 
 def _table1(cmp: Comparison, r: dict) -> None:
     ts, n = r["toy"], len(r["toy"]["M"]["rho_epi"])
     window = r["toy_window"]
-    note = (f"{count_of(n, 'seed')} (paper: {reported('eu')['table1']['seeds']}), " + ("the full grid" if window is None else
-            "a {} × {} cluster window of the 38 × 46 grid".format(*window)) +
-            f"; toy Gaussians with sd {r['toy_noise_sd']:g}" + ("" if r["toy_noise_sd"] == 1 else " (the paper prints I_2, sd 1)")
-            + "; disc layout, test fractions q_i and GP settings are the book's (the paper's supplement is missing)")
+    note = (
+        f"{count_of(n, 'seed')} (paper: {reported('eu')['table1']['seeds']}), "
+        + ("the full grid" if window is None else "a {} × {} cluster window of the 38 × 46 grid".format(*window))
+        + f"; toy Gaussians with sd {r['toy_noise_sd']:g}"
+        + ("" if r["toy_noise_sd"] == 1 else " (the paper prints I_2, sd 1)")
+        + "; disc layout, test fractions q_i and GP settings are the book's (the paper's supplement is missing)"
+    )
     side = compare_summary(ts, EU_PAPER_TABLE1, paper_seeds=reported("eu")["table1"]["seeds"])
     for k in EU_ESTIMATORS:
         for m in ("rho_epi", "eece", "calibrated_eece"):
@@ -98,8 +123,15 @@ def _table1(cmp: Comparison, r: dict) -> None:
             paper, book, judgement = side[k][m]
             extra = f"; EECE floor of our test sets ≈ {r['toy_floor']:.3f}" if m == "calibrated_eece" else ""
             cause = _floor_cause(judgement, EU_PAPER_TABLE1[k][m][0], r["toy_floor"]) if m == "calibrated_eece" else ""
-            cmp.add("Table 1", f"{_NAMES[m]} of Ê_{k} (mean ± sd over seeds)", paper=paper, book=book,
-                    judgement=judgement, cause=cause, note=note + extra)
+            cmp.add(
+                "Table 1",
+                f"{_NAMES[m]} of Ê_{k} (mean ± sd over seeds)",
+                paper=paper,
+                book=book,
+                judgement=judgement,
+                cause=cause,
+                note=note + extra,
+            )
 
 
 def _claims_toy(cmp: Comparison, r: dict) -> None:
@@ -110,35 +142,64 @@ def _claims_toy(cmp: Comparison, r: dict) -> None:
     cal = {k: _arr(ts[k]["calibrated_eece"]) for k in EU_ESTIMATORS}
     art, n = "Sec. 5.3.1 (toy)", len(rho["M"])
     paired = f"paired per seed over {count_of(n, 'seed')}"
-    cmp.add(art, claims["rho"], paper=f"ρ_epi {EU_PAPER_TABLE1['E']['rho_epi'][0]} vs {EU_PAPER_TABLE1['M']['rho_epi'][0]}",
-            book=_pair(rho["E"], rho["M"]),
-            judgement=_seed_claim(rho["E"] - rho["M"], relation=">", name="ρ_epi(Ê_E) − ρ_epi(Ê_M)"), note=paired)
-    cmp.add(art, claims["raw_E"], paper=f"EECE {EU_PAPER_TABLE1['E']['eece'][0]} vs {EU_PAPER_TABLE1['M']['eece'][0]}",
-            book=_pair(raw["E"], raw["M"], 4),
-            judgement=_seed_claim(np.log(raw["E"] / raw["M"]), relation=">", threshold=math.log(_HIGH),
-                                  name="log(EECE(Ê_E) / EECE(Ê_M))"),
-            note=f"'extremely high' read as more than {_HIGH:g} × Ê_M's EECE (the book's reading; Table 1's ratio is "
-                 f"16); {paired}; weak evidence on the toy data: the toy noise was chosen with Ê_E's EECE in view "
-                 f"(Table 2's row on real data is the independent check)")
-    cmp.add(art, claims["calibrated"],
-            paper=f"calibrated EECE {EU_PAPER_TABLE1['E']['calibrated_eece'][0]} vs {EU_PAPER_TABLE1['M']['calibrated_eece'][0]}",
-            book=_pair(cal["E"], cal["M"], 4),
-            judgement=_seed_claim(cal["M"] - cal["E"], relation=">", name="calib. EECE(Ê_M) − calib. EECE(Ê_E)"),
-            note=paired)
-    small = combine([_seed_claim(cal[k], relation="<", threshold=_SMALL, name=f"calib. EECE(Ê_{k})") for k in EU_ESTIMATORS])
-    cmp.add(art, rep["quote"], paper=f"both below {_SMALL:g}", book=f"M {cal['M'].mean():.4f}, E {cal['E'].mean():.4f}",
-            judgement=small, cause=_floor_cause(small, _SMALL, r["toy_floor"]), note=f"EECE floor of our test sets ≈ {r['toy_floor']:.3f} (a perfectly calibrated estimator's "
-                                  f"EECE from sampling noise)")
-    cmp.add("Table 1", "calibration lowers the EECE of Ê_M",
-            paper=f"{EU_PAPER_TABLE1['M']['eece'][0]} → {EU_PAPER_TABLE1['M']['calibrated_eece'][0]}",
-            book=f"{raw['M'].mean():.4f} → {cal['M'].mean():.4f}",
-            judgement=_seed_claim(raw["M"] - cal["M"], relation=">", name="EECE(Ê_M) − calib. EECE(Ê_M)"),
-            note=f"the paper's Table 1, not its text; {paired}")
+    cmp.add(
+        art,
+        claims["rho"],
+        paper=f"ρ_epi {EU_PAPER_TABLE1['E']['rho_epi'][0]} vs {EU_PAPER_TABLE1['M']['rho_epi'][0]}",
+        book=_pair(rho["E"], rho["M"]),
+        judgement=_seed_claim(rho["E"] - rho["M"], relation=">", name="ρ_epi(Ê_E) − ρ_epi(Ê_M)"),
+        note=paired,
+    )
+    cmp.add(
+        art,
+        claims["raw_E"],
+        paper=f"EECE {EU_PAPER_TABLE1['E']['eece'][0]} vs {EU_PAPER_TABLE1['M']['eece'][0]}",
+        book=_pair(raw["E"], raw["M"], 4),
+        judgement=_seed_claim(
+            np.log(raw["E"] / raw["M"]), relation=">", threshold=math.log(_HIGH), name="log(EECE(Ê_E) / EECE(Ê_M))"
+        ),
+        note=f"'extremely high' read as more than {_HIGH:g} × Ê_M's EECE (the book's reading; Table 1's ratio is "
+        f"16); {paired}; weak evidence on the toy data: the toy noise was chosen with Ê_E's EECE in view "
+        f"(Table 2's row on real data is the independent check)",
+    )
+    cmp.add(
+        art,
+        claims["calibrated"],
+        paper=f"calibrated EECE {EU_PAPER_TABLE1['E']['calibrated_eece'][0]} vs {EU_PAPER_TABLE1['M']['calibrated_eece'][0]}",
+        book=_pair(cal["E"], cal["M"], 4),
+        judgement=_seed_claim(cal["M"] - cal["E"], relation=">", name="calib. EECE(Ê_M) − calib. EECE(Ê_E)"),
+        note=paired,
+    )
+    small = combine(
+        [_seed_claim(cal[k], relation="<", threshold=_SMALL, name=f"calib. EECE(Ê_{k})") for k in EU_ESTIMATORS]
+    )
+    cmp.add(
+        art,
+        rep["quote"],
+        paper=f"both below {_SMALL:g}",
+        book=f"M {cal['M'].mean():.4f}, E {cal['E'].mean():.4f}",
+        judgement=small,
+        cause=_floor_cause(small, _SMALL, r["toy_floor"]),
+        note=f"EECE floor of our test sets ≈ {r['toy_floor']:.3f} (a perfectly calibrated estimator's "
+        f"EECE from sampling noise)",
+    )
+    cmp.add(
+        "Table 1",
+        "calibration lowers the EECE of Ê_M",
+        paper=f"{EU_PAPER_TABLE1['M']['eece'][0]} → {EU_PAPER_TABLE1['M']['calibrated_eece'][0]}",
+        book=f"{raw['M'].mean():.4f} → {cal['M'].mean():.4f}",
+        judgement=_seed_claim(raw["M"] - cal["M"], relation=">", name="EECE(Ê_M) − calib. EECE(Ê_M)"),
+        note=f"the paper's Table 1, not its text; {paired}",
+    )
     exc = _arr(r["toy_excess_M"])
-    cmp.add("Sec. 5.3.1 / Fig. 3", claims["overestimate"], paper="Ê_M above the gain (Fig. 3)",
-            book=f"mean Ê_M − gain over the intervals {exc.mean():+.4f}",
-            judgement=_seed_claim(exc, relation=">", name="mean over intervals of (Ê_M − gain)"),
-            note=f"over the 20 equal-mass intervals of Fig. 3, per seed ({count_of(len(exc), 'seed')})")
+    cmp.add(
+        "Sec. 5.3.1 / Fig. 3",
+        claims["overestimate"],
+        paper="Ê_M above the gain (Fig. 3)",
+        book=f"mean Ê_M − gain over the intervals {exc.mean():+.4f}",
+        judgement=_seed_claim(exc, relation=">", name="mean over intervals of (Ê_M − gain)"),
+        note=f"over the 20 equal-mass intervals of Fig. 3, per seed ({count_of(len(exc), 'seed')})",
+    )
 
 
 def _mismatch(cmp: Comparison, r: dict) -> None:
@@ -149,23 +210,44 @@ def _mismatch(cmp: Comparison, r: dict) -> None:
     d1 = {k: cal[1][k] - cal[0][k] for k in EU_ESTIMATORS}
     d2 = {k: cal[2][k] - cal[0][k] for k in EU_ESTIMATORS}
     n = len(d1["M"])
-    within = combine([_seed_claim(d1[k], relation=rel, threshold=sign * _SMALL, name=f"Δ calib. EECE(Ê_{k})")
-                      for k in EU_ESTIMATORS for rel, sign in (("<", 1), (">", -1))])
-    cmp.add("Sec. 5.3.2", claims["variant1"], paper="not dramatically",
-            book=f"Δ M {d1['M'].mean():+.4f}, Δ E {d1['E'].mean():+.4f}", judgement=within,
-            note=f"variant 1: three large calibration discs; 'not dramatically' read as: the calibrated EECE of each "
-                 f"estimator changes by less than {_SMALL:g} (the paper's 'small EECE', Sec. 5.3.1); paired per seed over "
-                 f"{count_of(n, 'seed')}; ρ_epi and the raw EECE do not change (same evaluation data), a test of the "
-                 "package")
-    worse = combine([_seed_claim(d2["E"], relation=">", name="Δ calib. EECE(Ê_E)"),
-                     _seed_claim(d2["E"] - d2["M"], relation=">", name="Δ calib. EECE(Ê_E) − Δ calib. EECE(Ê_M)")])
+    within = combine(
+        [
+            _seed_claim(d1[k], relation=rel, threshold=sign * _SMALL, name=f"Δ calib. EECE(Ê_{k})")
+            for k in EU_ESTIMATORS
+            for rel, sign in (("<", 1), (">", -1))
+        ]
+    )
+    cmp.add(
+        "Sec. 5.3.2",
+        claims["variant1"],
+        paper="not dramatically",
+        book=f"Δ M {d1['M'].mean():+.4f}, Δ E {d1['E'].mean():+.4f}",
+        judgement=within,
+        note=f"variant 1: three large calibration discs; 'not dramatically' read as: the calibrated EECE of each "
+        f"estimator changes by less than {_SMALL:g} (the paper's 'small EECE', Sec. 5.3.1); paired per seed over "
+        f"{count_of(n, 'seed')}; ρ_epi and the raw EECE do not change (same evaluation data), a test of the "
+        "package",
+    )
+    worse = combine(
+        [
+            _seed_claim(d2["E"], relation=">", name="Δ calib. EECE(Ê_E)"),
+            _seed_claim(d2["E"] - d2["M"], relation=">", name="Δ calib. EECE(Ê_E) − Δ calib. EECE(Ê_M)"),
+        ]
+    )
     rho = {k: (np.mean(base[k]["rho_epi"]), np.mean(v2[k]["rho_epi"])) for k in EU_ESTIMATORS}
-    cmp.add("Sec. 5.3.2", claims["variant2"], paper="Ê_E worse, Ê_M comparatively better",
-            book=f"Δ M {d2['M'].mean():+.4f}, Δ E {d2['E'].mean():+.4f}", judgement=worse,
-            note=("variant 2: low-aleatoric test points removed in every second disc; 'performance' read as the calibrated "
-                  "EECE (the section is about calibration): Ê_E's rises, and by more than Ê_M's; paired per seed over "
-                  f"{count_of(n, 'seed')}; ρ_epi M {rho['M'][0]:.3f} → {rho['M'][1]:.3f}, "
-                  f"E {rho['E'][0]:.3f} → {rho['E'][1]:.3f}"))
+    cmp.add(
+        "Sec. 5.3.2",
+        claims["variant2"],
+        paper="Ê_E worse, Ê_M comparatively better",
+        book=f"Δ M {d2['M'].mean():+.4f}, Δ E {d2['E'].mean():+.4f}",
+        judgement=worse,
+        note=(
+            "variant 2: low-aleatoric test points removed in every second disc; 'performance' read as the calibrated "
+            "EECE (the section is about calibration): Ê_E's rises, and by more than Ê_M's; paired per seed over "
+            f"{count_of(n, 'seed')}; ρ_epi M {rho['M'][0]:.3f} → {rho['M'][1]:.3f}, "
+            f"E {rho['E'][0]:.3f} → {rho['E'][1]:.3f}"
+        ),
+    )
 
 
 def _table2(cmp: Comparison, r: dict) -> None:
@@ -174,25 +256,39 @@ def _table2(cmp: Comparison, r: dict) -> None:
     rep = reported("eu")["table2"]
     for d, table in EU_PAPER_TABLE2.items():
         if d != match:
-            paper = "; ".join(f"Ê_{k}: " + ", ".join(f"{_NAMES[m]} {v[0]:g} ± {v[1]:g}" for m, v in table[k].items())
-                              for k in EU_ESTIMATORS)
-            cmp.not_run(f"Table 2 ({d})", "ρ_epi, EECE and calibrated EECE of Ê_M and Ê_E", paper=paper,
-                        reason=f"the {d} files are not on this machine (the chapter ran dataset={dataset!r}); "
-                               f"`dataset=\"{'kuzushiji49' if d == 'K-49' else 'emnist_balanced'}\"` runs it with them",
-                        tested_by=_LOADER_TESTS,
-                        note="" if match else f"{dataset} is not an analogue of {d}'s numbers: not judged against them")
+            paper = "; ".join(
+                f"Ê_{k}: " + ", ".join(f"{_NAMES[m]} {v[0]:g} ± {v[1]:g}" for m, v in table[k].items())
+                for k in EU_ESTIMATORS
+            )
+            cmp.not_run(
+                f"Table 2 ({d})",
+                "ρ_epi, EECE and calibrated EECE of Ê_M and Ê_E",
+                paper=paper,
+                reason=f"the {d} files are not on this machine (the chapter ran dataset={dataset!r}); "
+                f'`dataset="{"kuzushiji49" if d == "K-49" else "emnist_balanced"}"` runs it with them',
+                tested_by=_LOADER_TESTS,
+                note="" if match else f"{dataset} is not an analogue of {d}'s numbers: not judged against them",
+            )
             continue
         side = compare_summary(rs, table, paper_seeds=6)
         n = len(rs["M"]["rho_epi"])
         for k in EU_ESTIMATORS:
             for m in ("rho_epi", "eece", "calibrated_eece"):
                 paper, book, judgement = side[k][m]
-                cmp.add(f"Table 2 ({d})", f"{_NAMES[m]} of Ê_{k} (mean ± sd over seeds)", paper=paper, book=book,
-                        judgement=judgement,
-                        note=f"{dataset}, {count_of(n, 'seed')}; the paper's seeds assumed 6 ({rep['seeds_note']}); "
-                             "balls and GP settings are the book's (the paper's supplement is missing)"
-                             + ("; the paper's EMNIST counts (131,600 images, 47 classes) are EMNIST Balanced's"
-                                if dataset == "emnist_letters" else ""))
+                cmp.add(
+                    f"Table 2 ({d})",
+                    f"{_NAMES[m]} of Ê_{k} (mean ± sd over seeds)",
+                    paper=paper,
+                    book=book,
+                    judgement=judgement,
+                    note=f"{dataset}, {count_of(n, 'seed')}; the paper's seeds assumed 6 ({rep['seeds_note']}); "
+                    "balls and GP settings are the book's (the paper's supplement is missing)"
+                    + (
+                        "; the paper's EMNIST counts (131,600 images, 47 classes) are EMNIST Balanced's"
+                        if dataset == "emnist_letters"
+                        else ""
+                    ),
+                )
 
 
 def _claims_real(cmp: Comparison, r: dict) -> None:
@@ -203,50 +299,91 @@ def _claims_real(cmp: Comparison, r: dict) -> None:
     raw = {k: _arr(rs[k]["eece"]) for k in EU_ESTIMATORS}
     cal = {k: _arr(rs[k]["calibrated_eece"]) for k in EU_ESTIMATORS}
     n = len(rho["M"])
-    where = (f"{dataset}, {count_of(n, 'seed')}, paired per seed" +
-             ("" if match else "; an analogue of the paper's data (its EMNIST and Kuzushiji-49 files are not here)")
-             + "; balls and GP settings are the book's (the paper's supplement is missing)")
+    where = (
+        f"{dataset}, {count_of(n, 'seed')}, paired per seed"
+        + ("" if match else "; an analogue of the paper's data (its EMNIST and Kuzushiji-49 files are not here)")
+        + "; balls and GP settings are the book's (the paper's supplement is missing)"
+    )
     p = {d: {k: {m: v[0] for m, v in row.items()} for k, row in t.items()} for d, t in EU_PAPER_TABLE2.items()}
     art = "Sec. 5.4.1 / Table 2"
-    cmp.add(art, claims["rho"], paper="; ".join(f"{d}: E {p[d]['E']['rho_epi']} vs M {p[d]['M']['rho_epi']}" for d in p),
-            book=_pair(rho["E"], rho["M"]),
-            judgement=_seed_claim(rho["E"] - rho["M"], relation=">", name="ρ_epi(Ê_E) − ρ_epi(Ê_M)"), note=where)
-    cmp.add(art, claims["calibrated"],
-            paper="; ".join(f"{d}: E {p[d]['E']['calibrated_eece']} vs M {p[d]['M']['calibrated_eece']}" for d in p),
-            book=_pair(cal["E"], cal["M"], 4),
-            judgement=_seed_claim(cal["M"] - cal["E"], relation=">", name="calib. EECE(Ê_M) − calib. EECE(Ê_E)"),
-            note=where)
-    cmp.add("Table 2", "uncalibrated Ê_E has an extremely high EECE (as Sec. 5.3.1 says of the toy data)",
-            paper="; ".join(f"{d}: E {p[d]['E']['eece']} vs M {p[d]['M']['eece']}" for d in p),
-            book=_pair(raw["E"], raw["M"], 4),
-            judgement=_seed_claim(np.log(raw["E"] / raw["M"]), relation=">", threshold=math.log(_HIGH),
-                                  name="log(EECE(Ê_E) / EECE(Ê_M))"),
-            note=f"'extremely high' read as more than {_HIGH:g} × Ê_M's EECE (Table 2's ratios are 27 and 52); {where}")
-    cmp.add("Table 2", "calibration lowers the EECE of Ê_M",
-            paper="; ".join(f"{d}: {p[d]['M']['eece']} → {p[d]['M']['calibrated_eece']}" for d in p),
-            book=f"{raw['M'].mean():.4f} → {cal['M'].mean():.4f}",
-            judgement=_seed_claim(raw["M"] - cal["M"], relation=">", name="EECE(Ê_M) − calib. EECE(Ê_M)"),
-            note=f"the paper's Table 2 on both datasets (its text: 'improves the EECE significantly' on EMNIST, "
-                 f"'only ... slightly lower' on K-49); {where}")
+    cmp.add(
+        art,
+        claims["rho"],
+        paper="; ".join(f"{d}: E {p[d]['E']['rho_epi']} vs M {p[d]['M']['rho_epi']}" for d in p),
+        book=_pair(rho["E"], rho["M"]),
+        judgement=_seed_claim(rho["E"] - rho["M"], relation=">", name="ρ_epi(Ê_E) − ρ_epi(Ê_M)"),
+        note=where,
+    )
+    cmp.add(
+        art,
+        claims["calibrated"],
+        paper="; ".join(f"{d}: E {p[d]['E']['calibrated_eece']} vs M {p[d]['M']['calibrated_eece']}" for d in p),
+        book=_pair(cal["E"], cal["M"], 4),
+        judgement=_seed_claim(cal["M"] - cal["E"], relation=">", name="calib. EECE(Ê_M) − calib. EECE(Ê_E)"),
+        note=where,
+    )
+    cmp.add(
+        "Table 2",
+        "uncalibrated Ê_E has an extremely high EECE (as Sec. 5.3.1 says of the toy data)",
+        paper="; ".join(f"{d}: E {p[d]['E']['eece']} vs M {p[d]['M']['eece']}" for d in p),
+        book=_pair(raw["E"], raw["M"], 4),
+        judgement=_seed_claim(
+            np.log(raw["E"] / raw["M"]), relation=">", threshold=math.log(_HIGH), name="log(EECE(Ê_E) / EECE(Ê_M))"
+        ),
+        note=f"'extremely high' read as more than {_HIGH:g} × Ê_M's EECE (Table 2's ratios are 27 and 52); {where}",
+    )
+    cmp.add(
+        "Table 2",
+        "calibration lowers the EECE of Ê_M",
+        paper="; ".join(f"{d}: {p[d]['M']['eece']} → {p[d]['M']['calibrated_eece']}" for d in p),
+        book=f"{raw['M'].mean():.4f} → {cal['M'].mean():.4f}",
+        judgement=_seed_claim(raw["M"] - cal["M"], relation=">", name="EECE(Ê_M) − calib. EECE(Ê_M)"),
+        note=f"the paper's Table 2 on both datasets (its text: 'improves the EECE significantly' on EMNIST, "
+        f"'only ... slightly lower' on K-49); {where}",
+    )
     if match == "EMNIST":
         exc = _arr(r["real_excess_M"])
-        cmp.add("Sec. 5.4.1 / Fig. 4", claims["overestimate_emnist"], paper="Ê_M above the gain on EMNIST (Fig. 4)",
-                book=f"mean Ê_M − gain over the intervals {exc.mean():+.4f}",
-                judgement=_seed_claim(exc, relation=">", name="mean over intervals of (Ê_M − gain)"), note=where)
+        cmp.add(
+            "Sec. 5.4.1 / Fig. 4",
+            claims["overestimate_emnist"],
+            paper="Ê_M above the gain on EMNIST (Fig. 4)",
+            book=f"mean Ê_M − gain over the intervals {exc.mean():+.4f}",
+            judgement=_seed_claim(exc, relation=">", name="mean over intervals of (Ê_M − gain)"),
+            note=where,
+        )
     else:
-        cmp.not_run("Sec. 5.4.1 / Fig. 4", claims["overestimate_emnist"], paper="Ê_M above the gain on EMNIST (Fig. 4)",
-                    reason=f"a claim about EMNIST, whose files are not on this machine (the chapter ran {dataset!r})",
-                    tested_by=_LOADER_TESTS)
+        cmp.not_run(
+            "Sec. 5.4.1 / Fig. 4",
+            claims["overestimate_emnist"],
+            paper="Ê_M above the gain on EMNIST (Fig. 4)",
+            reason=f"a claim about EMNIST, whose files are not on this machine (the chapter ran {dataset!r})",
+            tested_by=_LOADER_TESTS,
+        )
     both = "needs EMNIST and Kuzushiji-49 side by side; neither set of files is on this machine"
-    cmp.not_run("Sec. 5.4.1 / Table 2", claims["rho_k49"],
-                paper=f"K-49 {p['K-49']['M']['rho_epi']} vs EMNIST {p['EMNIST']['M']['rho_epi']}", reason=both,
-                tested_by=_LOADER_TESTS,
-                note="the paper's own Table 2 gives Ê_M a lower ρ_epi on K-49 than on EMNIST, against this sentence")
-    cmp.not_run("Sec. 5.4.1 / Table 2", claims["eece_k49"],
-                paper="; ".join(f"Ê_{k}: K-49 {p['K-49'][k]['eece']} vs EMNIST {p['EMNIST'][k]['eece']}" for k in EU_ESTIMATORS),
-                reason=both, tested_by=_LOADER_TESTS)
-    cmp.not_run("Sec. 5.4.1 / Fig. 4", claims["variance"], paper="higher on EMNIST (Fig. 4's bands)", reason=both,
-                tested_by=_LOADER_TESTS)
+    cmp.not_run(
+        "Sec. 5.4.1 / Table 2",
+        claims["rho_k49"],
+        paper=f"K-49 {p['K-49']['M']['rho_epi']} vs EMNIST {p['EMNIST']['M']['rho_epi']}",
+        reason=both,
+        tested_by=_LOADER_TESTS,
+        note="the paper's own Table 2 gives Ê_M a lower ρ_epi on K-49 than on EMNIST, against this sentence",
+    )
+    cmp.not_run(
+        "Sec. 5.4.1 / Table 2",
+        claims["eece_k49"],
+        paper="; ".join(
+            f"Ê_{k}: K-49 {p['K-49'][k]['eece']} vs EMNIST {p['EMNIST'][k]['eece']}" for k in EU_ESTIMATORS
+        ),
+        reason=both,
+        tested_by=_LOADER_TESTS,
+    )
+    cmp.not_run(
+        "Sec. 5.4.1 / Fig. 4",
+        claims["variance"],
+        paper="higher on EMNIST (Fig. 4's bands)",
+        reason=both,
+        tested_by=_LOADER_TESTS,
+    )
 
 
 def compare(results: dict, *, chapter: str = CHAPTER) -> Comparison:

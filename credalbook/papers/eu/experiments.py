@@ -42,30 +42,42 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from credalbook._parallel import check_n_jobs, sweep
 from credalbook._progress import progress_bar
 from credalbook._validation import check_positive_int
-from credalbook.papers.eu.carving import BallSplit
 from credalbook.cache import checkpoint_path
-from credalbook.metrics.binning import bin_sums, cut_index
-from credalbook.metrics.uncertainty import binary_entropy, eu_estimates
-from credalbook.metrics.epistemic import (
-    accuracy_gain,
-    equal_mass_edges,
-    eu_reliability,
-    evaluate_eu,
-    fit_eu_calibration,
-)
-from credalbook.papers.eu.toy_data import TOY_GRID, EUToyData, eu_toy_data, toy_disc_layout
 from credalbook.gp.classifier import fit_gp_classifier, fit_gp_classifier_cached
-from credalbook._parallel import check_n_jobs
-from credalbook._parallel import sweep
-from credalbook.papers.criteria import INCONCLUSIVE, Judgement, close_to, mean_se, ordered, sign_claim
-from credalbook.papers.report import Table, count_of, reported
+from credalbook.metrics.binning import bin_sums, cut_index
+from credalbook.metrics.epistemic import accuracy_gain, eu_reliability, evaluate_eu, fit_eu_calibration, interval_cuts
+from credalbook.metrics.uncertainty import binary_entropy, eu_estimates
+from credalbook.papers.criteria import close_to, INCONCLUSIVE, Judgement, mean_se, ordered, sign_claim
+from credalbook.papers.eu.carving import BallSplit
+from credalbook.papers.eu.toy_data import eu_toy_data, EUToyData, toy_disc_layout, TOY_GRID
+from credalbook.papers.report import count_of, reported, Table
 
-__all__ = ["EU_ESTIMATORS", "EU_METRICS", "EU_PAPER_TABLE1", "EU_PAPER_TABLE2", "EU_ROLES", "TOY_NOISE_SD",
-           "EUFit", "EUIntervalCurves", "EURun", "EUStudy", "ToySplits", "assemble_eu_run", "compare_summary",
-           "eu_gp_fit", "run_eu_experiment", "toy_eu_assemble", "toy_eu_fit", "toy_eu_experiment", "toy_eu_splits",
-           "toy_eu_study", "toy_noise_summary"]
+__all__ = [
+    "EU_ESTIMATORS",
+    "EU_METRICS",
+    "EU_PAPER_TABLE1",
+    "EU_PAPER_TABLE2",
+    "EU_ROLES",
+    "TOY_NOISE_SD",
+    "EUFit",
+    "EUIntervalCurves",
+    "EURun",
+    "EUStudy",
+    "ToySplits",
+    "assemble_eu_run",
+    "compare_summary",
+    "eu_gp_fit",
+    "run_eu_experiment",
+    "toy_eu_assemble",
+    "toy_eu_fit",
+    "toy_eu_experiment",
+    "toy_eu_splits",
+    "toy_eu_study",
+    "toy_noise_summary",
+]
 
 #: The two EU estimators: ``"M"`` mutual information, ``"E"`` entropy (EU paper, Sec. 3.1).
 EU_ESTIMATORS = ("M", "E")
@@ -140,8 +152,9 @@ class EURun:
     def metric(self, estimator: str, name: str) -> float:
         """``rho_epi``, ``eece`` or ``calibrated_eece`` of estimator ``"M"`` or ``"E"``."""
         if estimator not in EU_ESTIMATORS or name not in EU_METRICS:
-            raise ValueError(f"estimator must be one of {EU_ESTIMATORS} and name one of {EU_METRICS}; "
-                             f"got {estimator!r}, {name!r}")
+            raise ValueError(
+                f"estimator must be one of {EU_ESTIMATORS} and name one of {EU_METRICS}; got {estimator!r}, {name!r}"
+            )
         return float(getattr(self.evaluations[estimator], name))
 
     def eece_floor(self, estimator: str) -> float:
@@ -152,8 +165,8 @@ class EURun:
         (normal approximation), so :math:`\sum_m \frac{n_m}{T}\sqrt{2 v_m/(\pi n_m)}` is the EECE
         expected even when :math:`\hat{\mathcal E}` equals :math:`\mathcal E` in every interval.
         """
-        edges = self.evaluations[estimator].reliability.edges
-        idx, m = cut_index(self.eu[estimator], edges), len(edges) + 1
+        cuts = self.evaluations[estimator].reliability.cuts
+        idx, m = cut_index(self.eu[estimator], cuts), len(cuts) + 1
         g = self.gain.astype(np.float64)
         n, s1, s2 = bin_sums(idx, None, m), bin_sums(idx, g, m), bin_sums(idx, g * g, m)
         ok = n > 1
@@ -164,7 +177,9 @@ class EURun:
 def _index(idx, name: str, n: int) -> np.ndarray:
     arr = np.asarray(idx)
     if arr.ndim != 1 or arr.dtype.kind not in "iu" or arr.size < 1:
-        raise ValueError(f"{name} must be a non-empty 1-D array of row indices; got shape {arr.shape}, dtype {arr.dtype}")
+        raise ValueError(
+            f"{name} must be a non-empty 1-D array of row indices; got shape {arr.shape}, dtype {arr.dtype}"
+        )
     if arr.min() < 0 or arr.max() >= n:
         raise ValueError(f"{name} must index rows of x in [0, {n}); got values from {arr.min()} to {arr.max()}")
     return arr.astype(np.int64)
@@ -217,8 +232,19 @@ def _check_gp(gp) -> dict:
     return gp
 
 
-def eu_gp_fit(x, y, evaluation: BallSplit, calibration: BallSplit, role: str, *, gp: dict | None = None,
-              seed: int = 0, cache: bool = True, device="auto", progress: bool = False) -> EUFit:
+def eu_gp_fit(
+    x,
+    y,
+    evaluation: BallSplit,
+    calibration: BallSplit,
+    role: str,
+    *,
+    gp: dict | None = None,
+    seed: int = 0,
+    cache: bool = True,
+    device="auto",
+    progress: bool = False,
+) -> EUFit:
     """Train the GP of one role (:data:`EU_ROLES`) and return its latent posterior at the role's test points.
 
     Step 2 of Sec. 5.2 for one GP: the unit a paper-scale run records (one toy GP takes over half an hour on
@@ -231,12 +257,27 @@ def eu_gp_fit(x, y, evaluation: BallSplit, calibration: BallSplit, role: str, *,
     ckpt = checkpoint_path("gp_classifier", dict(x=x[train], y=y[train], gp=gp, seed=seed)) if cache else None
     f = fitter(x[train], y[train], **gp, seed=seed, device=device, progress=progress, checkpoint=ckpt)
     lat = f.latent(x[test], device=device)
-    return EUFit(role=role, mean=lat.mean, variance=lat.variance, train_key=hashlib.sha1(train.tobytes()).hexdigest(),
-                 seconds=float(f.seconds))
+    return EUFit(
+        role=role,
+        mean=lat.mean,
+        variance=lat.variance,
+        train_key=hashlib.sha1(train.tobytes()).hexdigest(),
+        seconds=float(f.seconds),
+    )
 
 
-def assemble_eu_run(y, evaluation: BallSplit, calibration: BallSplit, fits: dict, *, n_bins: int = 20,
-                    eu_method: str = "mc", n_samples: int = 1000, test_keep=None, seed: int = 0) -> EURun:
+def assemble_eu_run(
+    y,
+    evaluation: BallSplit,
+    calibration: BallSplit,
+    fits: dict,
+    *,
+    n_bins: int = 20,
+    eu_method: str = "mc",
+    n_samples: int = 1000,
+    test_keep=None,
+    seed: int = 0,
+) -> EURun:
     """Steps 3-5 of Sec. 5.2 from the four GPs' latent posteriors (``fits``: role -> :class:`EUFit`)."""
     y = np.asarray(y)
     missing = set(EU_ROLES) - set(fits)
@@ -249,15 +290,19 @@ def assemble_eu_run(y, evaluation: BallSplit, calibration: BallSplit, fits: dict
     if test_keep is not None:
         keep = np.asarray(test_keep)
         if keep.dtype != bool or keep.shape != test_all.shape:
-            raise ValueError(f"test_keep must be a boolean mask of shape {test_all.shape}; got {keep.dtype}, {keep.shape}")
+            raise ValueError(
+                f"test_keep must be a boolean mask of shape {test_all.shape}; got {keep.dtype}, {keep.shape}"
+            )
     test = test_all[keep]
     for role in EU_ROLES:
         want = len(test_all) if role in ("train", "aug") else len(test2)
         if fits[role].mean.shape != (want,):
             raise ValueError(f"fits[{role!r}] holds {fits[role].mean.shape[0]} test points; its test set has {want}")
     if min(len(test), len(test2)) < n_bins:
-        raise ValueError(f"the test sets must hold at least n_bins = {n_bins} points; got {len(test)} "
-                         f"(evaluation) and {len(test2)} (calibration)")
+        raise ValueError(
+            f"the test sets must hold at least n_bins = {n_bins} points; got {len(test)} "
+            f"(evaluation) and {len(test2)} (calibration)"
+        )
     opts = dict(method=eu_method, n_samples=n_samples, seed=seed)
     est = eu_estimates(fits["train"].mean[keep], fits["train"].variance[keep], **opts)
     est2 = eu_estimates(fits["train_2"].mean, fits["train_2"].variance, **opts)
@@ -268,23 +313,58 @@ def assemble_eu_run(y, evaluation: BallSplit, calibration: BallSplit, fits: dict
     eu2 = {"M": est2.mutual_information, "E": est2.entropy}
     evaluations, maps, bits = {}, {}, {}
     for k in EU_ESTIMATORS:
-        edges = equal_mass_edges(eu[k], n_bins=n_bins)
-        maps[k] = fit_eu_calibration(eu2[k], gain2, edges=edges)
-        evaluations[k] = evaluate_eu(eu[k], gain, edges=edges, calibration=maps[k])
-        bits[k] = eu_reliability(eu[k] / math.log(2), gain, edges=edges / math.log(2)).eece
-    accuracy = {"train": float(np.mean(est.pred == y[test])), "aug": float(np.mean(pred_aug == y[test])),
-                "train_2": float(np.mean(est2.pred == y[test2])), "aug_2": float(np.mean(pred_aug2 == y[test2]))}
-    sizes = {"train": len(evaluation.train), "test": len(test), "aug": len(evaluation.aug),
-             "train_2": len(calibration.train), "test_2": len(test2), "aug_2": len(calibration.aug)}
+        cuts = interval_cuts(eu[k], n_bins=n_bins)
+        maps[k] = fit_eu_calibration(eu2[k], gain2, cuts=cuts)
+        evaluations[k] = evaluate_eu(eu[k], gain, cuts=cuts, calibration=maps[k])
+        bits[k] = eu_reliability(eu[k] / math.log(2), gain, cuts=cuts / math.log(2)).eece
+    accuracy = {
+        "train": float(np.mean(est.pred == y[test])),
+        "aug": float(np.mean(pred_aug == y[test])),
+        "train_2": float(np.mean(est2.pred == y[test2])),
+        "aug_2": float(np.mean(pred_aug2 == y[test2])),
+    }
+    sizes = {
+        "train": len(evaluation.train),
+        "test": len(test),
+        "aug": len(evaluation.aug),
+        "train_2": len(calibration.train),
+        "test_2": len(test2),
+        "aug_2": len(calibration.aug),
+    }
     seconds = {f.train_key: f.seconds for f in fits.values()}  # identical training sets are one GP
-    return EURun(evaluations=evaluations, maps=maps, eu=eu, gain=gain, test_index=test, calibration_eu=eu2,
-                 calibration_gain=gain2, calibration_test_index=test2, accuracy=accuracy, sizes=sizes, eece_bits=bits,
-                 fit_seconds=float(sum(seconds.values())), seed=int(seed))
+    return EURun(
+        evaluations=evaluations,
+        maps=maps,
+        eu=eu,
+        gain=gain,
+        test_index=test,
+        calibration_eu=eu2,
+        calibration_gain=gain2,
+        calibration_test_index=test2,
+        accuracy=accuracy,
+        sizes=sizes,
+        eece_bits=bits,
+        fit_seconds=float(sum(seconds.values())),
+        seed=int(seed),
+    )
 
 
-def run_eu_experiment(x, y, evaluation: BallSplit, calibration: BallSplit, *, gp: dict | None = None,
-                      n_bins: int = 20, eu_method: str = "mc", n_samples: int = 1000, test_keep=None,
-                      seed: int = 0, cache: bool = True, device="auto", progress: bool = False) -> EURun:
+def run_eu_experiment(
+    x,
+    y,
+    evaluation: BallSplit,
+    calibration: BallSplit,
+    *,
+    gp: dict | None = None,
+    n_bins: int = 20,
+    eu_method: str = "mc",
+    n_samples: int = 1000,
+    test_keep=None,
+    seed: int = 0,
+    cache: bool = True,
+    device="auto",
+    progress: bool = False,
+) -> EURun:
     r"""Steps 2-5 of the EU paper's methodology (Sec. 5.2) on given evaluation and calibration splits.
 
     Trains :math:`\hat f_{tr}`, :math:`\hat f_{aug}`, :math:`\hat f_{tr,2}`, :math:`\hat f_{aug,2}`
@@ -339,13 +419,28 @@ def run_eu_experiment(x, y, evaluation: BallSplit, calibration: BallSplit, *, gp
         raise ValueError(f"x must have shape (N, D) and y shape (N,); got {x.shape} and {y.shape}")
     for name, split in (("evaluation", evaluation), ("calibration", calibration)):
         if not isinstance(split, BallSplit):
-            raise ValueError(f"{name} must be a BallSplit (from credalbook.papers.eu.carve_balls); got {type(split).__name__}")
+            raise ValueError(
+                f"{name} must be a BallSplit (from credalbook.papers.eu.carve_balls); got {type(split).__name__}"
+            )
     n_bins = check_positive_int(n_bins, "n_bins")
     gp = _check_gp(gp)
-    fits = {role: eu_gp_fit(x, y, evaluation, calibration, role, gp=gp, seed=seed, cache=cache, device=device,
-                            progress=progress) for role in EU_ROLES}
-    return assemble_eu_run(y, evaluation, calibration, fits, n_bins=n_bins, eu_method=eu_method, n_samples=n_samples,
-                           test_keep=test_keep, seed=seed)
+    fits = {
+        role: eu_gp_fit(
+            x, y, evaluation, calibration, role, gp=gp, seed=seed, cache=cache, device=device, progress=progress
+        )
+        for role in EU_ROLES
+    }
+    return assemble_eu_run(
+        y,
+        evaluation,
+        calibration,
+        fits,
+        n_bins=n_bins,
+        eu_method=eu_method,
+        n_samples=n_samples,
+        test_keep=test_keep,
+        seed=seed,
+    )
 
 
 # ------------------------------------------------------------------------------ many runs
@@ -432,9 +527,12 @@ class EUStudy:
         if estimator not in EU_ESTIMATORS:
             raise ValueError(f"estimator must be one of {EU_ESTIMATORS}; got {estimator!r}")
         ev = [r.evaluations[estimator] for r in self.runs]
-        return EUIntervalCurves(estimator, raw=np.stack([e.reliability.mean_eu for e in ev]),
-                                calibrated=np.stack([e.calibrated_reliability.mean_eu for e in ev]),
-                                gain=np.stack([e.reliability.mean_gain for e in ev]))
+        return EUIntervalCurves(
+            estimator,
+            raw=np.stack([e.reliability.mean_eu for e in ev]),
+            calibrated=np.stack([e.calibrated_reliability.mean_eu for e in ev]),
+            gain=np.stack([e.reliability.mean_gain for e in ev]),
+        )
 
     def seed_values(self) -> dict:
         """estimator -> metric -> the metric of every run as a list, in seed order; also ``eece_bits``.
@@ -460,8 +558,13 @@ def _t_quantile(df: float) -> float:
 
 
 def _unknown_width(criterion: str, n: int) -> Judgement:
-    return Judgement(INCONCLUSIVE, f"{criterion}; from {count_of(n, 'seed')} the standard error is unknown", None,
-                     "the spread over seeds (needs at least 2 seeds)", n)
+    return Judgement(
+        INCONCLUSIVE,
+        f"{criterion}; from {count_of(n, 'seed')} the standard error is unknown",
+        None,
+        "the spread over seeds (needs at least 2 seeds)",
+        n,
+    )
 
 
 def _paper_agreement(values, paper, *, paper_seeds: int, name: str = "book") -> Judgement:
@@ -482,11 +585,19 @@ def _paper_agreement(values, paper, *, paper_seeds: int, name: str = "book") -> 
     df = var**2 / den if den > 0 else math.inf
     z = _t_quantile(df)
     tol = z * math.sqrt(var)
-    source = (f"Student-t 95% quantile {z:.2f} ({df:.1f} Welch df) × the combined standard error of the two means "
-              f"(paper: its ±sd {psd:g} / √{paper_seeds} seeds = {pse:.2g}; book: sd / √{n} seeds = {se:.2g})")
+    source = (
+        f"Student-t 95% quantile {z:.2f} ({df:.1f} Welch df) × the combined standard error of the two means "
+        f"(paper: its ±sd {psd:g} / √{paper_seeds} seeds = {pse:.2g}; book: sd / √{n} seeds = {se:.2g})"
+    )
     if tol >= abs(pm):
-        return Judgement(INCONCLUSIVE, f"|{name} − paper| ≤ {tol:.3g}: |{mean:.4g} − {pm:.4g}| = {abs(mean - pm):.3g}, "
-                         f"but the band is as wide as the paper's value: this run cannot tell it from 0", tol, source, n)
+        return Judgement(
+            INCONCLUSIVE,
+            f"|{name} − paper| ≤ {tol:.3g}: |{mean:.4g} − {pm:.4g}| = {abs(mean - pm):.3g}, "
+            f"but the band is as wide as the paper's value: this run cannot tell it from 0",
+            tol,
+            source,
+            n,
+        )
     return close_to(mean, pm, tol=tol, tolerance_source=source, name=name, replicates=n)
 
 
@@ -503,8 +614,16 @@ def _seed_claim(values, *, relation: str, name: str, threshold: float = 0.0) -> 
     source = f"Student-t 95% quantile {z:.2f} ({n - 1} df) × the standard error over {n} seeds ({se:.2g})"
     if threshold == 0.0:
         return sign_claim(mean, relation=relation, se=se, z=z, name=name, replicates=n, tolerance_source=source)
-    return ordered(mean, threshold, relation=relation, se_a=se, z=z, names=(name, f"{threshold:g}"), replicates=n,
-                   tolerance_source=source)
+    return ordered(
+        mean,
+        threshold,
+        relation=relation,
+        se_a=se,
+        z=z,
+        names=(name, f"{threshold:g}"),
+        replicates=n,
+        tolerance_source=source,
+    )
 
 
 def compare_summary(values: dict, paper: dict, *, paper_seeds: int = 6) -> dict:
@@ -529,8 +648,11 @@ def compare_summary(values: dict, paper: dict, *, paper_seeds: int = 6) -> dict:
         for m in EU_METRICS:
             vals = np.asarray(values[est][m], dtype=np.float64)
             (pm, psd) = paper[est][m]
-            out.setdefault(est, {})[m] = (_fmt_mean_sd(pm, psd), _fmt_mean_sd(*_mean_sd(vals)),
-                                          _paper_agreement(vals, (pm, psd), paper_seeds=paper_seeds))
+            out.setdefault(est, {})[m] = (
+                _fmt_mean_sd(pm, psd),
+                _fmt_mean_sd(*_mean_sd(vals)),
+                _paper_agreement(vals, (pm, psd), paper_seeds=paper_seeds),
+            )
     return out
 
 
@@ -545,8 +667,9 @@ def _study(name: str, func, seeds, config: dict, progress: bool, n_jobs: int = 1
     if not seeds:
         raise ValueError("seeds must name at least one seed")
     n_jobs = check_n_jobs(n_jobs)
-    runs = tuple(progress_bar(sweep(func, [(s,) for s in seeds], n_jobs=n_jobs), total=len(seeds), progress=progress,
-                              desc=name))
+    runs = tuple(
+        progress_bar(sweep(func, [(s,) for s in seeds], n_jobs=n_jobs), total=len(seeds), progress=progress, desc=name)
+    )
     return EUStudy(name=name, runs=runs, config=dict(config, seeds=seeds))
 
 
@@ -570,8 +693,15 @@ class ToySplits:
     calibration: BallSplit = field(repr=False)
 
 
-def toy_eu_splits(*, seed: int = 0, noise_sd: float = TOY_NOISE_SD, window=None, subsample=None,
-                  evaluation: dict | None = None, calibration: dict | None = None) -> ToySplits:
+def toy_eu_splits(
+    *,
+    seed: int = 0,
+    noise_sd: float = TOY_NOISE_SD,
+    window=None,
+    subsample=None,
+    evaluation: dict | None = None,
+    calibration: dict | None = None,
+) -> ToySplits:
     r"""Toy data of Sec. 5.3 carved into evaluation and calibration datasets (Fig. 2).
 
     The data are :func:`~credalbook.papers.eu.eu_toy_data` with ``seed``, ``noise_sd`` and ``subsample``. With
@@ -599,15 +729,37 @@ def toy_eu_splits(*, seed: int = 0, noise_sd: float = TOY_NOISE_SD, window=None,
     cal_layout = toy_disc_layout("calibration", grid=grid, **(calibration or {}))
     ev = ev_layout.carve(x, seed=seed)
     cal = cal_layout.carve(x, subset=ev.train, seed=seed + 1)
-    return ToySplits(data=data, rows=rows, x=x, y=y, aleatoric=np.minimum(p, 1.0 - p), evaluation_layout=ev_layout,
-                     calibration_layout=cal_layout, evaluation=ev, calibration=cal)
+    return ToySplits(
+        data=data,
+        rows=rows,
+        x=x,
+        y=y,
+        aleatoric=np.minimum(p, 1.0 - p),
+        evaluation_layout=ev_layout,
+        calibration_layout=cal_layout,
+        evaluation=ev,
+        calibration=cal,
+    )
 
 
-def toy_eu_experiment(seed: int = 0, *, noise_sd: float = TOY_NOISE_SD, window=None, subsample=None,
-                      evaluation: dict | None = None, calibration: dict | None = None, low_aleatoric_discs=None,
-                      aleatoric_threshold: float = 0.1, gp: dict | None = None, n_bins: int = 20,
-                      eu_method: str = "mc", n_samples: int = 1000, cache: bool = True, device="auto",
-                      progress: bool = False) -> EURun:
+def toy_eu_experiment(
+    seed: int = 0,
+    *,
+    noise_sd: float = TOY_NOISE_SD,
+    window=None,
+    subsample=None,
+    evaluation: dict | None = None,
+    calibration: dict | None = None,
+    low_aleatoric_discs=None,
+    aleatoric_threshold: float = 0.1,
+    gp: dict | None = None,
+    n_bins: int = 20,
+    eu_method: str = "mc",
+    n_samples: int = 1000,
+    cache: bool = True,
+    device="auto",
+    progress: bool = False,
+) -> EURun:
     r"""One seed of the toy experiment (Sec. 5.3) or of its mismatch variants (Sec. 5.3.2).
 
     :func:`toy_eu_splits` followed by :func:`run_eu_experiment`. Mismatch variant 1 is
@@ -622,11 +774,24 @@ def toy_eu_experiment(seed: int = 0, *, noise_sd: float = TOY_NOISE_SD, window=N
     ----------
     EU paper, Secs. 5.2, 5.3 and 5.3.2.
     """
-    t = toy_eu_splits(seed=seed, noise_sd=noise_sd, window=window, subsample=subsample, evaluation=evaluation,
-                      calibration=calibration)
-    return run_eu_experiment(t.x, t.y, t.evaluation, t.calibration, gp=gp, n_bins=n_bins, eu_method=eu_method,
-                             n_samples=n_samples, test_keep=_toy_keep(t, low_aleatoric_discs, aleatoric_threshold),
-                             seed=seed, cache=cache, device=device, progress=progress)
+    t = toy_eu_splits(
+        seed=seed, noise_sd=noise_sd, window=window, subsample=subsample, evaluation=evaluation, calibration=calibration
+    )
+    return run_eu_experiment(
+        t.x,
+        t.y,
+        t.evaluation,
+        t.calibration,
+        gp=gp,
+        n_bins=n_bins,
+        eu_method=eu_method,
+        n_samples=n_samples,
+        test_keep=_toy_keep(t, low_aleatoric_discs, aleatoric_threshold),
+        seed=seed,
+        cache=cache,
+        device=device,
+        progress=progress,
+    )
 
 
 def _toy_keep(t: ToySplits, low_aleatoric_discs, aleatoric_threshold: float):
@@ -640,23 +805,47 @@ def _toy_keep(t: ToySplits, low_aleatoric_discs, aleatoric_threshold: float):
     return ~(np.isin(t.evaluation.test_ball, discs) & (t.aleatoric[t.evaluation.test] < aleatoric_threshold))
 
 
-def toy_eu_fit(seed: int = 0, role: str = "train", *, noise_sd: float = TOY_NOISE_SD, window=None, subsample=None,
-               evaluation: dict | None = None, calibration: dict | None = None, gp: dict | None = None,
-               cache: bool = True, device="auto", progress: bool = False) -> EUFit:
+def toy_eu_fit(
+    seed: int = 0,
+    role: str = "train",
+    *,
+    noise_sd: float = TOY_NOISE_SD,
+    window=None,
+    subsample=None,
+    evaluation: dict | None = None,
+    calibration: dict | None = None,
+    gp: dict | None = None,
+    cache: bool = True,
+    device="auto",
+    progress: bool = False,
+) -> EUFit:
     """One GP of :func:`toy_eu_experiment` (``role`` of :data:`EU_ROLES`): the part a paper-scale run records.
 
     :func:`toy_eu_assemble` turns the four roles' fits into the run :func:`toy_eu_experiment` returns.
     """
-    t = toy_eu_splits(seed=seed, noise_sd=noise_sd, window=window, subsample=subsample, evaluation=evaluation,
-                      calibration=calibration)
-    return eu_gp_fit(t.x, t.y, t.evaluation, t.calibration, role, gp=gp, seed=seed, cache=cache, device=device,
-                     progress=progress)
+    t = toy_eu_splits(
+        seed=seed, noise_sd=noise_sd, window=window, subsample=subsample, evaluation=evaluation, calibration=calibration
+    )
+    return eu_gp_fit(
+        t.x, t.y, t.evaluation, t.calibration, role, gp=gp, seed=seed, cache=cache, device=device, progress=progress
+    )
 
 
-def toy_eu_assemble(seed: int, fits: dict, *, noise_sd: float = TOY_NOISE_SD, window=None, subsample=None,
-                    evaluation: dict | None = None, calibration: dict | None = None, low_aleatoric_discs=None,
-                    aleatoric_threshold: float = 0.1, n_bins: int = 20, eu_method: str = "mc",
-                    n_samples: int = 1000) -> EURun:
+def toy_eu_assemble(
+    seed: int,
+    fits: dict,
+    *,
+    noise_sd: float = TOY_NOISE_SD,
+    window=None,
+    subsample=None,
+    evaluation: dict | None = None,
+    calibration: dict | None = None,
+    low_aleatoric_discs=None,
+    aleatoric_threshold: float = 0.1,
+    n_bins: int = 20,
+    eu_method: str = "mc",
+    n_samples: int = 1000,
+) -> EURun:
     """:func:`toy_eu_experiment` from the four GPs of :func:`toy_eu_fit` (``fits``: role -> :class:`EUFit`).
 
     Examples
@@ -668,11 +857,20 @@ def toy_eu_assemble(seed: int, fits: dict, *, noise_sd: float = TOY_NOISE_SD, wi
     >>> run.evaluations["M"].rho_epi == toy_eu_experiment(0, n_bins=5, **kw).evaluations["M"].rho_epi
     True
     """
-    t = toy_eu_splits(seed=seed, noise_sd=noise_sd, window=window, subsample=subsample, evaluation=evaluation,
-                      calibration=calibration)
-    return assemble_eu_run(t.y, t.evaluation, t.calibration, fits, n_bins=n_bins, eu_method=eu_method,
-                           n_samples=n_samples, test_keep=_toy_keep(t, low_aleatoric_discs, aleatoric_threshold),
-                           seed=seed)
+    t = toy_eu_splits(
+        seed=seed, noise_sd=noise_sd, window=window, subsample=subsample, evaluation=evaluation, calibration=calibration
+    )
+    return assemble_eu_run(
+        t.y,
+        t.evaluation,
+        t.calibration,
+        fits,
+        n_bins=n_bins,
+        eu_method=eu_method,
+        n_samples=n_samples,
+        test_keep=_toy_keep(t, low_aleatoric_discs, aleatoric_threshold),
+        seed=seed,
+    )
 
 
 def toy_eu_study(seeds=6, *, name: str = "toy data", progress: bool = True, n_jobs: int = 1, **kwargs) -> EUStudy:
@@ -700,6 +898,10 @@ def toy_noise_summary(noise_sd: float, *, seed: int = 0, subsample=None) -> dict
     data = eu_toy_data(seed=seed, subsample=subsample, noise_sd=noise_sd)
     p = data.bayes_probability()
     h = binary_entropy(p)
-    return {"Bayes accuracy": float(np.mean(np.maximum(p, 1 - p))), "mean aleatoric": float(np.mean(np.minimum(p, 1 - p))),
-            "share aleatoric > 0.2": float(np.mean(np.minimum(p, 1 - p) > 0.2)),
-            "mean Bayes entropy (nats)": float(h.mean()), "mean Bayes entropy (bits)": float(h.mean() / math.log(2))}
+    return {
+        "Bayes accuracy": float(np.mean(np.maximum(p, 1 - p))),
+        "mean aleatoric": float(np.mean(np.minimum(p, 1 - p))),
+        "share aleatoric > 0.2": float(np.mean(np.minimum(p, 1 - p) > 0.2)),
+        "mean Bayes entropy (nats)": float(h.mean()),
+        "mean Bayes entropy (bits)": float(h.mean() / math.log(2)),
+    }

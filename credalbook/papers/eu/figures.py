@@ -9,18 +9,22 @@ from __future__ import annotations
 
 import numpy as np
 
-from credalbook.plotting import axes_or_new
 from credalbook.papers.report import count_of
+from credalbook.plotting import axes_or_new
 
 __all__ = ["EU_CURVE_STYLE", "plot_carved_discs", "plot_eu_intervals", "plot_eu_interval_figure"]
 
 #: Colours of Figs. 3-4 of the EU paper: estimated EU, calibrated EU (yellow), accuracy gain (red).
-EU_CURVE_STYLE = {"raw": ("C0", "estimated EU"), "calibrated": ("#d9a400", "calibrated EU"),
-                  "gain": ("#b2182b", "accuracy gain")}
+EU_CURVE_STYLE = {
+    "raw": ("C0", "estimated EU"),
+    "calibrated": ("#d9a400", "calibrated EU"),
+    "gain": ("#b2182b", "accuracy gain"),
+}
 
 
-def plot_carved_discs(x, y, split, *, centres=None, radius=None, ax=None, max_points: int = 40000, seed=0,
-                      title: str | None = None):
+def plot_carved_discs(
+    x, y, split, *, centres=None, radius=None, ax=None, max_points: int = 40000, seed=0, title: str | None = None
+):
     """2-D data after carving balls (EU paper, Fig. 2): training points by label, test points black.
 
     Points of :math:`\\mathcal D_{train}` are coloured by label, the remaining ("aug only") points of
@@ -44,7 +48,9 @@ def plot_carved_discs(x, y, split, *, centres=None, radius=None, ax=None, max_po
     from credalbook.papers.eu.carving import BallSplit
 
     if not isinstance(split, BallSplit):
-        raise ValueError(f"split must be a BallSplit (from credalbook.papers.eu.carve_balls); got {type(split).__name__}")
+        raise ValueError(
+            f"split must be a BallSplit (from credalbook.papers.eu.carve_balls); got {type(split).__name__}"
+        )
     pts, labels = np.asarray(x, dtype=np.float64), np.asarray(y)
     if pts.ndim != 2 or pts.shape[1] != 2 or labels.shape != (pts.shape[0],):
         raise ValueError(f"x must have shape (N, 2) and y shape (N,); got {pts.shape} and {labels.shape}")
@@ -97,7 +103,9 @@ def plot_eu_intervals(curves, *, ax=None, show_raw: bool = True, title: str | No
     ax.axhline(0, color="black", linewidth=0.6)
     ax.set_xlabel("interval of the estimated EU")
     ax.set_ylabel("average over the interval")
-    ax.set_title(title or f"$\\hat{{\\mathcal{{E}}}}_{curves.estimator}$ ({count_of(curves.raw.shape[0], 'seed')})", fontsize=10)
+    ax.set_title(
+        title or f"$\\hat{{\\mathcal{{E}}}}_{curves.estimator}$ ({count_of(curves.raw.shape[0], 'seed')})", fontsize=10
+    )
     ax.legend(fontsize=7)
     return ax
 
@@ -113,8 +121,12 @@ def plot_eu_interval_figure(study, *, show_raw=("M",), title: str = ""):
     fig, axes = plt.subplots(1, 2, figsize=(9.5, 3.6))
     names = {"M": "mutual information", "E": "entropy"}
     for ax, k in zip(axes, ("M", "E")):
-        plot_eu_intervals(study.curves(k), ax=ax, show_raw=k in show_raw,
-                          title=f"$\\hat{{\\mathcal{{E}}}}_{k}$ ({names[k]}), {count_of(len(study.runs), 'seed')}")
+        plot_eu_intervals(
+            study.curves(k),
+            ax=ax,
+            show_raw=k in show_raw,
+            title=f"$\\hat{{\\mathcal{{E}}}}_{k}$ ({names[k]}), {count_of(len(study.runs), 'seed')}",
+        )
     fig.suptitle(title or study.name)
     fig.tight_layout()
     return fig

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from credalbook.papers.eu.experiments import EU_ROLES, TOY_NOISE_SD, EUStudy, toy_eu_assemble, toy_eu_fit
+from credalbook.papers.eu.experiments import EU_ROLES, EUStudy, toy_eu_assemble, toy_eu_fit, TOY_NOISE_SD
 from credalbook.papers.eu.real_data import real_eu_assemble, real_eu_fit
 from credalbook.papers.parts import Part
 
@@ -61,8 +61,16 @@ class EUPlan:
         return EUStudy(name=name or group, runs=tuple(runs), config={"group": group, "seeds": [r.seed for r in runs]})
 
 
-def eu_plan(cfg, *, seed: int = 0, dataset: str = "fashion_mnist", toy_noise_sd: float = TOY_NOISE_SD,
-            n_seeds=None, device="auto", **_ignored) -> EUPlan:
+def eu_plan(
+    cfg,
+    *,
+    seed: int = 0,
+    dataset: str = "fashion_mnist",
+    toy_noise_sd: float = TOY_NOISE_SD,
+    n_seeds=None,
+    device="auto",
+    **_ignored,
+) -> EUPlan:
     """The chapter's plan at preset ``cfg`` with its parameters (others are ignored).
 
     Examples
@@ -75,21 +83,33 @@ def eu_plan(cfg, *, seed: int = 0, dataset: str = "fashion_mnist", toy_noise_sd:
     if n_seeds is not None and (isinstance(n_seeds, bool) or not isinstance(n_seeds, int) or n_seeds < 1):
         raise ValueError(f"n_seeds must be a positive integer or None; got {n_seeds!r}")
     seeds = [seed + i for i in range(n_seeds or cfg["toy_seeds"])]
-    splits = dict(noise_sd=toy_noise_sd, window=cfg["toy_window"], evaluation=cfg["toy_discs"],
-                  calibration=cfg["toy_discs"])
+    splits = dict(
+        noise_sd=toy_noise_sd, window=cfg["toy_window"], evaluation=cfg["toy_discs"], calibration=cfg["toy_discs"]
+    )
     n_discs = int(np.prod(cfg["toy_discs"]["shape"]))
     less = {**cfg["toy_discs"], "p_train": cfg["toy_carved_less"]}
     analysis = dict(n_bins=cfg["n_bins"], n_samples=cfg["n_samples"])
     # experiment -> (its splits, the experiment whose fits it uses per role, extra assembly options, seeds)
     toy_experiments = {
         "toy": (splits, {}, {}, seeds),
-        "large_calibration": ({**splits, "calibration": {**cfg["toy_discs"], **cfg["toy_large_discs"]}},
-                              {"train": "toy", "aug": "toy"}, {}, seeds),
-        "low_aleatoric": (splits, dict.fromkeys(EU_ROLES, "toy"),
-                          {"low_aleatoric_discs": list(range(1, n_discs, 2)),
-                           "aleatoric_threshold": cfg["aleatoric_threshold"]}, seeds),
-        "carved_less": ({**splits, "evaluation": less, "calibration": less}, {}, {},
-                        [seed + i for i in range(cfg["toy_sensitivity_seeds"])]),
+        "large_calibration": (
+            {**splits, "calibration": {**cfg["toy_discs"], **cfg["toy_large_discs"]}},
+            {"train": "toy", "aug": "toy"},
+            {},
+            seeds,
+        ),
+        "low_aleatoric": (
+            splits,
+            dict.fromkeys(EU_ROLES, "toy"),
+            {"low_aleatoric_discs": list(range(1, n_discs, 2)), "aleatoric_threshold": cfg["aleatoric_threshold"]},
+            seeds,
+        ),
+        "carved_less": (
+            {**splits, "evaluation": less, "calibration": less},
+            {},
+            {},
+            [seed + i for i in range(cfg["toy_sensitivity_seeds"])],
+        ),
     }
     parts, runs = [], {}
     for group, (kw, shared, extra, ss) in toy_experiments.items():
@@ -100,15 +120,26 @@ def eu_plan(cfg, *, seed: int = 0, dataset: str = "fashion_mnist", toy_noise_sd:
                 owner = shared.get(role, group)
                 roles[role] = f"{owner}-seed{s}-{role}"
                 if owner == group:
-                    parts.append(Part(roles[role], toy_eu_fit, {"seed": s, "role": role, **kw, "gp": cfg["toy_gp"],
-                                                                "device": device}))
+                    parts.append(
+                        Part(
+                            roles[role],
+                            toy_eu_fit,
+                            {"seed": s, "role": role, **kw, "gp": cfg["toy_gp"], "device": device},
+                        )
+                    )
             runs[group].append((s, roles, toy_eu_assemble, {**kw, **extra, **analysis}))
     real = dict(n_points=cfg["real_points"], split=cfg["real_split"])
     runs["real"] = []
     for s in [seed + i for i in range(n_seeds or cfg["real_seeds"])]:
         roles = {role: f"real-{dataset}-seed{s}-{role}" for role in EU_ROLES}
-        parts += [Part(roles[role], real_eu_fit, {"dataset": dataset, "seed": s, "role": role, **real,
-                                                  "gp": cfg["real_gp"], "device": device}) for role in EU_ROLES]
+        parts += [
+            Part(
+                roles[role],
+                real_eu_fit,
+                {"dataset": dataset, "seed": s, "role": role, **real, "gp": cfg["real_gp"], "device": device},
+            )
+            for role in EU_ROLES
+        ]
         runs["real"].append((s, roles, real_eu_assemble, {"dataset": dataset, **real, **analysis}))
     return EUPlan(parts=parts, runs=runs)
 

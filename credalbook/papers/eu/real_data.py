@@ -21,12 +21,28 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from credalbook._validation import check_positive_int
-from credalbook.papers.eu.carving import BallSplit, carve_balls, dense_centres, neighbour_radius
 from credalbook.cache import cached
-from credalbook.papers.eu.experiments import EUFit, EURun, EUStudy, _study, assemble_eu_run, eu_gp_fit, run_eu_experiment
+from credalbook.papers.eu.carving import BallSplit, carve_balls, dense_centres, neighbour_radius
+from credalbook.papers.eu.experiments import (
+    _study,
+    assemble_eu_run,
+    eu_gp_fit,
+    EUFit,
+    EURun,
+    EUStudy,
+    run_eu_experiment,
+)
 
-__all__ = ["BinaryFeatures", "RealSplits", "pca_even_odd", "real_eu_assemble", "real_eu_experiment", "real_eu_fit",
-           "real_eu_splits", "real_eu_study"]
+__all__ = [
+    "BinaryFeatures",
+    "RealSplits",
+    "pca_even_odd",
+    "real_eu_assemble",
+    "real_eu_experiment",
+    "real_eu_fit",
+    "real_eu_splits",
+    "real_eu_study",
+]
 
 
 @dataclass(frozen=True)
@@ -59,15 +75,26 @@ def _pca_even_odd(dataset: str, n_components: int, n_points, seed: int) -> Binar
         images, labels = images[keep], labels[keep]
     pca = PCA(n_components=n_components, svd_solver="randomized", random_state=seed)
     x = pca.fit_transform(images.astype(np.float32)).astype(np.float32)
-    return BinaryFeatures(name=ds.name, x=x, y=(labels % 2).astype(np.int64), labels=labels,
-                          explained_variance=float(pca.explained_variance_ratio_.sum()))
+    return BinaryFeatures(
+        name=ds.name,
+        x=x,
+        y=(labels % 2).astype(np.int64),
+        labels=labels,
+        explained_variance=float(pca.explained_variance_ratio_.sum()),
+    )
 
 
 _pca_even_odd_cached = cached(_pca_even_odd)
 
 
-def pca_even_odd(dataset: str = "fashion_mnist", *, n_components: int = 50, n_points: int | None = None,
-                 seed: int = 0, cache: bool = True) -> BinaryFeatures:
+def pca_even_odd(
+    dataset: str = "fashion_mnist",
+    *,
+    n_components: int = 50,
+    n_points: int | None = None,
+    seed: int = 0,
+    cache: bool = True,
+) -> BinaryFeatures:
     """Pool a dataset's train and test images, reduce them to ``n_components`` PCA scores, label by parity.
 
     EU paper, Sec. 5.4: "we use PCA to reduce the dimensionality to 50 and convert it to a binary
@@ -107,8 +134,17 @@ def _ball_size(ball_size, n: int) -> int:
     return check_positive_int(ball_size, "ball_size")
 
 
-def real_eu_splits(x, *, seed: int = 0, n_centres: int = 12, ball_size=0.04, p_train=(0.0, 0.6),
-                   q_test: float = 0.1, radius_quantile: float = 0.5, n_candidates: int = 2000) -> RealSplits:
+def real_eu_splits(
+    x,
+    *,
+    seed: int = 0,
+    n_centres: int = 12,
+    ball_size=0.04,
+    p_train=(0.0, 0.6),
+    q_test: float = 0.1,
+    radius_quantile: float = 0.5,
+    n_candidates: int = 2000,
+) -> RealSplits:
     r"""Carve balls around high-density points (Sec. 5.4), for evaluation and then for calibration.
 
     The supplement with the paper's settings is missing; the procedure here: the radius :math:`R` is
@@ -126,24 +162,50 @@ def real_eu_splits(x, *, seed: int = 0, n_centres: int = 12, ball_size=0.04, p_t
     splits, centres = [], []
     subset = None
     for offset in (0, 1):
-        found = dense_centres(pts, radius=radius, n_centres=n_centres, min_neighbours=ball_size,
-                              n_candidates=n_candidates, subset=subset, seed=seed + offset)
+        found = dense_centres(
+            pts,
+            radius=radius,
+            n_centres=n_centres,
+            min_neighbours=ball_size,
+            n_candidates=n_candidates,
+            subset=subset,
+            seed=seed + offset,
+        )
         if len(found.index) == 0:
-            raise ValueError(f"no centre with {ball_size} neighbours within radius {radius:.3g} was found; "
-                             "lower ball_size or raise radius_quantile")
+            raise ValueError(
+                f"no centre with {ball_size} neighbours within radius {radius:.3g} was found; "
+                "lower ball_size or raise radius_quantile"
+            )
         p = np.linspace(p_train[0], p_train[1], len(found.index))
-        splits.append(carve_balls(pts, found.centres, radius=radius, p_train=p, q_test=q_test, subset=subset,
-                                  seed=seed + offset))
+        splits.append(
+            carve_balls(pts, found.centres, radius=radius, p_train=p, q_test=q_test, subset=subset, seed=seed + offset)
+        )
         centres.append(found.index)
         subset = splits[0].train
-    return RealSplits(radius=radius, evaluation_centres=centres[0], calibration_centres=centres[1],
-                      evaluation=splits[0], calibration=splits[1])
+    return RealSplits(
+        radius=radius,
+        evaluation_centres=centres[0],
+        calibration_centres=centres[1],
+        evaluation=splits[0],
+        calibration=splits[1],
+    )
 
 
-def real_eu_experiment(dataset: str = "fashion_mnist", seed: int = 0, *, n_points: int | None = None,
-                       n_components: int = 50, split: dict | None = None, gp: dict | None = None,
-                       n_bins: int = 20, eu_method: str = "mc", n_samples: int = 1000, cache: bool = True,
-                       device="auto", progress: bool = False) -> EURun:
+def real_eu_experiment(
+    dataset: str = "fashion_mnist",
+    seed: int = 0,
+    *,
+    n_points: int | None = None,
+    n_components: int = 50,
+    split: dict | None = None,
+    gp: dict | None = None,
+    n_bins: int = 20,
+    eu_method: str = "mc",
+    n_samples: int = 1000,
+    cache: bool = True,
+    device="auto",
+    progress: bool = False,
+) -> EURun:
     r"""One seed of the real-data experiment (Sec. 5.4).
 
     :func:`pca_even_odd` (fixed PCA and subset: seed 0), :func:`real_eu_splits` with ``seed`` and
@@ -152,8 +214,20 @@ def real_eu_experiment(dataset: str = "fashion_mnist", seed: int = 0, *, n_point
     (:func:`credalbook.papers.eu.neighbour_radius` at quantile 0.5), the scale of the carved balls.
     """
     feats, s, gp = _real_setup(dataset, seed, n_points, n_components, split, gp, cache)
-    return run_eu_experiment(feats.x, feats.y, s.evaluation, s.calibration, gp=gp, n_bins=n_bins, eu_method=eu_method,
-                             n_samples=n_samples, seed=seed, cache=cache, device=device, progress=progress)
+    return run_eu_experiment(
+        feats.x,
+        feats.y,
+        s.evaluation,
+        s.calibration,
+        gp=gp,
+        n_bins=n_bins,
+        eu_method=eu_method,
+        n_samples=n_samples,
+        seed=seed,
+        cache=cache,
+        device=device,
+        progress=progress,
+    )
 
 
 def _real_setup(dataset, seed, n_points, n_components, split, gp, cache):
@@ -167,31 +241,75 @@ def _real_setup(dataset, seed, n_points, n_components, split, gp, cache):
     return feats, real_eu_splits(feats.x, seed=seed, **split), gp
 
 
-def real_eu_fit(dataset: str = "fashion_mnist", seed: int = 0, role: str = "train", *, n_points: int | None = None,
-                n_components: int = 50, split: dict | None = None, gp: dict | None = None, cache: bool = True,
-                device="auto", progress: bool = False) -> EUFit:
+def real_eu_fit(
+    dataset: str = "fashion_mnist",
+    seed: int = 0,
+    role: str = "train",
+    *,
+    n_points: int | None = None,
+    n_components: int = 50,
+    split: dict | None = None,
+    gp: dict | None = None,
+    cache: bool = True,
+    device="auto",
+    progress: bool = False,
+) -> EUFit:
     """One GP of :func:`real_eu_experiment` (``role`` of :data:`credalbook.papers.eu.EU_ROLES`), the unit a
     paper-scale run records; :func:`real_eu_assemble` makes the run from the four."""
     feats, s, gp = _real_setup(dataset, seed, n_points, n_components, split, gp, cache)
-    return eu_gp_fit(feats.x, feats.y, s.evaluation, s.calibration, role, gp=gp, seed=seed, cache=cache,
-                     device=device, progress=progress)
+    return eu_gp_fit(
+        feats.x,
+        feats.y,
+        s.evaluation,
+        s.calibration,
+        role,
+        gp=gp,
+        seed=seed,
+        cache=cache,
+        device=device,
+        progress=progress,
+    )
 
 
-def real_eu_assemble(dataset: str, seed: int, fits: dict, *, n_points: int | None = None, n_components: int = 50,
-                     split: dict | None = None, n_bins: int = 20, eu_method: str = "mc", n_samples: int = 1000,
-                     cache: bool = True) -> EURun:
+def real_eu_assemble(
+    dataset: str,
+    seed: int,
+    fits: dict,
+    *,
+    n_points: int | None = None,
+    n_components: int = 50,
+    split: dict | None = None,
+    n_bins: int = 20,
+    eu_method: str = "mc",
+    n_samples: int = 1000,
+    cache: bool = True,
+) -> EURun:
     """:func:`real_eu_experiment` from the four GPs of :func:`real_eu_fit` (``fits``: role -> EUFit)."""
     feats, s, _ = _real_setup(dataset, seed, n_points, n_components, split, None, cache)
-    return assemble_eu_run(feats.y, s.evaluation, s.calibration, fits, n_bins=n_bins, eu_method=eu_method,
-                           n_samples=n_samples, seed=seed)
+    return assemble_eu_run(
+        feats.y, s.evaluation, s.calibration, fits, n_bins=n_bins, eu_method=eu_method, n_samples=n_samples, seed=seed
+    )
 
 
-def real_eu_study(dataset: str = "fashion_mnist", seeds=6, *, name: str | None = None, progress: bool = True,
-                  n_jobs: int = 1, **kwargs) -> EUStudy:
+def real_eu_study(
+    dataset: str = "fashion_mnist",
+    seeds=6,
+    *,
+    name: str | None = None,
+    progress: bool = True,
+    n_jobs: int = 1,
+    **kwargs,
+) -> EUStudy:
     """:func:`real_eu_experiment` for each seed: one dataset's block of Table 2 and panels of Fig. 4.
 
     ``kwargs`` go to :func:`real_eu_experiment`; ``progress`` shows a bar over the seeds; ``n_jobs``
     seeds run at once, as in :func:`credalbook.papers.eu.toy_eu_study`.
     """
-    return _study(name or dataset, functools.partial(real_eu_experiment, dataset, **kwargs), seeds,
-                  dict(kwargs, dataset=dataset), progress, n_jobs)
+    return _study(
+        name or dataset,
+        functools.partial(real_eu_experiment, dataset, **kwargs),
+        seeds,
+        dict(kwargs, dataset=dataset),
+        progress,
+        n_jobs,
+    )

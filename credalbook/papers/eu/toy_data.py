@@ -42,7 +42,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from credalbook._validation import as_numpy
-from credalbook.papers.eu.carving import BallLayout, _radius, grid_centres
+from credalbook.papers.eu.carving import _radius, BallLayout, grid_centres
 
 __all__ = ["TOY_GRID", "TOY_N", "EUToyData", "eu_toy_data", "toy_disc_layout"]
 
@@ -108,11 +108,11 @@ class EUToyData:
         k = np.arange(1, TOY_GRID[1] + 1)
         out = np.empty(pts.shape[0])
         for s in range(0, pts.shape[0], 65536):
-            d1 = (pts[s:s + 65536, :1] - j) ** 2
-            d2 = (pts[s:s + 65536, 1:] - k) ** 2
+            d1 = (pts[s : s + 65536, :1] - j) ** 2
+            d2 = (pts[s : s + 65536, 1:] - k) ** 2
             a = np.exp(-0.5 * (d1 - d1.min(axis=1, keepdims=True)) / self.noise_sd**2)
             b = np.exp(-0.5 * (d2 - d2.min(axis=1, keepdims=True)) / self.noise_sd**2)
-            out[s:s + 65536] = np.einsum("nk,nk->n", a @ labels, b) / (a.sum(axis=1) * b.sum(axis=1))
+            out[s : s + 65536] = np.einsum("nk,nk->n", a @ labels, b) / (a.sum(axis=1) * b.sum(axis=1))
         return np.clip(out, 0.0, 1.0)
 
 
@@ -184,12 +184,26 @@ def eu_toy_data(*, seed: int = 0, subsample=None, noise_sd: float = 1.0) -> EUTo
     index = np.arange(TOY_N)
     if n_keep is not None and n_keep < TOY_N:
         index = np.sort(rng.choice(TOY_N, size=n_keep, replace=False))
-    return EUToyData(x=x[index], y=cluster_labels[cluster[index]], cluster=cluster[index],
-                     cluster_labels=cluster_labels, index=index, seed=int(seed), noise_sd=noise_sd)
+    return EUToyData(
+        x=x[index],
+        y=cluster_labels[cluster[index]],
+        cluster=cluster[index],
+        cluster_labels=cluster_labels,
+        index=index,
+        seed=int(seed),
+        noise_sd=noise_sd,
+    )
 
 
-def toy_disc_layout(part: str = "evaluation", *, shape=(4, 3), radius: float = 3.0,
-                    p_train=(0.0, 0.6), q_test: float = 0.1, grid=TOY_GRID) -> BallLayout:
+def toy_disc_layout(
+    part: str = "evaluation",
+    *,
+    shape=(4, 3),
+    radius: float = 3.0,
+    p_train=(0.0, 0.6),
+    q_test: float = 0.1,
+    grid=TOY_GRID,
+) -> BallLayout:
     r"""Disc layout for carving the toy data (EU paper, Sec. 5.3, Fig. 2) — a documented choice.
 
     The paper shows its discs only in Fig. 2: non-overlapping discs on a grid, "some of the discs

@@ -3,11 +3,7 @@ representations*: the instance-dependent test's error rates, estimator analyses,
 chapter's resumable parts.
 """
 
-from credalbook.papers.juergens.compare import (
-    compare,
-    paper_table1,
-    paper_table1_summary,
-)
+from credalbook.papers.juergens.compare import compare, paper_table1, paper_table1_summary
 from credalbook.papers.juergens.error_rates import (
     instance_test_error_rates,
     instance_test_error_summary,
@@ -18,9 +14,9 @@ from credalbook.papers.juergens.error_rates import (
     summarise_error_rates,
 )
 from credalbook.papers.juergens.estimators import (
+    APP_B_COMBINATIONS,
     authors_lp_kde,
     authors_mmd_kce,
-    APP_B_COMBINATIONS,
     calibrated_combinations_example,
     combination_rejections,
     estimator_demo_draws,
@@ -34,22 +30,9 @@ from credalbook.papers.juergens.estimators import (
     skce_kernel_summary,
     weight_landscape,
 )
-from credalbook.papers.juergens.figures import (
-    plot_instance_error_rates,
-    plot_landscape,
-)
-from credalbook.papers.juergens.real_sets import (
-    evaluate_instance_test,
-    table1_rows,
-    TABLE1_ARCHITECTURES,
-    TABLE1_KINDS,
-)
-from credalbook.papers.juergens.parts import (
-    juergens_parts,
-    juergens_plan,
-    JuergensPlan,
-    study_part_name,
-)
+from credalbook.papers.juergens.figures import plot_instance_error_rates, plot_landscape
+from credalbook.papers.juergens.parts import juergens_parts, juergens_plan, JuergensPlan, study_part_name
+from credalbook.papers.juergens.real_sets import evaluate_instance_test, TABLE1_ARCHITECTURES, TABLE1_KINDS, table1_rows
 
 __all__ = [
     "compare",

@@ -18,8 +18,18 @@ from credalbook.papers.report import check_results, Comparison, reported, report
 __all__ = ["compare", "paper_table1", "paper_table1_summary", "RESULT_KEYS"]
 
 #: The keys :func:`compare` needs in ``results``.
-RESULT_KEYS = ("error_rates", "skce_bandwidth", "null_means", "null_se", "landscape_miss", "app_b", "centre_share",
-               "table1", "table1_setting", "dataset")
+RESULT_KEYS = (
+    "error_rates",
+    "skce_bandwidth",
+    "null_means",
+    "null_se",
+    "landscape_miss",
+    "app_b",
+    "centre_share",
+    "table1",
+    "table1_setting",
+    "dataset",
+)
 
 #: Settings of Figs. 3 and 4.
 _FIGURES = (("binary", "Fig. 3"), ("multiclass", "Fig. 4"))
@@ -62,8 +72,13 @@ def paper_table1(dataset: str = "CIFAR-10", arch: str = "ResNet-18") -> dict:
 
 def _paper_rows():
     rows = reported("juergens")["table1"]["rows"]
-    return [(d, a, s, e, row) for d, archs in rows.items() for a, sets in archs.items()
-            for s, ests in sets.items() for e, row in ests.items()]
+    return [
+        (d, a, s, e, row)
+        for d, archs in rows.items()
+        for a, sets in archs.items()
+        for s, ests in sets.items()
+        for e, row in ests.items()
+    ]
 
 
 def paper_table1_summary(alpha: float = _TABLE1_ALPHA) -> dict:
@@ -89,9 +104,15 @@ def paper_table1_summary(alpha: float = _TABLE1_ALPHA) -> dict:
     p1 = [row[f"{c}_p"] for *_, e, row in rows if e == "row 1" for c in ("mean", "lambda")]
     p2 = [row[f"{c}_p"] for *_, e, row in rows if e == "row 2" for c in ("mean", "lambda")]
     gains = [row["lambda_acc"] - row["mean_acc"] for *_, row in rows]
-    return dict(n_rows=len(rows), n_rej=sum(h == "REJ." for h, _ in cells), n_p_below=sum(p < alpha for _, p in cells),
-                mean_p_row1=float(np.mean(p1)), mean_p_row2=float(np.mean(p2)), acc_gain=float(np.mean(gains)),
-                n_acc_up=sum(g > 0 for g in gains))
+    return dict(
+        n_rows=len(rows),
+        n_rej=sum(h == "REJ." for h, _ in cells),
+        n_p_below=sum(p < alpha for _, p in cells),
+        mean_p_row1=float(np.mean(p1)),
+        mean_p_row2=float(np.mean(p2)),
+        acc_gain=float(np.mean(gains)),
+        n_acc_up=sum(g > 0 for g in gains),
+    )
 
 
 def _claim(name):
@@ -109,60 +130,126 @@ def _fig_rows(cmp, fig, setting, s, bw):
     h0, h1 = _cells(s["h0_cells"]), _cells(s["h1_cells"])
     per_dist = ", ".join(f"{h} {v:.2f}" for h, v in s["type2_by_panel"].items())
     base = f"R = {r} datasets per panel (paper: 100)"
-    skce_note = (f"SKCE with bandwidth h = {bw:.3g} (median heuristic of the setting's predictions); the authors' "
-                 f"h = {PAPER_SKCE_BANDWIDTH:g} makes the statistic numerically 0 (see 'The SKCE bandwidth')")
+    skce_note = (
+        f"SKCE with bandwidth h = {bw:.3g} (median heuristic of the setting's predictions); the authors' "
+        f"h = {PAPER_SKCE_BANDWIDTH:g} makes the statistic numerically 0 (see 'The SKCE bandwidth')"
+    )
 
     g = s["gap"]
     words = "h0_new_closer" if setting == "binary" else "fig4_not_exceeding"
-    cmp.add(fig, "new test's Type I error follows α more closely than Mortier's: mean |rate − α| over the H0 panels, "
-                 "the twelve α and L2, KL, MMD (Mortier − new)",
-            paper=_claim(words), book=f"new {g['new']:.3f} vs Mortier {g['Mortier']:.3f}",
-            judgement=sign_claim(g["diff"], relation=">", se=g["se"], name="Mortier − new", replicates=r,
-                                 tolerance_source=f"2 × bootstrap standard error over the R = {r} datasets (paired)"),
-            note=base)
+    cmp.add(
+        fig,
+        "new test's Type I error follows α more closely than Mortier's: mean |rate − α| over the H0 panels, "
+        "the twelve α and L2, KL, MMD (Mortier − new)",
+        paper=_claim(words),
+        book=f"new {g['new']:.3f} vs Mortier {g['Mortier']:.3f}",
+        judgement=sign_claim(
+            g["diff"],
+            relation=">",
+            se=g["se"],
+            name="Mortier − new",
+            replicates=r,
+            tolerance_source=f"2 × bootstrap standard error over the R = {r} datasets (paired)",
+        ),
+        note=base,
+    )
 
     if setting == "binary":
-        parts = [rate_claim(c["k"], c["n"], accept=(c["alpha"], 1.0), name=f"{c['panel']} {c['estimator']} α={c['alpha']:g}",
-                            tolerance_source="rate above α")
-                 for c in h0]
+        parts = [
+            rate_claim(
+                c["k"],
+                c["n"],
+                accept=(c["alpha"], 1.0),
+                name=f"{c['panel']} {c['estimator']} α={c['alpha']:g}",
+                tolerance_source="rate above α",
+            )
+            for c in h0
+        ]
         k_above = sum(c["k"] / c["n"] > c["alpha"] for c in h0)
-        cmp.add(fig, "new test's Type I error sometimes above α: some (panel, estimator, α) cell whose rate's exact 95% "
-                     "interval lies above α",
-                paper=_claim("fig3_sometimes_above"), book=f"{k_above} of {len(h0)} cells have rate > α",
-                judgement=combine(parts, rule="any", criterion=f"some rate's 95% interval above its α ({len(parts)} cells)"),
-                note=base + "; any of many cells: a chance agreement is possible (no multiplicity correction)")
-        miss = [rate_claim(c["k"], c["n"], accept=(0.0, _HIGH_POWER_TYPE2), name=f"{c['panel']} {c['estimator']} Type II",
-                           tolerance_source="Type II ≤ 0.2 (power 0.8, Cohen 1988)")
-                for c in h1]
-        cmp.add(fig, f"high power at all three H1 distances: Type II at α = {s['h1_alpha']:g} of the new test "
-                     "(L2, KL, MMD), each ≤ 0.2",
-                paper=_claim("h1_high_power"), book=f"mean Type II per distance: {per_dist}",
-                judgement=combine(miss, rule="all", criterion=f"every Type II ≤ {_HIGH_POWER_TYPE2} ({len(miss)} cells)"),
-                note=base + "; the paper says zero Type II, the criterion allows 0.2")
+        cmp.add(
+            fig,
+            "new test's Type I error sometimes above α: some (panel, estimator, α) cell whose rate's exact 95% "
+            "interval lies above α",
+            paper=_claim("fig3_sometimes_above"),
+            book=f"{k_above} of {len(h0)} cells have rate > α",
+            judgement=combine(
+                parts, rule="any", criterion=f"some rate's 95% interval above its α ({len(parts)} cells)"
+            ),
+            note=base + "; any of many cells: a chance agreement is possible (no multiplicity correction)",
+        )
+        miss = [
+            rate_claim(
+                c["k"],
+                c["n"],
+                accept=(0.0, _HIGH_POWER_TYPE2),
+                name=f"{c['panel']} {c['estimator']} Type II",
+                tolerance_source="Type II ≤ 0.2 (power 0.8, Cohen 1988)",
+            )
+            for c in h1
+        ]
+        cmp.add(
+            fig,
+            f"high power at all three H1 distances: Type II at α = {s['h1_alpha']:g} of the new test "
+            "(L2, KL, MMD), each ≤ 0.2",
+            paper=_claim("h1_high_power"),
+            book=f"mean Type II per distance: {per_dist}",
+            judgement=combine(miss, rule="all", criterion=f"every Type II ≤ {_HIGH_POWER_TYPE2} ({len(miss)} cells)"),
+            note=base + "; the paper says zero Type II, the criterion allows 0.2",
+        )
     else:
-        parts = [rate_claim(c["k"], c["n"], accept=(c["alpha"] / 2, 1.5 * c["alpha"]),
-                            name=f"{c['panel']} {c['estimator']} α={c['alpha']:g}", tolerance_source=_BRADLEY)
-                 for c in h0]
+        parts = [
+            rate_claim(
+                c["k"],
+                c["n"],
+                accept=(c["alpha"] / 2, 1.5 * c["alpha"]),
+                name=f"{c['panel']} {c['estimator']} α={c['alpha']:g}",
+                tolerance_source=_BRADLEY,
+            )
+            for c in h0
+        ]
         worst = max(c["k"] / c["n"] - c["alpha"] for c in h0)
-        cmp.add(fig, "new test's Type I error does not exceed α and follows it closely: every (panel, estimator, α) "
-                     "rate in [α/2, 3α/2] (L2, KL, MMD)",
-                paper=_claim("fig4_not_exceeding"), book=f"largest rate − α: {worst:+.3f}",
-                judgement=combine(parts, rule="all", criterion=f"every rate in [α/2, 3α/2] ({len(parts)} cells)"),
-                note=base)
+        cmp.add(
+            fig,
+            "new test's Type I error does not exceed α and follows it closely: every (panel, estimator, α) "
+            "rate in [α/2, 3α/2] (L2, KL, MMD)",
+            paper=_claim("fig4_not_exceeding"),
+            book=f"largest rate − α: {worst:+.3f}",
+            judgement=combine(parts, rule="all", criterion=f"every rate in [α/2, 3α/2] ({len(parts)} cells)"),
+            note=base,
+        )
         t2 = s["type2"]
-        cmp.add(fig, f"lower average Type II than Mortier's (L2, KL, MMD; H1 panels; α = {s['h1_alpha']:g}): Mortier − new",
-                paper=_claim("fig4_lower_type2"), book=f"new {t2['new']:.2f} vs Mortier {t2['Mortier']:.2f}",
-                judgement=sign_claim(t2["diff"], relation=">", se=t2["se"], name="Mortier − new Type II", replicates=r,
-                                     tolerance_source=f"2 × bootstrap standard error over the R = {r} datasets (paired)"),
-                note=base + f"; the new test's mean Type II per distance: {per_dist}")
+        cmp.add(
+            fig,
+            f"lower average Type II than Mortier's (L2, KL, MMD; H1 panels; α = {s['h1_alpha']:g}): Mortier − new",
+            paper=_claim("fig4_lower_type2"),
+            book=f"new {t2['new']:.2f} vs Mortier {t2['Mortier']:.2f}",
+            judgement=sign_claim(
+                t2["diff"],
+                relation=">",
+                se=t2["se"],
+                name="Mortier − new Type II",
+                replicates=r,
+                tolerance_source=f"2 × bootstrap standard error over the R = {r} datasets (paired)",
+            ),
+            note=base + f"; the new test's mean Type II per distance: {per_dist}",
+        )
 
     k = s["skce"]
-    cmp.add(fig, f"SKCE less powerful: power at α = {s['h1_alpha']:g} of the new test, L2/KL/MMD minus SKCE",
-            paper=_claim("fig3_skce_type2" if setting == "binary" else "h1_skce_unreliable"),
-            book=f"SKCE {k['skce']:.2f} vs others {k['others']:.2f}",
-            judgement=sign_claim(k["diff"], relation=">", se=k["se"], name="power difference", replicates=r,
-                                 tolerance_source=f"2 × bootstrap standard error over the R = {r} datasets (paired)"),
-            note=base + "; " + skce_note)
+    cmp.add(
+        fig,
+        f"SKCE less powerful: power at α = {s['h1_alpha']:g} of the new test, L2/KL/MMD minus SKCE",
+        paper=_claim("fig3_skce_type2" if setting == "binary" else "h1_skce_unreliable"),
+        book=f"SKCE {k['skce']:.2f} vs others {k['others']:.2f}",
+        judgement=sign_claim(
+            k["diff"],
+            relation=">",
+            se=k["se"],
+            name="power difference",
+            replicates=r,
+            tolerance_source=f"2 × bootstrap standard error over the R = {r} datasets (paired)",
+        ),
+        note=base + "; " + skce_note,
+    )
 
 
 def compare(results: Mapping, *, chapter: str = "02_juergens_instance_calibration") -> Comparison:
@@ -209,13 +296,25 @@ def compare(results: Mapping, *, chapter: str = "02_juergens_instance_calibratio
     # Fig. 5: L2 and KL above 0, SKCE and MMD centred at 0
     m, se = r["null_means"], r["null_se"]
     parts = [sign_claim(m[k], relation=">", se=se[k], name=f"mean {k}") for k in ("L2-CE", "KL-CE")]
-    parts += [close_to(m[k], 0.0, tol=2 * se[k], tolerance_source="2 × standard error of the mean over the null draws",
-                       name=f"mean {k}") for k in ("SKCE", "MMD")]
-    cmp.add("Fig. 5", "L2 and KL biased upwards under H0, SKCE and MMD centred at 0 (means over the null draws)",
-            paper=_claim("fig5_null_means"), book=", ".join(f"{k} {v:.3g} ± {se[k]:.2g}" for k, v in m.items()),
-            judgement=combine(parts, rule="all", criterion="L2, KL > 0 by 2 SE; |SKCE|, |MMD| ≤ 2 SE"),
-            note=f"SKCE with bandwidth {r['skce_bandwidth']['fig5']:.3g} (median heuristic; the authors' "
-                 f"{PAPER_SKCE_BANDWIDTH:g} gives a statistic of order 1e-300, see 'The SKCE bandwidth')")
+    parts += [
+        close_to(
+            m[k],
+            0.0,
+            tol=2 * se[k],
+            tolerance_source="2 × standard error of the mean over the null draws",
+            name=f"mean {k}",
+        )
+        for k in ("SKCE", "MMD")
+    ]
+    cmp.add(
+        "Fig. 5",
+        "L2 and KL biased upwards under H0, SKCE and MMD centred at 0 (means over the null draws)",
+        paper=_claim("fig5_null_means"),
+        book=", ".join(f"{k} {v:.3g} ± {se[k]:.2g}" for k, v in m.items()),
+        judgement=combine(parts, rule="all", criterion="L2, KL > 0 by 2 SE; |SKCE|, |MMD| ≤ 2 SE"),
+        note=f"SKCE with bandwidth {r['skce_bandwidth']['fig5']:.3g} (median heuristic; the authors' "
+        f"{PAPER_SKCE_BANDWIDTH:g} gives a statistic of order 1e-300, see 'The SKCE bandwidth')",
+    )
 
     # Fig. 6: the grid minimum of L2/KL/MMD nearer the truth than SKCE's
     miss = {e: mean_se(v) for e, v in r["landscape_miss"].items()}
@@ -224,35 +323,64 @@ def compare(results: Mapping, *, chapter: str = "02_juergens_instance_calibratio
     if min(v[2] for v in miss.values()) < 2:
         raise ValueError("landscape_miss needs at least 2 repeats per estimator (its standard error)")
     se_w, se_s = miss[worst][1], miss["skce"][1]
-    cmp.add("Fig. 6", "SKCE noisier: L1 distance of the grid minimum from the truth, worst of L2/KL/MMD vs SKCE "
-                      "(mean over repeats)",
-            paper=_claim("fig6_landscape"), book=f"{worst} {miss[worst][0]:.3f} vs SKCE {miss['skce'][0]:.3f}",
-            judgement=ordered(miss[worst][0], miss["skce"][0], relation="<", se_a=se_w, se_b=se_s,
-                              names=(worst, "SKCE"), replicates=n_rep,
-                              tolerance_source=f"2 × standard error over {n_rep} repeats"),
-            note=f"{n_rep} repeats (datasets); SKCE with the median-heuristic bandwidth")
+    cmp.add(
+        "Fig. 6",
+        "SKCE noisier: L1 distance of the grid minimum from the truth, worst of L2/KL/MMD vs SKCE (mean over repeats)",
+        paper=_claim("fig6_landscape"),
+        book=f"{worst} {miss[worst][0]:.3f} vs SKCE {miss['skce'][0]:.3f}",
+        judgement=ordered(
+            miss[worst][0],
+            miss["skce"][0],
+            relation="<",
+            se_a=se_w,
+            se_b=se_s,
+            names=(worst, "SKCE"),
+            replicates=n_rep,
+            tolerance_source=f"2 × standard error over {n_rep} repeats",
+        ),
+        note=f"{n_rep} repeats (datasets); SKCE with the median-heuristic bandwidth",
+    )
 
     # App. B: the paper's two calibrated combinations (the third, uncalibrated one is the book's control)
     ab = r["app_b"]
-    parts = [rate_claim(c["k"], c["n"], accept=(0.025, 0.075), name=f"combination {i + 1} rejection rate",
-                        tolerance_source=_BRADLEY) for i, c in enumerate(ab[:2])]
-    cmp.add("App. B", "two different combinations both calibrated: their rejection rates at α = 0.05 in [α/2, 3α/2]",
-            paper=_claim("app_b_combinations"), book=", ".join(f"{c['k']}/{c['n']}" for c in ab[:2]),
-            judgement=combine(parts, rule="all"),
-            note=f"KL test on {ab[0]['n']} samples; the book's uncalibrated control (λ₁ = 3/4, not in the paper) is "
-                 f"rejected in {ab[2]['k']}/{ab[2]['n']}")
+    parts = [
+        rate_claim(
+            c["k"], c["n"], accept=(0.025, 0.075), name=f"combination {i + 1} rejection rate", tolerance_source=_BRADLEY
+        )
+        for i, c in enumerate(ab[:2])
+    ]
+    cmp.add(
+        "App. B",
+        "two different combinations both calibrated: their rejection rates at α = 0.05 in [α/2, 3α/2]",
+        paper=_claim("app_b_combinations"),
+        book=", ".join(f"{c['k']}/{c['n']}" for c in ab[:2]),
+        judgement=combine(parts, rule="all"),
+        note=f"KL test on {ab[0]['n']} samples; the book's uncalibrated control (λ₁ = 3/4, not in the paper) is "
+        f"rejected in {ab[2]['k']}/{ab[2]['n']}",
+    )
 
     # Fig. 8
     sh = r["centre_share"]
     n = int(sh["n"])
     se = {k: float(np.sqrt(sh[k] * (1 - sh[k]) / n)) for k in ("weights", "triangulation")}
-    cmp.add("Fig. 8", "uniform weights pile up in the centre: share of samples in the central quarter, weights vs "
-                      "uniform (triangulation)",
-            paper=_claim("fig8_centre"), book=f"{sh['weights']:.3f} vs {sh['triangulation']:.3f}",
-            judgement=ordered(sh["weights"], sh["triangulation"], relation=">", se_a=se["weights"],
-                              se_b=se["triangulation"], names=("weights", "triangulation"), replicates=n,
-                              tolerance_source=f"2 × binomial standard error of {n} samples each"),
-            note="6 random vertices in the 3-class simplex")
+    cmp.add(
+        "Fig. 8",
+        "uniform weights pile up in the centre: share of samples in the central quarter, weights vs "
+        "uniform (triangulation)",
+        paper=_claim("fig8_centre"),
+        book=f"{sh['weights']:.3f} vs {sh['triangulation']:.3f}",
+        judgement=ordered(
+            sh["weights"],
+            sh["triangulation"],
+            relation=">",
+            se_a=se["weights"],
+            se_b=se["triangulation"],
+            names=("weights", "triangulation"),
+            replicates=n,
+            tolerance_source=f"2 × binomial standard error of {n} samples each",
+        ),
+        note="6 random vertices in the 3-class simplex",
+    )
 
     _table1_rows(cmp, r["table1"], r["table1_setting"], r["dataset"])
     return cmp
@@ -262,44 +390,69 @@ def _table1_rows(cmp, table, setting, dataset):
     paper = paper_table1_summary()
     n = len(table)
     st = setting
-    diff = (f"{dataset}, frozen small CNN backbones (not CIFAR with ResNet-18/VGG-19); {st['n_members']} members "
-            f"(authors' code: 5); sets {', '.join(st['kinds'])} (dropout rates from Mortier et al.; the paper's are lost "
-            f"in our copy, the authors' code defaults to 0.5); λ-network {st['learner']} (authors' code: "
-            f"3 × 128, lr 5e-4, batch 64, 100 epochs, patience 20)")
+    diff = (
+        f"{dataset}, frozen small CNN backbones (not CIFAR with ResNet-18/VGG-19); {st['n_members']} members "
+        f"(authors' code: 5); sets {', '.join(st['kinds'])} (dropout rates from Mortier et al.; the paper's are lost "
+        f"in our copy, the authors' code defaults to 0.5); λ-network {st['learner']} (authors' code: "
+        f"3 × 128, lr 5e-4, batch 64, 100 epochs, patience 20)"
+    )
     k = sum(row[f"{c}_h0"] == "REJ." for row in table.values() for c in ("mean", "lambda"))
-    cmp.add("Table 1", f"H0 rejected at α = {_TABLE1_ALPHA:g} in every row, for the mean predictor and for λ(x): "
-                       "rejected cells",
-            paper=f"REJ. in {paper['n_rej']} of {2 * paper['n_rows']} cells (Table 1, Sec. 4.3)",
-            book=f"{k} of {2 * n}",
-            judgement=at_least(k, 2 * n, 2 * n, what="cells rejected", tolerance_source="the paper's Table 1 (all REJ.)"),
-            note=diff + f"; the paper's own p-values are below α = {_TABLE1_ALPHA:g} in only {paper['n_p_below']} of its "
-                        f"{paper['n_rej']} REJ. cells")
+    cmp.add(
+        "Table 1",
+        f"H0 rejected at α = {_TABLE1_ALPHA:g} in every row, for the mean predictor and for λ(x): rejected cells",
+        paper=f"REJ. in {paper['n_rej']} of {2 * paper['n_rows']} cells (Table 1, Sec. 4.3)",
+        book=f"{k} of {2 * n}",
+        judgement=at_least(k, 2 * n, 2 * n, what="cells rejected", tolerance_source="the paper's Table 1 (all REJ.)"),
+        note=diff + f"; the paper's own p-values are below α = {_TABLE1_ALPHA:g} in only {paper['n_p_below']} of its "
+        f"{paper['n_rej']} REJ. cells",
+    )
 
     # KL vs L2: paired by (arch, set), both columns
     pairs = {}
     for name, row in table.items():
         arch, kind, est = name.split(" · ")
         pairs.setdefault((arch, kind), {})[est] = row
-    d = [v["KL-CE"][f"{c}_p"] - v["L2-CE"][f"{c}_p"] for v in pairs.values() if {"KL-CE", "L2-CE"} <= set(v)
-         for c in ("mean", "lambda")]
+    d = [
+        v["KL-CE"][f"{c}_p"] - v["L2-CE"][f"{c}_p"]
+        for v in pairs.values()
+        if {"KL-CE", "L2-CE"} <= set(v)
+        for c in ("mean", "lambda")
+    ]
     mu, se, nd = mean_se(d)
     se = 0.0 if np.isnan(se) else se
-    cmp.add("Table 1", "KL gives the fewest rejections (highest p-values): mean p-value of KL − L2, paired by set and "
-                       "column",
-            paper=_claim("table1_kl_fewest") + f"; table: row 1 mean p {paper['mean_p_row1']:.2f} vs row 2 "
-                                                f"{paper['mean_p_row2']:.2f}",
-            book=f"{mu:+.3f} ± {se:.3f}",
-            judgement=sign_claim(mu, relation=">", se=se, name="KL − L2 p-value", replicates=nd,
-                                 tolerance_source=f"2 × standard error over {nd} paired p-values"),
-            note=diff + "; which printed row is KL is lost in our copy (row 1 by its errors > 2)")
+    cmp.add(
+        "Table 1",
+        "KL gives the fewest rejections (highest p-values): mean p-value of KL − L2, paired by set and column",
+        paper=_claim("table1_kl_fewest") + f"; table: row 1 mean p {paper['mean_p_row1']:.2f} vs row 2 "
+        f"{paper['mean_p_row2']:.2f}",
+        book=f"{mu:+.3f} ± {se:.3f}",
+        judgement=sign_claim(
+            mu,
+            relation=">",
+            se=se,
+            name="KL − L2 p-value",
+            replicates=nd,
+            tolerance_source=f"2 × standard error over {nd} paired p-values",
+        ),
+        note=diff + "; which printed row is KL is lost in our copy (row 1 by its errors > 2)",
+    )
 
     gains = [row["lambda_acc"] - row["mean_acc"] for row in table.values()]
     mu, se, nr = mean_se(gains)
     se = 0.0 if np.isnan(se) else se
-    cmp.add("Table 1", "λ(x) slightly increases accuracy: mean accuracy gain over the rows",
-            paper=_claim("table1_accuracy") + f"; table: mean gain {paper['acc_gain']:+.4f}, > 0 in "
-                                              f"{paper['n_acc_up']} of {paper['n_rows']} rows",
-            book=f"{mu:+.5f} ± {se:.5f}",
-            judgement=sign_claim(mu, relation=">", se=se, name="accuracy gain", replicates=nr,
-                                 tolerance_source=f"2 × standard error over the {nr} rows"),
-            note=diff)
+    cmp.add(
+        "Table 1",
+        "λ(x) slightly increases accuracy: mean accuracy gain over the rows",
+        paper=_claim("table1_accuracy") + f"; table: mean gain {paper['acc_gain']:+.4f}, > 0 in "
+        f"{paper['n_acc_up']} of {paper['n_rows']} rows",
+        book=f"{mu:+.5f} ± {se:.5f}",
+        judgement=sign_claim(
+            mu,
+            relation=">",
+            se=se,
+            name="accuracy gain",
+            replicates=nr,
+            tolerance_source=f"2 × standard error over the {nr} rows",
+        ),
+        note=diff,
+    )

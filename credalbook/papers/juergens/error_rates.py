@@ -15,28 +15,44 @@ import time
 
 import numpy as np
 
+from credalbook._deprecation import renamed
+from credalbook._parallel import check_n_jobs, sweep
 from credalbook._progress import progress_bar
 from credalbook._validation import check_choice, check_positive_int, check_probability
 from credalbook.cache import cached
 from credalbook.metrics.distribution import ESTIMATORS
-from credalbook.stats.measures import estimator_measure
-from credalbook.stats.bootstrap import (RESAMPLING, SOLVERS, MeasureObjective, minimise_objective, null_statistics,
-                                        set_null_distribution)
-from credalbook._parallel import check_n_jobs
-from credalbook._parallel import sweep
-from credalbook.papers.mortier.error_rates import PAPER_ALPHAS, ErrorRateStudy, ErrorRateSummary
-from credalbook.synthetic.instance_scenarios import HYPOTHESES, INSTANCE_SETTINGS, instance_scenario
-from credalbook.stats.weight_learning import fit_weight_function
-
+from credalbook.papers.mortier.error_rates import ErrorRateStudy, ErrorRateSummary, PAPER_ALPHAS
+from credalbook.stats.bootstrap import (
+    MeasureObjective,
+    minimise_objective,
+    null_statistics,
+    RESAMPLING,
+    set_null_distribution,
+    SOLVERS,
+)
 from credalbook.stats.instance import check_learner_options, split_indices
+from credalbook.stats.measures import estimator_measure
+from credalbook.stats.weight_learning import fit_weight_function
+from credalbook.synthetic.instance_scenarios import HYPOTHESES, instance_scenario, INSTANCE_SETTINGS
 
-__all__ = ["instance_test_error_rates", "instance_test_error_summary", "JUERGENS_ESTIMATORS", "JUERGENS_H1_ALPHAS",
-           "JUERGENS_SUMMARY_ALPHAS", "resampling_pitfall", "summarise_error_rates"]
+__all__ = [
+    "instance_test_error_rates",
+    "instance_test_error_summary",
+    "JUERGENS_ESTIMATORS",
+    "JUERGENS_H1_ALPHAS",
+    "JUERGENS_SUMMARY_ALPHAS",
+    "resampling_pitfall",
+    "summarise_error_rates",
+]
 
 #: Estimators of Figs. 3-4 with the bandwidths of the authors' statistics (mkjuergens/EnsembleCalibration@8dff2b5,
 #: ``src/config/config_cal_test.py``, l. 87, 114, 166; MMD from ``src/config/config_synthetic.py``, l. 149).
-JUERGENS_ESTIMATORS = (("lp", {"bandwidth": 0.01}), ("kl", {"bandwidth": 0.01}), ("mmd", {"bandwidth": 0.1}),
-                       ("skce", {"bandwidth": 1e-4}))
+JUERGENS_ESTIMATORS = (
+    ("lp", {"bandwidth": 0.01}),
+    ("kl", {"bandwidth": 0.01}),
+    ("mmd", {"bandwidth": 0.1}),
+    ("skce", {"bandwidth": 1e-4}),
+)
 #: Significance levels of the H1 panels (mkjuergens/EnsembleCalibration@8dff2b5, ``src/run_t1t2_analysis.py``,
 #: l. 253; ``src/main_t1t2_synthetic.py``, l. 133); the H0 panels use Mortier et al.'s levels.
 JUERGENS_H1_ALPHAS = (0.005, 0.01, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3)
@@ -62,22 +78,49 @@ def _minima(ens_test, y_test, g, solver, rng):
     return st, nf
 
 
-def _estimator_unit(x, ens, y, opt, val, test, name, opts, seq, n_bootstrap, resample, mortier, mortier_resample,
-                    mortier_solver, with_minima, learner, device):
+def _estimator_unit(
+    x,
+    ens,
+    y,
+    opt,
+    val,
+    test,
+    name,
+    opts,
+    seq,
+    n_resamples,
+    resample,
+    mortier,
+    mortier_resample,
+    mortier_solver,
+    with_minima,
+    learner,
+    device,
+):
     """One estimator's weight network, statistics and null samples (and Mortier's minima if ``with_minima``),
     all from the estimator's own stream ``seq`` in the order of the serial study."""
     rng = np.random.default_rng(seq)
     g = estimator_measure(name, **opts)
-    wf = fit_weight_function(x[:, opt], ens[:, opt], y[:, opt], estimator=name, estimator_options=opts,
-                             val_features=x[:, val], val_ens_probs=ens[:, val], val_labels=y[:, val], device=device,
-                             seed=int(rng.integers(2**31)), **learner)
+    wf = fit_weight_function(
+        x[:, opt],
+        ens[:, opt],
+        y[:, opt],
+        estimator=name,
+        estimator_options=opts,
+        val_features=x[:, val],
+        val_ens_probs=ens[:, val],
+        val_labels=y[:, val],
+        device=device,
+        seed=int(rng.integers(2**31)),
+        **learner,
+    )
     ens_test, y_test = ens[:, test], y[:, test]
     p = wf.combine(x[:, test], ens_test)
     stat = g.func(p, y_test)
-    null = null_statistics(p[:, :, None, :], g.func, n_bootstrap, "uniform", resample, rng)
+    null = null_statistics(p[:, :, None, :], g.func, n_resamples, "uniform", resample, rng)
     if not mortier:
         return stat, null, wf.best_epoch, None, None
-    null_m = null_statistics(ens_test, g.func, n_bootstrap, "uniform", mortier_resample, rng)
+    null_m = null_statistics(ens_test, g.func, n_resamples, "uniform", mortier_resample, rng)
     minima = _minima(ens_test, y_test, g, mortier_solver, rng) if with_minima else None
     return stat, null, wf.best_epoch, null_m, minima
 
@@ -88,8 +131,9 @@ def _unit(kind, args):
         return _estimator_unit(*args)
     ens, y, test, lo, name, opts, solver = args  # a solver that draws no random numbers: any rng will do
     chunk = slice(lo, lo + MINIMA_CHUNK)
-    return lo, _minima(ens[chunk][:, test], y[chunk][:, test], estimator_measure(name, **opts), solver,
-                       np.random.default_rng(0))
+    return lo, _minima(
+        ens[chunk][:, test], y[chunk][:, test], estimator_measure(name, **opts), solver, np.random.default_rng(0)
+    )
 
 
 def _test_names(specs):
@@ -100,6 +144,7 @@ def _test_names(specs):
     return tuple(names)
 
 
+@renamed(n_bootstrap="n_resamples")
 @cached(ignore=["n_jobs", "progress"])
 def instance_test_error_rates(
     setting: str,
@@ -109,7 +154,7 @@ def instance_test_error_rates(
     n_instances: int = 2000,
     estimators=JUERGENS_ESTIMATORS,
     fractions=(0.6, 0.2, 0.2),
-    n_bootstrap: int = 100,
+    n_resamples: int = 100,
     resample: str = "permutation",
     mortier: bool = True,
     mortier_solver: str = "cobyla_powell",
@@ -136,7 +181,7 @@ def instance_test_error_rates(
     n_instances : int, default 2000
     estimators : sequence of (name, options)
         Default :data:`JUERGENS_ESTIMATORS` (L_p, KL, MMD, SKCE with the authors' bandwidths).
-    fractions, n_bootstrap, resample
+    fractions, n_resamples, resample
         As in :func:`~credalbook.stats.instance_calibration_test` (the null replicates of the new test).
     mortier : bool, default True
         Also run Mortier et al.'s test.
@@ -169,7 +214,7 @@ def instance_test_error_rates(
     """
     check_choice(setting, "setting", INSTANCE_SETTINGS)
     check_choice(hypothesis, "hypothesis", HYPOTHESES)
-    n_bootstrap = check_positive_int(n_bootstrap, "n_bootstrap")
+    n_resamples = check_positive_int(n_resamples, "n_resamples")
     check_choice(mortier_solver, "mortier_solver", SOLVERS)
     check_choice(mortier_resample, "mortier_resample", RESAMPLING)
     check_choice(resample, "resample", RESAMPLING)
@@ -181,28 +226,56 @@ def instance_test_error_rates(
     n_jobs = check_n_jobs(n_jobs)
     start = time.perf_counter()
     seqs = np.random.SeedSequence(seed).spawn(2 + len(specs))
-    sc = instance_scenario(setting, hypothesis, n_datasets=n_datasets, n_instances=n_instances,
-                           seed=np.random.default_rng(seqs[0]))
+    sc = instance_scenario(
+        setting, hypothesis, n_datasets=n_datasets, n_instances=n_instances, seed=np.random.default_rng(seqs[0])
+    )
     opt, val, test = split_indices(n_instances, fractions, seed=np.random.default_rng(seqs[1]))
     x, ens, y = sc.features, sc.ens_probs, sc.labels
     r = x.shape[0]
     names = _test_names(specs)
     stats = np.full((len(names), r), np.nan)
-    nulls = np.full((len(names), r, n_bootstrap), np.nan)
+    nulls = np.full((len(names), r, n_resamples), np.nan)
     nfev = np.zeros((len(names), r), dtype=np.int64)
-    steps = progress_bar(total=len(specs) * (1 + (r if mortier else 0)), desc=f"{setting} {hypothesis}",
-                         progress=progress)
+    steps = progress_bar(
+        total=len(specs) * (1 + (r if mortier else 0)), desc=f"{setting} {hypothesis}", progress=progress
+    )
     # Work units: per estimator, the weight network, both null samples and (when the solver draws random
     # numbers, from the estimator's stream after the nulls) Mortier's minimisations; with a solver that draws
     # none, the minimisations run apart in fixed chunks of datasets. Neither depends on n_jobs.
     split_minima = mortier and mortier_solver in _RNG_FREE_SOLVERS
     learner = check_learner_options(learner_options)
-    items = [("estimator", t, (x, ens, y, opt, val, test, name, opts, seq, n_bootstrap, resample, mortier,
-                               mortier_resample, mortier_solver, not split_minima, learner, device))
-             for t, ((name, opts), seq) in enumerate(zip(specs, seqs[2:]))]
+    items = [
+        (
+            "estimator",
+            t,
+            (
+                x,
+                ens,
+                y,
+                opt,
+                val,
+                test,
+                name,
+                opts,
+                seq,
+                n_resamples,
+                resample,
+                mortier,
+                mortier_resample,
+                mortier_solver,
+                not split_minima,
+                learner,
+                device,
+            ),
+        )
+        for t, ((name, opts), seq) in enumerate(zip(specs, seqs[2:]))
+    ]
     if split_minima:
-        items += [("minima", t, (ens, y, test, lo, name, opts, mortier_solver)) for t, (name, opts) in enumerate(specs)
-                  for lo in range(0, r, MINIMA_CHUNK)]
+        items += [
+            ("minima", t, (ens, y, test, lo, name, opts, mortier_solver))
+            for t, (name, opts) in enumerate(specs)
+            for lo in range(0, r, MINIMA_CHUNK)
+        ]
     for (kind, t, _), res in zip(items, sweep(_unit, [(kind, args) for kind, _, args in items], n_jobs=n_jobs)):
         if kind == "estimator":
             stats[2 * t], nulls[2 * t], nfev[2 * t], null_m, minima = res
@@ -213,20 +286,39 @@ def instance_test_error_rates(
             steps.update(1 + (r if minima is not None else 0))
         else:
             lo, (st, nf) = res
-            stats[2 * t + 1, lo:lo + len(st)], nfev[2 * t + 1, lo:lo + len(st)] = st, nf
+            stats[2 * t + 1, lo : lo + len(st)], nfev[2 * t + 1, lo : lo + len(st)] = st, nf
             steps.update(len(st))
     steps.close()
     keep = [i for i, nm in enumerate(names) if mortier or nm.endswith("new")]
-    config = dict(setting=setting, hypothesis=hypothesis, n_datasets=r, n_instances=n_instances,
-                  estimators=specs, fractions=tuple(fractions), n_bootstrap=n_bootstrap, resample=resample, mortier=mortier,
-                  mortier_solver=mortier_solver, mortier_resample=mortier_resample,
-                  learner_options=dict(learner_options or {}), seed=seed)
-    return ErrorRateStudy(hypothesis, tuple(names[i] for i in keep), stats[keep], nulls[keep], nfev[keep], config,
-                          time.perf_counter() - start)
+    config = dict(
+        setting=setting,
+        hypothesis=hypothesis,
+        n_datasets=r,
+        n_instances=n_instances,
+        estimators=specs,
+        fractions=tuple(fractions),
+        n_bootstrap=n_resamples,
+        resample=resample,
+        mortier=mortier,
+        mortier_solver=mortier_solver,
+        mortier_resample=mortier_resample,
+        learner_options=dict(learner_options or {}),
+        seed=seed,
+    )
+    return ErrorRateStudy(
+        hypothesis,
+        tuple(names[i] for i in keep),
+        stats[keep],
+        nulls[keep],
+        nfev[keep],
+        config,
+        time.perf_counter() - start,
+    )
 
 
-def instance_test_error_summary(setting: str, hypothesis: str, *, alphas=JUERGENS_SUMMARY_ALPHAS,
-                                **options) -> ErrorRateSummary:
+def instance_test_error_summary(
+    setting: str, hypothesis: str, *, alphas=JUERGENS_SUMMARY_ALPHAS, **options
+) -> ErrorRateSummary:
     """:func:`instance_test_error_rates` (cached) without its null samples: its decisions at ``alphas``.
 
     What the chapter records of a study of Figs. 3-4 (one part per setting and hypothesis): every
@@ -250,7 +342,7 @@ def instance_test_error_summary(setting: str, hypothesis: str, *, alphas=JUERGEN
     >>> import os, tempfile
     >>> old = os.environ.get("CREDALBOOK_CACHE_DIR")
     >>> os.environ["CREDALBOOK_CACHE_DIR"] = tempfile.mkdtemp()
-    >>> s = instance_test_error_summary("multiclass", "H1-3", n_datasets=2, n_instances=150, n_bootstrap=10,
+    >>> s = instance_test_error_summary("multiclass", "H1-3", n_datasets=2, n_instances=150, n_resamples=10,
     ...                                 estimators=(("kl", {}),), learner_options=dict(max_epochs=2),
     ...                                 progress=False)
     >>> s.measures, s.rejected.shape, s.error_rates([0.05, 0.3]).shape
@@ -260,9 +352,18 @@ def instance_test_error_summary(setting: str, hypothesis: str, *, alphas=JUERGEN
     return instance_test_error_rates(setting, hypothesis, **options).summary(alphas)
 
 
-def resampling_pitfall(estimator: str = "lp", *, setting: str = "multiclass", n_datasets: int = 200,
-                       n_instances: int = 400, resamples=RESAMPLING, n_bootstrap: int = 100, alpha: float = 0.05,
-                       seed: int = 0) -> dict:
+@renamed(n_bootstrap="n_resamples")
+def resampling_pitfall(
+    estimator: str = "lp",
+    *,
+    setting: str = "multiclass",
+    n_datasets: int = 200,
+    n_instances: int = 400,
+    resamples=RESAMPLING,
+    n_resamples: int = 100,
+    alpha: float = 0.05,
+    seed: int = 0,
+) -> dict:
     r"""Type I error of a perfectly calibrated predictor, null replicates by resampling vs. permuting (the pitfall).
 
     On R datasets of the ``setting``'s H0-const scenario, the *true* distributions
@@ -282,7 +383,7 @@ def resampling_pitfall(estimator: str = "lp", *, setting: str = "multiclass", n_
     n_datasets, n_instances : int
         R and N.
     resamples : sequence of {"bootstrap", "permutation"}
-    n_bootstrap : int, default 100
+    n_resamples : int, default 100
         D.
     alpha : float, default 0.05
     seed : int
@@ -300,7 +401,7 @@ def resampling_pitfall(estimator: str = "lp", *, setting: str = "multiclass", n_
 
     Examples
     --------
-    >>> r = resampling_pitfall("lp", n_datasets=4, n_instances=100, n_bootstrap=20)
+    >>> r = resampling_pitfall("lp", n_datasets=4, n_instances=100, n_resamples=20)
     >>> sorted(r)
     [('L2-CE', 'bootstrap'), ('L2-CE', 'permutation')]
     """
@@ -309,14 +410,18 @@ def resampling_pitfall(estimator: str = "lp", *, setting: str = "multiclass", n_
     for r in resamples:
         check_choice(r, "resamples", RESAMPLING)
     alpha = check_probability(alpha, "alpha")
-    sc = instance_scenario(setting, "H0-const", n_datasets=check_positive_int(n_datasets, "n_datasets"),
-                           n_instances=check_positive_int(n_instances, "n_instances", minimum=2), seed=seed)
+    sc = instance_scenario(
+        setting,
+        "H0-const",
+        n_datasets=check_positive_int(n_datasets, "n_datasets"),
+        n_instances=check_positive_int(n_instances, "n_instances", minimum=2),
+        seed=seed,
+    )
     g = estimator_measure(estimator)
     t = g.func(sc.truth, sc.labels)
     out = {}
     for r in resamples:
-        null = set_null_distribution(sc.truth[:, :, None, :], measure=g, n_bootstrap=n_bootstrap, resample=r,
-                                     seed=seed)
+        null = set_null_distribution(sc.truth[:, :, None, :], measure=g, n_resamples=n_resamples, resample=r, seed=seed)
         out[(g.name, r)] = float(np.mean(t > np.quantile(null, 1 - alpha, axis=-1)))
     return out
 
@@ -326,8 +431,10 @@ def _decisions(study, alphas) -> np.ndarray:
     return np.moveaxis(study.rejections(alphas), 1, -1)
 
 
-def summarise_error_rates(studies: dict, *, alphas=None, h1_alpha: float = 0.05, n_boot: int = 2000,
-                          seed: int = 0) -> dict:
+@renamed(n_boot="n_resamples")
+def summarise_error_rates(
+    studies: dict, *, alphas=None, h1_alpha: float = 0.05, n_resamples: int = 2000, seed: int = 0
+) -> dict:
     r"""Counts and standard errors behind the Fig. 3-4 rows of :func:`~credalbook.papers.juergens.compare`.
 
     Parameters
@@ -340,7 +447,7 @@ def summarise_error_rates(studies: dict, *, alphas=None, h1_alpha: float = 0.05,
         Levels of the H0 panels (default: Mortier et al.'s twelve, as the paper's figures).
     h1_alpha : float, default 0.05
         Level of the H1 rows.
-    n_boot : int, default 2000
+    n_resamples : int, default 2000
         Bootstrap draws over the datasets of each panel (the same draw for every test of a panel, so
         the new test and Mortier's, run on the same datasets, stay paired).
     seed : int
@@ -372,7 +479,7 @@ def summarise_error_rates(studies: dict, *, alphas=None, h1_alpha: float = 0.05,
     ...     names = ("L2-CE · new", "L2-CE · Mortier", "SKCE · new", "SKCE · Mortier")
     ...     return ErrorRateStudy(h, names, rng.normal(shift, 1, (4, 40)), rng.normal(0, 1, (4, 40, 100)),
     ...                           np.zeros((4, 40), dtype=int))
-    >>> s = summarise_error_rates({"H0-const": st("H0-const", 0.0), "H1-1": st("H1-1", 3.0)}, n_boot=200)
+    >>> s = summarise_error_rates({"H0-const": st("H0-const", 0.0), "H1-1": st("H1-1", 3.0)}, n_resamples=200)
     >>> s["R"], len(s["h0_cells"]), len(s["h1_cells"])
     (40, 48, 4)
     """
@@ -386,7 +493,7 @@ def summarise_error_rates(studies: dict, *, alphas=None, h1_alpha: float = 0.05,
         raise ValueError(f"every study must have the same number of datasets; got {sorted(rs)}")
     r = rs.pop()
     rng = np.random.default_rng(seed)
-    n_boot = check_positive_int(n_boot, "n_boot")
+    n_resamples = check_positive_int(n_resamples, "n_resamples")
 
     def split(name):
         est, kind = name.split(" · ")
@@ -394,8 +501,8 @@ def summarise_error_rates(studies: dict, *, alphas=None, h1_alpha: float = 0.05,
 
     h0_cells, h1_cells = [], []
     # per panel: decision arrays and the bootstrap index draws
-    boot_idx = {h: rng.integers(0, r, size=(n_boot, r)) for h in studies}
-    gap_parts = {"new": [], "Mortier": []}  # (n_boot + 1,) arrays, one per (panel, test)
+    boot_idx = {h: rng.integers(0, r, size=(n_resamples, r)) for h in studies}
+    gap_parts = {"new": [], "Mortier": []}  # (n_resamples + 1,) arrays, one per (panel, test)
     t2_parts = {"new": [], "Mortier": []}
     pow_parts = {"others": [], "skce": []}
     type2_by_panel = {}
@@ -406,8 +513,9 @@ def summarise_error_rates(studies: dict, *, alphas=None, h1_alpha: float = 0.05,
             for t, name in enumerate(st.measures):
                 est, kind = split(name)
                 for a, alpha in enumerate(alphas):
-                    h0_cells.append(dict(panel=h, estimator=est, kind=kind, alpha=float(alpha),
-                                         k=int(dec[t, :, a].sum()), n=r))
+                    h0_cells.append(
+                        dict(panel=h, estimator=est, kind=kind, alpha=float(alpha), k=int(dec[t, :, a].sum()), n=r)
+                    )
                 if not est.startswith("SKCE"):
                     rates = dec[t][idx].mean(axis=1)  # (B+1, A)
                     gap_parts[kind].append(np.abs(rates - alphas).mean(axis=-1))
@@ -436,6 +544,14 @@ def summarise_error_rates(studies: dict, *, alphas=None, h1_alpha: float = 0.05,
         d = vb - va
         return {a: float(va[0]), b: float(vb[0]), "diff": float(d[0]), "se": float(np.std(d[1:], ddof=1))}
 
-    return dict(R=r, alphas=[float(a) for a in alphas], h1_alpha=float(h1_alpha), h0_cells=h0_cells,
-                h1_cells=h1_cells, gap=pair(gap_parts, "new", "Mortier"), type2=pair(t2_parts, "new", "Mortier"),
-                skce=pair(pow_parts, "skce", "others"), type2_by_panel=type2_by_panel)
+    return dict(
+        R=r,
+        alphas=[float(a) for a in alphas],
+        h1_alpha=float(h1_alpha),
+        h0_cells=h0_cells,
+        h1_cells=h1_cells,
+        gap=pair(gap_parts, "new", "Mortier"),
+        type2=pair(t2_parts, "new", "Mortier"),
+        skce=pair(pow_parts, "skce", "others"),
+        type2_by_panel=type2_by_panel,
+    )

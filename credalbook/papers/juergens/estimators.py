@@ -20,14 +20,28 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from credalbook._deprecation import renamed
+from credalbook._random import dirichlet, draw_labels
 from credalbook._validation import check_positive_int, check_probability, check_probs
 from credalbook.stats.measures import estimator_measure
-from credalbook._random import dirichlet, draw_labels
 
-__all__ = ["Landscape", "authors_lp_kde", "authors_mmd_kce", "estimator_landscape", "estimator_landscapes",
-           "estimator_demo_draws", "weight_landscape", "calibrated_combinations_example", "APP_B_COMBINATIONS",
-           "combination_rejections",
-           "kl_gradient_check", "lp_clamp_effect", "median_heuristic_bandwidth", "simplex_grid", "skce_kernel_summary"]
+__all__ = [
+    "Landscape",
+    "authors_lp_kde",
+    "authors_mmd_kce",
+    "estimator_landscape",
+    "estimator_landscapes",
+    "estimator_demo_draws",
+    "weight_landscape",
+    "calibrated_combinations_example",
+    "APP_B_COMBINATIONS",
+    "combination_rejections",
+    "kl_gradient_check",
+    "lp_clamp_effect",
+    "median_heuristic_bandwidth",
+    "simplex_grid",
+    "skce_kernel_summary",
+]
 
 
 @dataclass(frozen=True)
@@ -100,9 +114,17 @@ def _evaluate(g, probs: np.ndarray, labels: np.ndarray) -> np.ndarray:
     return np.asarray(g.func(probs, y))
 
 
-def estimator_landscape(estimator: str = "lp", *, truth=(0.5, 0.3, 0.2), concentration: float = 50.0,
-                        n_instances: int = 500, n_repeats: int = 5, resolution: int = 20, seed=0,
-                        **estimator_options) -> Landscape:
+def estimator_landscape(
+    estimator: str = "lp",
+    *,
+    truth=(0.5, 0.3, 0.2),
+    concentration: float = 50.0,
+    n_instances: int = 500,
+    n_repeats: int = 5,
+    resolution: int = 20,
+    seed=0,
+    **estimator_options,
+) -> Landscape:
     r"""Estimator value against the position of the predictions in the simplex (Jürgens et al., Fig. 6).
 
     Instance distributions :math:`\mathbf p^*_i \sim \mathrm{Dir}(c\,\mathbf p^*)` scatter around
@@ -126,8 +148,17 @@ def estimator_landscape(estimator: str = "lp", *, truth=(0.5, 0.3, 0.2), concent
     return Landscape(grid, vals.mean(axis=-1), p0, g.name, vals)
 
 
-def weight_landscape(estimator: str = "lp", *, weights=(0.2, 0.5, 0.3), n_instances: int = 500, n_repeats: int = 5,
-                     resolution: int = 20, spread: float = 10.0, seed=0, **estimator_options) -> Landscape:
+def weight_landscape(
+    estimator: str = "lp",
+    *,
+    weights=(0.2, 0.5, 0.3),
+    n_instances: int = 500,
+    n_repeats: int = 5,
+    resolution: int = 20,
+    spread: float = 10.0,
+    seed=0,
+    **estimator_options,
+) -> Landscape:
     r"""Estimator value against the weights :math:`\boldsymbol\lambda \in \Delta_3` of three members (Fig. 7).
 
     Per instance a centre :math:`\mathbf a \sim \mathrm{Dir}(\mathbf 1_3)` and three members
@@ -147,8 +178,15 @@ def weight_landscape(estimator: str = "lp", *, weights=(0.2, 0.5, 0.3), n_instan
     return Landscape(grid, vals.mean(axis=-1), lam0, g.name, vals)
 
 
-def estimator_landscapes(estimator: str = "lp", *, n_instances: int = 500, n_repeats: int = 5, resolution: int = 20,
-                         seed=0, estimator_options: dict | None = None) -> tuple:
+def estimator_landscapes(
+    estimator: str = "lp",
+    *,
+    n_instances: int = 500,
+    n_repeats: int = 5,
+    resolution: int = 20,
+    seed=0,
+    estimator_options: dict | None = None,
+) -> tuple:
     r"""Figs. 6 and 7 for one estimator: :func:`estimator_landscape` and :func:`weight_landscape`.
 
     Both with their default data-generating points and the same sizes, ``seed`` and ``estimator_options``.
@@ -173,8 +211,15 @@ def estimator_landscapes(estimator: str = "lp", *, n_instances: int = 500, n_rep
     return estimator_landscape(estimator, **kw, **opts), dataclasses.replace(w, repeat_values=None)
 
 
-def estimator_demo_draws(n_instances: int, *, n_classes: int = 10, landscape_truth=(0.5, 0.3, 0.2),
-                         landscape_concentration: float = 50.0, landscape_points: int = 500, seed=0) -> dict:
+def estimator_demo_draws(
+    n_instances: int,
+    *,
+    n_classes: int = 10,
+    landscape_truth=(0.5, 0.3, 0.2),
+    landscape_concentration: float = 50.0,
+    landscape_points: int = 500,
+    seed=0,
+) -> dict:
     r"""The random draws of the chapter's estimator sections, from one generator in the chapter's order.
 
     From ``numpy.random.default_rng(seed)``: a calibrated predictor,
@@ -204,8 +249,9 @@ def estimator_demo_draws(n_instances: int, *, n_classes: int = 10, landscape_tru
     probs = rng.dirichlet(np.ones(k), size=n)
     labels = np.array([rng.choice(k, p=q) for q in probs])
     labels_mis = np.array([rng.choice(k, p=q) for q in rng.dirichlet(np.ones(k), size=n)])
-    sample = rng.dirichlet(landscape_concentration * truth,
-                           size=check_positive_int(landscape_points, "landscape_points", minimum=2))
+    sample = rng.dirichlet(
+        landscape_concentration * truth, size=check_positive_int(landscape_points, "landscape_points", minimum=2)
+    )
     return {"probs": probs, "labels": labels, "labels_miscalibrated": labels_mis, "landscape_sample": sample}
 
 
@@ -235,22 +281,37 @@ def calibrated_combinations_example(n_instances: int = 20000, *, seed=0) -> dict
     members = np.array([[0.9, 0.1], [0.1, 0.9]])
     ens = np.broadcast_to(members, (n, 2, 2)).copy()
     lam_true = np.where(x == 0, 7 / 8, 1 / 8)
-    combos = {"conditional (λ₁(a)=7/8, λ₁(b)=1/8)": lam_true, "marginal (λ₁ ≡ 1/2)": np.full(n, 0.5),
-              "not calibrated (λ₁ ≡ 3/4)": np.full(n, 0.75)}
-    return {"features": x[:, None].astype(np.float64), "ens_probs": ens, "labels": labels,
-            "combinations": {k: np.stack([v, 1 - v], axis=1) for k, v in combos.items()}}
+    combos = {
+        "conditional (λ₁(a)=7/8, λ₁(b)=1/8)": lam_true,
+        "marginal (λ₁ ≡ 1/2)": np.full(n, 0.5),
+        "not calibrated (λ₁ ≡ 3/4)": np.full(n, 0.75),
+    }
+    return {
+        "features": x[:, None].astype(np.float64),
+        "ens_probs": ens,
+        "labels": labels,
+        "combinations": {k: np.stack([v, 1 - v], axis=1) for k, v in combos.items()},
+    }
 
 
 #: Short names of the three combinations of :func:`calibrated_combinations_example`, in its order.
 APP_B_COMBINATIONS = ("conditional", "marginal", "uncalibrated")
 
 
-def combination_rejections(combination: str = "conditional", *, n_instances: int = 1000, n_draws: int = 100,
-                           n_bootstrap: int = 100, alpha: float = 0.05, seed: int = 0) -> dict:
+@renamed(n_bootstrap="n_resamples")
+def combination_rejections(
+    combination: str = "conditional",
+    *,
+    n_instances: int = 1000,
+    n_draws: int = 100,
+    n_resamples: int = 100,
+    alpha: float = 0.05,
+    seed: int = 0,
+) -> dict:
     r"""App. B: how often the KL test rejects one combination of :func:`calibrated_combinations_example`.
 
     Draws ``n_draws`` samples (seeds ``seed``, ``seed + 1``, ...) of ``n_instances``, combines the two members
-    with the ``combination``'s weights, and tests each sample with the KL estimator against ``n_bootstrap``
+    with the ``combination``'s weights, and tests each sample with the KL estimator against ``n_resamples``
     null replicates (labels redrawn from the combination, the instances kept; seed ``seed``), rejecting when
     the statistic exceeds their :math:`1-\alpha` quantile.
 
@@ -267,7 +328,7 @@ def combination_rejections(combination: str = "conditional", *, n_instances: int
 
     Examples
     --------
-    >>> r = combination_rejections("uncalibrated", n_instances=200, n_draws=3, n_bootstrap=20)
+    >>> r = combination_rejections("uncalibrated", n_instances=200, n_draws=3, n_resamples=20)
     >>> row = r["not calibrated (λ₁ ≡ 3/4)"]
     >>> round(row["P(Y=1) at a"], 2), round(row["P(Y=1) at b"], 2)
     (0.3, 0.3)
@@ -283,12 +344,19 @@ def combination_rejections(combination: str = "conditional", *, n_instances: int
     g = estimator_measure("kl")
     p = np.stack([np.einsum("nmk,nm->nk", d["ens_probs"], d["combinations"][name]) for d in draws])
     y = np.stack([d["labels"] for d in draws])
-    null = set_null_distribution(p[:, :, None, :], measure=g, n_bootstrap=n_bootstrap, resample="permutation", seed=seed)
+    null = set_null_distribution(
+        p[:, :, None, :], measure=g, n_resamples=n_resamples, resample="permutation", seed=seed
+    )
     t = g.func(p, y)
     a = draws[0]["features"][:, 0]
-    return {name: {"P(Y=1) at a": float(p[0][a == 0, 1][0]), "P(Y=1) at b": float(p[0][a == 1, 1][0]),
-                   "mean KL-CE": float(t.mean()),
-                   f"rejection rate at α = {alpha:g}": float(np.mean(t > np.quantile(null, 1 - alpha, axis=-1)))}}
+    return {
+        name: {
+            "P(Y=1) at a": float(p[0][a == 0, 1][0]),
+            "P(Y=1) at b": float(p[0][a == 1, 1][0]),
+            "mean KL-CE": float(t.mean()),
+            f"rejection rate at α = {alpha:g}": float(np.mean(t > np.quantile(null, 1 - alpha, axis=-1))),
+        }
+    }
 
 
 def median_heuristic_bandwidth(probs, *, max_points: int = 2000, seed=0) -> float:
@@ -363,8 +431,11 @@ def skce_kernel_summary(probs, bandwidths, *, labels=None, max_points: int = 200
     out = {}
     for h in bandwidths:
         k = np.exp(-d2 / float(h))
-        row = {"max off-diagonal k": float(k.max()), "median off-diagonal k": float(np.median(k)),
-               "share k > 1e-3": float(np.mean(k > 1e-3))}
+        row = {
+            "max off-diagonal k": float(k.max()),
+            "median off-diagonal k": float(np.median(k)),
+            "share k > 1e-3": float(np.mean(k > 1e-3)),
+        }
         if labels is not None:
             g = estimator_measure("skce", bandwidth=float(h))
             row["SKCE"] = float(np.asarray(g.func(p, np.asarray(labels))))
@@ -396,9 +467,9 @@ def authors_mmd_kce(probs, labels, *, bw: float = 0.1) -> float:
     eye = np.eye(k)
     k_yy = np.exp(-((eye[:, None, :] - eye[None, :, :]) ** 2).sum(-1) / bw)  # (K, K)
     off = ~np.eye(n, dtype=bool)
-    m1 = np.einsum("ic,jd,cd->ij", p, p, k_yy)              # E k(Ŷ_i, Ŷ_j)
-    m2 = np.einsum("ic,jc->ij", p, k_yy[:, y].T)             # E k(Ŷ_i, y_j)
-    m3 = k_yy[y][:, y]                                       # k(y_i, y_j)
+    m1 = np.einsum("ic,jd,cd->ij", p, p, k_yy)  # E k(Ŷ_i, Ŷ_j)
+    m2 = np.einsum("ic,jc->ij", p, k_yy[:, y].T)  # E k(Ŷ_i, y_j)
+    m3 = k_yy[y][:, y]  # k(y_i, y_j)
     return float(m1[off].mean() - 2 * m2[off].mean() + m3[off].mean())
 
 
@@ -441,8 +512,11 @@ def authors_lp_kde(probs, labels, *, bw: float = 0.01, order: int = 2) -> dict:
     value = torch.mean(torch.sum(torch.abs(ratio - f) ** order, dim=1))
     off = ~torch.eye(len(f), dtype=torch.bool)
     lk = log_kern[off]
-    return {"value": float(value), "share_clamped_high": float((lk > math.log(1e35)).float().mean()),
-            "share_clamped_low": float((lk < math.log(1e-20)).float().mean())}
+    return {
+        "value": float(value),
+        "share_clamped_high": float((lk > math.log(1e35)).float().mean()),
+        "share_clamped_low": float((lk < math.log(1e-20)).float().mean()),
+    }
 
 
 def lp_clamp_effect(n_classes: int, n_instances: int, *, n_batches: int = 100, bw: float = 0.01, seed=0) -> dict:
@@ -495,13 +569,15 @@ def _authors_kl(g, y, bw: float, create_graph: bool):
         return torch.sum(x * torch.log(x), dim=1)
 
     f_gx = neg_entropy(g)
-    grad_f = torch.autograd.grad(f_gx, g, grad_outputs=torch.ones_like(f_gx), retain_graph=True,
-                                 create_graph=create_graph)[0]
+    grad_f = torch.autograd.grad(
+        f_gx, g, grad_outputs=torch.ones_like(f_gx), retain_graph=True, create_graph=create_graph
+    )[0]
     return torch.mean(neg_entropy(ratio) - f_gx - torch.sum(grad_f * (ratio - g), dim=1))
 
 
-def kl_gradient_check(n_instances: int = 50, n_classes: int = 3, *, bw: float = 0.1, n_directions: int = 5,
-                      eps: float = 1e-6, seed=0) -> dict:
+def kl_gradient_check(
+    n_instances: int = 50, n_classes: int = 3, *, bw: float = 0.1, n_directions: int = 5, eps: float = 1e-6, seed=0
+) -> dict:
     r"""The gradient of the authors' KL estimator against finite differences (mkjuergens/EnsembleCalibration@8dff2b5,
     ``src/cal_estimates/kde_kl.py``, ``get_bregman_ce``).
 
@@ -545,8 +621,11 @@ def kl_gradient_check(n_instances: int = 50, n_classes: int = 3, *, bw: float = 
     def book(g):
         return kl_calibration_error(g, y, bandwidth=bw)
 
-    impls = {"authors' code": lambda g: _authors_kl(g, y, bw, False),
-             "authors' code with create_graph=True": lambda g: _authors_kl(g, y, bw, True), "book": book}
+    impls = {
+        "authors' code": lambda g: _authors_kl(g, y, bw, False),
+        "authors' code with create_graph=True": lambda g: _authors_kl(g, y, bw, True),
+        "book": book,
+    }
     out = {}
     for name, fn in impls.items():
         g = torch.tensor(g0, dtype=torch.float64, requires_grad=True)
@@ -559,5 +638,8 @@ def kl_gradient_check(n_instances: int = 50, n_classes: int = 3, *, bw: float = 
             down = float(fn(torch.tensor(g0 - eps * v, dtype=torch.float64, requires_grad=True)).detach())
             fd = (up - down) / (2 * eps)
             errs.append(abs(float((grad * vt).sum()) - fd) / max(abs(fd), 1e-12))
-        out[name] = {"value": float(value.detach()), "largest relative error of the directional derivative": float(max(errs))}
+        out[name] = {
+            "value": float(value.detach()),
+            "largest relative error of the directional derivative": float(max(errs)),
+        }
     return out

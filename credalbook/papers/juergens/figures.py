@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 
-
 from credalbook.plotting import axes_or_new, draw_hull_outline, simplex_coordinates
 
 __all__ = ["plot_instance_error_rates", "plot_landscape"]
@@ -22,8 +21,8 @@ def plot_instance_error_rates(studies: dict, *, title: str = "", h0_alphas=None,
     """
     import matplotlib.pyplot as plt
 
-    from credalbook.papers.mortier.error_rates import PAPER_ALPHAS
     from credalbook.papers.juergens.error_rates import JUERGENS_H1_ALPHAS
+    from credalbook.papers.mortier.error_rates import PAPER_ALPHAS
 
     if not studies:
         raise ValueError("studies must hold at least one ErrorRateStudy")
@@ -35,13 +34,25 @@ def plot_instance_error_rates(studies: dict, *, title: str = "", h0_alphas=None,
             if est not in estimators:
                 estimators.append(est)
     for ax, (hyp, study) in zip(axes[0], studies.items()):
-        alphas = np.asarray((PAPER_ALPHAS if h0_alphas is None else h0_alphas) if study.is_null
-                            else (JUERGENS_H1_ALPHAS if h1_alphas is None else h1_alphas), dtype=np.float64)
+        alphas = np.asarray(
+            (PAPER_ALPHAS if h0_alphas is None else h0_alphas)
+            if study.is_null
+            else (JUERGENS_H1_ALPHAS if h1_alphas is None else h1_alphas),
+            dtype=np.float64,
+        )
         errors = study.error_rates(alphas)
         for i, name in enumerate(study.measures):
             est, test = name.split(" · ")
-            ax.plot(alphas, errors[i], marker="o", markersize=3, linewidth=1.2, color=f"C{estimators.index(est)}",
-                    linestyle="-" if test == "new" else "--", label=name)
+            ax.plot(
+                alphas,
+                errors[i],
+                marker="o",
+                markersize=3,
+                linewidth=1.2,
+                color=f"C{estimators.index(est)}",
+                linestyle="-" if test == "new" else "--",
+                label=name,
+            )
         if study.is_null:
             ax.plot([0, 1], [0, 1], color="black", linestyle=":", linewidth=1)
             ax.set_ylabel("Type I error")

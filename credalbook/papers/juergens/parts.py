@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 
 from credalbook._validation import check_choice
 from credalbook.papers.juergens.error_rates import (
+    instance_test_error_summary,
     JUERGENS_ESTIMATORS,
     JUERGENS_SUMMARY_ALPHAS,
-    instance_test_error_summary,
     resampling_pitfall,
 )
 from credalbook.papers.juergens.estimators import (
@@ -33,10 +33,16 @@ from credalbook.papers.juergens.estimators import (
 )
 from credalbook.papers.juergens.real_sets import TABLE1_ARCHITECTURES, TABLE1_KINDS, table1_rows
 from credalbook.papers.parts import Part
-from credalbook.synthetic.instance_scenarios import HYPOTHESES, INSTANCE_SETTINGS, instance_scenario
+from credalbook.synthetic.instance_scenarios import HYPOTHESES, instance_scenario, INSTANCE_SETTINGS
 
-__all__ = ["JuergensPlan", "LANDSCAPE_ESTIMATORS", "PITFALL_ESTIMATORS", "juergens_parts", "juergens_plan",
-           "study_part_name"]
+__all__ = [
+    "JuergensPlan",
+    "LANDSCAPE_ESTIMATORS",
+    "PITFALL_ESTIMATORS",
+    "juergens_parts",
+    "juergens_plan",
+    "study_part_name",
+]
 
 #: Estimators of Figs. 6-7 (one part each).
 LANDSCAPE_ESTIMATORS = ("lp", "kl", "mmd", "skce")
@@ -99,8 +105,9 @@ def _settings_bandwidth(setting: str, n_instances: int, seed: int) -> float:
     return _rounded(median_heuristic_bandwidth(sc.ens_probs, seed=seed))
 
 
-def juergens_plan(cfg, *, seed: int = 0, dataset: str = "fashion_mnist", device: str = "auto",
-                  **_ignored) -> JuergensPlan:
+def juergens_plan(
+    cfg, *, seed: int = 0, dataset: str = "fashion_mnist", device: str = "auto", **_ignored
+) -> JuergensPlan:
     """The chapter's plan at preset ``cfg`` with its parameters (others are ignored).
 
     Computes the three SKCE bandwidths (about half a second at ``paper`` scale).
@@ -118,32 +125,95 @@ def juergens_plan(cfg, *, seed: int = 0, dataset: str = "fashion_mnist", device:
     bandwidths["landscape"] = _rounded(median_heuristic_bandwidth(draws["landscape_sample"], seed=seed))
     parts = []
     for setting in SETTINGS:
-        specs = tuple((e, {"bandwidth": bandwidths[setting]} if e == "skce" else dict(o)) for e, o in JUERGENS_ESTIMATORS)
+        specs = tuple(
+            (e, {"bandwidth": bandwidths[setting]} if e == "skce" else dict(o)) for e, o in JUERGENS_ESTIMATORS
+        )
         for h in HYPOTHESES:
-            parts.append(Part(study_part_name(setting, h), instance_test_error_summary, dict(
-                setting=setting, hypothesis=h, n_datasets=cfg["datasets"], n_instances=cfg["instances"],
-                estimators=specs, n_bootstrap=cfg["n_bootstrap"], learner_options=learner, device=device, seed=seed,
-                alphas=JUERGENS_SUMMARY_ALPHAS)))
+            parts.append(
+                Part(
+                    study_part_name(setting, h),
+                    instance_test_error_summary,
+                    dict(
+                        setting=setting,
+                        hypothesis=h,
+                        n_datasets=cfg["datasets"],
+                        n_instances=cfg["instances"],
+                        estimators=specs,
+                        n_resamples=cfg["n_bootstrap"],
+                        learner_options=learner,
+                        device=device,
+                        seed=seed,
+                        alphas=JUERGENS_SUMMARY_ALPHAS,
+                    ),
+                )
+            )
     for e in LANDSCAPE_ESTIMATORS:
-        parts.append(Part(f"landscape-{e}", estimator_landscapes, dict(
-            estimator=e, n_instances=cfg["landscape_instances"], n_repeats=cfg["landscape_repeats"],
-            resolution=cfg["landscape_resolution"], seed=seed,
-            estimator_options={"bandwidth": bandwidths["landscape"]} if e == "skce" else {})))
+        parts.append(
+            Part(
+                f"landscape-{e}",
+                estimator_landscapes,
+                dict(
+                    estimator=e,
+                    n_instances=cfg["landscape_instances"],
+                    n_repeats=cfg["landscape_repeats"],
+                    resolution=cfg["landscape_resolution"],
+                    seed=seed,
+                    estimator_options={"bandwidth": bandwidths["landscape"]} if e == "skce" else {},
+                ),
+            )
+        )
     for c in APP_B_COMBINATIONS:
-        parts.append(Part(f"appb-{c}", combination_rejections, dict(
-            combination=c, n_instances=cfg["app_b_instances"], n_draws=cfg["app_b_draws"],
-            n_bootstrap=cfg["n_bootstrap"], alpha=0.05, seed=seed)))
+        parts.append(
+            Part(
+                f"appb-{c}",
+                combination_rejections,
+                dict(
+                    combination=c,
+                    n_instances=cfg["app_b_instances"],
+                    n_draws=cfg["app_b_draws"],
+                    n_resamples=cfg["n_bootstrap"],
+                    alpha=0.05,
+                    seed=seed,
+                ),
+            )
+        )
     for e in PITFALL_ESTIMATORS:
-        parts.append(Part(f"pitfall-{e}", resampling_pitfall, dict(
-            estimator=e, setting="multiclass", n_datasets=cfg["pitfall_datasets"], n_instances=400,
-            resamples=("bootstrap", "permutation"), seed=seed)))
+        parts.append(
+            Part(
+                f"pitfall-{e}",
+                resampling_pitfall,
+                dict(
+                    estimator=e,
+                    setting="multiclass",
+                    n_datasets=cfg["pitfall_datasets"],
+                    n_instances=400,
+                    resamples=("bootstrap", "permutation"),
+                    seed=seed,
+                ),
+            )
+        )
     table_learner = dict(max_epochs=cfg["table_epochs"], patience=cfg["table_patience"], **cfg["table_learner"])
     for arch, extra in TABLE1_ARCHITECTURES.items():
         backbone = dict(n_train=cfg["backbone_train"], epochs=cfg["backbone_epochs"], seed=seed, **extra)
-        parts.append(Part(f"table1-{arch.lower()}", table1_rows, dict(
-            dataset=dataset, backbone=backbone, kinds=TABLE1_KINDS, n_members=cfg["n_members"],
-            head_epochs=cfg["head_epochs"], n_test=cfg["table_test"], n_bootstrap=cfg["table_bootstrap"], alpha=0.01,
-            learner_options=table_learner, device=device, seed=seed)))
+        parts.append(
+            Part(
+                f"table1-{arch.lower()}",
+                table1_rows,
+                dict(
+                    dataset=dataset,
+                    backbone=backbone,
+                    kinds=TABLE1_KINDS,
+                    n_members=cfg["n_members"],
+                    head_epochs=cfg["head_epochs"],
+                    n_test=cfg["table_test"],
+                    n_resamples=cfg["table_bootstrap"],
+                    alpha=0.01,
+                    learner_options=table_learner,
+                    device=device,
+                    seed=seed,
+                ),
+            )
+        )
     return JuergensPlan(parts=parts, bandwidths=bandwidths)
 
 

@@ -7,14 +7,14 @@ a few dozen numbers per backbone architecture (:data:`TABLE1_ARCHITECTURES`).
 
 from __future__ import annotations
 
-
 import numpy as np
 
+from credalbook._deprecation import renamed
 from credalbook._validation import check_positive_int, check_probability
-from credalbook.stats.measures import estimator_measure
+from credalbook.metrics.classification import accuracy
 from credalbook.stats.bootstrap import bootstrap_calibration_test
 from credalbook.stats.instance import instance_calibration_test
-from credalbook.metrics.classification import accuracy
+from credalbook.stats.measures import estimator_measure
 
 __all__ = ["evaluate_instance_test", "table1_rows", "TABLE1_ARCHITECTURES", "TABLE1_KINDS"]
 
@@ -26,10 +26,21 @@ TABLE1_ARCHITECTURES = {"A": {}, "B": {"channels": (16, 32), "hidden": 64}}
 TABLE1_KINDS = ("DE", "DN(0.1)", "DN(0.6)")
 
 
-def evaluate_instance_test(classifier_set, features_cal, features_test, *, estimators=("lp", "kl"),
-                           estimator_options: dict | None = None, val_fraction: float = 0.2, n_test: int | None = 1000,
-                           n_bootstrap: int = 100,
-                           alpha: float = 0.01, learner_options: dict | None = None, seed: int = 0) -> list[dict]:
+@renamed(n_bootstrap="n_resamples")
+def evaluate_instance_test(
+    classifier_set,
+    features_cal,
+    features_test,
+    *,
+    estimators=("lp", "kl"),
+    estimator_options: dict | None = None,
+    val_fraction: float = 0.2,
+    n_test: int | None = 1000,
+    n_resamples: int = 100,
+    alpha: float = 0.01,
+    learner_options: dict | None = None,
+    seed: int = 0,
+) -> list[dict]:
     r"""Rows of Jürgens et al.'s Table 1 for one classifier set: mean predictor vs learned :math:`\boldsymbol\lambda(\mathbf x)`.
 
     For each estimator: the consistency-resampling test of the plain average of the members on the
@@ -48,7 +59,7 @@ def evaluate_instance_test(classifier_set, features_cal, features_test, *, estim
     n_test : int or None, default 1000
         Test instances (a random subset of the test split, drawn with ``seed``; the paper tests on
         1000); None uses the whole split. The kernel estimators cost O(N²) per replicate.
-    n_bootstrap : int, default 100
+    n_resamples : int, default 100
     alpha : float, default 0.01
         The paper's level in Table 1.
     learner_options : dict, optional
@@ -66,8 +77,10 @@ def evaluate_instance_test(classifier_set, features_cal, features_test, *, estim
     fc, ft = np.asarray(features_cal, dtype=np.float64), np.asarray(features_test, dtype=np.float64)
     y_test = np.asarray(classifier_set.y_test)
     if fc.shape[0] != cal.shape[0] or ft.shape[0] != test.shape[0]:
-        raise ValueError(f"features_cal and features_test must have {cal.shape[0]} and {test.shape[0]} rows; "
-                         f"got {fc.shape[0]} and {ft.shape[0]}")
+        raise ValueError(
+            f"features_cal and features_test must have {cal.shape[0]} and {test.shape[0]} rows; "
+            f"got {fc.shape[0]} and {ft.shape[0]}"
+        )
     rng = np.random.default_rng(seed)
     if n_test is not None and check_positive_int(n_test, "n_test", minimum=2) < len(test):
         keep = np.sort(rng.choice(len(test), size=n_test, replace=False))
@@ -83,23 +96,60 @@ def evaluate_instance_test(classifier_set, features_cal, features_test, *, estim
     for name in estimators:
         opts = dict((estimator_options or {}).get(name, {}))
         g = estimator_measure(name, **opts)
-        base = bootstrap_calibration_test(mean, y_test, measure=g, n_bootstrap=n_bootstrap,
-                                          alpha=alpha, resample="permutation", seed=seed)
-        new = instance_calibration_test(x, ens, y, estimator=name, estimator_options=opts, splits=splits,
-                                        n_bootstrap=n_bootstrap, alpha=alpha, learner_options=learner_options,
-                                        seed=seed)
-        rows.append({"estimator": g.name,
-                     "mean_acc": accuracy(mean, y_test), "mean_h0": "REJ." if base.rejected else "¬REJ.",
-                     "mean_p": base.p_value, "mean_ce": base.statistic,
-                     "lambda_acc": accuracy(new.combined_probs, y_test),
-                     "lambda_h0": "REJ." if new.rejected else "¬REJ.", "lambda_p": new.p_value,
-                     "lambda_ce": new.statistic})
+        base = bootstrap_calibration_test(
+            mean,
+            y_test,
+            measure=g,
+            n_resamples=n_resamples,
+            alpha=alpha,
+            resample="permutation",
+            seed=seed,
+            chunk_size=None,
+        )
+        new = instance_calibration_test(
+            x,
+            ens,
+            y,
+            measure=name,
+            measure_options=opts,
+            splits=splits,
+            n_resamples=n_resamples,
+            alpha=alpha,
+            learner_options=learner_options,
+            seed=seed,
+            chunk_size=None,
+        )
+        rows.append(
+            {
+                "estimator": g.name,
+                "mean_acc": accuracy(mean, y_test),
+                "mean_h0": "REJ." if base.rejected else "¬REJ.",
+                "mean_p": base.pvalue,
+                "mean_ce": base.statistic,
+                "lambda_acc": accuracy(new.combined_probs, y_test),
+                "lambda_h0": "REJ." if new.rejected else "¬REJ.",
+                "lambda_p": new.pvalue,
+                "lambda_ce": new.statistic,
+            }
+        )
     return rows
 
 
-def table1_rows(dataset: str = "fashion_mnist", *, backbone: dict | None = None, kinds=TABLE1_KINDS, n_members: int = 5,
-                head_epochs: int = 20, n_test: int | None = 1000, n_bootstrap: int = 100, alpha: float = 0.01,
-                learner_options: dict | None = None, device: str = "auto", seed: int = 0) -> dict:
+@renamed(n_bootstrap="n_resamples")
+def table1_rows(
+    dataset: str = "fashion_mnist",
+    *,
+    backbone: dict | None = None,
+    kinds=TABLE1_KINDS,
+    n_members: int = 5,
+    head_epochs: int = 20,
+    n_test: int | None = 1000,
+    n_resamples: int = 100,
+    alpha: float = 0.01,
+    learner_options: dict | None = None,
+    device: str = "auto",
+    seed: int = 0,
+) -> dict:
     r"""The Table 1 rows of every classifier set on one frozen backbone (Jürgens et al., Sec. 4.3, Table 1).
 
     Trains (or loads from the cache) the backbone :func:`~credalbook.nn.backbone_features` ``(dataset,
@@ -116,7 +166,7 @@ def table1_rows(dataset: str = "fashion_mnist", *, backbone: dict | None = None,
     kinds : sequence of str, default :data:`TABLE1_KINDS`
     n_members, head_epochs : int
         Members per set and epochs of each head.
-    n_test, n_bootstrap, alpha
+    n_test, n_resamples, alpha
         As in :func:`evaluate_instance_test` (the paper: α = 0.01).
     learner_options : dict, optional
         Of the λ-network (:func:`~credalbook.stats.fit_weight_function`), without ``device``.
@@ -135,11 +185,27 @@ def table1_rows(dataset: str = "fashion_mnist", *, backbone: dict | None = None,
     bb_args = dict(backbone or {})
     learner = {**dict(learner_options or {}), "device": device}
     bb = backbone_features(dataset, device=device, progress=False, **bb_args)
-    sets = classifier_sets(dataset, kinds=tuple(kinds), n_members=n_members, epochs=head_epochs, seed=seed, device=device,
-                           backbone=bb_args, progress=False)
+    sets = classifier_sets(
+        dataset,
+        kinds=tuple(kinds),
+        n_members=n_members,
+        epochs=head_epochs,
+        seed=seed,
+        device=device,
+        backbone=bb_args,
+        progress=False,
+    )
     rows = {}
     for name, cs in sets.items():
-        for row in evaluate_instance_test(cs, bb.features_test[cs.idx_cal], bb.features_test[cs.idx_test], n_test=n_test,
-                                          n_bootstrap=n_bootstrap, alpha=alpha, seed=seed, learner_options=learner):
+        for row in evaluate_instance_test(
+            cs,
+            bb.features_test[cs.idx_cal],
+            bb.features_test[cs.idx_test],
+            n_test=n_test,
+            n_resamples=n_resamples,
+            alpha=alpha,
+            seed=seed,
+            learner_options=learner,
+        ):
             rows[f"{name} · {row.pop('estimator')}"] = row
     return rows

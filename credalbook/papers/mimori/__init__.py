@@ -42,12 +42,7 @@ from credalbook.papers.mimori.figures import (
     plot_theorem1_check,
     plot_ts_shifts,
 )
-from credalbook.papers.mimori.reported import (
-    PAPER_DELTA_D,
-    PAPER_VALUES,
-    paper_values,
-    side_by_side,
-)
+from credalbook.papers.mimori.reported import PAPER_DELTA_D, PAPER_VALUES, paper_values, side_by_side
 
 __all__ = [
     "Alpha0Interval",

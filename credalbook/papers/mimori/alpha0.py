@@ -109,11 +109,15 @@ def optimal_log_alpha0(label_hist, probs, *, reg=0.005, tol: float = 1e-10, max_
     p = check_probs_2d(probs)
     y = check_label_hist(label_hist, n_classes=p.shape[1], min_labels=0)
     if y.shape[0] != p.shape[0]:
-        raise ValueError(f"label_hist and probs must have the same number of instances; got {y.shape[0]} and {p.shape[0]}")
+        raise ValueError(
+            f"label_hist and probs must have the same number of instances; got {y.shape[0]} and {p.shape[0]}"
+        )
     impossible = (y > 0) & (p <= 0)
     if impossible.any():
         i, k = (int(v) for v in np.argwhere(impossible)[0])
-        raise ValueError(f"probs[{i}, {k}] = 0 but label_hist[{i}, {k}] = {y[i, k]}: the likelihood is 0 for every alpha0")
+        raise ValueError(
+            f"probs[{i}, {k}] = 0 but label_hist[{i}, {k}] = {y[i, k]}: the likelihood is 0 for every alpha0"
+        )
     lam = as_numpy(reg, "reg").astype(np.float64)
     if not np.all(np.isfinite(lam)) or (lam <= 0).any():
         raise ValueError("reg must be positive (the optimum diverges for some histograms when reg = 0, App. D.2)")

@@ -38,42 +38,69 @@ from scipy import stats
 from scipy.special import softmax
 from torch import nn
 
+from credalbook._deprecation import renamed
+from credalbook._parallel import check_n_jobs, sweep
 from credalbook._progress import progress_bar
 from credalbook._validation import check_choice, check_positive_int
+from credalbook.cache import cached, checkpoint_path
 from credalbook.calibration.alpha import (
-    PAPER_AUGMENTATIONS,
     AlphaCalibrator,
-    RandomAugment,
     extract_features,
     mc_dropout_samples,
+    PAPER_AUGMENTATIONS,
+    RandomAugment,
     tta_samples,
 )
-from credalbook.cache import cached, checkpoint_path
-from credalbook.calibration.selection import select_calibrator
-from credalbook.calibration.scaling import CALIBRATORS
-from credalbook.nn.device import resolve_device
-from credalbook._parallel import check_n_jobs
-from credalbook._parallel import sweep
-from credalbook.papers.mimori.alpha0 import (dpe_alpha0_interval, dpe_conditional_loss, optimal_log_alpha0,
-                                             posterior_alpha0_interval, posterior_conditional_epistemic_loss)
 from credalbook.calibration.dirichlet import dirichlet_posterior_probs, ensemble_disagreement, ensemble_posterior_probs
+from credalbook.calibration.scaling import CALIBRATORS
+from credalbook.calibration.selection import select_calibrator
+from credalbook.data.mix import make_mix_dataset, sample_label_hist, variable_label_counts
 from credalbook.metrics.label_hist import cpe_loss_decomposition, expected_squared_loss
 from credalbook.metrics.label_stats import statistic_calibration, statistic_squared_loss
-from credalbook.data.mix import make_mix_dataset, sample_label_hist, variable_label_counts
-from credalbook.nn.vgg import ThreeConvNet, VGGNet
+from credalbook.nn.device import resolve_device
 from credalbook.nn.models import dropout_modules
 from credalbook.nn.training import fit
+from credalbook.nn.vgg import ThreeConvNet, VGGNet
+from credalbook.papers.mimori.alpha0 import (
+    dpe_alpha0_interval,
+    dpe_conditional_loss,
+    optimal_log_alpha0,
+    posterior_alpha0_interval,
+    posterior_conditional_epistemic_loss,
+)
 
-__all__ = ["MIX_AUGMENTATIONS", "PAPER_Z1_GRID", "DebiasingStudy", "debiasing_study", "AlphaOptimumGrid",
-           "optimal_log_alpha0_grid", "Theorem1Check", "theorem1_check", "MixNetwork", "build_mix_network",
-           "mix_training_settings", "train_mix_network", "PredictorOutputs", "MimoriPredictions", "mimori_predictions",
-           "evaluate_predictors", "bootstrap_metrics", "ts_dpe_shift", "dpe_reliability", "released_code_el_cl",
-           "released_code_demo"]
+__all__ = [
+    "MIX_AUGMENTATIONS",
+    "PAPER_Z1_GRID",
+    "DebiasingStudy",
+    "debiasing_study",
+    "AlphaOptimumGrid",
+    "optimal_log_alpha0_grid",
+    "Theorem1Check",
+    "theorem1_check",
+    "MixNetwork",
+    "build_mix_network",
+    "mix_training_settings",
+    "train_mix_network",
+    "PredictorOutputs",
+    "MimoriPredictions",
+    "mimori_predictions",
+    "evaluate_predictors",
+    "bootstrap_metrics",
+    "ts_dpe_shift",
+    "dpe_reliability",
+    "released_code_el_cl",
+    "released_code_demo",
+]
 
 #: Training / TTA augmentation per base dataset: the paper's for CIFAR-10, none for MNIST (no TTA,
 #: as Table 4); Fashion-MNIST gets mild flips, shifts and rotations (our choice) so that TTA exists.
-MIX_AUGMENTATIONS = {"mnist": None, "digits": None, "fashion_mnist": {"rotation": 10.0, "shift": 2.0, "hflip": True},
-                     "cifar10": PAPER_AUGMENTATIONS["mix_cifar10"]}
+MIX_AUGMENTATIONS = {
+    "mnist": None,
+    "digits": None,
+    "fashion_mnist": {"rotation": 10.0, "shift": 2.0, "hflip": True},
+    "cifar10": PAPER_AUGMENTATIONS["mix_cifar10"],
+}
 #: First-class CPEs of Fig. 3 (a setting of the paper: Fig. 3's caption, App. D.2).
 PAPER_Z1_GRID = (0.001, 0.01, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.99, 0.999)
 
@@ -91,12 +118,13 @@ class DebiasingStudy:
     n_labels: tuple
     estimates: dict = field(repr=False)
 
-    def summary(self, level: float = 0.9) -> dict:
-        """``{key: (mean, half_width)}`` of the mean over runs with a Student-t ``level`` interval."""
+    @renamed(level="ci")
+    def summary(self, ci: float = 0.9) -> dict:
+        """``{key: (mean, half_width)}`` of the mean over runs with a Student-t ``ci`` interval."""
         out = {}
         for key, v in self.estimates.items():
             r = v.shape[0]
-            half = stats.t.ppf(0.5 + level / 2, r - 1) * v.std(axis=0, ddof=1) / math.sqrt(r) if r > 1 else np.nan * v[0]
+            half = stats.t.ppf(0.5 + ci / 2, r - 1) * v.std(axis=0, ddof=1) / math.sqrt(r) if r > 1 else np.nan * v[0]
             out[key] = (v.mean(axis=0), half)
         return out
 
@@ -110,14 +138,25 @@ def _debiasing_runs(n: int, seq: np.random.SeedSequence, sizes: np.ndarray, n_ru
             q = rng.uniform(size=size)
             probs = np.stack([q, 1 - q], axis=1)
             d = cpe_loss_decomposition(sample_label_hist(probs, n, seed=rng), probs, n_bins=n_bins)
-            for key, v in ((("EL", "plug-in"), d.el_plugin), (("EL", "debiased"), d.el_debiased),
-                           (("CL", "plug-in"), d.cl_plugin), (("CL", "debiased"), d.cl_debiased)):
+            for key, v in (
+                (("EL", "plug-in"), d.el_plugin),
+                (("EL", "debiased"), d.el_debiased),
+                (("CL", "plug-in"), d.cl_plugin),
+                (("CL", "debiased"), d.cl_debiased),
+            ):
                 est[(*key, n)][r, j] = v
     return est
 
 
-def debiasing_study(*, n_instances=(100, 200, 500, 1000, 2000, 5000, 10000), n_labels=(2, 5), n_runs: int = 10,
-                    n_bins: int = 15, seed: int = 0, n_jobs: int = 1) -> DebiasingStudy:
+def debiasing_study(
+    *,
+    n_instances=(100, 200, 500, 1000, 2000, 5000, 10000),
+    n_labels=(2, 5),
+    n_runs: int = 10,
+    n_bins: int = 15,
+    seed: int = 0,
+    n_jobs: int = 1,
+) -> DebiasingStudy:
     r"""Plug-in vs debiased EL and CL of a perfect predictor (Sec. 3.3, App. B.5, Fig. 2).
 
     For each instance :math:`q \sim U(0, 1)`, :math:`n` labels are drawn from Bernoulli(q) and the
@@ -161,7 +200,9 @@ class AlphaOptimumGrid:
         return np.stack([stacked.min(axis=1), stacked.max(axis=1)], axis=1)
 
 
-def optimal_log_alpha0_grid(*, n_labels=(2, 5, 10), z1=PAPER_Z1_GRID, reg=(0.001, 0.005, 0.05, 0.5)) -> AlphaOptimumGrid:
+def optimal_log_alpha0_grid(
+    *, n_labels=(2, 5, 10), z1=PAPER_Z1_GRID, reg=(0.001, 0.005, 0.05, 0.5)
+) -> AlphaOptimumGrid:
     r"""Optimal :math:`\log\alpha_0` of binary instances for every label histogram, CPE and λ_α (App. D.2, Fig. 3).
 
     Each combination is one instance of :func:`~credalbook.papers.mimori.optimal_log_alpha0`
@@ -197,8 +238,15 @@ class Theorem1Check:
     scenarios: dict = field(repr=False)
 
 
-def theorem1_check(*, mean=(0.6, 0.3, 0.1), concentration: float = 4.0, predictions=None, n_draws: int = 200_000,
-                   alpha0=None, seed: int = 0) -> Theorem1Check:
+def theorem1_check(
+    *,
+    mean=(0.6, 0.3, 0.1),
+    concentration: float = 4.0,
+    predictions=None,
+    n_draws: int = 200_000,
+    alpha0=None,
+    seed: int = 0,
+) -> Theorem1Check:
     r"""Simulate one group G with :math:`Q \mid G \sim \mathrm{Dir}(a\,m)` and check Theorem 1.
 
     For each scenario's prediction Z (default: calibrated :math:`Z = m`, a flatter and a sharper
@@ -235,12 +283,21 @@ def theorem1_check(*, mean=(0.6, 0.3, 0.1), concentration: float = 4.0, predicti
         # per α0: mean and standard error of the squared DPE error and of the posterior's squared distance to Q
         dpe = np.array([[(v := (phi - g * (1 - s_z)) ** 2).mean(), v.std()] for g in gamma])
         post = np.array([[(v := ((g * z + (1 - g) * y - q) ** 2).sum(axis=1)).mean(), v.std()] for g in gamma])
-        out[name] = dict(u_q=u_q, s_z=s_z, el_g=el_g, dpe_mc=dpe[:, 0], dpe_se=dpe[:, 1] / math.sqrt(n_draws),
-                         dpe_closed=np.asarray(dpe_conditional_loss(grid, u_q=u_q, s_z=s_z)),
-                         post_mc=post[:, 0], post_se=post[:, 1] / math.sqrt(n_draws),
-                         post_closed=np.asarray(posterior_conditional_epistemic_loss(grid, u_q=u_q, el_g=el_g)),
-                         dpe_interval=dpe_alpha0_interval(u_q, s_z), post_interval=posterior_alpha0_interval(u_q, el_g),
-                         dpe_argmin=float(grid[np.argmin(dpe[:, 0])]), post_argmin=float(grid[np.argmin(post[:, 0])]))
+        out[name] = dict(
+            u_q=u_q,
+            s_z=s_z,
+            el_g=el_g,
+            dpe_mc=dpe[:, 0],
+            dpe_se=dpe[:, 1] / math.sqrt(n_draws),
+            dpe_closed=np.asarray(dpe_conditional_loss(grid, u_q=u_q, s_z=s_z)),
+            post_mc=post[:, 0],
+            post_se=post[:, 1] / math.sqrt(n_draws),
+            post_closed=np.asarray(posterior_conditional_epistemic_loss(grid, u_q=u_q, el_g=el_g)),
+            dpe_interval=dpe_alpha0_interval(u_q, s_z),
+            post_interval=posterior_alpha0_interval(u_q, el_g),
+            dpe_argmin=float(grid[np.argmin(dpe[:, 0])]),
+            post_argmin=float(grid[np.argmin(post[:, 0])]),
+        )
     return Theorem1Check(grid, out)
 
 
@@ -262,7 +319,9 @@ class MixNetwork:
 
     def build(self) -> nn.Module:
         """The network with the trained weights, in eval mode."""
-        model = build_mix_network(self.arch, n_classes=self.n_classes, image_shape=self.image_shape, **self.arch_options)
+        model = build_mix_network(
+            self.arch, n_classes=self.n_classes, image_shape=self.image_shape, **self.arch_options
+        )
         model.load_state_dict(self.state_dict)
         return model.eval()
 
@@ -303,15 +362,33 @@ def _augment_options(dataset: str, augment):
 
 
 def _mix(dataset, sizes, mix_fraction, n_labels_test, seed):
-    return make_mix_dataset(dataset, sizes=None if sizes is None else tuple(sizes), mix_fraction=mix_fraction,
-                            n_labels_val=1, n_labels_test=n_labels_test, seed=seed)
+    return make_mix_dataset(
+        dataset,
+        sizes=None if sizes is None else tuple(sizes),
+        mix_fraction=mix_fraction,
+        n_labels_val=1,
+        n_labels_test=n_labels_test,
+        seed=seed,
+    )
 
 
 @cached(ignore=["device", "progress"])
-def train_mix_network(dataset: str = "fashion_mnist", *, sizes=None, mix_fraction: float = 1 / 3, arch: str = "auto",
-                      arch_options=None, epochs: int | None = None, augment="auto", batch_size: int = 128,
-                      lr: float = 1e-3, n_labels_test: int = 10, seed: int = 0, device: str = "auto",
-                      progress: bool = True) -> MixNetwork:
+def train_mix_network(
+    dataset: str = "fashion_mnist",
+    *,
+    sizes=None,
+    mix_fraction: float = 1 / 3,
+    arch: str = "auto",
+    arch_options=None,
+    epochs: int | None = None,
+    augment="auto",
+    batch_size: int = 128,
+    lr: float = 1e-3,
+    n_labels_test: int = 10,
+    seed: int = 0,
+    device: str = "auto",
+    progress: bool = True,
+) -> MixNetwork:
     """Train the base network on the single-labelled training split of a Mix dataset (App. E.2-E.3; cached).
 
     Adam (lr 1e-3, batch 128) with the schedule of :func:`mix_training_settings`; the validation loss
@@ -328,12 +405,35 @@ def train_mix_network(dataset: str = "fashion_mnist", *, sizes=None, mix_fractio
     torch.manual_seed(seed)
     model = build_mix_network(arch, n_classes=mix.n_classes, image_shape=mix.image_shape, **options)
     settings = mix_training_settings(mix.image_shape, epochs)
-    result = fit(model, mix.train.images, mix.train.labels, x_val=mix.val.images, y_val=mix.val.labels,
-                 batch_size=batch_size, lr=lr, restore_best=True, augment=None if aug is None else RandomAugment(**aug),
-                 seed=seed, device=device, progress=progress, checkpoint=ckpt, **settings)
+    result = fit(
+        model,
+        mix.train.images,
+        mix.train.labels,
+        x_val=mix.val.images,
+        y_val=mix.val.labels,
+        batch_size=batch_size,
+        lr=lr,
+        restore_best=True,
+        augment=None if aug is None else RandomAugment(**aug),
+        seed=seed,
+        device=device,
+        progress=progress,
+        checkpoint=ckpt,
+        **settings,
+    )
     state = {k: v.detach().cpu().clone() for k, v in result.model.state_dict().items()}
-    return MixNetwork(state, arch, options, mix.n_classes, mix.image_shape, aug, list(result.history),
-                      result.best_epoch, result.epochs_run, result.seconds)
+    return MixNetwork(
+        state,
+        arch,
+        options,
+        mix.n_classes,
+        mix.image_shape,
+        aug,
+        list(result.history),
+        result.best_epoch,
+        result.epochs_run,
+        result.seconds,
+    )
 
 
 # ------------------------------------------------------------------------------------- predictions
@@ -409,8 +509,10 @@ def _split_at_first_dropout(model: nn.Module) -> tuple[nn.Module, _Top]:
 def _apply(module: nn.Module, x: np.ndarray, device, batch_size: int = 512) -> np.ndarray:
     device = resolve_device(device)
     module.to(device).eval()
-    out = [module(torch.from_numpy(np.array(x[s:s + batch_size], dtype=np.float32)).to(device)).double().cpu()
-           for s in range(0, len(x), batch_size)]
+    out = [
+        module(torch.from_numpy(np.array(x[s : s + batch_size], dtype=np.float32)).to(device)).double().cpu()
+        for s in range(0, len(x), batch_size)
+    ]
     return torch.cat(out).numpy()
 
 
@@ -444,11 +546,27 @@ def _fit_calibrator(method, logits, hist, options, seed):
 # variable_labels = MDS's mean labels per validation and test image (App. E.1), lambda_alpha (Eq. 50,
 # App. D.2), n_samples = 20 MC-dropout / TTA samples (as in the authors' code).
 @cached(ignore=["device", "progress"])
-def mimori_predictions(dataset: str = "fashion_mnist", *, sizes=None, mix_fraction: float = 1 / 3, arch: str = "auto",
-                       arch_options=None, epochs: int | None = None, augment="auto", n_labels_val=(2, 5),
-                       variable_labels=(5.79, 7.58), n_labels_test: int = 10, calibrators=("ts", "vs", "ms"),
-                       training=None, calibration=None, lambda_alpha: float = 0.005, n_samples: int = 20, seed: int = 0,
-                       device: str = "auto", progress: bool = True) -> MimoriPredictions:
+def mimori_predictions(
+    dataset: str = "fashion_mnist",
+    *,
+    sizes=None,
+    mix_fraction: float = 1 / 3,
+    arch: str = "auto",
+    arch_options=None,
+    epochs: int | None = None,
+    augment="auto",
+    n_labels_val=(2, 5),
+    variable_labels=(5.79, 7.58),
+    n_labels_test: int = 10,
+    calibrators=("ts", "vs", "ms"),
+    training=None,
+    calibration=None,
+    lambda_alpha: float = 0.005,
+    n_samples: int = 20,
+    seed: int = 0,
+    device: str = "auto",
+    progress: bool = True,
+) -> MimoriPredictions:
     r"""Every predictor of Tables 1, 2, 4-6 on the test split of a Mix dataset (cached).
 
     1. :func:`train_mix_network` (cached; `training` = its ``lr`` and ``batch_size``), logits and
@@ -467,22 +585,47 @@ def mimori_predictions(dataset: str = "fashion_mnist", *, sizes=None, mix_fracti
     # App. E.4 fits ts / vs / ms and the α head with Adam (lr 1e-3, at most 50 epochs) and early stopping on a
     # held-out 20 % of the validation set: ask for it, since the library's default fits to convergence on all data.
     opts = {"optimizer": "adam", **dict(calibration or {})}
-    net = train_mix_network(dataset, sizes=sizes, mix_fraction=mix_fraction, arch=arch, arch_options=arch_options,
-                            epochs=epochs, augment=augment, n_labels_test=n_labels_test, seed=seed, device=device,
-                            progress=progress, **dict(training or {}))
+    net = train_mix_network(
+        dataset,
+        sizes=sizes,
+        mix_fraction=mix_fraction,
+        arch=arch,
+        arch_options=arch_options,
+        epochs=epochs,
+        augment=augment,
+        n_labels_test=n_labels_test,
+        seed=seed,
+        device=device,
+        progress=progress,
+        **dict(training or {}),
+    )
     mix = _mix(dataset, sizes, mix_fraction, n_labels_test, seed)
     model = net.build()
     logits_val, feats_val = extract_features(model, mix.val.images, device=device)
     logits_test, feats_test = extract_features(model, mix.test.images, device=device)
     members = {"Raw": (logits_test[:, None], feats_test[:, None])}
     trunk, top = _split_at_first_dropout(model)
-    _, feats = mc_dropout_samples(top, _apply(trunk, mix.test.images, device), n_samples=n_samples, device=device,
-                                  seed=seed, return_features=True)
-    members["MCDO"] = (_apply(model.head, feats.reshape(-1, feats.shape[-1]), device).reshape(*feats.shape[:2], -1), feats)
+    _, feats = mc_dropout_samples(
+        top, _apply(trunk, mix.test.images, device), n_samples=n_samples, device=device, seed=seed, return_features=True
+    )
+    members["MCDO"] = (
+        _apply(model.head, feats.reshape(-1, feats.shape[-1]), device).reshape(*feats.shape[:2], -1),
+        feats,
+    )
     if net.augment is not None:
-        _, feats = tta_samples(model, mix.test.images, augment=RandomAugment(**net.augment), n_samples=n_samples,
-                               device=device, seed=seed, return_features=True)
-        members["TTA"] = (_apply(model.head, feats.reshape(-1, feats.shape[-1]), device).reshape(*feats.shape[:2], -1), feats)
+        _, feats = tta_samples(
+            model,
+            mix.test.images,
+            augment=RandomAugment(**net.augment),
+            n_samples=n_samples,
+            device=device,
+            seed=seed,
+            return_features=True,
+        )
+        members["TTA"] = (
+            _apply(model.head, feats.reshape(-1, feats.shape[-1]), device).reshape(*feats.shape[:2], -1),
+            feats,
+        )
     val_hist, test_hist, post_hist = _label_hists(mix, configs, variable_labels, seed)
     k = mix.n_classes
     predictors, temperatures = {}, {}
@@ -501,8 +644,11 @@ def mimori_predictions(dataset: str = "fashion_mnist", *, sizes=None, mix_fracti
                 post = None if base == "Raw" else ensemble_posterior_probs(ens, post_hist)
                 rows[name] = PredictorOutputs(probs, ensemble_disagreement(ens), post)
                 rows[name + "+α"] = PredictorOutputs(
-                    probs, ensemble_disagreement(ens, alpha0=a0),
-                    dirichlet_posterior_probs(probs, a0[:, 0], post_hist) if base == "Raw" else None, a0.mean(axis=1))
+                    probs,
+                    ensemble_disagreement(ens, alpha0=a0),
+                    dirichlet_posterior_probs(probs, a0[:, 0], post_hist) if base == "Raw" else None,
+                    a0.mean(axis=1),
+                )
         order = [f"{b}{'+' + c if c else ''}{a}" for b in members for c in cals for a in ("", "+α")]
         predictors.update({(cfg, n): rows[n] for n in order})
     return MimoriPredictions(dataset, configs, mix.test.true_probs, test_hist, post_hist, predictors, temperatures, net)
@@ -549,20 +695,36 @@ def _metric_rows(hist, true_probs, outputs: dict, groups: dict, n_bins: int, idx
             cpe_metrics[groups[name]] = {
                 "Acc": float((probs.argmax(axis=1) == hist.argmax(axis=1)).mean()),
                 "L_sq": expected_squared_loss(hist, probs),
-                "EL": d.el_debiased, "CE": d.ce_debiased, "CL": d.cl_debiased, "DL": d.dl_debiased,
-                "EL true": float(((probs - truth) ** 2).sum(axis=1).mean())}
+                "EL": d.el_debiased,
+                "CE": d.ce_debiased,
+                "CL": d.cl_debiased,
+                "DL": d.dl_debiased,
+                "EL true": float(((probs - truth) ** 2).sum(axis=1).mean()),
+            }
         dpe = take(p.dpe)
-        row = {**cpe_metrics[groups[name]], "L_phi": statistic_squared_loss(hist, dpe),
-               "CE_phi": statistic_calibration(hist, dpe, n_bins=n_bins).ce_debiased}
+        row = {
+            **cpe_metrics[groups[name]],
+            "L_phi": statistic_squared_loss(hist, dpe),
+            "CE_phi": statistic_calibration(hist, dpe, n_bins=n_bins).ce_debiased,
+        }
         if p.posterior_probs is not None:
             row["EL post"] = cpe_loss_decomposition(hist, take(p.posterior_probs), n_bins=n_bins).el_debiased
         rows[name] = row
     return rows
 
 
-def bootstrap_metrics(predictions: MimoriPredictions, config, *, names=None, n_boot: int = 200, n_bins: int = 15,
-                      seed: int = 0, n_jobs: int = 1) -> dict:
-    r"""The metrics of :func:`evaluate_predictors` on `n_boot` bootstrap resamples of the test instances.
+@renamed(n_boot="n_resamples")
+def bootstrap_metrics(
+    predictions: MimoriPredictions,
+    config,
+    *,
+    names=None,
+    n_resamples: int = 200,
+    n_bins: int = 15,
+    seed: int = 0,
+    n_jobs: int = 1,
+) -> dict:
+    r"""The metrics of :func:`evaluate_predictors` on `n_resamples` bootstrap resamples of the test instances.
 
     Every predictor is evaluated on the *same* resamples, so the standard error of a difference
     between two predictors (or of a ratio of two metrics) is the standard deviation of that
@@ -578,7 +740,7 @@ def bootstrap_metrics(predictions: MimoriPredictions, config, *, names=None, n_b
     Returns
     -------
     dict
-        ``{name: {metric: ndarray (n_boot,)}}``, the metrics of :func:`evaluate_predictors` except
+        ``{name: {metric: ndarray (n_resamples,)}}``, the metrics of :func:`evaluate_predictors` except
         ``"EL true"``.
 
     Examples
@@ -590,18 +752,20 @@ def bootstrap_metrics(predictions: MimoriPredictions, config, *, names=None, n_b
     >>> hist = np.stack([rng.multinomial(5, p) for p in q])
     >>> out = PredictorOutputs(q, 1 - (q**2).sum(axis=1))
     >>> pred = MimoriPredictions("demo", (5,), q, {5: hist}, hist[:, :1], {(5, "Q"): out}, {}, None)
-    >>> b = bootstrap_metrics(pred, 5, n_boot=50)
+    >>> b = bootstrap_metrics(pred, 5, n_resamples=50)
     >>> b["Q"]["EL"].shape, bool(abs(b["Q"]["EL"].mean()) < 3 * b["Q"]["EL"].std())   # the truth: EL = 0
     ((50,), True)
     """
-    check_positive_int(n_boot, "n_boot")
+    check_positive_int(n_resamples, "n_resamples")
     hist = predictions.test_hist[config]
     rng = np.random.default_rng(np.random.SeedSequence([seed, 26]))
-    idx = rng.integers(0, len(hist), size=(n_boot, len(hist)))
+    idx = rng.integers(0, len(hist), size=(n_resamples, len(hist)))
     names = list(names or predictions.names(config))
     outputs = {n: predictions.predictors[(config, n)] for n in names}
-    items = [(hist, predictions.true_probs, outputs, n_bins, idx[lo:lo + BOOT_CHUNK])
-             for lo in range(0, n_boot, BOOT_CHUNK)]
+    items = [
+        (hist, predictions.true_probs, outputs, n_bins, idx[lo : lo + BOOT_CHUNK])
+        for lo in range(0, n_resamples, BOOT_CHUNK)
+    ]
     out = {n: {} for n in names}
     b = 0
     for rows in sweep(_boot_rows, items, n_jobs=check_n_jobs(n_jobs)):
@@ -609,7 +773,7 @@ def bootstrap_metrics(predictions: MimoriPredictions, config, *, names=None, n_b
             for n in names:
                 for k, v in row[n].items():
                     if k != "EL true":
-                        out[n].setdefault(k, np.empty(n_boot))[b] = v
+                        out[n].setdefault(k, np.empty(n_resamples))[b] = v
             b += 1
     return out
 
@@ -631,8 +795,13 @@ def ts_dpe_shift(predictions: MimoriPredictions, config, *, base: str = "Raw") -
     :math:`\Delta^D = \varphi'^D - \varphi^D` (Eq. 85) over the test instances.
     """
     p, q = predictions.predictors[(config, base)], predictions.predictors[(config, base + "+ts")]
-    return dict(max_cpe=p.probs.max(axis=1), max_cpe_ts=q.probs.max(axis=1), dpe=p.dpe, dpe_ts=q.dpe,
-                mean_delta=float((q.dpe - p.dpe).mean()))
+    return dict(
+        max_cpe=p.probs.max(axis=1),
+        max_cpe_ts=q.probs.max(axis=1),
+        dpe=p.dpe,
+        dpe_ts=q.dpe,
+        mean_delta=float((q.dpe - p.dpe).mean()),
+    )
 
 
 def dpe_reliability(predictions: MimoriPredictions, config, names, *, n_bins: int = 15) -> dict:
@@ -686,7 +855,7 @@ def released_code_el_cl(label_hist, probs, *, n_bins: int = 15) -> dict:
     tot = y.sum(axis=1)
     mu = y / tot[:, None]
     el = ((mu - z) ** 2).sum() / n_inst
-    many = tot > 1                                   # their masked array: n_i − 1 == 0 is masked
+    many = tot > 1  # their masked array: n_i − 1 == 0 is masked
     el_bias = (mu[many] * (1 - mu[many]) / (tot[many] - 1)[:, None]).sum() / n_inst
     idx = np.digitize(z, np.linspace(0.0, 1.0, n_bins + 1)[1:-1])
     cl = cl_bias = 0.0
@@ -696,7 +865,7 @@ def released_code_el_cl(label_hist, probs, *, n_bins: int = 15) -> dict:
             size = int(m.sum())
             if size:
                 cl += (mu[m, k].mean() - z[m, k].mean()) ** 2 * size / n_inst
-            if size > 1:                             # a bin with one instance: NaN, masked, i.e. no correction
+            if size > 1:  # a bin with one instance: NaN, masked, i.e. no correction
                 cl_bias += mu[m, k].var() * (size / (size - 1)) / n_inst
     return {"EL": float(el - el_bias), "CL": float(cl - cl_bias)}
 
@@ -719,9 +888,11 @@ def released_code_demo(*, n_runs: int = 400, seed: int = 0) -> dict:
     """
     check_positive_int(n_runs, "n_runs")
     rng = np.random.default_rng(np.random.SeedSequence([seed, 2007]))
-    settings = {"(a) half single-labelled, N = 1000": lambda: np.repeat([1, 2], 500),
-                "(b) MDS-like counts 1 + Poisson(4.79), N = 1000": lambda: 1 + rng.poisson(4.79, 1000),
-                "(c) 5 labels, N = 20 (most bins hold one instance)": lambda: np.full(20, 5)}
+    settings = {
+        "(a) half single-labelled, N = 1000": lambda: np.repeat([1, 2], 500),
+        "(b) MDS-like counts 1 + Poisson(4.79), N = 1000": lambda: 1 + rng.poisson(4.79, 1000),
+        "(c) 5 labels, N = 20 (most bins hold one instance)": lambda: np.full(20, 5),
+    }
     out = {}
     for name, counts_of in settings.items():
         vals: dict = {}
@@ -733,8 +904,12 @@ def released_code_demo(*, n_runs: int = 400, seed: int = 0) -> dict:
             hist = np.stack([y1, counts - y1], axis=1)
             d = cpe_loss_decomposition(hist, q)
             theirs = released_code_el_cl(hist, q)
-            for key, v in (("EL book", d.el_debiased), ("CL book", d.cl_debiased),
-                           ("EL released code", theirs["EL"]), ("CL released code", theirs["CL"])):
+            for key, v in (
+                ("EL book", d.el_debiased),
+                ("CL book", d.cl_debiased),
+                ("EL released code", theirs["EL"]),
+                ("CL released code", theirs["CL"]),
+            ):
                 vals.setdefault(key, []).append(v)
         out[name] = {k: (float(np.mean(v)), float(np.std(v, ddof=1) / math.sqrt(n_runs))) for k, v in vals.items()}
     return out

@@ -9,16 +9,24 @@ from __future__ import annotations
 
 import numpy as np
 
+from credalbook._deprecation import renamed
 from credalbook.plotting import axes_or_new, panel_row
 
-__all__ = ["plot_debiasing_study", "plot_optimal_log_alpha0", "plot_theorem1_check", "plot_dpe_reliability",
-           "plot_calibration_dispersion_map", "plot_ts_shifts"]
+__all__ = [
+    "plot_debiasing_study",
+    "plot_optimal_log_alpha0",
+    "plot_theorem1_check",
+    "plot_dpe_reliability",
+    "plot_calibration_dispersion_map",
+    "plot_ts_shifts",
+]
 
 
-def plot_debiasing_study(study, *, axes=None, level: float = 0.9):
+@renamed(level="ci")
+def plot_debiasing_study(study, *, axes=None, ci: float = 0.9):
     """Fig. 2 of Mimori et al.: plug-in (dotted) and debiased (solid) EL and CL of a perfect predictor over N.
 
-    Points are means over the runs with ``level`` intervals (:meth:`DebiasingStudy.summary`); one colour
+    Points are means over the runs with ``ci`` intervals (:meth:`DebiasingStudy.summary`); one colour
     per number of labels; the truth is 0 (grey line). Returns the figure.
 
     Examples
@@ -31,13 +39,22 @@ def plot_debiasing_study(study, *, axes=None, level: float = 0.9):
     2
     """
     fig, axes = panel_row(axes, 2)
-    summary = study.summary(level)
+    summary = study.summary(ci)
     for ax, quantity in zip(axes, ("EL", "CL")):
         for i, n in enumerate(study.n_labels):
             for est, style in (("plug-in", ":"), ("debiased", "-")):
                 mean, half = summary[(quantity, est, n)]
-                ax.errorbar(study.n_instances, mean, yerr=half, color=f"C{i}", linestyle=style, marker="o", markersize=3,
-                            capsize=2, label=f"{est}, {n} labels")
+                ax.errorbar(
+                    study.n_instances,
+                    mean,
+                    yerr=half,
+                    color=f"C{i}",
+                    linestyle=style,
+                    marker="o",
+                    markersize=3,
+                    capsize=2,
+                    label=f"{est}, {n} labels",
+                )
         ax.axhline(0, color="gray", linewidth=1)
         ax.set_xscale("log")
         ax.set_xlabel("instances N")
@@ -96,8 +113,15 @@ def plot_theorem1_check(check, *, axes=None):
     a = check.alpha0[finite]
     for i, (name, s) in enumerate(check.scenarios.items()):
         for ax, key, interval in zip(axes, ("dpe", "post"), ("dpe_interval", "post_interval")):
-            ax.errorbar(a, s[f"{key}_mc"][finite], yerr=2 * s[f"{key}_se"][finite], fmt="o", markersize=2,
-                        color=f"C{i}", alpha=0.6)
+            ax.errorbar(
+                a,
+                s[f"{key}_mc"][finite],
+                yerr=2 * s[f"{key}_se"][finite],
+                fmt="o",
+                markersize=2,
+                color=f"C{i}",
+                alpha=0.6,
+            )
             ax.plot(a, s[f"{key}_closed"][finite], color=f"C{i}", label=name)
             ax.axhline(s[f"{key}_closed"][~finite][0] if (~finite).any() else np.nan, color=f"C{i}", linestyle=":")
             opt = float(s[interval].optimum)
@@ -136,9 +160,15 @@ def plot_dpe_reliability(calibrations: dict, *, ax=None):
     bases = list(dict.fromkeys(_base_name(n) for n in calibrations))
     for name, c in calibrations.items():
         keep = c.counts > 0
-        ax.plot(c.mean_predicted[keep], c.mean_observed[keep], marker="o", markersize=3,
-                color=f"C{bases.index(_base_name(name)) % 10}", linestyle="-" if name.endswith("+α") else ":",
-                label=f"{name} (CE$_\\phi$ {c.ce_debiased:.3f})")
+        ax.plot(
+            c.mean_predicted[keep],
+            c.mean_observed[keep],
+            marker="o",
+            markersize=3,
+            color=f"C{bases.index(_base_name(name)) % 10}",
+            linestyle="-" if name.endswith("+α") else ":",
+            label=f"{name} (CE$_\\phi$ {c.ce_debiased:.3f})",
+        )
     ax.plot([0, 1], [0, 1], color="gray", linestyle="--", linewidth=1)
     lim = max(0.05, max(np.nanmax(np.r_[c.mean_predicted, c.mean_observed]) for c in calibrations.values()) * 1.05)
     ax.set_xlim(0, min(1, lim))
@@ -170,11 +200,17 @@ def plot_calibration_dispersion_map(metrics: dict, *, ax=None):
     dl = np.array([m["DL"] for m in metrics.values()])
     families = list(dict.fromkeys(n.split("+")[0] for n in metrics))
     markers = {"": "o", "ts": "s", "vs": "^", "ms": "D"}
-    for (name, x, y) in zip(metrics, dl, cl):
+    for name, x, y in zip(metrics, dl, cl):
         parts = [p for p in name.split("+")[1:] if p != "α"]
         color = f"C{families.index(name.split('+')[0]) % 10}"
-        ax.scatter(x, y, marker=markers.get(parts[0] if parts else "", "o"), s=28, edgecolors=color,
-                   facecolors="none" if name.endswith("+α") else color)
+        ax.scatter(
+            x,
+            y,
+            marker=markers.get(parts[0] if parts else "", "o"),
+            s=28,
+            edgecolors=color,
+            facecolors="none" if name.endswith("+α") else color,
+        )
         ax.annotate(name, (x, y), fontsize=6, xytext=(3, 3), textcoords="offset points")
     lo, hi = min(dl.min(), 0), dl.max() * 1.05 + 1e-12
     top = max(cl.max() * 1.3, 1e-4)
@@ -204,8 +240,9 @@ def plot_ts_shifts(shift: dict, *, axes=None):
     """
     fig, axes = panel_row(axes, 2, size=(3.4, 3.4))
     dpe_title = rf"DPE (mean $\Delta^D$ = {shift['mean_delta']:.3f})"
-    for ax, (x, y, title) in zip(axes, ((shift["max_cpe"], shift["max_cpe_ts"], "max CPE"),
-                                        (shift["dpe"], shift["dpe_ts"], dpe_title))):
+    for ax, (x, y, title) in zip(
+        axes, ((shift["max_cpe"], shift["max_cpe_ts"], "max CPE"), (shift["dpe"], shift["dpe_ts"], dpe_title))
+    ):
         ax.scatter(x, y, s=3, alpha=0.3)
         lo, hi = min(x.min(), y.min()), max(x.max(), y.max())
         ax.plot([lo, hi], [lo, hi], color="gray", linestyle="--", linewidth=1)

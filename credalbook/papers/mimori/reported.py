@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 
-from credalbook.papers.report import Table, reported
+from credalbook.papers.report import reported, Table
 
 __all__ = ["PAPER_VALUES", "PAPER_DELTA_D", "paper_values", "side_by_side"]
 
@@ -37,8 +37,11 @@ def _setting_key(name: str) -> tuple:
 def _paper_values(numbers: dict) -> dict:
     """``{(reference, n_labels): {predictor: {metric: value}}}`` from Tables 4, 5, 1, 2 and the vs/ms
     rows of Table 6, merged in that order; null cells (NA, illegible) are left out."""
-    t6 = {s: {n: row for n, row in rows.items() if "+vs" in n or "+ms" in n}
-          for s, rows in numbers["table6"]["values"].items() if s == "MDS-1"}   # MDS-full: another network
+    t6 = {
+        s: {n: row for n, row in rows.items() if "+vs" in n or "+ms" in n}
+        for s, rows in numbers["table6"]["values"].items()
+        if s == "MDS-1"
+    }  # MDS-full: another network
     parts = [numbers[t]["values"] for t in ("table4", "table5", "table1", "table2")] + [t6]
     out: dict = {}
     for part in parts:
@@ -80,5 +83,14 @@ def paper_values(dataset: str, config) -> tuple[str, dict]:
 def side_by_side(book: dict, paper: dict, metrics, *, rows=None, index_name: str = "") -> Table:
     """A :class:`~credalbook.papers.report.Table` with the paper's and our value of each metric next to each other."""
     rows = [r for r in (rows or book) if r in book]
-    return Table({r: {f"{m} {who}": src.get(r, {}).get(m, math.nan) for m in metrics
-                      for who, src in (("paper", paper), ("book", book))} for r in rows}, index_name=index_name)
+    return Table(
+        {
+            r: {
+                f"{m} {who}": src.get(r, {}).get(m, math.nan)
+                for m in metrics
+                for who, src in (("paper", paper), ("book", book))
+            }
+            for r in rows
+        },
+        index_name=index_name,
+    )

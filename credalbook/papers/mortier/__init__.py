@@ -3,12 +3,7 @@ studies of the set calibration test, real classifier sets, the chapter's figures
 computations whose small results are recorded).
 """
 
-from credalbook.papers.mortier.compare import (
-    chapter_results,
-    compare,
-    paper_table1,
-    s2_corner_check,
-)
+from credalbook.papers.mortier.compare import chapter_results, compare, paper_table1, s2_corner_check
 from credalbook.papers.mortier.error_rates import (
     ErrorRateStudy,
     ErrorRateSummary,
@@ -18,26 +13,18 @@ from credalbook.papers.mortier.error_rates import (
     set_test_error_rates,
     set_test_error_summary,
 )
-from credalbook.papers.mortier.figures import (
-    plot_decision_rules,
-    plot_error_rate_figure,
-    plot_error_rates,
-)
-from credalbook.papers.mortier.real_sets import (
-    compare_solvers,
-    evaluate_classifier_set,
-    solver_agreement,
-)
+from credalbook.papers.mortier.figures import plot_decision_rules, plot_error_rate_figure, plot_error_rates
 from credalbook.papers.mortier.parts import (
-    ClassifierSetTable,
     classifier_set_table,
+    ClassifierSetTable,
     MORTIER_GROUPS,
-    MortierPlan,
     mortier_parts,
     mortier_plan,
+    MortierPlan,
     solver_comparison,
     table1_differences,
 )
+from credalbook.papers.mortier.real_sets import compare_solvers, evaluate_classifier_set, solver_agreement
 
 __all__ = [
     "chapter_results",

@@ -31,8 +31,21 @@ from credalbook.papers.report import check_results, Comparison, reported, report
 __all__ = ["compare", "chapter_results", "paper_table1", "s2_corner_check", "RESULT_KEYS", "TYPE1_ALPHAS"]
 
 #: The keys :func:`compare` needs in ``results``.
-RESULT_KEYS = ("alphas", "type1", "type1_abs", "type2", "type2_mean", "mean_type1", "gap", "solvers", "table1",
-               "table1_diffs", "dataset", "head", "fig1_left")
+RESULT_KEYS = (
+    "alphas",
+    "type1",
+    "type1_abs",
+    "type2",
+    "type2_mean",
+    "mean_type1",
+    "gap",
+    "solvers",
+    "table1",
+    "table1_diffs",
+    "dataset",
+    "head",
+    "fig1_left",
+)
 #: Levels at which a Type I claim is judged: those of the figures whose Bradley region lies in [0, 1].
 TYPE1_ALPHAS = (0.05, 0.13, 0.21, 0.30, 0.38, 0.46, 0.54, 0.62)
 #: Power the paper's "reliable" Type II is read as (Cohen's conventional 0.8).
@@ -127,10 +140,22 @@ def _gap(study, alphas, n_boot: int = 500, seed: int = 0) -> list:
     return [value, float(boot.std(ddof=1)), r]
 
 
-def chapter_results(studies: Mapping, *, table1: Mapping, dataset: str, head, fig1_left: Mapping,
-                    table1_diffs: Mapping | None = None, sets: Mapping | None = None, s2_authors=None,
-                    permutation=None, fig4_permutation=None, fig3_uniform=None, alphas=None,
-                    n_bins: int = 5) -> dict:
+def chapter_results(
+    studies: Mapping,
+    *,
+    table1: Mapping,
+    dataset: str,
+    head,
+    fig1_left: Mapping,
+    table1_diffs: Mapping | None = None,
+    sets: Mapping | None = None,
+    s2_authors=None,
+    permutation=None,
+    fig4_permutation=None,
+    fig3_uniform=None,
+    alphas=None,
+    n_bins: int = 5,
+) -> dict:
     """The plain results dict :func:`compare` needs, from the chapter's objects.
 
     Parameters
@@ -176,16 +201,19 @@ def chapter_results(studies: Mapping, *, table1: Mapping, dataset: str, head, fi
 
     out = {
         "alphas": alphas,
-        "type1": {fig: {"R": st["S1"].n_datasets, "counts": st["S1"].rejection_counts(alphas)}
-                  for fig, st in studies.items()},
+        "type1": {
+            fig: {"R": st["S1"].n_datasets, "counts": st["S1"].rejection_counts(alphas)} for fig, st in studies.items()
+        },
         "type1_abs": {"R": f1["S1"].n_datasets, "counts": f1["S1"].rejection_counts(alphas, rule="abs")},
         "type2": {s: type2(f1[s]) for s in ("S2", "S3")},
         "type2_mean": {s: _per_dataset_mean(f1[s], [0.05], ECE_TESTS, rejections=False) for s in ("S2", "S3")},
         "mean_type1": {fig: _per_dataset_mean(st["S1"], alphas) for fig, st in studies.items()},
         "gap": {fig: _gap(st["S1"], alphas) for fig, st in studies.items()},
         "solvers": {fig: st["S1"].config["solver"] for fig, st in studies.items()},
-        "table1": {name: {k: row[k] for k in ("h0_conf", "h0_cwise", "avg_ece_conf", "ece_conf")}
-                   for name, row in table1.items()},
+        "table1": {
+            name: {k: row[k] for k in ("h0_conf", "h0_cwise", "avg_ece_conf", "ece_conf")}
+            for name, row in table1.items()
+        },
         "dataset": dataset,
         "head": [float(head[0]), float(head[1])],
         "fig1_left": dict(fig1_left),
@@ -224,8 +252,10 @@ def _type1_claim(counts: Mapping, r: int, alphas, region: str, measures) -> tupl
 
 
 def _rates_text(counts: Mapping, r: int, alphas, measures, levels=(0.05, 0.3)) -> str:
-    return "; ".join(f"{m}: " + ", ".join(f"{counts[m][list(alphas).index(a)] / r:.3f}" for a in levels)
-                     for m in measures) + f" (α = {', '.join(map(str, levels))}; R = {r})"
+    return (
+        "; ".join(f"{m}: " + ", ".join(f"{counts[m][list(alphas).index(a)] / r:.3f}" for a in levels) for m in measures)
+        + f" (α = {', '.join(map(str, levels))}; R = {r})"
+    )
 
 
 def compare(results: Mapping, *, chapter: str = "01_mortier_set_calibration") -> Comparison:
@@ -270,104 +300,200 @@ def compare(results: Mapping, *, chapter: str = "01_mortier_set_calibration") ->
         raise ValueError(f"results['alphas'] must hold the levels {TYPE1_ALPHAS}; missing {missing}")
     cmp = Comparison(chapter)
     f1 = r["type1"]["Fig. 1"]
-    rule_note = ("criterion per level α ≤ 0.62 (3α/2 < 1), combined with the rule 'all': agrees when every level "
-                 "agrees, differs when any level differs")
+    rule_note = (
+        "criterion per level α ≤ 0.62 (3α/2 < 1), combined with the rule 'all': agrees when every level "
+        "agrees, differs when any level differs"
+    )
 
     # Fig. 1 left -------------------------------------------------------------------------------
     fl = r["fig1_left"]
-    j = at_least(int(fl["k"]), int(fl["n"]), int(fl["n"]), what="S2 instances whose corner is the closest",
-                 tolerance_source="the caption's 'closest corner' (every instance)")
-    cmp.add("Fig. 1 left", "S2: the segment ends at the simplex corner closest to the convex set (L1 distance)",
-            paper=claim["fig1_left_closest_corner"], book=f"{fl['k']} of {fl['n']} instances", judgement=j,
-            cause=("section 'Fig. 1 (left)': the generator takes the corner of the largest class of the segment's "
-                   "start, as the authors' code does (argmax of p_e)"),
-            note="K = 3, M = 10 and the illustration's spread u; the closest corner is argmax_c max_m p_c^(m). The text "
-                 "(Sec. 4.1) says 'the closest corner in Δ^K and p_e', which the authors' code reads as argmax p_e")
+    j = at_least(
+        int(fl["k"]),
+        int(fl["n"]),
+        int(fl["n"]),
+        what="S2 instances whose corner is the closest",
+        tolerance_source="the caption's 'closest corner' (every instance)",
+    )
+    cmp.add(
+        "Fig. 1 left",
+        "S2: the segment ends at the simplex corner closest to the convex set (L1 distance)",
+        paper=claim["fig1_left_closest_corner"],
+        book=f"{fl['k']} of {fl['n']} instances",
+        judgement=j,
+        cause=(
+            "section 'Fig. 1 (left)': the generator takes the corner of the largest class of the segment's "
+            "start, as the authors' code does (argmax of p_e)"
+        ),
+        note="K = 3, M = 10 and the illustration's spread u; the closest corner is argmax_c max_m p_c^(m). The text "
+        "(Sec. 4.1) says 'the closest corner in Δ^K and p_e', which the authors' code reads as argmax p_e",
+    )
 
     # Fig. 1 right: Type I -------------------------------------------------------------------------
-    j_t = combine(_type1_claim(f1["counts"], f1["R"], alphas, "exceeds", ["SKCE_ul"]), rule="all",
-                  criterion="SKCE_ul Type I error in (3α/2, 1] (Bradley's liberal bound exceeded) at each level")
+    j_t = combine(
+        _type1_claim(f1["counts"], f1["R"], alphas, "exceeds", ["SKCE_ul"]),
+        rule="all",
+        criterion="SKCE_ul Type I error in (3α/2, 1] (Bradley's liberal bound exceeded) at each level",
+    )
     abs_parts = _type1_claim(r["type1_abs"]["counts"], r["type1_abs"]["R"], alphas, "exceeds", ["SKCE_ul"])
     j_abs = combine(abs_parts, rule="all")
     n_abs = sum(p.verdict == "agrees" for p in abs_parts)
     shown = j_abs.verdict != "differs" and 2 * n_abs >= len(abs_parts)
-    cmp.add("Fig. 1 right", "SKCE_ul: Type I error exceeds α (the paper's decision t > q)",
-            paper=claim["fig1_skce_type1"],
-            book=(f"t > q: {_rates_text(f1['counts'], f1['R'], alphas, ['SKCE_ul'])}; |t| > q: "
-                  f"{_rates_text(r['type1_abs']['counts'], r['type1_abs']['R'], alphas, ['SKCE_ul'])} "
-                  f"({n_abs} of {len(abs_parts)} levels above 3α/2)"),
-            judgement=j_t,
-            cause=("section 'The authors' decision rule': their code rejects when |t| > q, with q a quantile of the "
-                   f"signed null; with that rule the same statistics exceed 3α/2 at {n_abs} of {len(abs_parts)} "
-                   "levels") if (j_t.verdict == "differs" and shown) else "",
-            note=rule_note + "; the |t| > q rates are on the same datasets and null samples")
+    cmp.add(
+        "Fig. 1 right",
+        "SKCE_ul: Type I error exceeds α (the paper's decision t > q)",
+        paper=claim["fig1_skce_type1"],
+        book=(
+            f"t > q: {_rates_text(f1['counts'], f1['R'], alphas, ['SKCE_ul'])}; |t| > q: "
+            f"{_rates_text(r['type1_abs']['counts'], r['type1_abs']['R'], alphas, ['SKCE_ul'])} "
+            f"({n_abs} of {len(abs_parts)} levels above 3α/2)"
+        ),
+        judgement=j_t,
+        cause=(
+            "section 'The authors' decision rule': their code rejects when |t| > q, with q a quantile of the "
+            f"signed null; with that rule the same statistics exceed 3α/2 at {n_abs} of {len(abs_parts)} "
+            "levels"
+        )
+        if (j_t.verdict == "differs" and shown)
+        else "",
+        note=rule_note + "; the |t| > q rates are on the same datasets and null samples",
+    )
     binned = [m for m in f1["counts"] if m != "SKCE_ul"]
-    j = combine(_type1_claim(f1["counts"], f1["R"], alphas, "lower", binned), rule="all",
-                criterion="HL and ECE tests: Type I error in [0, 3α/2] at each level (Bradley's liberal upper bound)")
+    j = combine(
+        _type1_claim(f1["counts"], f1["R"], alphas, "lower", binned),
+        rule="all",
+        criterion="HL and ECE tests: Type I error in [0, 3α/2] at each level (Bradley's liberal upper bound)",
+    )
     cause, extra = "", ""
     if "type1_permutation" in r:
         tp = r["type1_permutation"]
         jp = combine(_type1_claim(tp["counts"], tp["R"], alphas, "lower", binned), rule="all")
         extra = f"; instances permuted (the authors' code): {_rates_text(tp['counts'], tp['R'], alphas, binned)} ({jp.verdict})"
         if j.verdict == "differs" and jp.verdict != "differs":
-            cause = ("section 'The paper's text vs the authors' code': bootstrapping the instances (Alg. 1 line 2) "
-                     "lifts the ECE_cwise null's excess; permuting them, as the authors' code does, removes it")
-    cmp.add("Fig. 1 right", "HL and ECE tests: Type I error mostly lower than the significance level",
-            paper=claim["fig1_binned_type1"], book=_rates_text(f1["counts"], f1["R"], alphas, binned) + extra,
-            judgement=j, cause=cause,
-            note=rule_note + ", over the six tests; 'mostly lower than α' is read as never significantly above "
-                 "Bradley's liberal bound 3α/2 (a conservative test agrees)")
+            cause = (
+                "section 'The paper's text vs the authors' code': bootstrapping the instances (Alg. 1 line 2) "
+                "lifts the ECE_cwise null's excess; permuting them, as the authors' code does, removes it"
+            )
+    cmp.add(
+        "Fig. 1 right",
+        "HL and ECE tests: Type I error mostly lower than the significance level",
+        paper=claim["fig1_binned_type1"],
+        book=_rates_text(f1["counts"], f1["R"], alphas, binned) + extra,
+        judgement=j,
+        cause=cause,
+        note=rule_note + ", over the six tests; 'mostly lower than α' is read as never significantly above "
+        "Bradley's liberal bound 3α/2 (a conservative test agrees)",
+    )
 
     # Fig. 1 right: Type II ------------------------------------------------------------------------
     s2 = r["type2"]["S2"]
-    parts = [rate_claim(s2["R"] - int(s2["counts"][m]), s2["R"], accept=(0.0, 0.5), name=f"{m} power in S2",
-                        tolerance_source="'not high power' read as power ≤ 0.5 (the book's reading)") for m in HL_TESTS]
-    cmp.add("Fig. 1 right", "HL_cwise has low power in S2, for both bin sizes (α = 0.05)",
-            paper=claim["fig1_hl_power_s2"],
-            book="Type II " + ", ".join(f"{m}: {s2['counts'][m] / s2['R']:.3f}" for m in HL_TESTS) + f" (R = {s2['R']})",
-            judgement=combine(parts, rule="all"))
+    parts = [
+        rate_claim(
+            s2["R"] - int(s2["counts"][m]),
+            s2["R"],
+            accept=(0.0, 0.5),
+            name=f"{m} power in S2",
+            tolerance_source="'not high power' read as power ≤ 0.5 (the book's reading)",
+        )
+        for m in HL_TESTS
+    ]
+    cmp.add(
+        "Fig. 1 right",
+        "HL_cwise has low power in S2, for both bin sizes (α = 0.05)",
+        paper=claim["fig1_hl_power_s2"],
+        book="Type II " + ", ".join(f"{m}: {s2['counts'][m] / s2['R']:.3f}" for m in HL_TESTS) + f" (R = {s2['R']})",
+        judgement=combine(parts, rule="all"),
+    )
     (m2, se2, n2), (m3, se3, n3) = r["type2_mean"]["S2"], r["type2_mean"]["S3"]
-    cmp.add("Fig. 1 right", "S3 easier to reject than S2: mean Type II of the four ECE tests at α = 0.05",
-            paper=claim["fig1_s3_vs_s2"], book=f"S2 {m2:.3f} → S3 {m3:.3f}",
-            judgement=ordered(m3, m2, relation="<", se_a=se3, se_b=se2, names=("S3", "S2"), replicates=min(n2, n3),
-                              tolerance_source="2 × the combined standard error over the datasets"))
-    parts = [rate_claim(int(r["type2"][s]["counts"][m]), r["type2"][s]["R"], accept=(0.0, 1 - RELIABLE_POWER),
-                        name=f"{m} Type II in {s}",
-                        tolerance_source=f"'reliable' read as power ≥ {RELIABLE_POWER} (Cohen's convention)")
-             for s in ("S2", "S3") for m in ECE_TESTS]
+    cmp.add(
+        "Fig. 1 right",
+        "S3 easier to reject than S2: mean Type II of the four ECE tests at α = 0.05",
+        paper=claim["fig1_s3_vs_s2"],
+        book=f"S2 {m2:.3f} → S3 {m3:.3f}",
+        judgement=ordered(
+            m3,
+            m2,
+            relation="<",
+            se_a=se3,
+            se_b=se2,
+            names=("S3", "S2"),
+            replicates=min(n2, n3),
+            tolerance_source="2 × the combined standard error over the datasets",
+        ),
+    )
+    parts = [
+        rate_claim(
+            int(r["type2"][s]["counts"][m]),
+            r["type2"][s]["R"],
+            accept=(0.0, 1 - RELIABLE_POWER),
+            name=f"{m} Type II in {s}",
+            tolerance_source=f"'reliable' read as power ≥ {RELIABLE_POWER} (Cohen's convention)",
+        )
+        for s in ("S2", "S3")
+        for m in ECE_TESTS
+    ]
     j = combine(parts, rule="all")
     cause, extra = "", ""
     if "type2_authors" in r:
         a2 = r["type2_authors"]
-        ja = combine([rate_claim(int(a2["counts"][m]), a2["R"], accept=(0.0, 1 - RELIABLE_POWER), name=m)
-                      for m in ECE_TESTS], rule="all")
-        extra = "; S2 as the authors' code builds it: " + ", ".join(
-            f"{m} {a2['counts'][m] / a2['R']:.3f}" for m in ECE_TESTS) + f" ({ja.verdict})"
+        ja = combine(
+            [rate_claim(int(a2["counts"][m]), a2["R"], accept=(0.0, 1 - RELIABLE_POWER), name=m) for m in ECE_TESTS],
+            rule="all",
+        )
+        extra = (
+            "; S2 as the authors' code builds it: "
+            + ", ".join(f"{m} {a2['counts'][m] / a2['R']:.3f}" for m in ECE_TESTS)
+            + f" ({ja.verdict})"
+        )
         if j.verdict == "differs" and ja.verdict == "agrees":
-            cause = ("section 'Scenario S2 as the authors' code builds it': their segment starts at p_e, outside the "
-                     "hull almost surely, where their getBoundary returns the corner, so the truth is the corner")
-    cmp.add("Fig. 1 right", "ECE_conf and ECE_cwise reliable for the Type II error: S2 and S3 at α = 0.05",
-            paper=claim["fig1_ece_reliable"],
-            book="; ".join(f"{s}: " + ", ".join(f"{m} {r['type2'][s]['counts'][m] / r['type2'][s]['R']:.3f}"
-                                                for m in ECE_TESTS) for s in ("S2", "S3")) + extra,
-            judgement=j, cause=cause,
-            note="the Type I half of the claim is the row 'HL and ECE tests' above; rule 'all' over 2 scenarios × 4 tests")
+            cause = (
+                "section 'Scenario S2 as the authors' code builds it': their segment starts at p_e, outside the "
+                "hull almost surely, where their getBoundary returns the corner, so the truth is the corner"
+            )
+    cmp.add(
+        "Fig. 1 right",
+        "ECE_conf and ECE_cwise reliable for the Type II error: S2 and S3 at α = 0.05",
+        paper=claim["fig1_ece_reliable"],
+        book="; ".join(
+            f"{s}: " + ", ".join(f"{m} {r['type2'][s]['counts'][m] / r['type2'][s]['R']:.3f}" for m in ECE_TESTS)
+            for s in ("S2", "S3")
+        )
+        + extra,
+        judgement=j,
+        cause=cause,
+        note="the Type I half of the claim is the row 'HL and ECE tests' above; rule 'all' over 2 scenarios × 4 tests",
+    )
 
     # App. Figs. 2-4 ---------------------------------------------------------------------------------
     (a1, s1, n1), (a2_, s2_, n2_) = r["mean_type1"]["Fig. 1"], r["mean_type1"]["Fig. 2"]
-    cmp.add("App. Fig. 2", "larger sets (u = 0.1 vs 0.01) more conservative: mean Type I over the tests and levels",
-            paper=claim["fig2_larger_sets"], book=f"{a1:.3f} → {a2_:.3f}",
-            judgement=ordered(a2_, a1, relation="<", se_a=s2_, se_b=s1, names=("u = 0.1", "u = 0.01"),
-                              replicates=min(n1, n2_),
-                              tolerance_source="2 × the combined standard error over the datasets"))
+    cmp.add(
+        "App. Fig. 2",
+        "larger sets (u = 0.1 vs 0.01) more conservative: mean Type I over the tests and levels",
+        paper=claim["fig2_larger_sets"],
+        book=f"{a1:.3f} → {a2_:.3f}",
+        judgement=ordered(
+            a2_,
+            a1,
+            relation="<",
+            se_a=s2_,
+            se_b=s1,
+            names=("u = 0.1", "u = 0.01"),
+            replicates=min(n1, n2_),
+            tolerance_source="2 × the combined standard error over the datasets",
+        ),
+    )
     (g1, e1, k1), (g3, e3, k3), (g4, e4, k4) = (r["gap"][f] for f in ("Fig. 1", "Fig. 3", "Fig. 4"))
 
     def little_change(g, e):
         d, se_d = g - g1, float(np.hypot(e1, e))
-        return combine([ordered(d, NO_INFLUENCE_MARGIN, relation="<", se_a=se_d, names=("change", "margin")),
-                        ordered(d, -NO_INFLUENCE_MARGIN, relation=">", se_a=se_d, names=("change", "−margin"))],
-                       rule="all", criterion=f"|change of mean |Type I − α|| < {NO_INFLUENCE_MARGIN} by more than "
-                                             f"2 SE: {d:+.3f} (SE {se_d:.3f})")
+        return combine(
+            [
+                ordered(d, NO_INFLUENCE_MARGIN, relation="<", se_a=se_d, names=("change", "margin")),
+                ordered(d, -NO_INFLUENCE_MARGIN, relation=">", se_a=se_d, names=("change", "−margin")),
+            ],
+            rule="all",
+            criterion=f"|change of mean |Type I − α|| < {NO_INFLUENCE_MARGIN} by more than "
+            f"2 SE: {d:+.3f} (SE {se_d:.3f})",
+        )
 
     j = little_change(g3, e3)
     cause, extra = "", ""
@@ -376,75 +502,140 @@ def compare(results: Mapping, *, chapter: str = "01_mortier_set_calibration") ->
         ju = little_change(gu, eu)
         extra = f"; t at the uniform weights (COBYLA's start, no minimisation): {g1:.3f} → {gu:.3f} ({ju.verdict})"
         if j.verdict == "differs" and ju.verdict == "agrees":
-            cause = ("the minimisation: with t at the uniform weights, where COBYLA starts (an upper bound on the "
-                     "minimum it returns when it stops at its budget), M = 100 changes little, as in the paper; "
-                     "a minimiser that finds the minimum makes the test more conservative at M = 100")
-    cmp.add("App. Fig. 3", "M = 100 changes little: mean |Type I − α| (M = 10 → 100)",
-            paper=claim["fig3_members"], book=f"{g1:.3f} → {g3:.3f}" + extra, judgement=j, cause=cause,
-            note=(f"minimiser: {r['solvers']['Fig. 3']} for M = 100 (batched: the best of 2 000 candidate weight vectors, "
-                  "then line searches towards and away from every member; at M = 100 COBYLA stops at its 1 000 "
-                  "evaluations above these minima, so the paper's test rejects more often than one that finds them), "
-                  f"{r['solvers']['Fig. 1']} for M = 10 (Powell's COBYLA, the authors' algorithm); "
-                  f"equivalence margin {NO_INFLUENCE_MARGIN} (the book's choice), SEs from a bootstrap over the datasets "
-                  f"(R = {k1}, {k3})"))
-    j = ordered(g4, g1, relation="<", se_a=e4, se_b=e1, names=("K = 100", "K = 10"), replicates=min(k1, k4),
-                tolerance_source="2 × the combined bootstrap standard error over the datasets")
+            cause = (
+                "the minimisation: with t at the uniform weights, where COBYLA starts (an upper bound on the "
+                "minimum it returns when it stops at its budget), M = 100 changes little, as in the paper; "
+                "a minimiser that finds the minimum makes the test more conservative at M = 100"
+            )
+    cmp.add(
+        "App. Fig. 3",
+        "M = 100 changes little: mean |Type I − α| (M = 10 → 100)",
+        paper=claim["fig3_members"],
+        book=f"{g1:.3f} → {g3:.3f}" + extra,
+        judgement=j,
+        cause=cause,
+        note=(
+            f"minimiser: {r['solvers']['Fig. 3']} for M = 100 (batched: the best of 2 000 candidate weight vectors, "
+            "then line searches towards and away from every member; at M = 100 COBYLA stops at its 1 000 "
+            "evaluations above these minima, so the paper's test rejects more often than one that finds them), "
+            f"{r['solvers']['Fig. 1']} for M = 10 (Powell's COBYLA, the authors' algorithm); "
+            f"equivalence margin {NO_INFLUENCE_MARGIN} (the book's choice), SEs from a bootstrap over the datasets "
+            f"(R = {k1}, {k3})"
+        ),
+    )
+    j = ordered(
+        g4,
+        g1,
+        relation="<",
+        se_a=e4,
+        se_b=e1,
+        names=("K = 100", "K = 10"),
+        replicates=min(k1, k4),
+        tolerance_source="2 × the combined bootstrap standard error over the datasets",
+    )
     cause, extra = "", ""
     if "gap_fig4_permutation" in r:
         gp, ep, _ = r["gap_fig4_permutation"]
         jp = ordered(gp, g1, relation="<", se_a=ep, se_b=e1)
         extra = f"; K = 100 with the instances permuted: {gp:.3f} ({jp.verdict})"
         if j.verdict == "differs" and jp.verdict != "differs":
-            cause = ("section 'The paper's text vs the authors' code': at K = 100 bootstrapping the instances biases "
-                     "the ECE_cwise null; with them permuted, as the authors' code does, the gap is no larger than at K = 10")
-    cmp.add("App. Fig. 4", "K = 100 brings the Type I error closer to α: mean |Type I − α| (K = 10 → 100)",
-            paper=claim["fig4_classes"], book=f"{g1:.3f} → {g4:.3f}" + extra, judgement=j, cause=cause,
-            note="Alg. 1 as printed (instances bootstrapped); the figure's decisions t > q")
+            cause = (
+                "section 'The paper's text vs the authors' code': at K = 100 bootstrapping the instances biases "
+                "the ECE_cwise null; with them permuted, as the authors' code does, the gap is no larger than at K = 10"
+            )
+    cmp.add(
+        "App. Fig. 4",
+        "K = 100 brings the Type I error closer to α: mean |Type I − α| (K = 10 → 100)",
+        paper=claim["fig4_classes"],
+        book=f"{g1:.3f} → {g4:.3f}" + extra,
+        judgement=j,
+        cause=cause,
+        note="Alg. 1 as printed (instances bootstrapped); the figure's decisions t > q",
+    )
 
     # Table 1 -------------------------------------------------------------------------------------------
     t1, dataset = r["table1"], r["dataset"]
     lr, mom = r["head"]
-    setting = (f"{dataset}, a small CNN backbone trained on it (the paper: ImageNet-pretrained MobileNetV2/VGG16 "
-               f"features); heads trained with SGD, lr {lr:g}, momentum {mom:g}"
-               + ("" if (lr, mom) == (1e-5, 0.99) else " (App. A.2: lr 1e-5, momentum 0.99, used at paper scale)"))
+    setting = (
+        f"{dataset}, a small CNN backbone trained on it (the paper: ImageNet-pretrained MobileNetV2/VGG16 "
+        f"features); heads trained with SGD, lr {lr:g}, momentum {mom:g}"
+        + ("" if (lr, mom) == (1e-5, 0.99) else " (App. A.2: lr 1e-5, momentum 0.99, used at paper scale)")
+    )
 
     def decision_row(quantity, kind, column, value, claim_key):
         k, n, others = _paper_count(kind, column, value)
         ok = int(t1[kind][column] == value)
-        cmp.add("Table 1", quantity, paper=f"{claim[claim_key]}: {value} on {k} of {n} rows"
-                + (f" (not: {', '.join(others)})" if others else ""), book=t1[kind][column],
-                judgement=at_least(ok, 1, 1, what=f"{kind} {value} ({column})",
-                                   tolerance_source="one decision on one data set"), note=setting)
+        cmp.add(
+            "Table 1",
+            quantity,
+            paper=f"{claim[claim_key]}: {value} on {k} of {n} rows"
+            + (f" (not: {', '.join(others)})" if others else ""),
+            book=t1[kind][column],
+            judgement=at_least(
+                ok, 1, 1, what=f"{kind} {value} ({column})", tolerance_source="one decision on one data set"
+            ),
+            note=setting,
+        )
 
     decision_row("single network S rejected for ECE_conf", "S", "h0_conf", "REJ.", "table1_single_rejected")
     decision_row("deep ensemble DE not rejected for ECE_conf", "DE", "h0_conf", "¬REJ.", "table1_de_not_rejected")
-    decision_row("DN(0.6) not rejected for ECE_conf in some cases", "DN(0.6)", "h0_conf", "¬REJ.",
-                 "table1_dn06_not_rejected")
+    decision_row(
+        "DN(0.6) not rejected for ECE_conf in some cases", "DN(0.6)", "h0_conf", "¬REJ.", "table1_dn06_not_rejected"
+    )
     rej = [name for name in _KINDS if t1[name]["h0_cwise"] == "REJ."]
     k_p = sum(_paper_count(kind, "h0_cwise", "REJ.")[0] for kind in _KINDS)
     n_p = sum(_paper_count(kind, "h0_cwise", "REJ.")[1] for kind in _KINDS)
-    cmp.add("Table 1", "not classwise calibrated in most cases: classifiers rejected for ECE_cwise",
-            paper=f"{claim['table1_not_classwise']}: REJ. on {k_p} of {n_p} rows",
-            book=f"{len(rej)} of {len(_KINDS)} ({', '.join(rej) or 'none'})",
-            judgement=at_least(len(rej), len(_KINDS), len(_KINDS) // 2 + 1, what="classifiers rejected (ECE_cwise)",
-                               tolerance_source="'most cases' read as a majority of the four classifiers"),
-            note=setting)
+    cmp.add(
+        "Table 1",
+        "not classwise calibrated in most cases: classifiers rejected for ECE_cwise",
+        paper=f"{claim['table1_not_classwise']}: REJ. on {k_p} of {n_p} rows",
+        book=f"{len(rej)} of {len(_KINDS)} ({', '.join(rej) or 'none'})",
+        judgement=at_least(
+            len(rej),
+            len(_KINDS),
+            len(_KINDS) // 2 + 1,
+            what="classifiers rejected (ECE_cwise)",
+            tolerance_source="'most cases' read as a majority of the four classifiers",
+        ),
+        note=setting,
+    )
     dv, dse, dn = r["table1_diffs"]["dn"]
-    k, n = sum(rr["DN(0.6)"]["avg_ece_conf"] < rr["DN(0.1)"]["avg_ece_conf"] for _, _, rr in _paper_rows()), len(_paper_rows())
-    cmp.add("Table 1", "DN(0.6) better confidence-calibrated than DN(0.1): average ECE_conf on the test split",
-            paper=f"{claim['table1_dropout_rate']}: lower on {k} of {n} rows",
-            book=f"DN(0.6) − DN(0.1) = {dv:+.4f} (SE {dse:.4f})",
-            judgement=sign_claim(dv, relation="<", se=dse, name="ECE_conf(DN(0.6)) − ECE_conf(DN(0.1))",
-                                 replicates=dn, tolerance_source="2 × the paired bootstrap SE over the test instances"),
-            note=setting)
+    k, n = (
+        sum(rr["DN(0.6)"]["avg_ece_conf"] < rr["DN(0.1)"]["avg_ece_conf"] for _, _, rr in _paper_rows()),
+        len(_paper_rows()),
+    )
+    cmp.add(
+        "Table 1",
+        "DN(0.6) better confidence-calibrated than DN(0.1): average ECE_conf on the test split",
+        paper=f"{claim['table1_dropout_rate']}: lower on {k} of {n} rows",
+        book=f"DN(0.6) − DN(0.1) = {dv:+.4f} (SE {dse:.4f})",
+        judgement=sign_claim(
+            dv,
+            relation="<",
+            se=dse,
+            name="ECE_conf(DN(0.6)) − ECE_conf(DN(0.1))",
+            replicates=dn,
+            tolerance_source="2 × the paired bootstrap SE over the test instances",
+        ),
+        note=setting,
+    )
     dv, dse, dn = r["table1_diffs"]["de"]
     k = sum(rr["DE"]["ece_conf"] < rr["DE"]["avg_ece_conf"] for _, _, rr in _paper_rows())
-    cmp.add("Table 1", "DE: significant difference in ECE_conf between the average and the weighted average",
-            paper=f"{claim['table1_de_difference']}: weighted lower on {k} of {n} rows",
-            book=f"weighted − average = {dv:+.4f} (SE {dse:.4f}; {t1['DE']['avg_ece_conf']:.4f} → "
-                 f"{t1['DE']['ece_conf']:.4f})",
-            judgement=sign_claim(dv, relation="<", se=dse, name="ECE_conf(weighted) − ECE_conf(average)", replicates=dn,
-                                 tolerance_source="2 × the paired bootstrap SE over the test instances"),
-            note=setting + "; λ is fitted on the calibration split, so on the test split the difference is not "
-                           "fixed by construction (on the calibration split it is: a test asserts it)")
+    cmp.add(
+        "Table 1",
+        "DE: significant difference in ECE_conf between the average and the weighted average",
+        paper=f"{claim['table1_de_difference']}: weighted lower on {k} of {n} rows",
+        book=f"weighted − average = {dv:+.4f} (SE {dse:.4f}; {t1['DE']['avg_ece_conf']:.4f} → "
+        f"{t1['DE']['ece_conf']:.4f})",
+        judgement=sign_claim(
+            dv,
+            relation="<",
+            se=dse,
+            name="ECE_conf(weighted) − ECE_conf(average)",
+            replicates=dn,
+            tolerance_source="2 × the paired bootstrap SE over the test instances",
+        ),
+        note=setting + "; λ is fitted on the calibration split, so on the test split the difference is not "
+        "fixed by construction (on the calibration split it is: a test asserts it)",
+    )
     return cmp

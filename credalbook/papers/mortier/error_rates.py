@@ -23,23 +23,47 @@ import time
 from dataclasses import dataclass, field
 
 import numpy as np
-from joblib import Parallel, delayed
+from joblib import delayed, Parallel
 from scipy import stats
 
+from credalbook._deprecation import renamed
 from credalbook._progress import progress_bar
 from credalbook._validation import check_choice, check_positive_int, check_probability
 from credalbook.cache import cached
-from credalbook.stats.bootstrap import (DECISION_RULES, RESAMPLING, SOLVERS, WEIGHT_PRIORS, minimise_objective,
-                                        null_statistics, MeasureObjective, exact_size, reject)
-from credalbook.synthetic.set_scenarios import SCENARIOS, credal_scenario
+from credalbook.stats.bootstrap import (
+    DECISION_RULES,
+    exact_size,
+    MeasureObjective,
+    minimise_objective,
+    null_statistics,
+    reject,
+    RESAMPLING,
+    SOLVERS,
+    WEIGHT_PRIORS,
+)
 from credalbook.stats.measures import calibration_measure
+from credalbook.synthetic.set_scenarios import credal_scenario, SCENARIOS
 
-__all__ = ["ErrorRateStudy", "ErrorRateSummary", "set_test_error_rates", "set_test_error_summary", "PAPER_MEASURES",
-           "PAPER_ALPHAS", "PAPER_SETTINGS"]
+__all__ = [
+    "ErrorRateStudy",
+    "ErrorRateSummary",
+    "set_test_error_rates",
+    "set_test_error_summary",
+    "PAPER_MEASURES",
+    "PAPER_ALPHAS",
+    "PAPER_SETTINGS",
+]
 
 #: The seven tests of Fig. 1: (measure, number of bins).
-PAPER_MEASURES = (("skce_ul", None), ("hl", 5), ("hl", 10), ("ece_conf", 5), ("ece_conf", 10),
-                  ("ece_cwise", 5), ("ece_cwise", 10))
+PAPER_MEASURES = (
+    ("skce_ul", None),
+    ("hl", 5),
+    ("hl", 10),
+    ("ece_conf", 5),
+    ("ece_conf", 10),
+    ("ece_cwise", 5),
+    ("ece_cwise", 10),
+)
 #: Significance levels of the figures (authors' code).
 PAPER_ALPHAS = (0.05, 0.13, 0.21, 0.30, 0.38, 0.46, 0.54, 0.62, 0.70, 0.79, 0.87, 0.95)
 #: (N, M, K, u) of Fig. 1 and App. Figs. 2, 3, 4 (settings, not results: the figures' captions; the results are
@@ -151,7 +175,7 @@ class ErrorRateStudy:
         """:math:`(1 + \\#\\{t_{0,d} \\ge t\\}) / (1 + D)` per test and dataset, (T, R)."""
         return (1 + (self.null >= self.statistics[..., None]).sum(axis=-1)) / (1 + self.null.shape[-1])
 
-    def summary(self, alphas=PAPER_ALPHAS) -> "ErrorRateSummary":
+    def summary(self, alphas=PAPER_ALPHAS) -> ErrorRateSummary:
         """The study without its null samples: decisions at ``alphas`` (both rules), p-values, NaN nulls.
 
         Every rate, count and error this study gives at a level of ``alphas`` the summary gives too,
@@ -161,7 +185,7 @@ class ErrorRateStudy:
         Examples
         --------
         >>> study = set_test_error_rates.__wrapped__("S1", n_datasets=6, n_instances=20, n_members=2, n_classes=3,
-        ...                                          u=0.5, n_bootstrap=10, measures=("skce_ul", ("hl", 5)),
+        ...                                          u=0.5, n_resamples=10, measures=("skce_ul", ("hl", 5)),
         ...                                          n_jobs=1, progress=False)
         >>> s = study.summary()
         >>> s.rejection_counts([0.05, 0.3]) == study.rejection_counts([0.05, 0.3])
@@ -173,12 +197,18 @@ class ErrorRateStudy:
         if len(np.unique(levels)) != len(levels):
             raise ValueError(f"alphas must not repeat a level; got {list(alphas)}")
         return ErrorRateSummary(
-            scenario=self.scenario, measures=tuple(self.measures), alphas=tuple(float(a) for a in levels),
-            rejected=self.rejections(levels), rejected_abs=self.rejections(levels, rule="abs"),
+            scenario=self.scenario,
+            measures=tuple(self.measures),
+            alphas=tuple(float(a) for a in levels),
+            rejected=self.rejections(levels),
+            rejected_abs=self.rejections(levels, rule="abs"),
             null_at_least=(self.null >= self.statistics[..., None]).sum(axis=-1).astype(np.int32),
             null_nan=np.isnan(self.null).any(axis=-1),
             mean_evaluations=np.asarray(self.n_evaluations, dtype=np.float64).mean(axis=1),
-            n_bootstrap=self.n_bootstrap, config=dict(self.config), seconds=float(self.seconds))
+            n_bootstrap=self.n_bootstrap,
+            config=dict(self.config),
+            seconds=float(self.seconds),
+        )
 
 
 @dataclass(frozen=True)
@@ -207,7 +237,7 @@ class ErrorRateSummary:
     mean_evaluations : ndarray (T,)
         Mean objective evaluations of the minimiser per test.
     n_bootstrap : int
-        D.
+        D (a recorded field: the name of the records).
     config : dict
         The study's configuration.
     seconds : float
@@ -249,8 +279,10 @@ class ErrorRateSummary:
         for a in levels:
             hit = np.flatnonzero(np.abs(kept - a) <= 1e-12)
             if hit.size == 0:
-                raise ValueError(f"alphas must be among the summary's levels {self.alphas}; got {a:g} "
-                                 "(summarise the study at it: ErrorRateStudy.summary(alphas=...))")
+                raise ValueError(
+                    f"alphas must be among the summary's levels {self.alphas}; got {a:g} "
+                    "(summarise the study at it: ErrorRateStudy.summary(alphas=...))"
+                )
             idx.append(int(hit[0]))
         return (self.rejected_abs if rule == "abs" else self.rejected)[:, idx]
 
@@ -275,28 +307,44 @@ def _measures(specs):
     return out
 
 
-def _run_chunk(scenario, n_datasets, setting, specs, n_bootstrap, solver, solver_options, weight_prior,
-               resample, scenario_options, seed_seq):
+def _run_chunk(
+    scenario,
+    n_datasets,
+    setting,
+    specs,
+    n_resamples,
+    solver,
+    solver_options,
+    weight_prior,
+    resample,
+    scenario_options,
+    seed_seq,
+):
     data_seq, *test_seqs = seed_seq.spawn(1 + len(specs))
-    sc = credal_scenario(scenario, n_datasets=n_datasets, **setting, **scenario_options,
-                         seed=np.random.default_rng(data_seq))
+    sc = credal_scenario(
+        scenario, n_datasets=n_datasets, **setting, **scenario_options, seed=np.random.default_rng(data_seq)
+    )
     stats = np.empty((len(specs), n_datasets))
     nfev = np.empty((len(specs), n_datasets), dtype=np.int64)
-    nulls = np.empty((len(specs), n_datasets, n_bootstrap))
+    nulls = np.empty((len(specs), n_datasets, n_resamples))
     m = sc.ens_probs.shape[2]
     for t, (g, seq) in enumerate(zip(_measures(specs), test_seqs)):
         rng = np.random.default_rng(seq)
-        nulls[t] = null_statistics(sc.ens_probs, g.func, n_bootstrap, weight_prior, resample, rng)
+        nulls[t] = null_statistics(sc.ens_probs, g.func, n_resamples, weight_prior, resample, rng)
         for r in range(n_datasets):
             obj = MeasureObjective(sc.ens_probs[r], sc.labels[r], g.func)
             w = minimise_objective(obj, m, solver, solver_options, rng)
             # the authors' HL keeps its NaN (which never rejects, as in their code); the objective caps it
-            stats[t, r] = (g.func(np.einsum("nmk,m->nk", sc.ens_probs[r], w), sc.labels[r])
-                           if g.name.startswith("HL authors") else obj(w))
+            stats[t, r] = (
+                g.func(np.einsum("nmk,m->nk", sc.ens_probs[r], w), sc.labels[r])
+                if g.name.startswith("HL authors")
+                else obj(w)
+            )
             nfev[t, r] = obj.n_evaluations
     return stats, nulls, nfev
 
 
+@renamed(n_bootstrap="n_resamples")
 @cached(ignore=["n_jobs", "progress"])
 def set_test_error_rates(
     scenario: str,
@@ -307,7 +355,7 @@ def set_test_error_rates(
     n_classes: int = 10,
     u: float = 0.01,
     measures=PAPER_MEASURES,
-    n_bootstrap: int = 100,
+    n_resamples: int = 100,
     solver: str = "cobyla_powell",
     solver_options: dict | None = None,
     weight_prior: str = "uniform",
@@ -333,7 +381,7 @@ def set_test_error_rates(
         authors' Hosmer-Lemeshow statistic (``variant="authors"`` of
         :func:`~credalbook.stats.hosmer_lemeshow_statistic`); its NaN statistics and NaN null
         quantiles never reject, as in their code.
-    n_bootstrap : int, default 100
+    n_resamples : int, default 100
         D.
     solver : str, default "cobyla_powell"
         Minimiser of Alg. 1 line 7 (see :func:`~credalbook.stats.minimise_calibration_measure`); the
@@ -361,7 +409,7 @@ def set_test_error_rates(
     """
     check_choice(scenario, "scenario", SCENARIOS)
     r = check_positive_int(n_datasets, "n_datasets")
-    n_bootstrap = check_positive_int(n_bootstrap, "n_bootstrap")
+    n_resamples = check_positive_int(n_resamples, "n_resamples")
     check_choice(solver, "solver", SOLVERS)
     check_choice(weight_prior, "weight_prior", WEIGHT_PRIORS)
     check_choice(resample, "resample", RESAMPLING)
@@ -376,14 +424,40 @@ def set_test_error_rates(
     sizes = [min(CHUNK, r - lo) for lo in range(0, r, CHUNK)]
     seqs = np.random.SeedSequence(seed).spawn(len(sizes))
     start = time.perf_counter()
-    jobs = (delayed(_run_chunk)(scenario, size, setting, specs, n_bootstrap, solver, dict(solver_options or {}),
-                                weight_prior, resample, scenario_options, seq) for size, seq in zip(sizes, seqs))
+    jobs = (
+        delayed(_run_chunk)(
+            scenario,
+            size,
+            setting,
+            specs,
+            n_resamples,
+            solver,
+            dict(solver_options or {}),
+            weight_prior,
+            resample,
+            scenario_options,
+            seq,
+        )
+        for size, seq in zip(sizes, seqs)
+    )
     parts = Parallel(n_jobs=n_jobs, return_as="generator")(jobs)
     results = list(progress_bar(parts, total=len(sizes), desc=f"{scenario} ({r} datasets)", progress=progress))
     stats, nulls, nfev = (np.concatenate([res[i] for res in results], axis=1) for i in range(3))
-    config = dict(scenario=scenario, n_datasets=r, **setting, measures=specs, n_bootstrap=n_bootstrap, solver=solver,
-                  solver_options=dict(solver_options or {}), weight_prior=weight_prior, resample=resample,
-                  scenario_prior=scenario_prior, segment_start=segment_start, outside_start=outside_start, seed=seed)
+    config = dict(
+        scenario=scenario,
+        n_datasets=r,
+        **setting,
+        measures=specs,
+        n_bootstrap=n_resamples,
+        solver=solver,
+        solver_options=dict(solver_options or {}),
+        weight_prior=weight_prior,
+        resample=resample,
+        scenario_prior=scenario_prior,
+        segment_start=segment_start,
+        outside_start=outside_start,
+        seed=seed,
+    )
     return ErrorRateStudy(scenario, names, stats, nulls, nfev, config, time.perf_counter() - start)
 
 
@@ -399,7 +473,7 @@ def set_test_error_summary(scenario: str, *, alphas=PAPER_ALPHAS, **options) -> 
     >>> old = os.environ.get("CREDALBOOK_CACHE_DIR")
     >>> os.environ["CREDALBOOK_CACHE_DIR"] = tempfile.mkdtemp()
     >>> s = set_test_error_summary("S2", n_datasets=4, n_instances=20, n_members=2, n_classes=3, u=0.5,
-    ...                            n_bootstrap=10, measures=("skce_ul",), n_jobs=1, progress=False)
+    ...                            n_resamples=10, measures=("skce_ul",), n_jobs=1, progress=False)
     >>> s.rejected.shape, s.error_rates([0.05, 0.95]).shape
     ((1, 12, 4), (1, 2))
     >>> _ = os.environ.pop("CREDALBOOK_CACHE_DIR") if old is None else os.environ.update(CREDALBOOK_CACHE_DIR=old)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 
-
 from credalbook.plotting import axes_or_new
 
 __all__ = ["plot_error_rates", "plot_error_rate_figure", "plot_decision_rules"]
@@ -25,7 +24,7 @@ def plot_error_rates(study, *, alphas=None, ax=None, legend: bool = True):
     >>> matplotlib.use("Agg")
     >>> from credalbook.papers.mortier.error_rates import set_test_error_rates
     >>> study = set_test_error_rates.__wrapped__("S1", n_datasets=4, n_instances=20, n_members=2, n_classes=3,
-    ...                                          u=0.5, n_bootstrap=10, measures=("skce_ul",), n_jobs=1,
+    ...                                          u=0.5, n_resamples=10, measures=("skce_ul",), n_jobs=1,
     ...                                          progress=False)
     >>> len(plot_error_rates(study).lines)
     2
@@ -84,7 +83,7 @@ def plot_decision_rules(study, *, measure: str = "SKCE_ul", alphas=None, ax=None
     >>> matplotlib.use("Agg")
     >>> from credalbook.papers.mortier.error_rates import set_test_error_rates
     >>> study = set_test_error_rates.__wrapped__("S1", n_datasets=4, n_instances=20, n_members=2, n_classes=3,
-    ...                                          u=0.5, n_bootstrap=10, measures=("skce_ul",), n_jobs=1,
+    ...                                          u=0.5, n_resamples=10, measures=("skce_ul",), n_jobs=1,
     ...                                          progress=False)
     >>> len(plot_decision_rules(study).lines)
     3
@@ -98,7 +97,10 @@ def plot_decision_rules(study, *, measure: str = "SKCE_ul", alphas=None, ax=None
     ax = axes_or_new(ax)
     alphas = np.asarray(PAPER_ALPHAS if alphas is None else alphas, dtype=np.float64)
     i = study.measures.index(measure)
-    for rule, label, style in (("t", r"paper: $t > q_{1-\alpha}$", "-"), ("abs", r"authors' code: $|t| > q_{1-\alpha}$", "--")):
+    for rule, label, style in (
+        ("t", r"paper: $t > q_{1-\alpha}$", "-"),
+        ("abs", r"authors' code: $|t| > q_{1-\alpha}$", "--"),
+    ):
         ax.plot(alphas, study.rejection_rates(alphas, rule=rule)[i], style, marker="o", markersize=3, label=label)
     grid = np.linspace(0, 1, 101)
     ax.fill_between(grid, grid / 2, np.minimum(1.5 * grid, 1), color="0.85", label=r"Bradley: $[\alpha/2, 3\alpha/2]$")

@@ -22,15 +22,28 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from credalbook._deprecation import renamed
 from credalbook._validation import check_choice, check_seed
 from credalbook.metrics.classification import ece_confidence
-from credalbook.papers.mortier.error_rates import (PAPER_ALPHAS, PAPER_SETTINGS, set_test_error_rates,
-                                                   set_test_error_summary)
+from credalbook.papers.mortier.error_rates import (
+    PAPER_ALPHAS,
+    PAPER_SETTINGS,
+    set_test_error_rates,
+    set_test_error_summary,
+)
 from credalbook.papers.parts import Part
 from credalbook.stats.bootstrap import SOLVERS
 
-__all__ = ["MORTIER_GROUPS", "ClassifierSetTable", "MortierPlan", "classifier_set_table", "mortier_parts",
-           "mortier_plan", "solver_comparison", "table1_differences"]
+__all__ = [
+    "MORTIER_GROUPS",
+    "ClassifierSetTable",
+    "MortierPlan",
+    "classifier_set_table",
+    "mortier_parts",
+    "mortier_plan",
+    "solver_comparison",
+    "table1_differences",
+]
 
 #: The groups of parts, in the chapter's order: the four settings of Fig. 1 (right) and App. Figs. 2-4, the
 #: minimisers, the authors'-code variant of Fig. 1's S1, S2 as the authors' code builds it, the authors' HL
@@ -78,8 +91,9 @@ def _ece_diff(probs_a, probs_b, labels, n_bins: int, n_boot: int = 200, seed: in
     y = np.asarray(labels)
     value = ece_confidence(probs_a, y, n_bins=n_bins) - ece_confidence(probs_b, y, n_bins=n_bins)
     idx = np.random.default_rng(seed).integers(0, len(y), size=(n_boot, len(y)))
-    boot = [ece_confidence(probs_a[i], y[i], n_bins=n_bins) - ece_confidence(probs_b[i], y[i], n_bins=n_bins)
-            for i in idx]
+    boot = [
+        ece_confidence(probs_a[i], y[i], n_bins=n_bins) - ece_confidence(probs_b[i], y[i], n_bins=n_bins) for i in idx
+    ]
     return [float(value), float(np.std(boot, ddof=1)), int(len(y))]
 
 
@@ -115,14 +129,29 @@ def table1_differences(sets: Mapping, table1: Mapping, *, n_bins: int = 5) -> di
     test = {name: np.asarray(sets[name].ens_probs_test) for name in ("DN(0.1)", "DN(0.6)", "DE")}
     y = np.asarray(sets["DE"].y_test)
     weighted = np.einsum("nmk,m->nk", test["DE"], np.asarray(table1["DE"]["weights_conf"]))
-    return {"dn": _ece_diff(test["DN(0.6)"].mean(axis=1), test["DN(0.1)"].mean(axis=1), y, n_bins),
-            "de": _ece_diff(weighted, test["DE"].mean(axis=1), y, n_bins)}
+    return {
+        "dn": _ece_diff(test["DN(0.6)"].mean(axis=1), test["DN(0.1)"].mean(axis=1), y, n_bins),
+        "de": _ece_diff(weighted, test["DE"].mean(axis=1), y, n_bins),
+    }
 
 
-def classifier_set_table(dataset: str = "fashion_mnist", *, n_members: int = 10, epochs: int = 20, lr: float = 1e-2,
-                         momentum: float = 0.9, backbone: dict | None = None, seed: int = 0, n_bins: int = 5,
-                         alpha: float = 0.05, n_bootstrap: int = 100, solver: str = "cobyla",
-                         device: str = "auto", progress: bool = True) -> ClassifierSetTable:
+@renamed(n_bootstrap="n_resamples")
+def classifier_set_table(
+    dataset: str = "fashion_mnist",
+    *,
+    n_members: int = 10,
+    epochs: int = 20,
+    lr: float = 1e-2,
+    momentum: float = 0.9,
+    backbone: dict | None = None,
+    seed: int = 0,
+    n_bins: int = 5,
+    alpha: float = 0.05,
+    n_resamples: int = 100,
+    solver: str = "cobyla",
+    device: str = "auto",
+    progress: bool = True,
+) -> ClassifierSetTable:
     r"""Train the classifier sets of Table 1 and run Alg. 1 on each (Mortier et al. 2023, Sec. 4.2, Table 1).
 
     :func:`~credalbook.nn.classifier_sets` trains (or loads from the cache) the backbone and the heads of S,
@@ -136,7 +165,7 @@ def classifier_set_table(dataset: str = "fashion_mnist", *, n_members: int = 10,
         A name in :data:`credalbook.data.DATASETS`.
     n_members, epochs, lr, momentum, backbone, seed
         Of :func:`~credalbook.nn.classifier_sets` (``backbone``: keyword arguments of the backbone's training).
-    n_bins, alpha, n_bootstrap, solver
+    n_bins, alpha, n_resamples, solver
         Of :func:`~credalbook.papers.mortier.evaluate_classifier_set` (the paper: 5 bins, α = 0.05).
     device : str
         Where the networks train; does not change the value's recorded parameters.
@@ -156,7 +185,7 @@ def classifier_set_table(dataset: str = "fashion_mnist", *, n_members: int = 10,
     >>> import os, tempfile
     >>> old = os.environ.get("CREDALBOOK_CACHE_DIR")
     >>> os.environ["CREDALBOOK_CACHE_DIR"] = tempfile.mkdtemp()
-    >>> t = classifier_set_table("digits", n_members=2, epochs=1, n_bootstrap=10, solver="search", device="cpu",
+    >>> t = classifier_set_table("digits", n_members=2, epochs=1, n_resamples=10, solver="search", device="cpu",
     ...                          backbone=dict(n_train=300, epochs=1, channels=(4, 8), hidden=16), progress=False)
     >>> sorted(t.rows), t.n_cal + t.n_test, sorted(t.differences)
     (['DE', 'DN(0.1)', 'DN(0.6)', 'S'], 539, ['de', 'dn'])
@@ -166,25 +195,64 @@ def classifier_set_table(dataset: str = "fashion_mnist", *, n_members: int = 10,
     from credalbook.papers.mortier.real_sets import evaluate_classifier_set
 
     start = time.perf_counter()
-    sets = classifier_sets(dataset, n_members=n_members, epochs=epochs, lr=lr, momentum=momentum, seed=seed,
-                           device=device, backbone=backbone, progress=progress)
-    rows = {name: evaluate_classifier_set(cs, n_bins=n_bins, alpha=alpha, n_bootstrap=n_bootstrap, solver=solver)
-            for name, cs in sets.items()}
+    sets = classifier_sets(
+        dataset,
+        n_members=n_members,
+        epochs=epochs,
+        lr=lr,
+        momentum=momentum,
+        seed=seed,
+        device=device,
+        backbone=backbone,
+        progress=progress,
+    )
+    rows = {
+        name: evaluate_classifier_set(cs, n_bins=n_bins, alpha=alpha, n_resamples=n_resamples, solver=solver)
+        for name, cs in sets.items()
+    }
     de = sets["DE"]
     cal, y_cal = np.asarray(de.ens_probs_cal), np.asarray(de.y_cal)
-    check = {"weighted": float(ece_confidence(np.einsum("nmk,m->nk", cal, rows["DE"]["weights_conf"]), y_cal,
-                                              n_bins=n_bins)),
-             "average": float(ece_confidence(cal.mean(axis=1), y_cal, n_bins=n_bins))}
-    config = dict(dataset=dataset, n_members=n_members, epochs=epochs, lr=lr, momentum=momentum,
-                  backbone=dict(backbone or {}), seed=seed, n_bins=n_bins, alpha=alpha, n_bootstrap=n_bootstrap,
-                  solver=solver)
-    return ClassifierSetTable(dataset=dataset, rows=rows, differences=table1_differences(sets, rows, n_bins=n_bins),
-                              calibration_check=check, n_cal=int(len(y_cal)), n_test=int(len(de.y_test)),
-                              config=config, seconds=time.perf_counter() - start)
+    check = {
+        "weighted": float(
+            ece_confidence(np.einsum("nmk,m->nk", cal, rows["DE"]["weights_conf"]), y_cal, n_bins=n_bins)
+        ),
+        "average": float(ece_confidence(cal.mean(axis=1), y_cal, n_bins=n_bins)),
+    }
+    config = dict(
+        dataset=dataset,
+        n_members=n_members,
+        epochs=epochs,
+        lr=lr,
+        momentum=momentum,
+        backbone=dict(backbone or {}),
+        seed=seed,
+        n_bins=n_bins,
+        alpha=alpha,
+        n_resamples=n_resamples,
+        solver=solver,
+    )
+    return ClassifierSetTable(
+        dataset=dataset,
+        rows=rows,
+        differences=table1_differences(sets, rows, n_bins=n_bins),
+        calibration_check=check,
+        n_cal=int(len(y_cal)),
+        n_test=int(len(de.y_test)),
+        config=config,
+        seconds=time.perf_counter() - start,
+    )
 
 
-def solver_comparison(*, scenarios=("S1", "S2"), measures=(("ece_conf", 10), ("hl", 5)), n_datasets: int = 10,
-                      n_bootstrap: int = 100, seed: int = 0, data_seed: int = 7) -> dict:
+@renamed(n_bootstrap="n_resamples")
+def solver_comparison(
+    *,
+    scenarios=("S1", "S2"),
+    measures=(("ece_conf", 10), ("hl", 5)),
+    n_datasets: int = 10,
+    n_resamples: int = 100,
+    seed: int = 0,
+    data_seed: int = 7,
+) -> dict:
     """:func:`~credalbook.papers.mortier.compare_solvers` on R datasets of each scenario, for each measure.
 
     The datasets are :func:`~credalbook.synthetic.credal_scenario` in its default setting (that of Fig. 1:
@@ -198,7 +266,7 @@ def solver_comparison(*, scenarios=("S1", "S2"), measures=(("ece_conf", 10), ("h
 
     Examples
     --------
-    >>> out = solver_comparison(scenarios=("S1",), measures=(("hl", 5),), n_datasets=2, n_bootstrap=10)
+    >>> out = solver_comparison(scenarios=("S1",), measures=(("hl", 5),), n_datasets=2, n_resamples=10)
     >>> sorted(out[("S1", ("hl", 5))]), out[("S1", ("hl", 5))]["search"]["statistic"].shape
     (['cobyla', 'cobyla_powell', 'multistart', 'search', 'search_descent'], (2,))
     """
@@ -206,9 +274,13 @@ def solver_comparison(*, scenarios=("S1", "S2"), measures=(("ece_conf", 10), ("h
     from credalbook.synthetic import credal_scenario
 
     data = {s: credal_scenario(s, n_datasets=n_datasets, seed=data_seed) for s in scenarios}
-    return {(s, tuple(g)): compare_solvers(d.ens_probs, d.labels, measure=g[0], n_bins=g[1], n_bootstrap=n_bootstrap,
-                                           seed=seed)
-            for s, d in data.items() for g in measures}
+    return {
+        (s, tuple(g)): compare_solvers(
+            d.ens_probs, d.labels, measure=g[0], n_bins=g[1], n_resamples=n_resamples, seed=seed
+        )
+        for s, d in data.items()
+        for g in measures
+    }
 
 
 @dataclass(frozen=True)
@@ -259,8 +331,16 @@ def _part_name(text: str) -> str:
     return "".join(c if c.isalnum() or c in "_.-" else "-" for c in text.lower())
 
 
-def mortier_plan(cfg, *, seed: int = 0, solver: str = "cobyla_powell", dataset: str = "fashion_mnist",
-                 device: str = "auto", n_jobs: int = 1, **_ignored) -> MortierPlan:
+def mortier_plan(
+    cfg,
+    *,
+    seed: int = 0,
+    solver: str = "cobyla_powell",
+    dataset: str = "fashion_mnist",
+    device: str = "auto",
+    n_jobs: int = 1,
+    **_ignored,
+) -> MortierPlan:
     """The chapter's plan at preset ``cfg`` with its parameters (others are ignored).
 
     Parameters
@@ -295,14 +375,23 @@ def mortier_plan(cfg, *, seed: int = 0, solver: str = "cobyla_powell", dataset: 
 
     def study(name: str, scenario: str, **kw) -> str:
         """Add the study (or find the part that already computes it); its part name."""
-        part = Part(name, set_test_error_summary, {"scenario": scenario, "alphas": PAPER_ALPHAS,
-                                                   "n_bootstrap": cfg["n_bootstrap"], "seed": seed, **kw,
-                                                   "n_jobs": n_jobs})
-        bound = inspect.signature(set_test_error_rates).bind(scenario, **kw, n_bootstrap=cfg["n_bootstrap"],
-                                                             seed=seed)
+        part = Part(
+            name,
+            set_test_error_summary,
+            {
+                "scenario": scenario,
+                "alphas": PAPER_ALPHAS,
+                "n_resamples": cfg["n_bootstrap"],
+                "seed": seed,
+                **kw,
+                "n_jobs": n_jobs,
+            },
+        )
+        bound = inspect.signature(set_test_error_rates).bind(scenario, **kw, n_resamples=cfg["n_bootstrap"], seed=seed)
         bound.apply_defaults()  # a study named with its defaults spelt out is the same study
-        key = json.dumps({k: v for k, v in bound.arguments.items() if k not in ("n_jobs", "progress")},
-                         sort_keys=True, default=str)
+        key = json.dumps(
+            {k: v for k, v in bound.arguments.items() if k not in ("n_jobs", "progress")}, sort_keys=True, default=str
+        )
         if key not in by_parameters:
             by_parameters[key] = name
             parts.append(part)
@@ -313,31 +402,72 @@ def mortier_plan(cfg, *, seed: int = 0, solver: str = "cobyla_powell", dataset: 
     for fig, setting in PAPER_SETTINGS.items():
         key = fig.lower().replace(". ", "")
         fig_solver = cfg["fig3_solver"] if setting["n_members"] > 10 else solver
-        groups["figures"][fig] = {s: study(f"{key}-{s.lower()}", s, n_datasets=cfg[key], solver=fig_solver,
-                                           **setting) for s in _SCENARIOS}
-    parts.append(Part("solvers", solver_comparison, {
-        "scenarios": ("S1", "S2"), "measures": (("ece_conf", 10), ("hl", 5)), "n_datasets": cfg["solver_datasets"],
-        "n_bootstrap": cfg["n_bootstrap"], "seed": seed, "data_seed": seed + 7}))
+        groups["figures"][fig] = {
+            s: study(f"{key}-{s.lower()}", s, n_datasets=cfg[key], solver=fig_solver, **setting) for s in _SCENARIOS
+        }
+    parts.append(
+        Part(
+            "solvers",
+            solver_comparison,
+            {
+                "scenarios": ("S1", "S2"),
+                "measures": (("ece_conf", 10), ("hl", 5)),
+                "n_datasets": cfg["solver_datasets"],
+                "n_resamples": cfg["n_bootstrap"],
+                "seed": seed,
+                "data_seed": seed + 7,
+            },
+        )
+    )
     groups["solvers"] = "solvers"
-    groups["variant"] = study("variant-s1", "S1", n_datasets=cfg["variant_datasets"], solver=solver,
-                              weight_prior="uniform", resample="permutation", scenario_prior="sparse", **fig1)
-    groups["s2_code"] = study("s2-code", "S2", n_datasets=cfg["fig1"], solver=solver, segment_start="centre",
-                              outside_start="end", **fig1)
-    groups["hl"] = {s: study(f"hl-{s.lower()}", s, n_datasets=cfg["variant_datasets"], solver=solver,
-                             measures=_HL_MEASURES, **fig1) for s in _SCENARIOS}
-    groups["k100"] = {r: study(f"k100-{r}", "S1", n_datasets=cfg["fig4"], solver=solver, resample=r,
-                               **PAPER_SETTINGS["Fig. 4"]) for r in ("bootstrap", "permutation")}
-    groups["permutation"] = study("k10-permutation", "S1", n_datasets=cfg["fig1"], solver=solver,
-                                  resample="permutation", **fig1)
-    groups["fig3_uniform"] = study("fig3-s1-uniform", "S1", n_datasets=cfg["fig3"], solver="uniform",
-                                   **PAPER_SETTINGS["Fig. 3"])
+    groups["variant"] = study(
+        "variant-s1",
+        "S1",
+        n_datasets=cfg["variant_datasets"],
+        solver=solver,
+        weight_prior="uniform",
+        resample="permutation",
+        scenario_prior="sparse",
+        **fig1,
+    )
+    groups["s2_code"] = study(
+        "s2-code", "S2", n_datasets=cfg["fig1"], solver=solver, segment_start="centre", outside_start="end", **fig1
+    )
+    groups["hl"] = {
+        s: study(f"hl-{s.lower()}", s, n_datasets=cfg["variant_datasets"], solver=solver, measures=_HL_MEASURES, **fig1)
+        for s in _SCENARIOS
+    }
+    groups["k100"] = {
+        r: study(f"k100-{r}", "S1", n_datasets=cfg["fig4"], solver=solver, resample=r, **PAPER_SETTINGS["Fig. 4"])
+        for r in ("bootstrap", "permutation")
+    }
+    groups["permutation"] = study(
+        "k10-permutation", "S1", n_datasets=cfg["fig1"], solver=solver, resample="permutation", **fig1
+    )
+    groups["fig3_uniform"] = study(
+        "fig3-s1-uniform", "S1", n_datasets=cfg["fig3"], solver="uniform", **PAPER_SETTINGS["Fig. 3"]
+    )
     name = f"table1-{_part_name(dataset)}"
-    parts.append(Part(name, classifier_set_table, {
-        "dataset": dataset, "n_members": cfg["n_members"], "epochs": cfg["head_epochs"], "lr": cfg["head_lr"],
-        "momentum": cfg["head_momentum"], "backbone": {"n_train": cfg["backbone_train"],
-                                                       "epochs": cfg["backbone_epochs"], "seed": seed},
-        "seed": seed, "n_bins": 5, "alpha": 0.05, "n_bootstrap": cfg["n_bootstrap"], "solver": "cobyla",
-        "device": device}))
+    parts.append(
+        Part(
+            name,
+            classifier_set_table,
+            {
+                "dataset": dataset,
+                "n_members": cfg["n_members"],
+                "epochs": cfg["head_epochs"],
+                "lr": cfg["head_lr"],
+                "momentum": cfg["head_momentum"],
+                "backbone": {"n_train": cfg["backbone_train"], "epochs": cfg["backbone_epochs"], "seed": seed},
+                "seed": seed,
+                "n_bins": 5,
+                "alpha": 0.05,
+                "n_resamples": cfg["n_bootstrap"],
+                "solver": "cobyla",
+                "device": device,
+            },
+        )
+    )
     groups["table1"] = name
     return MortierPlan(parts=parts, groups=groups)
 

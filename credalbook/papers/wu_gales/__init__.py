@@ -8,15 +8,13 @@ from credalbook.papers.wu_gales.experiments import (
     appendix_toys,
     boot_weights,
     bootstrap_ece_accuracy,
-    paired_estimate,
-    WG_BOOT_METRICS,
-    WG_N_BOOT,
     calibration_study,
     calibration_table,
     CalibrationStudy,
     combination_configs,
     combination_table,
     member_subsets,
+    paired_estimate,
     proposition_checks,
     PropositionChecks,
     region_study,
@@ -26,8 +24,10 @@ from credalbook.papers.wu_gales.experiments import (
     topology_combinations,
     TopologyCombination,
     ToyStudy,
+    WG_BOOT_METRICS,
     WG_EPSILONS,
     WG_METHODS,
+    WG_N_BOOT,
 )
 from credalbook.papers.wu_gales.figures import (
     plot_combination_reliability,
@@ -35,12 +35,7 @@ from credalbook.papers.wu_gales.figures import (
     plot_region_study,
     plot_temperature_study,
 )
-from credalbook.papers.wu_gales.parts import (
-    merge_topology_ensembles,
-    wu_gales_parts,
-    wu_gales_plan,
-    WuGalesPlan,
-)
+from credalbook.papers.wu_gales.parts import merge_topology_ensembles, wu_gales_parts, wu_gales_plan, WuGalesPlan
 from credalbook.papers.wu_gales.reported import (
     WG_METRICS,
     WG_PAPER_COMBINATION,
@@ -52,10 +47,7 @@ from credalbook.papers.wu_gales.reported import (
     WG_PAPER_TOYS,
     WG_UNITS,
 )
-from credalbook.papers.wu_gales.temperature import (
-    temperature_sweep,
-    TemperatureSweep,
-)
+from credalbook.papers.wu_gales.temperature import temperature_sweep, TemperatureSweep
 from credalbook.papers.wu_gales.topologies import (
     PAPER_TOPOLOGIES,
     QUICK_TOPOLOGIES,

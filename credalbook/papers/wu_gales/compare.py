@@ -29,21 +29,30 @@ Wu, Gales. Should Ensemble Members Be Calibrated? arXiv:2101.05397 (2021).
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 
 import numpy as np
 
-from credalbook.papers.criteria import (AGREES, DIFFERS, INCONCLUSIVE, Judgement, close_to, combine,
-                                        ordered, sign_claim)
-from credalbook.papers.report import Comparison, check_results, reported
+from credalbook.papers.criteria import AGREES, close_to, combine, DIFFERS, INCONCLUSIVE, Judgement, ordered, sign_claim
+from credalbook.papers.report import check_results, Comparison, reported
 from credalbook.papers.wu_gales.experiments import paired_estimate
 from credalbook.papers.wu_gales.reported import WG_PAPER_COMBINATION, wg_paper_reference
 
 __all__ = ["compare", "count_rule", "RESULT_KEYS"]
 
 #: The keys :func:`compare` reads from ``results``.
-RESULT_KEYS = ("dataset", "networks", "toys", "propositions", "fig1", "ensembles", "singles", "regions",
-               "combinations", "ece_floor")
+RESULT_KEYS = (
+    "dataset",
+    "networks",
+    "toys",
+    "propositions",
+    "fig1",
+    "ensembles",
+    "singles",
+    "regions",
+    "combinations",
+    "ece_floor",
+)
 
 _CHAPTER = "04_wu_gales_ensemble_calibration"
 _Z = 2.0
@@ -51,8 +60,13 @@ _BOOT = "bootstrap over the test instances (paired) and the spread over runs"
 _TESTS = "tests/papers/wu_gales/test_experiments.py"
 
 
-def count_rule(parts: Mapping[str, Judgement], need: int, *, what: str = "topologies",
-               source: str = "the paper's count in its table") -> Judgement:
+def count_rule(
+    parts: Mapping[str, Judgement],
+    need: int,
+    *,
+    what: str = "topologies",
+    source: str = "the paper's count in its table",
+) -> Judgement:
     """Count per-case judgements: at least ``need`` of them must agree.
 
     Agrees when the cases that agree reach ``need``; differs when the agreeing and inconclusive
@@ -71,8 +85,10 @@ def count_rule(parts: Mapping[str, Judgement], need: int, *, what: str = "topolo
     n, k = len(vs), vs.count(AGREES)
     verdict = combine(list(parts.values()), need=need).verdict
     each = "; ".join(f"{name}: {j.verdict} ({j.criterion})" for name, j in parts.items())
-    crit = (f"at least {need} of {n} {what} agree: {k} agree, {vs.count(DIFFERS)} differ, "
-            f"{vs.count(INCONCLUSIVE)} inconclusive [{each}]")
+    crit = (
+        f"at least {need} of {n} {what} agree: {k} agree, {vs.count(DIFFERS)} differ, "
+        f"{vs.count(INCONCLUSIVE)} inconclusive [{each}]"
+    )
     sources = "; ".join(dict.fromkeys([source] + [j.tolerance_source for j in parts.values() if j.tolerance_source]))
     reps = {j.replicates for j in parts.values() if j.replicates is not None}
     return Judgement(verdict, crit, None, sources, min(reps) if reps else None)
@@ -88,9 +104,11 @@ def _where(results: Mapping) -> str:
     st = results.get("setting")
     if st:
         sub = ", ".join(f"{t} {k}" for t, k in st["subset"].items())
-        out += (f"; {st['n_val']:,} validation / {st['n_test']:,} test images (paper {_PAPER_SIZES['n_val']:,} / "
-                f"{_PAPER_SIZES['n_test']:,}); {st['n_runs']} runs of {sub} members (paper {_PAPER_SIZES['n_runs']} "
-                f"runs of {_PAPER_SIZES['members']})")
+        out += (
+            f"; {st['n_val']:,} validation / {st['n_test']:,} test images (paper {_PAPER_SIZES['n_val']:,} / "
+            f"{_PAPER_SIZES['n_test']:,}); {st['n_runs']} runs of {sub} members (paper {_PAPER_SIZES['n_runs']} "
+            f"runs of {_PAPER_SIZES['members']})"
+        )
     return out
 
 
@@ -110,8 +128,14 @@ def _est(plain: Mapping, a: str, b: str | None = None, metric: str = "ece") -> t
 
 def _sign(plain, a, b, relation, metric="ece", scale=100.0, unit="1e-2") -> Judgement:
     d, se = _est(plain, a, b, metric)
-    return sign_claim(d * scale, relation=relation, se=se * scale, z=_Z, name=f"{a} − {b} ({unit})",
-                      tolerance_source=f"{_Z:g} × SE: {_BOOT}")
+    return sign_claim(
+        d * scale,
+        relation=relation,
+        se=se * scale,
+        z=_Z,
+        name=f"{a} − {b} ({unit})",
+        tolerance_source=f"{_Z:g} × SE: {_BOOT}",
+    )
 
 
 def compare(results: Mapping, *, chapter: str = _CHAPTER) -> Comparison:
@@ -175,28 +199,49 @@ def _toys(cmp: Comparison, toy: Mapping, paper: dict) -> None:
     n = int(toy["alg1_samples"])
     # the paper's value is one Monte-Carlo draw at N = 10⁶, printed to 4 decimals
     mc = _Z * toy["alg1_ace_se"] * math.sqrt(1 + n / 1e6)
-    source = (f"{_Z:g} × Monte-Carlo SE of both draws (this one's from 10 parts of its sample, the paper's scaled to "
-              f"N = 10⁶) + the paper's rounding (5e-5)")
+    source = (
+        f"{_Z:g} × Monte-Carlo SE of both draws (this one's from 10 parts of its sample, the paper's scaled to "
+        f"N = 10⁶) + the paper's rounding (5e-5)"
+    )
     # The paper quotes one ACE for Fig. 4 (a), whose ε varies, without its ε; the row reads it at the tables' ε = 1/30.
     # Where that differs, the curve's left end (the smallest ε drawn) is judged by the same criterion: agreement
     # there shows the cause (the ε the paper read), disagreement leaves it unknown.
     eps, curve = _ace_curve(toy)
     small = close_to(curve[0], alg1, tol=mc + 5e-5, tolerance_source=source)
-    cause = (f"ε: the paper does not say at which ε of Fig. 4 (a) it reads its ACE; at the curve's smallest ε here "
-             f"({eps[0]:g}, the Fig. 4 cell) ours is {curve[0]:.5f}, within the same tolerance"
-             if small.verdict == AGREES else "")
-    cmp.add("App. A.3, Alg. 1 / Fig. 4", "ACE (ε = 1/30) of the ensemble of perfectly calibrated members "
-            "(K = 4, M = 10, b = 2)", paper=alg1, book=toy["alg1_ace"],
-            judgement=close_to(toy["alg1_ace"], alg1, tol=mc + 5e-5, tolerance_source=source), cause=cause,
-            note=f"N = {n:,} (paper 10⁶); ACE over ε (Fig. 4 (a)): "
-                 + ", ".join(f"{e:.3g}: {a:.5f}" for e, a in zip(eps, curve)) + f"; quote: {claims['alg1']['quote']!r}")
+    cause = (
+        f"ε: the paper does not say at which ε of Fig. 4 (a) it reads its ACE; at the curve's smallest ε here "
+        f"({eps[0]:g}, the Fig. 4 cell) ours is {curve[0]:.5f}, within the same tolerance"
+        if small.verdict == AGREES
+        else ""
+    )
+    cmp.add(
+        "App. A.3, Alg. 1 / Fig. 4",
+        "ACE (ε = 1/30) of the ensemble of perfectly calibrated members (K = 4, M = 10, b = 2)",
+        paper=alg1,
+        book=toy["alg1_ace"],
+        judgement=close_to(toy["alg1_ace"], alg1, tol=mc + 5e-5, tolerance_source=source),
+        cause=cause,
+        note=f"N = {n:,} (paper 10⁶); ACE over ε (Fig. 4 (a)): "
+        + ", ".join(f"{e:.3g}: {a:.5f}" for e, a in zip(eps, curve))
+        + f"; quote: {claims['alg1']['quote']!r}",
+    )
     gap = toy["alg1_gap"]
-    cmp.add("App. A.3, Fig. 4 (b)", "members ECE = 0; the ensemble's global top-label error stays: its confidence − "
-            "accuracy (ε = 1/2) < 0", paper=claims["fig4"]["quote"], book=f"{gap:.4f} ± {toy['alg1_gap_se']:.1e}",
-            judgement=sign_claim(gap, relation="<", se=toy["alg1_gap_se"], z=_Z, name="confidence − accuracy",
-                                 tolerance_source=f"{_Z:g} × SE over the instances"),
-            note="the global ECE is |confidence − accuracy|; the signed gap says why it stays (under-confidence); "
-                 "the ACE's fall to 0 at ε = 1/2 holds for every predictor and is a test, not a row")
+    cmp.add(
+        "App. A.3, Fig. 4 (b)",
+        "members ECE = 0; the ensemble's global top-label error stays: its confidence − accuracy (ε = 1/2) < 0",
+        paper=claims["fig4"]["quote"],
+        book=f"{gap:.4f} ± {toy['alg1_gap_se']:.1e}",
+        judgement=sign_claim(
+            gap,
+            relation="<",
+            se=toy["alg1_gap_se"],
+            z=_Z,
+            name="confidence − accuracy",
+            tolerance_source=f"{_Z:g} × SE over the instances",
+        ),
+        note="the global ECE is |confidence − accuracy|; the signed gap says why it stays (under-confidence); "
+        "the ACE's fall to 0 at ε = 1/2 holds for every predictor and is a test, not a row",
+    )
 
 
 def _ace_curve(toy: Mapping) -> tuple[np.ndarray, np.ndarray]:
@@ -207,8 +252,10 @@ def _ace_curve(toy: Mapping) -> tuple[np.ndarray, np.ndarray]:
     eps = np.asarray(toy["epsilons"], dtype=float)
     curve = np.asarray(toy["ensemble_ace"], dtype=float)
     if eps.ndim != 1 or eps.shape != curve.shape or not eps.size or not np.all(np.isfinite(curve)):
-        raise ValueError(f"results['toys']: epsilons and ensemble_ace must be finite 1-d arrays of one length; got "
-                         f"shapes {eps.shape} and {curve.shape}")
+        raise ValueError(
+            f"results['toys']: epsilons and ensemble_ace must be finite 1-d arrays of one length; got "
+            f"shapes {eps.shape} and {curve.shape}"
+        )
     order = np.argsort(eps)
     return eps[order], curve[order]
 
@@ -221,47 +268,98 @@ def _fig1(cmp: Comparison, fig1: Mapping, props: Mapping, paper: dict) -> None:
     for t, r in fig1.items():
         mt = np.asarray(r["member_t"], dtype=float)
         se = float(mt.std(ddof=1) / math.sqrt(len(mt))) if len(mt) > 1 else 0.0
-        temps[t] = ordered(r["ensemble_t"], float(mt.mean()), relation="<", se_b=se, z=_Z,
-                           names=("ensemble's t", "members' mean t"), replicates=len(mt),
-                           tolerance_source=f"{_Z:g} × SE of the members' mean optimal t (over the members)")
-    cmp.add("Fig. 1 (middle)", "ensemble's optimal temperature below its members' (test set)",
-            paper=F["fig1_temperature"]["paper"],
-            book=", ".join(f"{t} {r['ensemble_t']:.2f} vs {np.mean(r['member_t']):.2f}" for t, r in fig1.items()),
-            judgement=count_rule(temps, n, source="'consistently': every topology shown"),
-            note=f"quote: {F['fig1_temperature']['quote']!r}")
-    under = {t: sign_claim(r["gap"], relation="<", se=r["gap_se"], z=_Z, name="confidence − accuracy",
-                           tolerance_source=f"{_Z:g} × SE over the test instances") for t, r in fig1.items()}
-    cmp.add("Fig. 1 (bottom)", "ensemble of members calibrated at their optimal t under-confident (conf. − acc. < 0)",
-            paper=F["fig1_reliability"]["paper"], book=", ".join(f"{t} {r['gap']:.3f}" for t, r in fig1.items()),
-            judgement=count_rule(under, n, source="'for all models'"),
-            note=f"quote: {F['fig1_reliability']['quote']!r}")
-    flat = {t: ordered(r["accuracy_range"], r["accuracy_gain"], relation="<", names=("accuracy range", "ensemble gain"),
-                       tolerance_source="exact numbers on one test set")
-            for t, r in fig1.items()}
-    cmp.add("Fig. 1 (top)", "ensemble accuracy robust to the members' temperature: its range over t ∈ [1/2, 2] below "
-            "the ensemble's accuracy gain over its members", paper=F["fig1_accuracy"]["paper"],
-            book=", ".join(f"{t} {100 * r['accuracy_range']:.2f} vs {100 * r['accuracy_gain']:.2f}" for t, r in fig1.items()),
-            judgement=count_rule(flat, n, source="'relatively robust': for every topology shown"),
-            note=f"in percentage points; the paper gives no tolerance, so 'robust' is read against what ensembling "
-                 f"adds; quote: {F['fig1_accuracy']['quote']!r}")
-    p1 = {t: sign_claim(r["gap"], relation="<", se=r["gap_se"], z=_Z, name="confidence − accuracy",
-                        tolerance_source=f"{_Z:g} × SE over the test instances") for t, r in props.items()}
-    cmp.add("Prop. 1 / Sec. 5", "members calibrated each on its own (validation set) → under-confident ensemble "
-            "(test set; conf. − acc. < 0)", paper=C["prop1"]["paper"],
-            book=", ".join(f"{t} {r['gap']:.3f}" for t, r in props.items()),
-            judgement=count_rule(p1, len(props), source="the paper's conclusion, for every ensemble"),
-            note=f"quote (Sec. 5): {C['prop1']['quote']!r}")
+        temps[t] = ordered(
+            r["ensemble_t"],
+            float(mt.mean()),
+            relation="<",
+            se_b=se,
+            z=_Z,
+            names=("ensemble's t", "members' mean t"),
+            replicates=len(mt),
+            tolerance_source=f"{_Z:g} × SE of the members' mean optimal t (over the members)",
+        )
+    cmp.add(
+        "Fig. 1 (middle)",
+        "ensemble's optimal temperature below its members' (test set)",
+        paper=F["fig1_temperature"]["paper"],
+        book=", ".join(f"{t} {r['ensemble_t']:.2f} vs {np.mean(r['member_t']):.2f}" for t, r in fig1.items()),
+        judgement=count_rule(temps, n, source="'consistently': every topology shown"),
+        note=f"quote: {F['fig1_temperature']['quote']!r}",
+    )
+    under = {
+        t: sign_claim(
+            r["gap"],
+            relation="<",
+            se=r["gap_se"],
+            z=_Z,
+            name="confidence − accuracy",
+            tolerance_source=f"{_Z:g} × SE over the test instances",
+        )
+        for t, r in fig1.items()
+    }
+    cmp.add(
+        "Fig. 1 (bottom)",
+        "ensemble of members calibrated at their optimal t under-confident (conf. − acc. < 0)",
+        paper=F["fig1_reliability"]["paper"],
+        book=", ".join(f"{t} {r['gap']:.3f}" for t, r in fig1.items()),
+        judgement=count_rule(under, n, source="'for all models'"),
+        note=f"quote: {F['fig1_reliability']['quote']!r}",
+    )
+    flat = {
+        t: ordered(
+            r["accuracy_range"],
+            r["accuracy_gain"],
+            relation="<",
+            names=("accuracy range", "ensemble gain"),
+            tolerance_source="exact numbers on one test set",
+        )
+        for t, r in fig1.items()
+    }
+    cmp.add(
+        "Fig. 1 (top)",
+        "ensemble accuracy robust to the members' temperature: its range over t ∈ [1/2, 2] below "
+        "the ensemble's accuracy gain over its members",
+        paper=F["fig1_accuracy"]["paper"],
+        book=", ".join(
+            f"{t} {100 * r['accuracy_range']:.2f} vs {100 * r['accuracy_gain']:.2f}" for t, r in fig1.items()
+        ),
+        judgement=count_rule(flat, n, source="'relatively robust': for every topology shown"),
+        note=f"in percentage points; the paper gives no tolerance, so 'robust' is read against what ensembling "
+        f"adds; quote: {F['fig1_accuracy']['quote']!r}",
+    )
+    p1 = {
+        t: sign_claim(
+            r["gap"],
+            relation="<",
+            se=r["gap_se"],
+            z=_Z,
+            name="confidence − accuracy",
+            tolerance_source=f"{_Z:g} × SE over the test instances",
+        )
+        for t, r in props.items()
+    }
+    cmp.add(
+        "Prop. 1 / Sec. 5",
+        "members calibrated each on its own (validation set) → under-confident ensemble (test set; conf. − acc. < 0)",
+        paper=C["prop1"]["paper"],
+        book=", ".join(f"{t} {r['gap']:.3f}" for t, r in props.items()),
+        judgement=count_rule(p1, len(props), source="the paper's conclusion, for every ensemble"),
+        note=f"quote (Sec. 5): {C['prop1']['quote']!r}",
+    )
 
 
 # ------------------------------------------------------------------------------------- Tables 1 / 5
 def _paper_counts(table: Mapping) -> dict:
     """The paper's own per-topology counts from its Table 1 or 5 (ECE means, strict <)."""
     e = {t: {m: r[m]["ece"][0] for m in ("none", "pre", "post", "dyn")} for t, r in table.items()}
-    return dict(improved=sum(all(r[m] < r["none"] for m in ("pre", "post", "dyn")) for r in e.values()),
-                pre=sum(r["pre"] < r["none"] for r in e.values()),
-                post_pre=sum(min(r["post"], r["dyn"]) < r["pre"] for r in e.values()),
-                dyn_best=sum(all(r["dyn"] < r[m] for m in ("none", "pre", "post")) for r in e.values()),
-                dyn=sum(r["dyn"] < r["none"] for r in e.values()), n=len(e))
+    return dict(
+        improved=sum(all(r[m] < r["none"] for m in ("pre", "post", "dyn")) for r in e.values()),
+        pre=sum(r["pre"] < r["none"] for r in e.values()),
+        post_pre=sum(min(r["post"], r["dyn"]) < r["pre"] for r in e.values()),
+        dyn_best=sum(all(r["dyn"] < r[m] for m in ("none", "pre", "post")) for r in e.values()),
+        dyn=sum(r["dyn"] < r["none"] for r in e.values()),
+        n=len(e),
+    )
 
 
 def _other_table(dataset: str) -> tuple:
@@ -279,49 +377,82 @@ def _ensembles(cmp: Comparison, results: Mapping, paper: dict) -> None:
     quote = paper["findings"][key]["quote"]
     floor_mean, floor_sd = results["ece_floor"]
     where = _where(results)
-    setting = (f"{where}; ECE of an exactly calibrated ensemble on this test set {floor_mean:.2f} ± {floor_sd:.2f} "
-               f"(1e-2); 'pre' fits the member temperatures to the ensemble's ECE (the reading the paper's LeNet "
-               f"numbers imply; the members-fitted reading is in the cell 'The two readings of pre')")
+    setting = (
+        f"{where}; ECE of an exactly calibrated ensemble on this test set {floor_mean:.2f} ± {floor_sd:.2f} "
+        f"(1e-2); 'pre' fits the member temperatures to the ensemble's ECE (the reading the paper's LeNet "
+        f"numbers imply; the members-fitted reading is in the cell 'The two readings of pre')"
+    )
 
     def book_count(parts):
         return f"{sum(j.verdict == AGREES for j in parts.values())} of {len(parts)}"
 
-    improved = {t: combine([_sign(p, m, "none", "<") for m in ("pre", "post", "dyn")], rule="all") for t, p in ens.items()}
-    cmp.add(name, "pre, post and dyn. each lower the ensemble's ECE (topologies)",
-            paper=f"{counts['improved']} of {counts['n']}", book=book_count(improved),
-            judgement=count_rule(improved, _need(counts["improved"], counts["n"], n)),
-            note=f"{setting}; quote: {quote!r}")
+    improved = {
+        t: combine([_sign(p, m, "none", "<") for m in ("pre", "post", "dyn")], rule="all") for t, p in ens.items()
+    }
+    cmp.add(
+        name,
+        "pre, post and dyn. each lower the ensemble's ECE (topologies)",
+        paper=f"{counts['improved']} of {counts['n']}",
+        book=book_count(improved),
+        judgement=count_rule(improved, _need(counts["improved"], counts["n"], n)),
+        note=f"{setting}; quote: {quote!r}",
+    )
     pre = {t: _sign(p, "pre", "none", "<") for t, p in ens.items()}
-    cmp.add(name, "pre (member temperatures fitted to the ensemble) lowers the ensemble's ECE (topologies)",
-            paper=f"{counts['pre']} of {counts['n']}", book=book_count(pre),
-            judgement=count_rule(pre, _need(counts["pre"], counts["n"], n)),
-            note=f"quote (Table 1 caption): {paper['claims']['pre_mode']['quote']!r}; {where}")
+    cmp.add(
+        name,
+        "pre (member temperatures fitted to the ensemble) lowers the ensemble's ECE (topologies)",
+        paper=f"{counts['pre']} of {counts['n']}",
+        book=book_count(pre),
+        judgement=count_rule(pre, _need(counts["pre"], counts["n"], n)),
+        note=f"quote (Table 1 caption): {paper['claims']['pre_mode']['quote']!r}; {where}",
+    )
     post_pre = {t: combine([_sign(p, m, "pre", "<") for m in ("post", "dyn")], rule="any") for t, p in ens.items()}
-    cmp.add(name, "post or dyn. has a lower ECE than pre (topologies)",
-            paper=f"{counts['post_pre']} of {counts['n']}", book=book_count(post_pre),
-            judgement=count_rule(post_pre, _need(counts["post_pre"], counts["n"], n)), note=setting)
-    dyn_best = {t: combine([_sign(p, "dyn", m, "<") for m in ("none", "pre", "post")], rule="all") for t, p in ens.items()}
-    cmp.add(name, "dyn. has the lowest ECE (topologies)", paper=f"{counts['dyn_best']} of {counts['n']}",
-            book=book_count(dyn_best), judgement=count_rule(dyn_best, _need(counts["dyn_best"], counts["n"], n)),
-            note=f"{setting}; quote: {quote!r}")
+    cmp.add(
+        name,
+        "post or dyn. has a lower ECE than pre (topologies)",
+        paper=f"{counts['post_pre']} of {counts['n']}",
+        book=book_count(post_pre),
+        judgement=count_rule(post_pre, _need(counts["post_pre"], counts["n"], n)),
+        note=setting,
+    )
+    dyn_best = {
+        t: combine([_sign(p, "dyn", m, "<") for m in ("none", "pre", "post")], rule="all") for t, p in ens.items()
+    }
+    cmp.add(
+        name,
+        "dyn. has the lowest ECE (topologies)",
+        paper=f"{counts['dyn_best']} of {counts['n']}",
+        book=book_count(dyn_best),
+        judgement=count_rule(dyn_best, _need(counts["dyn_best"], counts["n"], n)),
+        note=f"{setting}; quote: {quote!r}",
+    )
     for t, p in ens.items():
         pr = table[t]
         none, _ = _est(p, "none")
         dyn, _ = _est(p, "dyn")
         acc, acc_se = _est(p, "none", metric="accuracy")
-        cmp.add(name, f"{t}: dyn. lowers the ECE (1e-2) of the uncalibrated ensemble",
-                paper=f"{pr['none']['ece'][0]} → {pr['dyn']['ece'][0]}; accuracy {pr['none']['accuracy'][0]} %",
-                book=f"{100 * none:.2f} → {100 * dyn:.2f}; accuracy {100 * acc:.2f} ± {100 * acc_se:.2f} %",
-                judgement=_sign(p, "dyn", "none", "<"), note=where)
+        cmp.add(
+            name,
+            f"{t}: dyn. lowers the ECE (1e-2) of the uncalibrated ensemble",
+            paper=f"{pr['none']['ece'][0]} → {pr['dyn']['ece'][0]}; accuracy {pr['none']['accuracy'][0]} %",
+            book=f"{100 * none:.2f} → {100 * dyn:.2f}; accuracy {100 * acc:.2f} ± {100 * acc_se:.2f} %",
+            judgement=_sign(p, "dyn", "none", "<"),
+            note=where,
+        )
     key1, key3, data = _other_table(results["dataset"])
     other = paper[key1]
-    cmp.not_run(f"{other['source'].split(',')[0]} ({data})", "ensembles of one topology: ECE (1e-2) none / pre / post / dyn.",
-                paper="; ".join(f"{t} " + " / ".join(f"{r[m]['ece'][0]:g}" for m in ("none", "pre", "post", "dyn"))
-                                for t, r in other["rows"].items()),
-                reason=f"{data} is not on this machine (no download); this build runs {results['dataset']}",
-                tested_by=f"{_TESTS}::TestCalibrationStudy (the same study on synthetic logits)",
-                note=f"{data} runs with dataset='{data.lower().replace('-', '')}' and scale='paper' where the files "
-                     f"are supplied (see Reproducing the book)")
+    cmp.not_run(
+        f"{other['source'].split(',')[0]} ({data})",
+        "ensembles of one topology: ECE (1e-2) none / pre / post / dyn.",
+        paper="; ".join(
+            f"{t} " + " / ".join(f"{r[m]['ece'][0]:g}" for m in ("none", "pre", "post", "dyn"))
+            for t, r in other["rows"].items()
+        ),
+        reason=f"{data} is not on this machine (no download); this build runs {results['dataset']}",
+        tested_by=f"{_TESTS}::TestCalibrationStudy (the same study on synthetic logits)",
+        note=f"{data} runs with dataset='{data.lower().replace('-', '')}' and scale='paper' where the files "
+        f"are supplied (see Reproducing the book)",
+    )
 
 
 def _singles(cmp: Comparison, results: Mapping, paper: dict) -> None:
@@ -329,33 +460,54 @@ def _singles(cmp: Comparison, results: Mapping, paper: dict) -> None:
     singles, where = results["singles"], _where(results)
     C = paper["claims"]["single_temperature_scaling"]
     ts = {t: _sign(p, "ts", "none", "<") for t, p in singles.items()}
-    cmp.add("Sec. 1 (citing Guo et al., 2017)", "temperature scaling lowers a single member's ECE (topologies; mean "
-            "over the members)", paper=C["paper"],
-            book=", ".join(f"{t} {100 * _est(p, 'none')[0]:.2f} → {100 * _est(p, 'ts')[0]:.2f}" for t, p in singles.items()),
-            judgement=count_rule(ts, len(ts), source="Guo et al.'s finding as the paper cites it, for every topology"),
-            note=f"a finding of Guo et al. (2017) that the paper cites, not one of its own (its Tables 3 and 4 have no "
-                 f"temperature-scaled single models); quote: {C['quote']!r}; {where}")
+    cmp.add(
+        "Sec. 1 (citing Guo et al., 2017)",
+        "temperature scaling lowers a single member's ECE (topologies; mean over the members)",
+        paper=C["paper"],
+        book=", ".join(
+            f"{t} {100 * _est(p, 'none')[0]:.2f} → {100 * _est(p, 'ts')[0]:.2f}" for t, p in singles.items()
+        ),
+        judgement=count_rule(ts, len(ts), source="Guo et al.'s finding as the paper cites it, for every topology"),
+        note=f"a finding of Guo et al. (2017) that the paper cites, not one of its own (its Tables 3 and 4 have no "
+        f"temperature-scaled single models); quote: {C['quote']!r}; {where}",
+    )
     acc = {t: _est(p, "none", metric="accuracy") for t, p in singles.items()}
     single_ref = ref["single"]
     deep = [t for t in singles if t != "LEN"]
     if "LEN" in singles and deep:
-        parts = {t: ordered(acc["LEN"][0], acc[t][0], relation="<", se_a=acc["LEN"][1], se_b=acc[t][1], z=_Z,
-                            names=("LEN accuracy", f"{t} accuracy"),
-                            tolerance_source=f"{_Z:g} × SE: bootstrap over the test instances and over the members")
-                 for t in deep}
+        parts = {
+            t: ordered(
+                acc["LEN"][0],
+                acc[t][0],
+                relation="<",
+                se_a=acc["LEN"][1],
+                se_b=acc[t][1],
+                z=_Z,
+                names=("LEN accuracy", f"{t} accuracy"),
+                tolerance_source=f"{_Z:g} × SE: bootstrap over the test instances and over the members",
+            )
+            for t in deep
+        }
         j = count_rule(parts, len(parts), source="the paper's table: every deep topology")
-        cmp.add(ref["single_name"], "LeNet less accurate than each deep topology (single models, 90 % of the training "
-                "images)", paper=", ".join(f"{t} {single_ref[t]['none']['accuracy'][0]}" for t in singles),
-                book=", ".join(f"{t} {100 * acc[t][0]:.1f}" for t in singles), judgement=j,
-                cause="The members: four topologies (the table of member accuracies)",
-                note=f"{where}; the paper's topologies are far deeper than the CPU-sized ones at quick scale")
+        cmp.add(
+            ref["single_name"],
+            "LeNet less accurate than each deep topology (single models, 90 % of the training images)",
+            paper=", ".join(f"{t} {single_ref[t]['none']['accuracy'][0]}" for t in singles),
+            book=", ".join(f"{t} {100 * acc[t][0]:.1f}" for t in singles),
+            judgement=j,
+            cause="The members: four topologies (the table of member accuracies)",
+            note=f"{where}; the paper's topologies are far deeper than the CPU-sized ones at quick scale",
+        )
     key1, key3, data = _other_table(results["dataset"])
     other = paper[key3]
-    cmp.not_run(f"{other['source'].split(',')[0]} ({data})", "single models, 90 % of the training images: accuracy (%), "
-                "ECE (1e-2)", paper="; ".join(f"{t} {r['90']['accuracy']:g}, {r['90']['ece']:g}" for t, r in other["rows"].items()),
-                reason=f"{data} is not on this machine (no download); this build runs {results['dataset']}",
-                tested_by=f"{_TESTS}::TestSingleModelAndRegions::test_single_model",
-                note="the 100 % rows need members trained on all training images, which the book does not train")
+    cmp.not_run(
+        f"{other['source'].split(',')[0]} ({data})",
+        "single models, 90 % of the training images: accuracy (%), ECE (1e-2)",
+        paper="; ".join(f"{t} {r['90']['accuracy']:g}, {r['90']['ece']:g}" for t, r in other["rows"].items()),
+        reason=f"{data} is not on this machine (no download); this build runs {results['dataset']}",
+        tested_by=f"{_TESTS}::TestSingleModelAndRegions::test_single_model",
+        note="the 100 % rows need members trained on all training images, which the book does not train",
+    )
 
 
 def _fig3(cmp: Comparison, results: Mapping, paper: dict) -> None:
@@ -369,12 +521,22 @@ def _fig3(cmp: Comparison, results: Mapping, paper: dict) -> None:
     boot = {m: np.mean([np.mean(p[m]["ece"]["boot"], axis=1) for p in regions.values()], axis=0) for m in (r1, rmax)}
     d, se = paired_estimate([runs[rmax]], boot[rmax][:, None], [runs[r1]], boot[r1][:, None])
     floor_mean, floor_sd = results["ece_floor"]
-    cmp.add("Fig. 3", f"more regions improve dyn.: mean test ECE (1e-2) over the deep topologies, {r1} vs {rmax}",
-            paper=F["paper"], book=f"{100 * runs[r1]:.2f} vs {100 * runs[rmax]:.2f}",
-            judgement=sign_claim(100 * d, relation="<", se=100 * se, z=_Z, name=f"ECE({rmax}) − ECE({r1}) (1e-2)",
-                                 tolerance_source=f"{_Z:g} × SE: bootstrap over the test instances (paired)"),
-            note=f"ECE of an exactly calibrated ensemble on this test set {floor_mean:.2f} ± {floor_sd:.2f} (1e-2); "
-                 f"quote: {F['quote']!r}")
+    cmp.add(
+        "Fig. 3",
+        f"more regions improve dyn.: mean test ECE (1e-2) over the deep topologies, {r1} vs {rmax}",
+        paper=F["paper"],
+        book=f"{100 * runs[r1]:.2f} vs {100 * runs[rmax]:.2f}",
+        judgement=sign_claim(
+            100 * d,
+            relation="<",
+            se=100 * se,
+            z=_Z,
+            name=f"ECE({rmax}) − ECE({r1}) (1e-2)",
+            tolerance_source=f"{_Z:g} × SE: bootstrap over the test instances (paired)",
+        ),
+        note=f"ECE of an exactly calibrated ensemble on this test set {floor_mean:.2f} ± {floor_sd:.2f} (1e-2); "
+        f"quote: {F['quote']!r}",
+    )
 
 
 # ----------------------------------------------------------------------------------- Tables 2, 6, 7
@@ -390,15 +552,25 @@ def _paper_combination(table: str, weighting: str, structure, ensemble) -> dict:
 def _diff(by, a, b) -> tuple[float, float]:
     """ECE(a) − ECE(b) (1e-2) of two combinations and its paired bootstrap SE."""
     ca, cb = by[a], by[b]
-    return paired_estimate([100 * ca["ece"]], 100 * np.asarray(ca["ece_boot"])[:, None],
-                           [100 * cb["ece"]], 100 * np.asarray(cb["ece_boot"])[:, None])
+    return paired_estimate(
+        [100 * ca["ece"]],
+        100 * np.asarray(ca["ece_boot"])[:, None],
+        [100 * cb["ece"]],
+        100 * np.asarray(cb["ece_boot"])[:, None],
+    )
 
 
 def _comb_sign(by, a, b, relation, name) -> Judgement:
     d, se = _diff(by, a, b)
-    return sign_claim(d, relation=relation, se=se, z=_Z, name=name,
-                      tolerance_source=f"{_Z:g} × SE: bootstrap over the test instances (paired); one fit on the "
-                                       f"validation set, whose noise this SE does not cover")
+    return sign_claim(
+        d,
+        relation=relation,
+        se=se,
+        z=_Z,
+        name=name,
+        tolerance_source=f"{_Z:g} × SE: bootstrap over the test instances (paired); one fit on the "
+        f"validation set, whose noise this SE does not cover",
+    )
 
 
 def _sets(tabled: Mapping, by: Mapping, key) -> list:
@@ -417,49 +589,97 @@ def _topologies(cmp: Comparison, results: Mapping, paper: dict) -> None:
         c = by[(full, "ml", "post", None)]
         w, se = dict(zip(full, c["weights"])), dict(zip(full, c["weights_se"]))
         pw = ml2[full]["weights"]
-        j = ordered(w["LEN"], w["RSN"], relation="<", se_a=se["LEN"], se_b=se["RSN"], z=_Z,
-                    names=("LEN weight", "RSN weight"),
-                    tolerance_source=f"{_Z:g} × SE of the weights: bootstrap over the validation set")
-        cmp.add("Table 2", "Max-LL weights of the four topologies: LeNet's below RSN's",
-                paper=", ".join(f"{t} {pw[t]:.2f}" for t in full), book=", ".join(f"{t} {w[t]:.2f}" for t in full),
-                judgement=j, cause="The members: four topologies (LeNet is not the weakest member here)",
-                note=f"the paper reads nothing into the weights beyond Sec. 4.1's {F['table2']['quote']!r}; {where}")
+        j = ordered(
+            w["LEN"],
+            w["RSN"],
+            relation="<",
+            se_a=se["LEN"],
+            se_b=se["RSN"],
+            z=_Z,
+            names=("LEN weight", "RSN weight"),
+            tolerance_source=f"{_Z:g} × SE of the weights: bootstrap over the validation set",
+        )
+        cmp.add(
+            "Table 2",
+            "Max-LL weights of the four topologies: LeNet's below RSN's",
+            paper=", ".join(f"{t} {pw[t]:.2f}" for t in full),
+            book=", ".join(f"{t} {w[t]:.2f}" for t in full),
+            judgement=j,
+            cause="The members: four topologies (LeNet is not the weakest member here)",
+            note=f"the paper reads nothing into the weights beyond Sec. 4.1's {F['table2']['quote']!r}; {where}",
+        )
 
-    for table, weighting, label, quote in (("2", "ml", "Table 2 / Fig. 2", F["fig2"]["quote"]),
-                                           ("6", "auc", "Table 6", F["table6"]["quote"])):
+    for table, weighting, label, quote in (
+        ("2", "ml", "Table 2 / Fig. 2", F["fig2"]["quote"]),
+        ("6", "auc", "Table 6", F["table6"]["quote"]),
+    ):
         before = _paper_combination(table, weighting, "post", None)
         after = _paper_combination(table, weighting, "post", "post")
         paper_k = sum(after[s]["ece"] < r["ece"] for s, r in before.items())
-        sets = _sets(before, by, lambda s: (s, weighting, "post", "post"))
+        sets = _sets(before, by, lambda s, w=weighting: (s, w, "post", "post"))
         if not sets:
             continue
-        parts = {"+".join(s): _comb_sign(by, (s, weighting, "post", "post"), (s, weighting, "post", None), "<",
-                                         "ECE(ens. post) − ECE(none) (1e-2)") for s in sets}
-        cmp.add(label, f"ensemble calibration (post) lowers the ECE of the {weighting.upper() if weighting == 'auc' else 'Max-LL'}"
-                f" combination of calibrated structures (topology sets)",
-                paper=f"{paper_k} of {len(before)} sets", book=f"{sum(j.verdict == AGREES for j in parts.values())} of {len(sets)} sets",
-                judgement=count_rule(parts, _need(paper_k, len(before), len(sets)), what="topology sets"),
-                note=f"quote: {quote!r}; {where}")
+        parts = {
+            "+".join(s): _comb_sign(
+                by,
+                (s, weighting, "post", "post"),
+                (s, weighting, "post", None),
+                "<",
+                "ECE(ens. post) − ECE(none) (1e-2)",
+            )
+            for s in sets
+        }
+        cmp.add(
+            label,
+            f"ensemble calibration (post) lowers the ECE of the {weighting.upper() if weighting == 'auc' else 'Max-LL'}"
+            f" combination of calibrated structures (topology sets)",
+            paper=f"{paper_k} of {len(before)} sets",
+            book=f"{sum(j.verdict == AGREES for j in parts.values())} of {len(sets)} sets",
+            judgement=count_rule(parts, _need(paper_k, len(before), len(sets)), what="topology sets"),
+            note=f"quote: {quote!r}; {where}",
+        )
 
     uni7 = {k: _paper_combination("7", "uniform", None, k) for k in (None, "post", "dyn")}
     paper_dyn = sum(r["ece"] < uni7["post"][s]["ece"] for s, r in uni7["dyn"].items())
     sets7 = _sets(uni7["dyn"], by, lambda s: (s, "uniform", None, "dyn"))
     if sets7:
-        parts = {"+".join(s): _comb_sign(by, (s, "uniform", None, "dyn"), (s, "uniform", None, "post"), "<",
-                                         "ECE(dyn.) − ECE(post) (1e-2)") for s in sets7}
-        cmp.add("Table 7", "dyn. ensemble calibration has a lower ECE than post (uniform weights, topology sets)",
-                paper=f"{paper_dyn} of {len(uni7['dyn'])}", book=f"{sum(j.verdict == AGREES for j in parts.values())} of {len(sets7)}",
-                judgement=count_rule(parts, _need(paper_dyn, len(uni7["dyn"]), len(sets7)), what="topology sets"),
-                note=f"quote: {F['table7']['quote']!r}; {where}")
+        parts = {
+            "+".join(s): _comb_sign(
+                by, (s, "uniform", None, "dyn"), (s, "uniform", None, "post"), "<", "ECE(dyn.) − ECE(post) (1e-2)"
+            )
+            for s in sets7
+        }
+        cmp.add(
+            "Table 7",
+            "dyn. ensemble calibration has a lower ECE than post (uniform weights, topology sets)",
+            paper=f"{paper_dyn} of {len(uni7['dyn'])}",
+            book=f"{sum(j.verdict == AGREES for j in parts.values())} of {len(sets7)}",
+            judgement=count_rule(parts, _need(paper_dyn, len(uni7["dyn"]), len(sets7)), what="topology sets"),
+            note=f"quote: {F['table7']['quote']!r}; {where}",
+        )
     uniform = sorted(uni7[None], key=len)  # without LeNet, then all four
     small, big = uniform[0], uniform[-1]
-    if (big, "uniform", None, None) in by and (small, "uniform", None, None) in by and "LEN" in big and "LEN" not in small:
+    if (
+        (big, "uniform", None, None) in by
+        and (small, "uniform", None, None) in by
+        and "LEN" in big
+        and "LEN" not in small
+    ):
         with_len, without = by[(big, "uniform", None, None)]["ece"], by[(small, "uniform", None, None)]["ece"]
-        j = _comb_sign(by, (big, "uniform", None, None), (small, "uniform", None, None), ">",
-                       "ECE(with LeNet) − ECE(without) (1e-2)")
-        cmp.add("Table 7 / App. A.4", "adding LeNet to a uniform combination worsens its ECE (1e-2)",
-                paper=f"{uni7[None][big]['ece']:.2f} vs {uni7[None][small]['ece']:.2f}",
-                book=f"{100 * with_len:.2f} vs {100 * without:.2f}", judgement=j,
-                cause="The members: four topologies (LeNet is not the weakest member here)",
-                note=f"on CIFAR-100 LeNet is far weaker and less over-confident than the deep members; quote: "
-                     f"{F['lenet']['quote']!r}; {where}")
+        j = _comb_sign(
+            by,
+            (big, "uniform", None, None),
+            (small, "uniform", None, None),
+            ">",
+            "ECE(with LeNet) − ECE(without) (1e-2)",
+        )
+        cmp.add(
+            "Table 7 / App. A.4",
+            "adding LeNet to a uniform combination worsens its ECE (1e-2)",
+            paper=f"{uni7[None][big]['ece']:.2f} vs {uni7[None][small]['ece']:.2f}",
+            book=f"{100 * with_len:.2f} vs {100 * without:.2f}",
+            judgement=j,
+            cause="The members: four topologies (LeNet is not the weakest member here)",
+            note=f"on CIFAR-100 LeNet is far weaker and less over-confident than the deep members; quote: "
+            f"{F['lenet']['quote']!r}; {where}",
+        )

@@ -3,7 +3,7 @@ r"""The experiments of Wu & Gales (2021) as parameterised functions on cached me
 Every experiment starts from :class:`~credalbook.papers.wu_gales.TopologyEnsemble` objects, the stored
 validation and test logits (N, M, K) of M members of one topology
 (:func:`credalbook.papers.wu_gales.topology_ensemble_logits`, each member cached on disk), and reuses the
-criteria of :mod:`credalbook.metrics.ensemble`, the combinations of
+criteria of :mod:`credalbook.metrics.regions`, the combinations of
 :mod:`credalbook.calibration.combination` and the calibrators of :mod:`credalbook.calibration.ensemble`:
 
 - :func:`temperature_study` — Fig. 1: members' and ensemble's ECE and accuracy against a temperature
@@ -30,16 +30,16 @@ regions of the ensemble's max probability (see :class:`~credalbook.calibration.D
 
 **The two readings of "pre".** Eq. 27 scales each member with its own temperature before the
 average, but does not say what the temperatures are fitted to. ``"pre"`` fits all M temperatures
-to the ECE of the *combined* prediction (``PreCombinationScaling(target="ensemble")``); this is
+to the ECE of the *combined* prediction (``PreCombinationScaling(fit_to="ensemble")``); this is
 the reading the paper's numbers imply: on CIFAR-100 its single LeNets have ECE 2.86 (Table 3, 90 %
 of the images), their uncalibrated ensemble 11.55 and "pre" 3.24 (Table 1). Members that close to
 calibrated change little when each is calibrated on its own, so that reading would leave the
 ensemble near 11.55 (the ensemble of calibrated members is under-confident, Prop. 1 and Fig. 1).
-``"pre_members"`` fits each temperature to its own member (``target="members"``), the other
+``"pre_members"`` fits each temperature to its own member (``fit_to="members"``), the other
 reading, shown beside it in the chapter; it is the one that adds to the ensemble's
 under-confidence, not the paper's "pre".
 
-**Standard errors.** Every study also keeps ``n_boot`` bootstrap resamples of the test set
+**Standard errors.** Every study also keeps ``n_resamples`` bootstrap resamples of the test set
 (the same resamples for every method, run and topology, so differences are paired): the ECE and
 accuracy of each run and method on each resample (:attr:`CalibrationStudy.boot`,
 :attr:`TopologyCombination.boot`). :func:`paired_estimate` turns them into a difference and its
@@ -60,59 +60,67 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.special import softmax
 
+from credalbook._deprecation import renamed
+from credalbook._parallel import check_n_jobs, sweep
 from credalbook._validation import check_choice, check_positive_int
 from credalbook.cache import cached
-from credalbook.metrics.ensemble import (
-    DEFAULT_EPSILON,
-    region_ids,
-    acce,
-    all_label_ece,
-    criteria_summary,
-    ecce,
-    ece,
-    global_top_label_gap,
-)
 from credalbook.calibration.combination import (
-    EnsembleCalibration,
-    RegionalConfidence,
     auc_weights,
     average_members,
     ensemble_calibration,
     ensemble_confidence_gap,
+    EnsembleCalibration,
     ml_weights,
     perturb_non_top_label,
     regional_confidence,
+    RegionalConfidence,
 )
-from credalbook.calibration.ensemble import (
-    DynamicTemperatureScaling,
-    PostCombinationScaling,
-    PreCombinationScaling,
-)
-from credalbook.papers.wu_gales.temperature import TemperatureSweep, temperature_sweep
+from credalbook.calibration.ensemble import DynamicTemperatureScaling, PostCombinationScaling, PreCombinationScaling
+from credalbook.metrics.classification import ece
+from credalbook.metrics.criteria import criteria_summary
+from credalbook.metrics.regions import acce, all_label_ece, DEFAULT_EPSILON, ecce, global_top_label_gap, region_ids
+from credalbook.metrics.reliability import reliability_curve, ReliabilityCurve
+from credalbook.papers.report import Table
+from credalbook.papers.wu_gales.reported import WG_METRICS, WG_PAPER_COMBINATION, WG_UNITS
+from credalbook.papers.wu_gales.temperature import temperature_sweep, TemperatureSweep
+from credalbook.papers.wu_gales.topologies import TopologyEnsemble
 from credalbook.papers.wu_gales.toys import (
     all_vs_top_label_example,
     calibrated_members_ensemble,
     paired_label_predictions,
     paired_label_theoretical_ace,
 )
-from credalbook.metrics.classification import ReliabilityCurve, reliability_curve
-from credalbook._parallel import check_n_jobs
-from credalbook._parallel import sweep
-from credalbook.papers.report import Table
-from credalbook.papers.wu_gales.topologies import TopologyEnsemble
-from credalbook.papers.wu_gales.reported import WG_METRICS, WG_PAPER_COMBINATION, WG_UNITS
 
 #: The paper's name of a criterion -> its key in :func:`~credalbook.metrics.criteria_summary`, where they
 #: differ: Wu & Gales' all-label "ACE" (Eq. 12) is ``all_label_ece`` in the library, whose ``ace`` is
 #: the adaptive calibration error of Nixon et al. (2019). The paper's tables keep their column names.
 _SUMMARY_KEYS = {"ace": "all_label_ece"}
 
-__all__ = ["WG_METHODS", "WG_EPSILONS", "WG_N_BOOT", "WG_BOOT_METRICS", "CalibrationStudy", "boot_weights",
-           "bootstrap_ece_accuracy", "paired_estimate", "PropositionChecks", "TemperatureStudy",
-           "TopologyCombination", "ToyStudy", "appendix_toys", "calibration_study", "calibration_table",
-           "combination_configs", "combination_table", "member_subsets", "proposition_checks", "region_study",
-           "single_model_study",
-           "temperature_study", "topology_combinations"]
+__all__ = [
+    "WG_METHODS",
+    "WG_EPSILONS",
+    "WG_N_BOOT",
+    "WG_BOOT_METRICS",
+    "CalibrationStudy",
+    "boot_weights",
+    "bootstrap_ece_accuracy",
+    "paired_estimate",
+    "PropositionChecks",
+    "TemperatureStudy",
+    "TopologyCombination",
+    "ToyStudy",
+    "appendix_toys",
+    "calibration_study",
+    "calibration_table",
+    "combination_configs",
+    "combination_table",
+    "member_subsets",
+    "proposition_checks",
+    "region_study",
+    "single_model_study",
+    "temperature_study",
+    "topology_combinations",
+]
 
 #: The four rows of Tables 1 and 5.
 WG_METHODS = ("none", "pre", "post", "dyn")
@@ -125,15 +133,16 @@ WG_N_BOOT = 200
 WG_BOOT_METRICS = ("ece", "accuracy")
 
 
-def boot_weights(n: int, n_boot: int = WG_N_BOOT, *, seed=0) -> np.ndarray:
-    """Multinomial counts (n_boot, n) of ``n_boot`` bootstrap resamples of n instances (seeded, so
+@renamed(n_boot="n_resamples")
+def boot_weights(n: int, n_resamples: int = WG_N_BOOT, *, seed=0) -> np.ndarray:
+    """Multinomial counts (n_resamples, n) of ``n_resamples`` bootstrap resamples of n instances (seeded, so
     every study of one test set uses the same resamples).
 
     >>> w = boot_weights(5, 3, seed=0)
     >>> w.shape, w.sum(axis=1).tolist()
     ((3, 5), [5.0, 5.0, 5.0])
     """
-    n, b = check_positive_int(n, "n"), check_positive_int(n_boot, "n_boot")
+    n, b = check_positive_int(n, "n"), check_positive_int(n_resamples, "n_resamples")
     rng = np.random.default_rng(seed)
     idx = rng.integers(0, n, size=(b, n))
     out = np.zeros((b, n))
@@ -222,7 +231,7 @@ def member_subsets(n_members: int, subset_size: int, n_runs: int, *, seed=0) -> 
 def _calibrator(method: str, n_regions: int, regions, criterion: str, weights=None):
     if method in ("pre", "pre_members"):  # temperatures fitted to the ensemble ("pre") or each to its member
         target = "ensemble" if method == "pre" else "members"
-        return PreCombinationScaling(target=target, criterion=criterion, weights=weights)
+        return PreCombinationScaling(fit_to=target, criterion=criterion, weights=weights)
     if method in ("post", "ts"):
         return PostCombinationScaling(criterion=criterion, weights=weights)
     return DynamicTemperatureScaling(n_regions, regions=regions, criterion=criterion, weights=weights)
@@ -237,8 +246,9 @@ def _fitted(method, z_val, y_val, *, n_regions=6, regions="equal_mass", criterio
     return cal.predict_proba, np.atleast_1d(cal.temperatures if hasattr(cal, "temperatures") else cal.temperature)
 
 
-def _subset_run(logits_val, y_val, logits_test, y_test, subset, methods, regions, criterion, n_iter, epsilon,
-                metrics, skce, weights):
+def _subset_run(
+    logits_val, y_val, logits_test, y_test, subset, methods, regions, criterion, n_iter, epsilon, metrics, skce, weights
+):
     """One run of :func:`_calibration_runs`: criteria (methods, metrics), bootstrap (B, methods, 2), temperatures."""
     zv, zt = logits_val[:, list(subset)], logits_test[:, list(subset)]
     values = np.empty((len(methods), len(metrics)))
@@ -255,15 +265,46 @@ def _subset_run(logits_val, y_val, logits_test, y_test, subset, methods, regions
 
 
 @cached(ignore=["n_jobs"])
-def _calibration_runs(logits_val, y_val, logits_test, y_test, subsets, methods, *, regions, criterion,
-                      n_iter, epsilon, skce, n_boot=WG_N_BOOT, boot_seed=0, n_jobs=1) -> dict:
+def _calibration_runs(
+    logits_val,
+    y_val,
+    logits_test,
+    y_test,
+    subsets,
+    methods,
+    *,
+    regions,
+    criterion,
+    n_iter,
+    epsilon,
+    skce,
+    n_resamples=WG_N_BOOT,
+    boot_seed=0,
+    n_jobs=1,
+) -> dict:
     """Criteria (runs, methods, metrics), their bootstrap over test instances (B, runs, methods, 2) and the
     temperatures of each (method, R) in `methods` per subset; the runs (subsets) go through
     ``credalbook._parallel.sweep`` with ``n_jobs``."""
     metrics = WG_METRICS if skce else WG_METRICS[:-1]
-    weights = boot_weights(len(y_test), n_boot, seed=boot_seed)
-    items = [(logits_val, y_val, logits_test, y_test, s, methods, regions, criterion, n_iter, epsilon, metrics, skce,
-              weights) for s in subsets]
+    weights = boot_weights(len(y_test), n_resamples, seed=boot_seed)
+    items = [
+        (
+            logits_val,
+            y_val,
+            logits_test,
+            y_test,
+            s,
+            methods,
+            regions,
+            criterion,
+            n_iter,
+            epsilon,
+            metrics,
+            skce,
+            weights,
+        )
+        for s in subsets
+    ]
     runs = list(sweep(_subset_run, items, n_jobs=n_jobs))
     values, boot = np.stack([v for v, _, _ in runs]), np.stack([b for _, b, _ in runs], axis=1)
     return dict(values=values, metrics=metrics, temperatures=[t for _, _, t in runs], boot=boot)
@@ -307,8 +348,12 @@ class CalibrationStudy:
         """Mean over runs of ``method`` (minus ``minus``, paired) and its standard error (:func:`paired_estimate`)."""
         if minus is None:
             return paired_estimate(self.runs(method, metric), self.boot_runs(method, metric))
-        return paired_estimate(self.runs(method, metric), self.boot_runs(method, metric),
-                               self.runs(minus, metric), self.boot_runs(minus, metric))
+        return paired_estimate(
+            self.runs(method, metric),
+            self.boot_runs(method, metric),
+            self.runs(minus, metric),
+            self.boot_runs(minus, metric),
+        )
 
     def plain(self, metrics=WG_BOOT_METRICS) -> dict:
         """Method -> metric -> ``{"runs": (R,), "boot": (B, R)}``: what the comparison rows need, as arrays."""
@@ -329,15 +374,28 @@ class CalibrationStudy:
         return float(2 * v.std(ddof=1)) if len(v) > 1 else math.nan
 
 
-def calibration_study(ens: TopologyEnsemble, *, subset_size: int | None = None, n_runs: int = 10,
-                      methods: Sequence[str] = WG_METHODS, n_regions: int = 6, regions="equal_mass",
-                      criterion: str = "ece", n_iter: int = 400, epsilon: float = DEFAULT_EPSILON,
-                      skce: bool = True, seed=0, n_boot: int = WG_N_BOOT, n_jobs: int = 1) -> CalibrationStudy:
+@renamed(n_boot="n_resamples")
+def calibration_study(
+    ens: TopologyEnsemble,
+    *,
+    subset_size: int | None = None,
+    n_runs: int = 10,
+    methods: Sequence[str] = WG_METHODS,
+    n_regions: int = 6,
+    regions="equal_mass",
+    criterion: str = "ece",
+    n_iter: int = 400,
+    epsilon: float = DEFAULT_EPSILON,
+    skce: bool = True,
+    seed=0,
+    n_resamples: int = WG_N_BOOT,
+    n_jobs: int = 1,
+) -> CalibrationStudy:
     """Table 1 / 5 for one topology: none, pre, post and dyn. on ensembles of `subset_size` members.
 
     Each run takes a member subset (:func:`member_subsets`), fits the calibrators on the validation
     logits and scores the calibrated ensemble on the test set with
-    :func:`~credalbook.metrics.criteria_summary` (ε = 1/30: 15 bins), and on `n_boot` bootstrap
+    :func:`~credalbook.metrics.criteria_summary` (ε = 1/30: 15 bins), and on `n_resamples` bootstrap
     resamples of the test set (ECE and accuracy). ``"pre"`` fits the member temperatures to the
     ensemble's ECE; add ``"pre_members"`` to `methods` for temperatures fitted each to its own
     member (see the module docstring). Cached on disk.
@@ -366,34 +424,84 @@ def calibration_study(ens: TopologyEnsemble, *, subset_size: int | None = None, 
     size = ens.n_members if subset_size is None else subset_size
     subsets = member_subsets(ens.n_members, size, n_runs, seed=seed)
     spec = tuple((m, n_regions if m == "dyn" else 0) for m in methods)
-    return _study(ens, subsets, spec, tuple(methods), regions, criterion, n_iter, epsilon, skce, n_boot, n_jobs)
+    return _study(ens, subsets, spec, tuple(methods), regions, criterion, n_iter, epsilon, skce, n_resamples, n_jobs)
 
 
-def _study(ens, subsets, spec, labels, regions, criterion, n_iter, epsilon, skce, n_boot=WG_N_BOOT,
-           n_jobs=1) -> CalibrationStudy:
-    out = _calibration_runs(ens.logits_val, ens.y_val, ens.logits_test, ens.y_test, subsets, spec,
-                            regions=regions, criterion=criterion, n_iter=n_iter, epsilon=epsilon, skce=skce,
-                            n_boot=n_boot, n_jobs=check_n_jobs(n_jobs))
-    return CalibrationStudy(topology=ens.topology, methods=labels, metrics=tuple(out["metrics"]),
-                            values=out["values"], subsets=subsets, temperatures=out["temperatures"],
-                            n_regions=tuple(r for _, r in spec), boot=out["boot"])
+def _study(
+    ens, subsets, spec, labels, regions, criterion, n_iter, epsilon, skce, n_resamples=WG_N_BOOT, n_jobs=1
+) -> CalibrationStudy:
+    out = _calibration_runs(
+        ens.logits_val,
+        ens.y_val,
+        ens.logits_test,
+        ens.y_test,
+        subsets,
+        spec,
+        regions=regions,
+        criterion=criterion,
+        n_iter=n_iter,
+        epsilon=epsilon,
+        skce=skce,
+        n_resamples=n_resamples,
+        n_jobs=check_n_jobs(n_jobs),
+    )
+    return CalibrationStudy(
+        topology=ens.topology,
+        methods=labels,
+        metrics=tuple(out["metrics"]),
+        values=out["values"],
+        subsets=subsets,
+        temperatures=out["temperatures"],
+        n_regions=tuple(r for _, r in spec),
+        boot=out["boot"],
+    )
 
 
-def single_model_study(ens: TopologyEnsemble, *, criterion: str = "ece", n_iter: int = 400,
-                       epsilon: float = DEFAULT_EPSILON, n_boot: int = WG_N_BOOT, n_jobs: int = 1) -> CalibrationStudy:
+@renamed(n_boot="n_resamples")
+def single_model_study(
+    ens: TopologyEnsemble,
+    *,
+    criterion: str = "ece",
+    n_iter: int = 400,
+    epsilon: float = DEFAULT_EPSILON,
+    n_resamples: int = WG_N_BOOT,
+    n_jobs: int = 1,
+) -> CalibrationStudy:
     """Tables 3 / 4: every member alone (runs = members), without ("none") and with temperature scaling ("ts").
 
     ``n_jobs``: as in :func:`calibration_study`.
     """
     subsets = tuple((m,) for m in range(ens.n_members))
-    return _study(ens, subsets, (("none", 0), ("ts", 0)), ("none", "ts"), "equal_mass", criterion, n_iter,
-                  epsilon, False, n_boot, n_jobs)
+    return _study(
+        ens,
+        subsets,
+        (("none", 0), ("ts", 0)),
+        ("none", "ts"),
+        "equal_mass",
+        criterion,
+        n_iter,
+        epsilon,
+        False,
+        n_resamples,
+        n_jobs,
+    )
 
 
-def region_study(ens: TopologyEnsemble, *, n_regions: Sequence[int] = (1, 2, 3, 4, 6, 8, 10),
-                 subset_size: int | None = None, n_runs: int = 10, regions="equal_mass", criterion: str = "ece",
-                 n_iter: int = 400, epsilon: float = DEFAULT_EPSILON, seed=0, n_boot: int = WG_N_BOOT,
-                 n_jobs: int = 1) -> CalibrationStudy:
+@renamed(n_boot="n_resamples")
+def region_study(
+    ens: TopologyEnsemble,
+    *,
+    n_regions: Sequence[int] = (1, 2, 3, 4, 6, 8, 10),
+    subset_size: int | None = None,
+    n_runs: int = 10,
+    regions="equal_mass",
+    criterion: str = "ece",
+    n_iter: int = 400,
+    epsilon: float = DEFAULT_EPSILON,
+    seed=0,
+    n_resamples: int = WG_N_BOOT,
+    n_jobs: int = 1,
+) -> CalibrationStudy:
     """Fig. 3: dyn. with each number of regions R (methods ``"R=1"``, ...; R = 1 is post), no SKCE.
 
     ``n_jobs``: as in :func:`calibration_study`.
@@ -401,8 +509,19 @@ def region_study(ens: TopologyEnsemble, *, n_regions: Sequence[int] = (1, 2, 3, 
     rs = tuple(check_positive_int(r, "n_regions") for r in n_regions)
     size = ens.n_members if subset_size is None else subset_size
     subsets = member_subsets(ens.n_members, size, n_runs, seed=seed)
-    return _study(ens, subsets, tuple(("dyn", r) for r in rs), tuple(f"R={r}" for r in rs), regions,
-                  criterion, n_iter, epsilon, False, n_boot, n_jobs)
+    return _study(
+        ens,
+        subsets,
+        tuple(("dyn", r) for r in rs),
+        tuple(f"R={r}" for r in rs),
+        regions,
+        criterion,
+        n_iter,
+        epsilon,
+        False,
+        n_resamples,
+        n_jobs,
+    )
 
 
 def _pm(mean, two_sigma, unit) -> str:
@@ -419,12 +538,14 @@ def calibration_table(studies: Sequence[CalibrationStudy], *, paper: Mapping | N
     rows = {}
     for st in studies:
         for method in st.methods:
-            rows[f"{st.topology} · {method}"] = {m: _pm(st.mean(method, m), st.two_sigma(method, m), WG_UNITS[m])
-                                                 for m in st.metrics}
+            rows[f"{st.topology} · {method}"] = {
+                m: _pm(st.mean(method, m), st.two_sigma(method, m), WG_UNITS[m]) for m in st.metrics
+            }
             ref = (paper or {}).get(st.topology, {}).get(method)
             if ref:
                 rows[f"{st.topology} · {method} (paper)"] = {
-                    m: _pm(ref[m][0], ref[m][1], 1.0) for m in st.metrics if m in ref}
+                    m: _pm(ref[m][0], ref[m][1], 1.0) for m in st.metrics if m in ref
+                }
     return Table(rows, index_name="topology · calibration (accuracy in %, ACCE, ACE, SKCE in 1e-4, ECCE, ECE in 1e-2)")
 
 
@@ -458,8 +579,9 @@ class TemperatureStudy:
     accuracy_gain: float = math.nan
 
 
-def temperature_study(ens: TopologyEnsemble, *, temperatures=None, n_bins: int = 15,
-                      epsilon: float = DEFAULT_EPSILON) -> TemperatureStudy:
+def temperature_study(
+    ens: TopologyEnsemble, *, temperatures=None, n_bins: int = 15, epsilon: float = DEFAULT_EPSILON
+) -> TemperatureStudy:
     """Fig. 1: :func:`~credalbook.papers.wu_gales.temperature_sweep` on the test logits and reliability curves.
 
     Optimal temperatures are read off the sweep on the test set, as the paper's figure does.
@@ -485,13 +607,16 @@ def temperature_study(ens: TopologyEnsemble, *, temperatures=None, n_bins: int =
     gap_i = ens_cal.max(axis=1) - (ens_cal.argmax(axis=1) == y)
     gain = float((_probs(z).mean(axis=1).argmax(axis=1) == y).mean() - (z.argmax(axis=2) == y[:, None]).mean())
     return TemperatureStudy(
-        topology=ens.topology, sweep=sweep,
+        topology=ens.topology,
+        sweep=sweep,
         member_curves=[reliability_curve(calibrated[:, m], y, n_bins=n_bins) for m in range(ens.n_members)],
         calibrated_members_curve=reliability_curve(ens_cal, y, n_bins=n_bins),
         calibrated_ensemble_curve=reliability_curve(shared, y, n_bins=n_bins),
         calibrated_members_gap=global_top_label_gap(ens_cal, y),
         calibrated_members_ece=ece(ens_cal, y, epsilon=epsilon),
-        calibrated_members_gap_se=float(gap_i.std(ddof=1) / math.sqrt(len(y))), accuracy_gain=gain)
+        calibrated_members_gap_se=float(gap_i.std(ddof=1) / math.sqrt(len(y))),
+        accuracy_gain=gain,
+    )
 
 
 # ---------------------------------------------------------------------------------- Tables 2, 6, 7, Fig. 2
@@ -525,22 +650,38 @@ class TopologyCombination:
 
     @property
     def label(self) -> str:
-        return (f"{'+'.join(self.topologies)} · {self.weighting} · struct {self.structure or '-'} · "
-                f"ens {self.ensemble or '-'}")
+        return (
+            f"{'+'.join(self.topologies)} · {self.weighting} · struct {self.structure or '-'} · "
+            f"ens {self.ensemble or '-'}"
+        )
 
 
 def _same_split(ensembles: Mapping[str, TopologyEnsemble]) -> None:
     first = next(iter(ensembles.values()))
     for name, e in ensembles.items():
         if not (np.array_equal(e.y_val, first.y_val) and np.array_equal(e.y_test, first.y_test)):
-            raise ValueError(f"ensembles must share one validation/test split; {name!r} differs from "
-                             f"{first.topology!r} (use the same dataset, sizes and split_seed)")
+            raise ValueError(
+                f"ensembles must share one validation/test split; {name!r} differs from "
+                f"{first.topology!r} (use the same dataset, sizes and split_seed)"
+            )
 
 
-def topology_combinations(ensembles: Mapping[str, TopologyEnsemble], configs, *, n_regions: int = 6,
-                          regions="equal_mass", criterion: str = "ece", n_iter: int = 400,
-                          epsilon: float = DEFAULT_EPSILON, auc_kind: str = "ovr", n_bins: int = 15,
-                          n_boot: int = WG_N_BOOT, n_boot_weights: int = 50, seed=0) -> list:
+@renamed(n_boot="n_resamples", n_boot_weights="n_weight_resamples")
+def topology_combinations(
+    ensembles: Mapping[str, TopologyEnsemble],
+    configs,
+    *,
+    n_regions: int = 6,
+    regions="equal_mass",
+    criterion: str = "ece",
+    n_iter: int = 400,
+    epsilon: float = DEFAULT_EPSILON,
+    auc_kind: str = "ovr",
+    n_bins: int = 15,
+    n_resamples: int = WG_N_BOOT,
+    n_weight_resamples: int = 50,
+    seed=0,
+) -> list:
     r"""Tables 2, 6, 7 and Fig. 2: combine the ensembles of several topologies with estimated weights.
 
     For each ``(topologies, weighting, structure, ensemble)`` in `configs`: every topology's uniform
@@ -550,9 +691,9 @@ def topology_combinations(ensembles: Mapping[str, TopologyEnsemble], configs, *,
     :func:`~credalbook.calibration.auc_weights`, ``"uniform"``), and the weighted combination
     :math:`\sum_s w_s P_s` is optionally calibrated as a whole (``ensemble`` = "post" or "dyn", the
     structures' log-probabilities playing the role of member logits). Calibrated structures are
-    computed once per call. Each combination is also scored on `n_boot` bootstrap resamples of the
+    computed once per call. Each combination is also scored on `n_resamples` bootstrap resamples of the
     test set (shared by all combinations), and Max-LL / AUC weights are re-estimated on
-    `n_boot_weights` bootstrap resamples of the validation set for their standard errors.
+    `n_weight_resamples` bootstrap resamples of the validation set for their standard errors.
 
     Returns
     -------
@@ -562,9 +703,9 @@ def topology_combinations(ensembles: Mapping[str, TopologyEnsemble], configs, *,
     first = next(iter(ensembles.values()))
     yv, yt = first.y_val, first.y_test
     memo, weight_memo = {}, {}
-    test_weights = boot_weights(len(yt), n_boot, seed=seed)
+    test_weights = boot_weights(len(yt), n_resamples, seed=seed)
     val_rng = np.random.default_rng(seed)
-    val_idx = val_rng.integers(0, len(yv), size=(n_boot_weights, len(yv)))
+    val_idx = val_rng.integers(0, len(yv), size=(n_weight_resamples, len(yv)))
 
     def estimate(weighting, pv, y):
         return ml_weights(pv, y) if weighting == "ml" else auc_weights(pv, y, kind=auc_kind)
@@ -572,8 +713,9 @@ def topology_combinations(ensembles: Mapping[str, TopologyEnsemble], configs, *,
     def structure(name, cal):
         if (name, cal) not in memo:
             e = ensembles[name]
-            predict = _fitted(cal, e.logits_val, yv, n_regions=n_regions, regions=regions, criterion=criterion,
-                              n_iter=n_iter)[0]
+            predict = _fitted(
+                cal, e.logits_val, yv, n_regions=n_regions, regions=regions, criterion=criterion, n_iter=n_iter
+            )[0]
             memo[(name, cal)] = tuple(np.log(np.clip(predict(z), 1e-300, None)) for z in (e.logits_val, e.logits_test))
         return memo[(name, cal)]
 
@@ -595,15 +737,27 @@ def topology_combinations(ensembles: Mapping[str, TopologyEnsemble], configs, *,
             key = (tuple(topos), weighting, struct)
             if key not in weight_memo:
                 pv = np.exp(lv)
-                reps = np.array([estimate(weighting, pv[i], yv[i]) for i in val_idx]) if n_boot_weights > 1 else None
+                reps = (
+                    np.array([estimate(weighting, pv[i], yv[i]) for i in val_idx]) if n_weight_resamples > 1 else None
+                )
                 weight_memo[key] = (estimate(weighting, pv, yv), None if reps is None else reps.std(axis=0, ddof=1))
             w, w_se = weight_memo[key]
-        p = _fitted(ens_cal, lv, yv, n_regions=n_regions, regions=regions, criterion=criterion, n_iter=n_iter,
-                    weights=w)[0](lt)
-        out.append(TopologyCombination(tuple(topos), weighting, struct, ens_cal, w,
-                                       criteria_summary(p, yt, epsilon=epsilon, skce=False),
-                                       reliability_curve(p, yt, n_bins=n_bins),
-                                       bootstrap_ece_accuracy(p, yt, test_weights, epsilon=epsilon), w_se))
+        p = _fitted(
+            ens_cal, lv, yv, n_regions=n_regions, regions=regions, criterion=criterion, n_iter=n_iter, weights=w
+        )[0](lt)
+        out.append(
+            TopologyCombination(
+                tuple(topos),
+                weighting,
+                struct,
+                ens_cal,
+                w,
+                criteria_summary(p, yt, epsilon=epsilon, skce=False),
+                reliability_curve(p, yt, n_bins=n_bins),
+                bootstrap_ece_accuracy(p, yt, test_weights, epsilon=epsilon),
+                w_se,
+            )
+        )
     return out
 
 
@@ -616,8 +770,11 @@ def combination_configs(topologies: Sequence[str], *, tables: Sequence[str] = ("
     >>> len(configs), configs[0]
     (4, (('DSN121', 'RSN'), 'ml', 'post', None))
     """
-    rows = [(r["topologies"], r["weighting"], r["structure"], r["ensemble"]) for r in WG_PAPER_COMBINATION
-            if r["table"] in tables and set(r["topologies"]) <= set(topologies)]
+    rows = [
+        (r["topologies"], r["weighting"], r["structure"], r["ensemble"])
+        for r in WG_PAPER_COMBINATION
+        if r["table"] in tables and set(r["topologies"]) <= set(topologies)
+    ]
     return list(dict.fromkeys(rows))
 
 
@@ -625,15 +782,23 @@ def combination_table(combos: Sequence[TopologyCombination], *, paper: Sequence[
     """Rows of Tables 2, 6, 7 in the paper's units, each followed by the paper's row with the same configuration."""
     rows = {}
     for c in combos:
-        rows[c.label] = {"weights": " ".join(f"{t} {w:.2f}" for t, w in zip(c.topologies, c.weights)),
-                         **{m: round(c.summary[_SUMMARY_KEYS.get(m, m)] / WG_UNITS[m], 4)
-                            for m in ("accuracy", "nll", "ace", "ece")}}
+        rows[c.label] = {
+            "weights": " ".join(f"{t} {w:.2f}" for t, w in zip(c.topologies, c.weights)),
+            **{
+                m: round(c.summary[_SUMMARY_KEYS.get(m, m)] / WG_UNITS[m], 4) for m in ("accuracy", "nll", "ace", "ece")
+            },
+        }
         for r in paper:
-            if (r["topologies"], r["weighting"], r["structure"], r["ensemble"]) == \
-                    (c.topologies, c.weighting, c.structure, c.ensemble):
+            if (r["topologies"], r["weighting"], r["structure"], r["ensemble"]) == (
+                c.topologies,
+                c.weighting,
+                c.structure,
+                c.ensemble,
+            ):
                 rows[c.label + f" (paper, Table {r['table']})"] = {
                     "weights": " ".join(f"{t} {w:.2f}" for t, w in r["weights"].items()),
-                    **{m: round(r[m], 4) for m in ("accuracy", "nll", "ace", "ece")}}
+                    **{m: round(r[m], 4) for m in ("accuracy", "nll", "ace", "ece")},
+                }
     return Table(rows, index_name="structures · weights · calibration (units: %, 1, 1e-4, 1e-2)")
 
 
@@ -668,8 +833,14 @@ class PropositionChecks:
     ensemble_gap_se: float = math.nan
 
 
-def proposition_checks(ens: TopologyEnsemble, *, criterion: str = "ece", n_iter: int = 400,
-                       epsilon: float = DEFAULT_EPSILON, tau: float = 0.01) -> PropositionChecks:
+def proposition_checks(
+    ens: TopologyEnsemble,
+    *,
+    criterion: str = "ece",
+    n_iter: int = 400,
+    epsilon: float = DEFAULT_EPSILON,
+    tau: float = 0.01,
+) -> PropositionChecks:
     """Numbers behind Eq. 18/23 and Props. 1, 2, 4 for members calibrated each by its own temperature.
 
     The temperatures are fitted on the validation logits (each member to itself: the "pre_members"
@@ -689,9 +860,10 @@ def proposition_checks(ens: TopologyEnsemble, *, criterion: str = "ece", n_iter:
     1.0
     """
     # App. A.4: SGD, learning rate 0.1, 400 iterations (the library's default fits to convergence instead);
-    # here each member is calibrated on its own (target="members"), the premise of Prop. 1
-    pre = PreCombinationScaling(target="members", criterion=criterion).fit(ens.logits_val, ens.y_val, optimizer="sgd",
-                                                                          n_iter=n_iter)
+    # here each member is calibrated on its own (fit_to="members"), the premise of Prop. 1
+    pre = PreCombinationScaling(fit_to="members", criterion=criterion).fit(
+        ens.logits_val, ens.y_val, optimizer="sgd", n_iter=n_iter
+    )
     t = pre.temperatures
     members = _probs(ens.logits_test.astype(np.float64) / t[:, None])
     y = ens.y_test
@@ -701,22 +873,34 @@ def proposition_checks(ens: TopologyEnsemble, *, criterion: str = "ece", n_iter:
     prop4 = {}
     y_ens = members.mean(axis=1).argmax(axis=1)
     for n, m in np.argwhere(members.argmax(axis=2) != y_ens[:, None])[:1000]:
-        one = members[n:n + 1]
+        one = members[n : n + 1]
         try:
             new = perturb_non_top_label(one, instance=0, member=int(m), tau=tau)
         except ValueError:  # no donor class with mass tau, or tau would change the member's label
             continue
-        prop4 = dict(instance=int(n), member=int(m), tau=tau,
-                     member_confidence_change=float(new[0, m].max() - one[0, m].max()),
-                     member_label_changed=bool(new[0, m].argmax() != one[0, m].argmax()),
-                     ensemble_confidence_change=float(new[0].mean(0).max() - one[0].mean(0).max()),
-                     ensemble_label_changed=bool(new[0].mean(0).argmax() != y_ens[n]))
+        prop4 = dict(
+            instance=int(n),
+            member=int(m),
+            tau=tau,
+            member_confidence_change=float(new[0, m].max() - one[0, m].max()),
+            member_label_changed=bool(new[0, m].argmax() != one[0, m].argmax()),
+            ensemble_confidence_change=float(new[0].mean(0).max() - one[0].mean(0).max()),
+            ensemble_label_changed=bool(new[0].mean(0).argmax() != y_ens[n]),
+        )
         break
     ens_p = members.mean(axis=1)
     gap_i = ens_p.max(axis=1) - (ens_p.argmax(axis=1) == y)
-    return PropositionChecks(ens.topology, t, float(gap.min()), float(gap.mean()),
-                             regional_confidence(members, y, epsilon=epsilon), calib, prop2, prop4,
-                             float(gap_i.std(ddof=1) / math.sqrt(len(y))))
+    return PropositionChecks(
+        ens.topology,
+        t,
+        float(gap.min()),
+        float(gap.mean()),
+        regional_confidence(members, y, epsilon=epsilon),
+        calib,
+        prop2,
+        prop4,
+        float(gap_i.std(ddof=1) / math.sqrt(len(y))),
+    )
 
 
 # ----------------------------------------------------------------------------------------- App. A.3
@@ -761,9 +945,17 @@ class ToyStudy:
 
 
 @cached
-def appendix_toys(alg1_samples: int = 100_000, alg2_samples: int = 100_000, *, n_members: int = 10,
-                  n_classes: int = 4, bin_size: int = 2, epsilons: Sequence[float] = WG_EPSILONS,
-                  tau: float = 0.05, seed: int = 0) -> ToyStudy:
+def appendix_toys(
+    alg1_samples: int = 100_000,
+    alg2_samples: int = 100_000,
+    *,
+    n_members: int = 10,
+    n_classes: int = 4,
+    bin_size: int = 2,
+    epsilons: Sequence[float] = WG_EPSILONS,
+    tau: float = 0.05,
+    seed: int = 0,
+) -> ToyStudy:
     """App. A.3 toy values: Example 1, Alg. 1 with the Fig. 4 curves over ε, and Alg. 2. Cached on disk.
 
     Criteria are taken against the true class probabilities (the distributional definitions), so
@@ -776,34 +968,58 @@ def appendix_toys(alg1_samples: int = 100_000, alg2_samples: int = 100_000, *, n
     (True, True, 0.0)
     """
     ex = all_vs_top_label_example(tau)
-    example1 = dict(tau=tau, **{name: f(ex.probs, ex.true_probs, epsilon=0.0)
-                                for name, f in (("ace", all_label_ece), ("acce", acce), ("ece", ece), ("ecce", ecce))})
-    toy = calibrated_members_ensemble(alg1_samples, n_classes=n_classes, n_members=n_members, bin_size=bin_size,
-                                      seed=seed)
+    example1 = dict(
+        tau=tau,
+        **{
+            name: f(ex.probs, ex.true_probs, epsilon=0.0)
+            for name, f in (("ace", all_label_ece), ("acce", acce), ("ece", ece), ("ecce", ecce))
+        },
+    )
+    toy = calibrated_members_ensemble(
+        alg1_samples, n_classes=n_classes, n_members=n_members, bin_size=bin_size, seed=seed
+    )
     eps = np.asarray(epsilons, dtype=np.float64)
     truth = toy.true_probs
-    curves = {name: np.array([f(toy.probs, truth, epsilon=e) for e in eps])
-              for name, f in (("ace", all_label_ece), ("ece", ece))}
-    members = {name: np.array([max(f(toy.ens_probs[:, m], truth, epsilon=e) for m in range(n_members)) for e in eps])
-               for name, f in (("ace", all_label_ece), ("ece", ece))}
+    curves = {
+        name: np.array([f(toy.probs, truth, epsilon=e) for e in eps])
+        for name, f in (("ace", all_label_ece), ("ece", ece))
+    }
+    members = {
+        name: np.array([max(f(toy.ens_probs[:, m], truth, epsilon=e) for m in range(n_members)) for e in eps])
+        for name, f in (("ace", all_label_ece), ("ece", ece))
+    }
     calib = ensemble_calibration(toy.ens_probs, truth)
-    shared = calibrated_members_ensemble(alg1_samples, n_classes=n_classes, n_members=n_members, bin_size=bin_size,
-                                         shared_regions=True, seed=seed)
+    shared = calibrated_members_ensemble(
+        alg1_samples, n_classes=n_classes, n_members=n_members, bin_size=bin_size, shared_regions=True, seed=seed
+    )
     parts = np.array_split(np.arange(alg1_samples), 10)
     ace_parts = [all_label_ece(toy.probs[i], truth[i], epsilon=DEFAULT_EPSILON) for i in parts]
     ens_top = toy.probs.argmax(axis=1)
     gap_i = toy.probs.max(axis=1) - truth[np.arange(alg1_samples), ens_top]
-    alg2 = paired_label_predictions(alg2_samples - alg2_samples % n_classes, n_classes=n_classes,
-                                    bin_size=bin_size, seed=seed)
-    return ToyStudy(example1=example1, epsilons=eps, ensemble_ace=curves["ace"], ensemble_ece=curves["ece"],
-                    member_ace=members["ace"], member_ece=members["ece"],
-                    alg1_ace=all_label_ece(toy.probs, truth, epsilon=DEFAULT_EPSILON),
-                    alg1_shared_ace=all_label_ece(shared.probs, shared.true_probs, epsilon=DEFAULT_EPSILON),
-                    alg1_gap=calib.ensemble_top_label_gap, alg1_accuracy_gain=calib.accuracy_gain,
-                    alg2_sample_ace=all_label_ece(alg2.probs, alg2.labels, epsilon=0.0),
-                    alg2_true_ace=all_label_ece(alg2.probs, alg2.true_probs, epsilon=0.0),
-                    alg2_theory=paired_label_theoretical_ace(n_classes, bin_size),
-                    sizes=dict(alg1_samples=alg1_samples, alg2_samples=alg2_samples, n_classes=n_classes,
-                               n_members=n_members, bin_size=bin_size),
-                    alg1_ace_se=float(np.std(ace_parts, ddof=1) / math.sqrt(len(parts))),
-                    alg1_gap_se=float(gap_i.std(ddof=1) / math.sqrt(alg1_samples)))
+    alg2 = paired_label_predictions(
+        alg2_samples - alg2_samples % n_classes, n_classes=n_classes, bin_size=bin_size, seed=seed
+    )
+    return ToyStudy(
+        example1=example1,
+        epsilons=eps,
+        ensemble_ace=curves["ace"],
+        ensemble_ece=curves["ece"],
+        member_ace=members["ace"],
+        member_ece=members["ece"],
+        alg1_ace=all_label_ece(toy.probs, truth, epsilon=DEFAULT_EPSILON),
+        alg1_shared_ace=all_label_ece(shared.probs, shared.true_probs, epsilon=DEFAULT_EPSILON),
+        alg1_gap=calib.ensemble_top_label_gap,
+        alg1_accuracy_gain=calib.accuracy_gain,
+        alg2_sample_ace=all_label_ece(alg2.probs, alg2.labels, epsilon=0.0),
+        alg2_true_ace=all_label_ece(alg2.probs, alg2.true_probs, epsilon=0.0),
+        alg2_theory=paired_label_theoretical_ace(n_classes, bin_size),
+        sizes=dict(
+            alg1_samples=alg1_samples,
+            alg2_samples=alg2_samples,
+            n_classes=n_classes,
+            n_members=n_members,
+            bin_size=bin_size,
+        ),
+        alg1_ace_se=float(np.std(ace_parts, ddof=1) / math.sqrt(len(parts))),
+        alg1_gap_se=float(gap_i.std(ddof=1) / math.sqrt(alg1_samples)),
+    )

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from credalbook.metrics.classification import ReliabilityCurve
+from credalbook.metrics.reliability import ReliabilityCurve
 from credalbook.plotting import axes_or_new, panel_row
 
 __all__ = ["plot_temperature_study", "plot_region_study", "plot_combination_reliability", "plot_epsilon_curves"]
@@ -79,8 +79,9 @@ def plot_temperature_study(study, *, axes=None, legend: bool = True):
         ax.set_ylabel(name)
     for m, curve in enumerate(study.member_curves):
         _reliability_line(ax_rel, curve, color="0.6", linewidth=1, label="calibrated members" if m == 0 else None)
-    _reliability_line(ax_rel, study.calibrated_members_curve, color="C0", linewidth=2,
-                      label="ensemble of calibrated members")
+    _reliability_line(
+        ax_rel, study.calibrated_members_curve, color="C0", linewidth=2, label="ensemble of calibrated members"
+    )
     _reliability_line(ax_rel, study.calibrated_ensemble_curve, color="C1", linewidth=1.5, label="calibrated ensemble")
     _diagonal(ax_rel)
     ax_acc.set_title(study.topology)
@@ -140,7 +141,7 @@ def plot_combination_reliability(combos, *, labels=None, ax=None):
     --------
     >>> import matplotlib
     >>> matplotlib.use("Agg")
-    >>> from credalbook.metrics.classification import reliability_curve
+    >>> from credalbook.metrics.reliability import reliability_curve
     >>> from credalbook.papers.wu_gales.experiments import TopologyCombination
     >>> c = TopologyCombination(("LEN",), "ml", "post", None, np.ones(1), {"ece": 0.1},
     ...                         reliability_curve([[0.9, 0.1], [0.3, 0.7]], [0, 0], n_bins=5))
@@ -156,8 +157,11 @@ def plot_combination_reliability(combos, *, labels=None, ax=None):
         raise ValueError(f"labels must have one entry per combination ({len(combos)}); got {len(labels)}")
     ax = axes_or_new(ax)
     for i, c in enumerate(combos):
-        label = labels[i] if labels is not None else \
-            f"struct {c.structure or '-'}, ens {c.ensemble or '-'} (ECE {c.summary['ece']:.3f})"
+        label = (
+            labels[i]
+            if labels is not None
+            else f"struct {c.structure or '-'}, ens {c.ensemble or '-'} (ECE {c.summary['ece']:.3f})"
+        )
         _reliability_line(ax, c.curve, color=f"C{i}", linewidth=1.5, label=label)
     _diagonal(ax)
     ax.set_aspect("equal")
@@ -186,8 +190,9 @@ def plot_epsilon_curves(toy, *, axes=None):
     if not isinstance(toy, ToyStudy):
         raise ValueError(f"toy must be a ToyStudy (from appendix_toys); got {type(toy).__name__}")
     fig, axes = panel_row(axes, 2, size=(3.6, 3.0))
-    for ax, (name, ens, mem) in zip(axes, (("(a) ACE", toy.ensemble_ace, toy.member_ace),
-                                          ("(b) ECE", toy.ensemble_ece, toy.member_ece))):
+    for ax, (name, ens, mem) in zip(
+        axes, (("(a) ACE", toy.ensemble_ace, toy.member_ace), ("(b) ECE", toy.ensemble_ece, toy.member_ece))
+    ):
         ax.plot(toy.epsilons, ens, marker="o", color="C0", label="ensemble")
         ax.plot(toy.epsilons, mem, marker="s", color="C2", label="members (largest)")
         ax.set_xscale("log")

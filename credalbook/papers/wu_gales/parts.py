@@ -30,7 +30,7 @@ import numpy as np
 
 from credalbook._validation import check_positive_int, check_seed
 from credalbook.papers.parts import Part
-from credalbook.papers.wu_gales.topologies import TopologyEnsemble, resolve_network_scale, topology_ensemble_logits
+from credalbook.papers.wu_gales.topologies import resolve_network_scale, topology_ensemble_logits, TopologyEnsemble
 
 __all__ = ["WuGalesPlan", "merge_topology_ensembles", "wu_gales_parts", "wu_gales_plan"]
 
@@ -78,8 +78,10 @@ def merge_topology_ensembles(ensembles: Sequence[TopologyEnsemble]) -> TopologyE
     for i, e in enumerate(ensembles[1:], start=1):
         for name in ("topology", "n_parameters", "config"):
             if getattr(e, name) != getattr(first, name):
-                raise ValueError(f"ensembles[{i}] has another {name} than ensembles[0]: {getattr(e, name)!r} "
-                                 f"against {getattr(first, name)!r}")
+                raise ValueError(
+                    f"ensembles[{i}] has another {name} than ensembles[0]: {getattr(e, name)!r} "
+                    f"against {getattr(first, name)!r}"
+                )
         for name in ("y_val", "y_test"):
             if not np.array_equal(getattr(e, name), getattr(first, name)):
                 raise ValueError(f"ensembles[{i}] has other {name} than ensembles[0] (another dataset, size or split)")
@@ -136,8 +138,9 @@ class WuGalesPlan:
         return {t: merge_topology_ensembles([values[n] for n in names]) for t, names in self.members.items()}
 
 
-def wu_gales_plan(cfg, *, seed: int = 0, dataset: str = "fashion_mnist", device="auto", networks: str = "auto",
-                  **_ignored) -> WuGalesPlan:
+def wu_gales_plan(
+    cfg, *, seed: int = 0, dataset: str = "fashion_mnist", device="auto", networks: str = "auto", **_ignored
+) -> WuGalesPlan:
     """The chapter's plan at preset ``cfg`` with its parameters (others are ignored).
 
     Member m of topology t is trained with seed ``seed + m`` (m < ``cfg["members"][t]``) on the split drawn
@@ -177,17 +180,34 @@ def wu_gales_plan(cfg, *, seed: int = 0, dataset: str = "fashion_mnist", device=
     if not isinstance(dataset, str) or not dataset:
         raise ValueError(f"dataset must be a dataset's name; got {dataset!r}")
     network_scale = resolve_network_scale(networks, default=cfg["network_scale"], device=device)
-    data = dict(dataset=dataset, scale=network_scale, n_train=cfg["n_train"], n_test=cfg["n_test"],
-                val_fraction=cfg["val_fraction"], split_seed=seed)
+    data = dict(
+        dataset=dataset,
+        scale=network_scale,
+        n_train=cfg["n_train"],
+        n_test=cfg["n_test"],
+        val_fraction=cfg["val_fraction"],
+        split_seed=seed,
+    )
     parts, members = [], {}
     for t in cfg["topologies"]:
         m = check_positive_int(cfg["members"][t], f"cfg['members'][{t!r}]")
         names = []
         for s in range(seed, seed + m):
             names.append(f"{dataset.lower()}-{network_scale}-{t.lower()}-seed{s}")
-            parts.append(Part(names[-1], topology_ensemble_logits,
-                              {**data, "topology": t, "seeds": (s,), "train": cfg["train"][t], "device": device,
-                               "progress": False}))
+            parts.append(
+                Part(
+                    names[-1],
+                    topology_ensemble_logits,
+                    {
+                        **data,
+                        "topology": t,
+                        "seeds": (s,),
+                        "train": cfg["train"][t],
+                        "device": device,
+                        "progress": False,
+                    },
+                )
+            )
         members[t] = tuple(names)
     return WuGalesPlan(parts=parts, members=members, network_scale=network_scale)
 

@@ -20,8 +20,17 @@ from __future__ import annotations
 
 from credalbook.papers.report import reported
 
-__all__ = ["WG_METRICS", "WG_UNITS", "WG_PAPER_TABLE1", "WG_PAPER_TABLE5", "WG_PAPER_SINGLE",
-           "WG_PAPER_COMBINATION", "WG_PAPER_TOYS", "WG_PAPER_FINDINGS", "wg_paper_reference"]
+__all__ = [
+    "WG_METRICS",
+    "WG_UNITS",
+    "WG_PAPER_TABLE1",
+    "WG_PAPER_TABLE5",
+    "WG_PAPER_SINGLE",
+    "WG_PAPER_COMBINATION",
+    "WG_PAPER_TOYS",
+    "WG_PAPER_FINDINGS",
+    "wg_paper_reference",
+]
 
 _PAPER = reported("wu_gales")
 
@@ -38,9 +47,13 @@ def _value(v) -> float:
 
 def _calibration(table: dict) -> dict:
     """Table 1 / 5 rows -> {topology: {method: {metric: (mean, 2σ)}}}."""
-    return {topo: {method: {m: (_value(mean), _value(two_sigma)) for m, (mean, two_sigma) in row.items()}
-                   for method, row in methods.items()}
-            for topo, methods in table["rows"].items()}
+    return {
+        topo: {
+            method: {m: (_value(mean), _value(two_sigma)) for m, (mean, two_sigma) in row.items()}
+            for method, row in methods.items()
+        }
+        for topo, methods in table["rows"].items()
+    }
 
 
 #: Table 1 (CIFAR-100, ensembles of 10 members of one topology): topology -> method -> metric -> (mean, 2σ).
@@ -50,10 +63,13 @@ WG_PAPER_TABLE1 = _calibration(_PAPER["table1"])
 WG_PAPER_TABLE5 = _calibration(_PAPER["table5"])
 
 #: Tables 3 (CIFAR-100) and 4 (CIFAR-10): dataset -> topology -> % of training images -> metric -> value.
-WG_PAPER_SINGLE = {_PAPER[t]["dataset"]: {topo: {int(share): {m: _value(v) for m, v in row.items()}
-                                                 for share, row in shares.items()}
-                                          for topo, shares in _PAPER[t]["rows"].items()}
-                   for t in ("table3", "table4")}
+WG_PAPER_SINGLE = {
+    _PAPER[t]["dataset"]: {
+        topo: {int(share): {m: _value(v) for m, v in row.items()} for share, row in shares.items()}
+        for topo, shares in _PAPER[t]["rows"].items()
+    }
+    for t in ("table3", "table4")
+}
 
 
 def _combination(name: str) -> list:
@@ -63,8 +79,14 @@ def _combination(name: str) -> list:
     rows = []
     for r in table["rows"]:
         weights = {t: float(w) for t, w in r["weights"].items() if w is not None}
-        row = dict(table=name.removeprefix("table"), weighting=r.get("weighting", table.get("weighting")),
-                   topologies=tuple(weights), weights=weights, structure=r["structure"], ensemble=r["ensemble"])
+        row = dict(
+            table=name.removeprefix("table"),
+            weighting=r.get("weighting", table.get("weighting")),
+            topologies=tuple(weights),
+            weights=weights,
+            structure=r["structure"],
+            ensemble=r["ensemble"],
+        )
         for m in ("accuracy", "nll", "ace", "ece"):
             v = float(r[m])
             row[m] = v if float(units[m]) == WG_UNITS[m] else v * units[m] / WG_UNITS[m]
@@ -79,10 +101,12 @@ WG_PAPER_COMBINATION = _combination("table2") + _combination("table6") + _combin
 
 #: App. A.3: Alg. 1's ensemble ACE (Fig. 4, K = 4, M = 10, b = 2, N = 10⁶), Alg. 2's sample and
 #: theoretical ACE (Eqs. 46-50), Example 1's all-label (0) and top-label (≠ 0) errors.
-WG_PAPER_TOYS = {"alg1_ensemble_ace": float(_PAPER["alg1"]["ensemble_ace"]),
-                 "alg2_sample_ace": float(_PAPER["alg2"]["sample_ace"]),
-                 "alg2_theoretical_ace": float(_PAPER["alg2"]["theoretical_ace"]),
-                 "example1_ace": float(_PAPER["example1"]["ace"])}
+WG_PAPER_TOYS = {
+    "alg1_ensemble_ace": float(_PAPER["alg1"]["ensemble_ace"]),
+    "alg2_sample_ace": float(_PAPER["alg2"]["sample_ace"]),
+    "alg2_theoretical_ace": float(_PAPER["alg2"]["theoretical_ace"]),
+    "example1_ace": float(_PAPER["example1"]["ace"]),
+}
 
 #: The paper's qualitative findings (Sec. 4.3 and App. A.4) that the chapter checks.
 WG_PAPER_FINDINGS = {k: v["claim"] for k, v in _PAPER["findings"].items() if k != "source"}
@@ -105,8 +129,12 @@ def wg_paper_reference(dataset: str) -> dict:
     """
     c100 = str(dataset).lower().replace("-", "").replace("_", "") == "cifar100"
     key = "cifar100" if c100 else "cifar10"
-    single = {t: {"none": {m: (v, float("nan")) for m, v in rows[90].items()}}
-              for t, rows in WG_PAPER_SINGLE[key].items()}
-    return dict(ensemble_name="Table 1 (CIFAR-100)" if c100 else "Table 5 (CIFAR-10)",
-                ensemble=WG_PAPER_TABLE1 if c100 else WG_PAPER_TABLE5,
-                single_name="Table 3 (CIFAR-100)" if c100 else "Table 4 (CIFAR-10)", single=single)
+    single = {
+        t: {"none": {m: (v, float("nan")) for m, v in rows[90].items()}} for t, rows in WG_PAPER_SINGLE[key].items()
+    }
+    return dict(
+        ensemble_name="Table 1 (CIFAR-100)" if c100 else "Table 5 (CIFAR-10)",
+        ensemble=WG_PAPER_TABLE1 if c100 else WG_PAPER_TABLE5,
+        single_name="Table 3 (CIFAR-100)" if c100 else "Table 4 (CIFAR-10)",
+        single=single,
+    )

@@ -19,7 +19,8 @@ import numpy as np
 from scipy.special import log_softmax, softmax
 
 from credalbook._validation import as_numpy, check_labels, check_logits, check_weights
-from credalbook.metrics.ensemble import DEFAULT_EPSILON, check_epsilon, ece
+from credalbook.metrics.classification import ece
+from credalbook.metrics.regions import check_epsilon, DEFAULT_EPSILON
 
 __all__ = ["TemperatureSweep", "temperature_sweep"]
 
@@ -67,8 +68,9 @@ class TemperatureSweep:
         return float(self.temperatures[np.argmin(self.post_ece)])
 
 
-def temperature_sweep(logits, labels, *, temperatures=None, weights=None,
-                      epsilon: float = DEFAULT_EPSILON) -> TemperatureSweep:
+def temperature_sweep(
+    logits, labels, *, temperatures=None, weights=None, epsilon: float = DEFAULT_EPSILON
+) -> TemperatureSweep:
     r"""ECE and accuracy of members and ensemble over a grid of shared temperatures (Fig. 1).
 
     For every temperature t of the grid, each member :math:`\operatorname{softmax}(z^{(m)}/t)`,
@@ -116,8 +118,7 @@ def temperature_sweep(logits, labels, *, temperatures=None, weights=None,
     else:
         temps = as_numpy(temperatures, "temperatures").astype(np.float64).ravel()
         if temps.size == 0 or not np.all(np.isfinite(temps)) or np.any(temps <= 0):
-            raise ValueError(f"temperatures must be a non-empty sequence of positive numbers; got "
-                             f"{temperatures!r}")
+            raise ValueError(f"temperatures must be a non-empty sequence of positive numbers; got {temperatures!r}")
     w = np.full(m, 1.0 / m) if weights is None else check_weights(weights, m)
     if w.ndim != 1:
         raise ValueError(f"weights must have shape (M,) = ({m},); got {w.shape}")
@@ -135,6 +136,12 @@ def temperature_sweep(logits, labels, *, temperatures=None, weights=None,
         ens_ece[i] = ece(p_ens, y, epsilon=eps)
         ens_acc[i] = float((p_ens.argmax(axis=1) == y).mean())
         post_ece[i] = ece(np.exp(log_softmax(log_bar / t, axis=1)), y, epsilon=eps)
-    return TemperatureSweep(temperatures=temps, member_ece=member_ece, member_accuracy=member_acc,
-                            ensemble_ece=ens_ece, ensemble_accuracy=ens_acc, post_ece=post_ece,
-                            epsilon=eps)
+    return TemperatureSweep(
+        temperatures=temps,
+        member_ece=member_ece,
+        member_accuracy=member_acc,
+        ensemble_ece=ens_ece,
+        ensemble_accuracy=ens_acc,
+        post_ece=post_ece,
+        epsilon=eps,
+    )

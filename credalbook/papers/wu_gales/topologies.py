@@ -40,18 +40,18 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import torch
-from joblib import Parallel, delayed
+from joblib import delayed, Parallel
 from scipy.special import softmax
 
 from credalbook._validation import check_positive_int
-from credalbook.cache import ENV_VAR as CACHE_ENV_VAR
 from credalbook.cache import cache_dir, cached, checkpoint_path
-from credalbook.nn.device import resolve_device
+from credalbook.cache import ENV_VAR as CACHE_ENV_VAR
 from credalbook.data.images import load_dataset
 from credalbook.data.splits import train_val_test_split
+from credalbook.nn.architectures import build_topology, PadCropFlip
+from credalbook.nn.device import resolve_device
 from credalbook.nn.ensembles import MemberPredictions
 from credalbook.nn.models import count_parameters
-from credalbook.nn.architectures import PadCropFlip, build_topology
 from credalbook.nn.training import fit, predict_logits
 
 __all__ = [
@@ -63,11 +63,20 @@ __all__ = [
     "topology_member_logits",
 ]
 
+
 # ----------------------------------------------------------------------- paper and quick sizes
 def _recipe(epochs, batch_size, lr, weight_decay, milestones=(), lr_decay=0.1, momentum=0.9, channels_last=False):
-    return dict(epochs=epochs, batch_size=batch_size, optimizer="sgd", lr=lr, momentum=momentum,
-                weight_decay=weight_decay, milestones=tuple(milestones), lr_decay=lr_decay,
-                **({"channels_last": True} if channels_last else {}))
+    return dict(
+        epochs=epochs,
+        batch_size=batch_size,
+        optimizer="sgd",
+        lr=lr,
+        momentum=momentum,
+        weight_decay=weight_decay,
+        milestones=tuple(milestones),
+        lr_decay=lr_decay,
+        **({"channels_last": True} if channels_last else {}),
+    )
 
 
 #: The paper's topologies (Sec. 4.3, App. A.4) with their original training recipes: DenseNets
@@ -80,12 +89,19 @@ def _recipe(epochs, batch_size, lr, weight_decay, milestones=(), lr_decay=0.1, m
 #: Nesterov momentum is replaced by plain momentum (:func:`credalbook.nn.fit` has none).
 PAPER_TOPOLOGIES = {
     "LEN": dict(family="lenet5", model={}, train=_recipe(100, 128, 0.01, 5e-4, (50, 75))),
-    "DSN100": dict(family="densenet", model=dict(depth=100, growth_rate=12),
-                   train=_recipe(300, 64, 0.1, 1e-4, (150, 225))),
-    "DSN121": dict(family="densenet", model=dict(block_config=(6, 12, 24, 16), growth_rate=32),
-                   train=_recipe(300, 64, 0.1, 1e-4, (150, 225))),
-    "RSN": dict(family="wide_resnet", model=dict(depth=28, widen_factor=10),
-                train=_recipe(200, 128, 0.1, 5e-4, (60, 120, 160), lr_decay=0.2)),
+    "DSN100": dict(
+        family="densenet", model=dict(depth=100, growth_rate=12), train=_recipe(300, 64, 0.1, 1e-4, (150, 225))
+    ),
+    "DSN121": dict(
+        family="densenet",
+        model=dict(block_config=(6, 12, 24, 16), growth_rate=32),
+        train=_recipe(300, 64, 0.1, 1e-4, (150, 225)),
+    ),
+    "RSN": dict(
+        family="wide_resnet",
+        model=dict(depth=28, widen_factor=10),
+        train=_recipe(200, 128, 0.1, 5e-4, (60, 120, 160), lr_decay=0.2),
+    ),
 }
 
 #: Scaled-down counterparts that train on a CPU (same families, schedule shapes, fewer epochs):
@@ -100,12 +116,21 @@ PAPER_TOPOLOGIES = {
 #: not hold up when measured again (0.7-1.2x), so both keep the default layout.
 QUICK_TOPOLOGIES = {
     "LEN": dict(family="lenet5", model={}, train=_recipe(20, 128, 0.05, 5e-4, (10, 15))),
-    "DSN100": dict(family="densenet", model=dict(depth=16, growth_rate=8),
-                   train=_recipe(10, 64, 0.1, 1e-4, (5, 8), channels_last=True)),
-    "DSN121": dict(family="densenet", model=dict(block_config=(1, 2, 4, 3), growth_rate=6),
-                   train=_recipe(10, 64, 0.1, 1e-4, (5, 8), channels_last=True)),
-    "RSN": dict(family="wide_resnet", model=dict(depth=10, widen_factor=1),
-                train=_recipe(10, 128, 0.1, 5e-4, (3, 6, 8), lr_decay=0.2)),
+    "DSN100": dict(
+        family="densenet",
+        model=dict(depth=16, growth_rate=8),
+        train=_recipe(10, 64, 0.1, 1e-4, (5, 8), channels_last=True),
+    ),
+    "DSN121": dict(
+        family="densenet",
+        model=dict(block_config=(1, 2, 4, 3), growth_rate=6),
+        train=_recipe(10, 64, 0.1, 1e-4, (5, 8), channels_last=True),
+    ),
+    "RSN": dict(
+        family="wide_resnet",
+        model=dict(depth=10, widen_factor=1),
+        train=_recipe(10, 128, 0.1, 5e-4, (3, 6, 8), lr_decay=0.2),
+    ),
 }
 
 _SCALES = {"paper": PAPER_TOPOLOGIES, "quick": QUICK_TOPOLOGIES}
@@ -137,8 +162,20 @@ def resolve_network_scale(networks: str = "auto", *, default: str = "paper", dev
     if default == "paper" and resolve_device(device).type == "cpu":
         return "quick"
     return default
-_TRAIN_KEYS = ("epochs", "batch_size", "optimizer", "lr", "momentum", "weight_decay",
-               "milestones", "lr_decay", "warmup_epochs", "channels_last")
+
+
+_TRAIN_KEYS = (
+    "epochs",
+    "batch_size",
+    "optimizer",
+    "lr",
+    "momentum",
+    "weight_decay",
+    "milestones",
+    "lr_decay",
+    "warmup_epochs",
+    "channels_last",
+)
 
 
 def _resolve(topology: str, scale: str, model: Mapping | None, train: Mapping | None) -> dict:
@@ -216,14 +253,20 @@ class TopologyEnsemble(MemberPredictions):
     config: dict = field(repr=False)
 
     MEMBERS, SPLITS, REPR_FIELDS = "logits_val", ("val", "test"), ("topology",)
-    ens_probs_val = property(lambda self: _member_probs(self.logits_val),
-                             doc="Member probabilities on the validation set, (N_val, M, K), float64.")
-    ens_probs_test = property(lambda self: _member_probs(self.logits_test),
-                              doc="Member probabilities on the test set, (N_test, M, K), float64.")
-    probs_val = property(lambda self: self.average("val"),
-                         doc="Uniform ensemble average on the validation set (Eq. 17), (N_val, K).")
-    probs_test = property(lambda self: self.average("test"),
-                          doc="Uniform ensemble average on the test set (Eq. 17), (N_test, K).")
+    ens_probs_val = property(
+        lambda self: _member_probs(self.logits_val),
+        doc="Member probabilities on the validation set, (N_val, M, K), float64.",
+    )
+    ens_probs_test = property(
+        lambda self: _member_probs(self.logits_test),
+        doc="Member probabilities on the test set, (N_test, M, K), float64.",
+    )
+    probs_val = property(
+        lambda self: self.average("val"), doc="Uniform ensemble average on the validation set (Eq. 17), (N_val, K)."
+    )
+    probs_test = property(
+        lambda self: self.average("test"), doc="Uniform ensemble average on the test set (Eq. 17), (N_test, K)."
+    )
 
 
 def _prepared_data(dataset: str, n_train, n_test, val_fraction: float, split_seed: int):
@@ -231,8 +274,7 @@ def _prepared_data(dataset: str, n_train, n_test, val_fraction: float, split_see
     ds = load_dataset(dataset)
     if n_train is not None or n_test is not None:
         ds = ds.subsample(n_train, n_test, seed=split_seed)
-    tr, va, _ = train_val_test_split(len(ds.y_train), val_fraction=val_fraction, seed=split_seed,
-                                     stratify=ds.y_train)
+    tr, va, _ = train_val_test_split(len(ds.y_train), val_fraction=val_fraction, seed=split_seed, stratify=ds.y_train)
     x_tr = ds.x_train[tr]
     mean = x_tr.mean(axis=(0, 2, 3), keepdims=True)
     std = x_tr.std(axis=(0, 2, 3), keepdims=True) + 1e-8
@@ -279,20 +321,37 @@ def topology_member_logits(
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValueError(f"seed must be a non-negative int; got {seed!r}")
     spec = _resolve(topology, scale, model, train)
-    ds, x_tr, y_tr, x_va, y_va, x_te = _prepared_data(dataset, n_train, n_test, val_fraction,
-                                                      split_seed)
+    ds, x_tr, y_tr, x_va, y_va, x_te = _prepared_data(dataset, n_train, n_test, val_fraction, split_seed)
     c, h, w = ds.image_shape
     if h != w:
         raise ValueError(f"images must be square; got {h}x{w}")
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(int(seed))
-        net = build_topology(spec["family"], in_channels=c, n_classes=ds.n_classes, image_size=h,
-                             **spec["model"])
+        net = build_topology(spec["family"], in_channels=c, n_classes=ds.n_classes, image_size=h, **spec["model"])
     aug = PadCropFlip(padding=4 if h == 32 else 2, hflip=True) if augment else None
-    result = fit(net, x_tr, y_tr, x_val=x_va, y_val=y_va, seed=int(seed), device=device,
-                 progress=progress, augment=aug, checkpoint=ckpt, **spec["train"])
-    config = dict(dataset=dataset, scale=scale, n_train=n_train, n_test=n_test,
-                  val_fraction=val_fraction, split_seed=split_seed, augment=augment, **spec)
+    result = fit(
+        net,
+        x_tr,
+        y_tr,
+        x_val=x_va,
+        y_val=y_va,
+        seed=int(seed),
+        device=device,
+        progress=progress,
+        augment=aug,
+        checkpoint=ckpt,
+        **spec["train"],
+    )
+    config = dict(
+        dataset=dataset,
+        scale=scale,
+        n_train=n_train,
+        n_test=n_test,
+        val_fraction=val_fraction,
+        split_seed=split_seed,
+        augment=augment,
+        **spec,
+    )
     return dict(
         logits_val=predict_logits(result.model, x_va, device=device).astype(np.float32),
         y_val=np.asarray(y_va, dtype=np.int64),
@@ -393,8 +452,7 @@ def topology_ensemble_logits(
         seeds = tuple(range(m))
     else:
         seeds = tuple(seeds)
-        if not seeds or any(isinstance(s, bool) or not isinstance(s, (int, np.integer)) or s < 0
-                            for s in seeds):
+        if not seeds or any(isinstance(s, bool) or not isinstance(s, (int, np.integer)) or s < 0 for s in seeds):
             raise ValueError(f"seeds must be a non-empty sequence of non-negative ints; got {seeds!r}")
         if len(set(seeds)) != len(seeds):
             raise ValueError(f"seeds must be distinct; got {seeds!r}")
@@ -405,8 +463,17 @@ def topology_ensemble_logits(
     if epochs is not None:
         train["epochs"] = check_positive_int(epochs, "epochs")
     _resolve(topology, scale, model, train)  # fail before any training
-    kw = dict(scale=scale, model=model, train=train or None, n_train=n_train, n_test=n_test, val_fraction=val_fraction,
-              split_seed=split_seed, augment=augment, device=device)
+    kw = dict(
+        scale=scale,
+        model=model,
+        train=train or None,
+        n_train=n_train,
+        n_test=n_test,
+        val_fraction=val_fraction,
+        split_seed=split_seed,
+        augment=augment,
+        device=device,
+    )
     if isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) or n_jobs == 0 or n_jobs < -1:
         raise ValueError(f"n_jobs must be a positive int or -1; got {n_jobs!r}")
     if n_jobs != 1 and len(seeds) > 1 and resolve_device(device).type == "cpu":

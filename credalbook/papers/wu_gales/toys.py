@@ -13,7 +13,7 @@ r"""Toy data of Wu & Gales (2021, App. A.3): where calibration regions and ensem
 
 All generators are vectorised over instances and seeded with a :class:`numpy.random.Generator`
 (``seed`` may be an int, a Generator or None). The criteria are those of
-:mod:`credalbook.metrics.ensemble`, which accept the true class probabilities in place of labels.
+:mod:`credalbook.metrics.regions`, which accept the true class probabilities in place of labels.
 
 References
 ----------
@@ -28,8 +28,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.stats import binom
 
-from credalbook._validation import check_positive_float, check_positive_int
 from credalbook._random import draw_labels
+from credalbook._validation import check_positive_float, check_positive_int
 
 __all__ = [
     "ToySample",
@@ -100,7 +100,7 @@ def all_vs_top_label_example(tau: float = 0.05) -> ToySample:
 
     Examples
     --------
-    >>> from credalbook.metrics.ensemble import all_label_ece, ece
+    >>> from credalbook.metrics import all_label_ece, ece
     >>> ex = all_vs_top_label_example(0.03)
     >>> all_label_ece(ex.probs, ex.true_probs, epsilon=0), round(ece(ex.probs, ex.true_probs, epsilon=0), 6)
     (0.0, 0.01)
@@ -116,9 +116,16 @@ def all_vs_top_label_example(tau: float = 0.05) -> ToySample:
     return ToySample(probs=probs, true_probs=probs + shift)
 
 
-def calibrated_members_ensemble(n_samples: int = 100_000, *, n_classes: int = 4, n_members: int = 10,
-                                bin_size: int = 2, concentration: float = 1.0, shared_regions: bool = False,
-                                seed=None) -> ToySample:
+def calibrated_members_ensemble(
+    n_samples: int = 100_000,
+    *,
+    n_classes: int = 4,
+    n_members: int = 10,
+    bin_size: int = 2,
+    concentration: float = 1.0,
+    shared_regions: bool = False,
+    seed=None,
+) -> ToySample:
     r"""Algorithm 1 (Example 2): perfectly calibrated members whose ensemble is not calibrated.
 
     True distributions :math:`\mathbf p^{(i)} \sim \mathrm{Dir}(\alpha\mathbf 1_K)`. Each member
@@ -175,7 +182,9 @@ def calibrated_members_ensemble(n_samples: int = 100_000, *, n_classes: int = 4,
     return ToySample(probs=ens.mean(axis=1), true_probs=true, labels=draw_labels(true, rng), ens_probs=ens)
 
 
-def paired_label_predictions(n_samples: int = 100_000, *, n_classes: int = 4, bin_size: int = 2, seed=None) -> ToySample:
+def paired_label_predictions(
+    n_samples: int = 100_000, *, n_classes: int = 4, bin_size: int = 2, seed=None
+) -> ToySample:
     r"""Algorithm 2 (Example 3): finite-sample ACE 0, theoretical ACE 9/32.
 
     The true distribution is uniform, :math:`P(\omega_j\mid\mathbf x) = 1/K`, and the labels are
@@ -198,7 +207,7 @@ def paired_label_predictions(n_samples: int = 100_000, *, n_classes: int = 4, bi
 
     Examples
     --------
-    >>> from credalbook.metrics.ensemble import all_label_ece
+    >>> from credalbook.metrics import all_label_ece
     >>> toy = paired_label_predictions(4000, seed=0)
     >>> all_label_ece(toy.probs, toy.labels, epsilon=0), round(all_label_ece(toy.probs, toy.true_probs, epsilon=0), 2)
     (0.0, 0.28)

@@ -8,9 +8,9 @@ import pytest
 from credalbook.papers.eu import (
     BallLayout,
     BallSplit,
-    DenseCentres,
     carve_balls,
     dense_centres,
+    DenseCentres,
     grid_centres,
     neighbour_radius,
 )
@@ -83,8 +83,9 @@ class TestCarveBalls:
     def test_subset_for_calibration(self, points):
         """Sec. 4.3: the calibration sets are carved out of D_train only."""
         split = carve_balls(points, self.CENTRES, radius=2.0, p_train=0.3, q_test=0.2, seed=0)
-        cal = carve_balls(points, [[5.0, 5.0], [1.0, 8.0]], radius=1.5, p_train=0.2, q_test=0.3,
-                          subset=split.train, seed=1)
+        cal = carve_balls(
+            points, [[5.0, 5.0], [1.0, 8.0]], radius=1.5, p_train=0.2, q_test=0.3, subset=split.train, seed=1
+        )
         for arr in (cal.train, cal.test, cal.aug):
             assert np.isin(arr, split.train).all()
         # every D_train point is in exactly the calibration sets the procedure says; others in none
@@ -92,8 +93,9 @@ class TestCarveBalls:
         assert (cal.ball[np.setdiff1d(np.arange(points.shape[0]), split.train)] == -1).all()
         mask = np.zeros(points.shape[0], dtype=bool)
         mask[split.train] = True
-        by_mask = carve_balls(points, [[5.0, 5.0], [1.0, 8.0]], radius=1.5, p_train=0.2, q_test=0.3,
-                              subset=mask, seed=1)
+        by_mask = carve_balls(
+            points, [[5.0, 5.0], [1.0, 8.0]], radius=1.5, p_train=0.2, q_test=0.3, subset=mask, seed=1
+        )
         np.testing.assert_array_equal(by_mask.test, cal.test)
 
     def test_reproducible(self, points):
@@ -125,8 +127,9 @@ class TestCarveBalls:
 
 class TestBallLayout:
     def test_main(self, points):
-        layout = BallLayout(centres=TestCarveBalls.CENTRES, radius=2.0, p_train=np.array([0.1, 0.2, 0.3]),
-                            q_test=np.full(3, 0.2))
+        layout = BallLayout(
+            centres=TestCarveBalls.CENTRES, radius=2.0, p_train=np.array([0.1, 0.2, 0.3]), q_test=np.full(3, 0.2)
+        )
         a = layout.carve(points, seed=3)
         b = carve_balls(points, layout.centres, radius=2.0, p_train=layout.p_train, q_test=layout.q_test, seed=3)
         np.testing.assert_array_equal(a.test, b.test)
@@ -165,8 +168,9 @@ def clustered():
 
 class TestDenseCentres:
     def test_main(self, clustered):
-        found = dense_centres(clustered, radius=0.6, n_centres=3, min_neighbours=50, n_candidates=400,
-                              min_separation=3.0, seed=0)
+        found = dense_centres(
+            clustered, radius=0.6, n_centres=3, min_neighbours=50, n_candidates=400, min_separation=3.0, seed=0
+        )
         assert isinstance(found, DenseCentres)
         assert len(found.index) == 3
         np.testing.assert_array_equal(found.centres, clustered[found.index])
@@ -222,10 +226,12 @@ class TestHighDimensionalQueries:
         pool = rng.normal(size=(600, 20))
         queries = np.vstack([pool[:50], rng.normal(size=(30, 20))])
         tree = KDTree(pool)
-        np.testing.assert_array_equal(_count_within(pool, queries, 5.0),
-                                      tree.query_radius(queries, r=5.0, count_only=True))
-        np.testing.assert_allclose(_kth_neighbour_distance(pool, queries, 7), tree.query(queries, k=8)[0][:, 7],
-                                   rtol=1e-10)
+        np.testing.assert_array_equal(
+            _count_within(pool, queries, 5.0), tree.query_radius(queries, r=5.0, count_only=True)
+        )
+        np.testing.assert_allclose(
+            _kth_neighbour_distance(pool, queries, 7), tree.query(queries, k=8)[0][:, 7], rtol=1e-10
+        )
         # the same through the public functions: a hand-computed radius and neighbour counts
         d = np.linalg.norm(pool[:, None] - pool[None], axis=2)
         r = neighbour_radius(pool, n_neighbours=10, quantile=0.5, n_candidates=600)

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from credalbook.papers.criteria import VERDICTS
-from credalbook.papers.eu import EU_ESTIMATORS, EU_METRICS, EU_PAPER_TABLE1, EU_PAPER_TABLE2, compare, compare_summary
+from credalbook.papers.eu import compare, compare_summary, EU_ESTIMATORS, EU_METRICS, EU_PAPER_TABLE1, EU_PAPER_TABLE2
 from credalbook.papers.report import Comparison, reported
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -18,18 +18,35 @@ CHAPTER = ROOT / "chapters" / "05_epistemic_uncertainty_gp.ipynb"
 def _study(rho, eece, cal, *, n=3, spread=0.001):
     """Per-seed values (estimator -> metric -> list) around the given means, the same offsets for every metric."""
     off = spread * (np.arange(n) - (n - 1) / 2)
-    return {k: {"rho_epi": list(rho[k] + off), "eece": list(eece[k] + off), "calibrated_eece": list(cal[k] + off),
-                "eece_bits": list(eece[k] / math.log(2) + off)} for k in EU_ESTIMATORS}
+    return {
+        k: {
+            "rho_epi": list(rho[k] + off),
+            "eece": list(eece[k] + off),
+            "calibrated_eece": list(cal[k] + off),
+            "eece_bits": list(eece[k] / math.log(2) + off),
+        }
+        for k in EU_ESTIMATORS
+    }
 
 
 def _results(dataset="kuzushiji49", n=3):
     toy = _study(rho={"M": 0.108, "E": 0.20}, eece={"M": 0.0249, "E": 0.30}, cal={"M": 0.03, "E": 0.015}, n=n)
     m1 = _study(rho={"M": 0.108, "E": 0.20}, eece={"M": 0.0249, "E": 0.30}, cal={"M": 0.031, "E": 0.016}, n=n)
     m2 = _study(rho={"M": 0.11, "E": 0.10}, eece={"M": 0.0249, "E": 0.30}, cal={"M": 0.031, "E": 0.025}, n=n)
-    real = _study(rho={"M": 0.065, "E": 0.2}, eece={"M": 0.0063, "E": 0.33}, cal={"M": 0.0058, "E": 0.0045}, n=n,
-                  spread=0.0001)
-    return dict(toy=toy, toy_window=(8, 10), toy_noise_sd=0.3, toy_floor=0.0123, toy_excess_M=[0.01, 0.02, 0.03][:n],
-                mismatch=[toy, m1, m2], real=real, real_excess_M=[0.05, 0.06, 0.07][:n], dataset=dataset)
+    real = _study(
+        rho={"M": 0.065, "E": 0.2}, eece={"M": 0.0063, "E": 0.33}, cal={"M": 0.0058, "E": 0.0045}, n=n, spread=0.0001
+    )
+    return dict(
+        toy=toy,
+        toy_window=(8, 10),
+        toy_noise_sd=0.3,
+        toy_floor=0.0123,
+        toy_excess_M=[0.01, 0.02, 0.03][:n],
+        mismatch=[toy, m1, m2],
+        real=real,
+        real_excess_M=[0.05, 0.06, 0.07][:n],
+        dataset=dataset,
+    )
 
 
 def _row(cmp, artifact, quantity):
@@ -47,7 +64,11 @@ class TestReported:
         for name, entry in entries.items():
             assert isinstance(entry.get("source"), str) and entry["source"], name
         assert rep["table1"]["source"].startswith("Table 1") and rep["table2"]["source"].startswith("Table 2")
-        assert rep["table1"]["seeds"] == 6 and rep["table2"]["seeds"] is None and "does not state" in rep["table2"]["seeds_note"]
+        assert (
+            rep["table1"]["seeds"] == 6
+            and rep["table2"]["seeds"] is None
+            and "does not state" in rep["table2"]["seeds_note"]
+        )
         for d in rep["table2"]["rows"].values():
             for row in d.values():
                 assert list(row) == list(EU_METRICS) and all(len(v) == 2 for v in row.values())
@@ -55,8 +76,9 @@ class TestReported:
         assert rep["table2"]["rows"]["EMNIST"]["M"]["calibrated_eece"] == [0.0122, 0.0027]
         assert rep["text_sec5_3_1"]["calibrated_eece_below"] == 0.02
         assert rep["text_sec5_4"]["datasets"]["EMNIST"] == {"observations": 131600, "classes": 47}
-        assert rep["text_sec5_3_2"]["claims"]["variant2"] == ("In modification 2, the performance of Ê_E decreases and "
-                                                             "Ê_M is comparatively better.")
+        assert rep["text_sec5_3_2"]["claims"]["variant2"] == (
+            "In modification 2, the performance of Ê_E decreases and Ê_M is comparatively better."
+        )
 
     def test_constants_from_json(self):
         rep = reported("eu")
@@ -83,9 +105,16 @@ class TestCompareSummary:
         assert 2.0 < j.tolerance / se < 4.31  # Student's quantile, between z and t with 2 df
         assert out["E"]["rho_epi"][2].verdict == "differs"  # 0.2 vs 0.121 ± 0.028
         # within two paper sds (the old criterion) but many standard errors away: differs now
-        far = {k: {m: [EU_PAPER_TABLE1[k][m][0] + 1.5 * EU_PAPER_TABLE1[k][m][1] + d for d in (-1e-4, 0, 1e-4)]
-                   for m in EU_METRICS} for k in EU_ESTIMATORS}
-        assert all(row[m][2].verdict == "differs" for row in compare_summary(far, EU_PAPER_TABLE1).values() for m in EU_METRICS)
+        far = {
+            k: {
+                m: [EU_PAPER_TABLE1[k][m][0] + 1.5 * EU_PAPER_TABLE1[k][m][1] + d for d in (-1e-4, 0, 1e-4)]
+                for m in EU_METRICS
+            }
+            for k in EU_ESTIMATORS
+        }
+        assert all(
+            row[m][2].verdict == "differs" for row in compare_summary(far, EU_PAPER_TABLE1).values() for m in EU_METRICS
+        )
 
     def test_inconclusive(self):
         one = {k: {m: [EU_PAPER_TABLE1[k][m][0]] for m in EU_METRICS} for k in EU_ESTIMATORS}
@@ -101,10 +130,19 @@ class TestCompare:
         cmp = compare(_results())
         assert isinstance(cmp, Comparison) and cmp.chapter == "05_epistemic_uncertainty_gp"
         artifacts = [r.artifact for r in cmp.rows]
-        assert artifacts == (["Table 1"] * 5 + ["Sec. 5.3.1 (toy)"] * 4 + ["Table 1", "Sec. 5.3.1 / Fig. 3"]
-                             + ["Sec. 5.3.2"] * 2 + ["Table 2 (EMNIST)"] + ["Table 2 (K-49)"] * 6
-                             + ["Sec. 5.4.1 / Table 2"] * 2 + ["Table 2"] * 2 + ["Sec. 5.4.1 / Fig. 4"]
-                             + ["Sec. 5.4.1 / Table 2"] * 2 + ["Sec. 5.4.1 / Fig. 4"])
+        assert artifacts == (
+            ["Table 1"] * 5
+            + ["Sec. 5.3.1 (toy)"] * 4
+            + ["Table 1", "Sec. 5.3.1 / Fig. 3"]
+            + ["Sec. 5.3.2"] * 2
+            + ["Table 2 (EMNIST)"]
+            + ["Table 2 (K-49)"] * 6
+            + ["Sec. 5.4.1 / Table 2"] * 2
+            + ["Table 2"] * 2
+            + ["Sec. 5.4.1 / Fig. 4"]
+            + ["Sec. 5.4.1 / Table 2"] * 2
+            + ["Sec. 5.4.1 / Fig. 4"]
+        )
         assert all(r.verdict in VERDICTS and r.criterion.strip() for r in cmp.rows)
         # the toy EECE of Ê_E set the noise: not a row, in nats or in bits
         assert not [r for r in cmp.rows if r.artifact == "Table 1" and r.quantity.startswith("EECE of Ê_E")]
@@ -179,10 +217,13 @@ class TestCompare:
     def test_matches_paper(self):
         """Our means equal to the paper's, with a small spread, agree on every Table 1 and Table 2 row."""
         res = _results("emnist_letters")
-        res["toy"] = {k: {m: [EU_PAPER_TABLE1[k][m][0] + d for d in (-1e-4, 0, 1e-4)] for m in EU_METRICS}
-                      for k in EU_ESTIMATORS}
-        res["real"] = {k: {m: [EU_PAPER_TABLE2["EMNIST"][k][m][0] + d for d in (-1e-4, 0, 1e-4)] for m in EU_METRICS}
-                       for k in EU_ESTIMATORS}
+        res["toy"] = {
+            k: {m: [EU_PAPER_TABLE1[k][m][0] + d for d in (-1e-4, 0, 1e-4)] for m in EU_METRICS} for k in EU_ESTIMATORS
+        }
+        res["real"] = {
+            k: {m: [EU_PAPER_TABLE2["EMNIST"][k][m][0] + d for d in (-1e-4, 0, 1e-4)] for m in EU_METRICS}
+            for k in EU_ESTIMATORS
+        }
         res["mismatch"] = [res["toy"]] * 3
         cmp = compare(res)
         judged = [r for r in cmp.rows if r.artifact in ("Table 1", "Table 2 (EMNIST)") and "mean ± sd" in r.quantity]
@@ -221,13 +262,27 @@ def test_chapter_has_no_typed_paper_numbers():
     """The chapter reads the paper's numbers from reported.json; none is typed into a cell."""
     cells = json.loads(CHAPTER.read_text(encoding="utf-8"))["cells"]
     source = "\n".join("".join(c["source"]) for c in cells)
-    typed = {f"{v:g}" for table in (EU_PAPER_TABLE1, *EU_PAPER_TABLE2.values())
-             for row in table.values() for pair in row.values() for v in pair}
+    typed = {
+        f"{v:g}"
+        for table in (EU_PAPER_TABLE1, *EU_PAPER_TABLE2.values())
+        for row in table.values()
+        for pair in row.values()
+        for v in pair
+    }
     typed = {t for t in typed if len(t) >= 5}  # 0.108, 0.0249, 0.393, ... (not 0.02, 0.41 or 0.33 alone)
     assert "0.393" in typed and "0.0063" in typed
     found = sorted(t for t in typed if t in source)
     assert not found, f"paper numbers typed into the chapter: {found}"
-    for text in ("0.41", "0.33", "142{,}693", "142,693", "131,600", "38\\times46", "0.015 to 0.018", "0.1 in the paper"):
+    for text in (
+        "0.41",
+        "0.33",
+        "142{,}693",
+        "142,693",
+        "131,600",
+        "38\\times46",
+        "0.015 to 0.018",
+        "0.1 in the paper",
+    ):
         assert text not in source, text
     assert "compare(results)" in source and "Comparison(" not in source
     assert "seed_values()" in source  # compare receives per-seed values, not means and sds

@@ -6,7 +6,8 @@ import math
 import numpy as np
 import pytest
 
-from credalbook.metrics import equal_mass_edges, eu_reliability, evaluate_eu, fit_eu_calibration
+from credalbook.gp import fit_gp_classifier
+from credalbook.metrics import eu_reliability, evaluate_eu, fit_eu_calibration, interval_cuts
 from credalbook.papers.eu import (
     EU_ESTIMATORS,
     EU_METRICS,
@@ -21,7 +22,6 @@ from credalbook.papers.eu import (
     toy_eu_study,
     toy_noise_summary,
 )
-from credalbook.gp import fit_gp_classifier
 from credalbook.papers.report import Table
 
 GP = dict(n_inducing=16, epochs=2, batch_size=512, lr=0.05, natural_gradient=True)
@@ -36,8 +36,9 @@ def toy():
 
 @pytest.fixture(scope="module")
 def run(toy):
-    return run_eu_experiment(toy.x, toy.y, toy.evaluation, toy.calibration, gp=GP, n_samples=200, seed=0,
-                             cache=False, device="cpu")
+    return run_eu_experiment(
+        toy.x, toy.y, toy.evaluation, toy.calibration, gp=GP, n_samples=200, seed=0, cache=False, device="cpu"
+    )
 
 
 class TestRunEUExperiment:
@@ -46,8 +47,14 @@ class TestRunEUExperiment:
         t, t2 = len(toy.evaluation.test), len(toy.calibration.test)
         np.testing.assert_array_equal(run.test_index, toy.evaluation.test)
         np.testing.assert_array_equal(run.calibration_test_index, toy.calibration.test)
-        assert run.sizes == {"train": len(toy.evaluation.train), "test": t, "aug": len(toy.evaluation.aug),
-                             "train_2": len(toy.calibration.train), "test_2": t2, "aug_2": len(toy.calibration.aug)}
+        assert run.sizes == {
+            "train": len(toy.evaluation.train),
+            "test": t,
+            "aug": len(toy.evaluation.aug),
+            "train_2": len(toy.calibration.train),
+            "test_2": t2,
+            "aug_2": len(toy.calibration.aug),
+        }
         for k in EU_ESTIMATORS:
             assert run.eu[k].shape == (t,) and run.calibration_eu[k].shape == (t2,)
             assert run.evaluations[k].reliability.counts.sum() == t and len(run.evaluations[k].reliability.counts) == 20
@@ -60,37 +67,43 @@ class TestRunEUExperiment:
 
     def test_agrees_with_direct_calls(self, toy, run):
         x, y, ev, cal = toy.x, toy.y, toy.evaluation, toy.calibration
-        fits = {name: fit_gp_classifier(x[idx], y[idx], **GP, seed=0, device="cpu")
-                for name, idx in (("tr", ev.train), ("aug", ev.aug), ("tr2", cal.train), ("aug2", cal.aug))}
+        fits = {
+            name: fit_gp_classifier(x[idx], y[idx], **GP, seed=0, device="cpu")
+            for name, idx in (("tr", ev.train), ("aug", ev.aug), ("tr2", cal.train), ("aug2", cal.aug))
+        }
         est = fits["tr"].eu_estimates(x[ev.test], n_samples=200, seed=0, device="cpu")
         est2 = fits["tr2"].eu_estimates(x[cal.test], n_samples=200, seed=0, device="cpu")
         np.testing.assert_array_equal(run.eu["M"], est.mutual_information)  # bit for bit
         np.testing.assert_array_equal(run.eu["E"], est.entropy)
         gain = (fits["aug"].predict(x[ev.test], device="cpu") == y[ev.test]).astype(int) - (est.pred == y[ev.test])
-        gain2 = (fits["aug2"].predict(x[cal.test], device="cpu") == y[cal.test]).astype(int) - (est2.pred == y[cal.test])
+        gain2 = (fits["aug2"].predict(x[cal.test], device="cpu") == y[cal.test]).astype(int) - (
+            est2.pred == y[cal.test]
+        )
         np.testing.assert_array_equal(run.gain, gain)
         np.testing.assert_array_equal(run.calibration_gain, gain2)
         for k, raw, raw2 in (("M", est.mutual_information, est2.mutual_information), ("E", est.entropy, est2.entropy)):
-            edges = equal_mass_edges(raw, n_bins=20)
-            gamma = fit_eu_calibration(raw2, gain2, edges=edges)
-            ev_direct = evaluate_eu(raw, gain, edges=edges, calibration=gamma)
+            edges = interval_cuts(raw, n_bins=20)
+            gamma = fit_eu_calibration(raw2, gain2, cuts=edges)
+            ev_direct = evaluate_eu(raw, gain, cuts=edges, calibration=gamma)
             for m in EU_METRICS:
                 assert run.metric(k, m) == getattr(ev_direct, m)
             np.testing.assert_array_equal(run.maps[k].bin_gain, gamma.bin_gain)
-            bits = eu_reliability(raw / math.log(2), gain, bin_by=raw, edges=edges).eece
+            bits = eu_reliability(raw / math.log(2), gain, bin_by=raw, cuts=edges).eece
             assert run.eece_bits[k] == pytest.approx(bits, abs=1e-12)
             # entropies in bits change only the raw EECE: the same intervals and ranks
             assert run.evaluations[k].rho_epi == pytest.approx(evaluate_eu(raw / math.log(2), gain).rho_epi, abs=1e-12)
 
     def test_reproducible(self, toy, run):
-        again = run_eu_experiment(toy.x, toy.y, toy.evaluation, toy.calibration, gp=GP, n_samples=200, seed=0,
-                                  cache=False, device="cpu")
+        again = run_eu_experiment(
+            toy.x, toy.y, toy.evaluation, toy.calibration, gp=GP, n_samples=200, seed=0, cache=False, device="cpu"
+        )
         for k in EU_ESTIMATORS:
             np.testing.assert_array_equal(again.eu[k], run.eu[k])
             assert [again.metric(k, m) for m in EU_METRICS] == [run.metric(k, m) for m in EU_METRICS]
         np.testing.assert_array_equal(again.gain, run.gain)
-        other = run_eu_experiment(toy.x, toy.y, toy.evaluation, toy.calibration, gp=GP, n_samples=200, seed=1,
-                                  cache=False, device="cpu")
+        other = run_eu_experiment(
+            toy.x, toy.y, toy.evaluation, toy.calibration, gp=GP, n_samples=200, seed=1, cache=False, device="cpu"
+        )
         assert not np.array_equal(other.eu["E"], run.eu["E"])
 
     def test_calibration_on_the_evaluation_data(self, toy):
@@ -98,8 +111,9 @@ class TestRunEUExperiment:
         least as close to the interval gains as Ê in weighted L2 (the isotonic fit is the L2 projection
         of the interval gains onto non-decreasing sequences in [0, 1], and the interval means of the
         raw estimates are such a sequence)."""
-        same = run_eu_experiment(toy.x, toy.y, toy.evaluation, toy.evaluation, gp=GP, n_samples=200, seed=0,
-                                 cache=False, device="cpu")
+        same = run_eu_experiment(
+            toy.x, toy.y, toy.evaluation, toy.evaluation, gp=GP, n_samples=200, seed=0, cache=False, device="cpu"
+        )
         np.testing.assert_array_equal(same.calibration_gain, same.gain)
         for k in EU_ESTIMATORS:
             ev = same.evaluations[k]
@@ -110,7 +124,7 @@ class TestRunEUExperiment:
             l2_cal = np.sum(w * (cal.mean_gain - cal.mean_eu) ** 2)
             assert l2_cal <= l2_raw + 1e-12
             # γ is constant on each interval (isotonic regression of interval-constant targets)
-            idx = np.searchsorted(rel.edges, same.eu[k], side="right")
+            idx = np.searchsorted(rel.cuts, same.eu[k], side="right")
             gam = same.maps[k](same.eu[k])
             for m in range(20):
                 assert np.ptp(gam[idx == m]) < 1e-9
@@ -119,19 +133,27 @@ class TestRunEUExperiment:
 
     def test_test_keep(self, toy, run):
         keep = np.arange(len(toy.evaluation.test)) % 3 != 0
-        sub = run_eu_experiment(toy.x, toy.y, toy.evaluation, toy.calibration, gp=GP, n_samples=200, seed=0,
-                                test_keep=keep, cache=False, device="cpu")
+        sub = run_eu_experiment(
+            toy.x,
+            toy.y,
+            toy.evaluation,
+            toy.calibration,
+            gp=GP,
+            n_samples=200,
+            seed=0,
+            test_keep=keep,
+            cache=False,
+            device="cpu",
+        )
         np.testing.assert_array_equal(sub.test_index, toy.evaluation.test[keep])
         np.testing.assert_array_equal(sub.gain, run.gain[keep])  # the same four GPs
         np.testing.assert_array_equal(sub.calibration_eu["E"], run.calibration_eu["E"])
         assert sub.sizes["test"] == keep.sum()
 
     def test_cached_fits(self, toy, run, tmp_cache):
-        a = run_eu_experiment(toy.x, toy.y, toy.evaluation, toy.calibration, gp=GP, n_samples=200, seed=0,
-                              device="cpu")
+        a = run_eu_experiment(toy.x, toy.y, toy.evaluation, toy.calibration, gp=GP, n_samples=200, seed=0, device="cpu")
         assert any(tmp_cache.rglob("output.pkl"))
-        b = run_eu_experiment(toy.x, toy.y, toy.evaluation, toy.calibration, gp=GP, n_samples=200, seed=0,
-                              device="cpu")
+        b = run_eu_experiment(toy.x, toy.y, toy.evaluation, toy.calibration, gp=GP, n_samples=200, seed=0, device="cpu")
         for k in EU_ESTIMATORS:
             np.testing.assert_array_equal(a.eu[k], run.eu[k])
             np.testing.assert_array_equal(b.eu[k], run.eu[k])
@@ -198,8 +220,9 @@ class TestToyExperiments:
                 assert s[k][m] == pytest.approx((np.mean(values), np.std(values, ddof=1)))
             curves = study.curves(k)
             assert isinstance(curves, EUIntervalCurves) and curves.raw.shape == curves.gain.shape == (2, 20)
-            np.testing.assert_allclose(curves.mean("gain"), np.mean([r.evaluations[k].reliability.mean_gain
-                                                                      for r in direct], axis=0))
+            np.testing.assert_allclose(
+                curves.mean("gain"), np.mean([r.evaluations[k].reliability.mean_gain for r in direct], axis=0)
+            )
             np.testing.assert_allclose(curves.sd("calibrated"), np.std(curves.calibrated, axis=0, ddof=1))
         table = study.table()
         assert isinstance(table, Table) and list(table.rows) == ["Ê_M", "Ê_E"]
@@ -212,13 +235,21 @@ class TestToyExperiments:
         # judged with the standard errors of the two means (paper: sd / √paper_seeds)
         mirror = {k: {m: (s[k][m][0], 0.01) for m in EU_METRICS} for k in EU_ESTIMATORS}
         out = study.compare(mirror, paper_seeds=6)
-        assert all(j.verdict in ("agrees", "inconclusive") and j.replicates == 2 for row in out.values()
-                   for (_, _, j) in row.values())
+        assert all(
+            j.verdict in ("agrees", "inconclusive") and j.replicates == 2
+            for row in out.values()
+            for (_, _, j) in row.values()
+        )
         far = {k: {m: (s[k][m][0] + 10.0, 0.001) for m in EU_METRICS} for k in EU_ESTIMATORS}
         assert all(j.verdict == "differs" for row in study.compare(far).values() for (_, _, j) in row.values())
         excess = study.curves("M").excess()
-        np.testing.assert_allclose(excess, [np.nanmean(r.evaluations["M"].reliability.mean_eu
-                                                       - r.evaluations["M"].reliability.mean_gain) for r in direct])
+        np.testing.assert_allclose(
+            excess,
+            [
+                np.nanmean(r.evaluations["M"].reliability.mean_eu - r.evaluations["M"].reliability.mean_gain)
+                for r in direct
+            ],
+        )
         with pytest.raises(ValueError, match="which must be 'raw' or 'calibrated'"):
             study.curves("M").excess("gain")
         with pytest.raises(ValueError, match="seeds must name at least one seed"):
@@ -233,7 +264,9 @@ class TestToyExperiments:
         np.testing.assert_array_equal(v1.test_index, base.test_index)
         for k in EU_ESTIMATORS:
             np.testing.assert_array_equal(v1.eu[k], base.eu[k])
-            assert v1.metric(k, "rho_epi") == base.metric(k, "rho_epi") and v1.metric(k, "eece") == base.metric(k, "eece")
+            assert v1.metric(k, "rho_epi") == base.metric(k, "rho_epi") and v1.metric(k, "eece") == base.metric(
+                k, "eece"
+            )
         assert not np.array_equal(v1.calibration_test_index, base.calibration_test_index)
 
     def test_noise_summary(self):
@@ -245,4 +278,7 @@ class TestToyExperiments:
 
     def test_paper_tables(self):
         assert EU_PAPER_TABLE1["E"]["eece"] == (0.393, 0.014) and EU_PAPER_TABLE1["M"]["rho_epi"] == (0.108, 0.023)
-        assert set(EU_PAPER_TABLE2) == {"EMNIST", "K-49"} and EU_PAPER_TABLE2["K-49"]["E"]["calibrated_eece"] == (0.0043, 0.001)
+        assert set(EU_PAPER_TABLE2) == {"EMNIST", "K-49"} and EU_PAPER_TABLE2["K-49"]["E"]["calibrated_eece"] == (
+            0.0043,
+            0.001,
+        )

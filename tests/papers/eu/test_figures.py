@@ -8,13 +8,18 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
-from credalbook.papers.eu import carve_balls  # noqa: E402
-from credalbook.papers.eu import EUIntervalCurves, toy_eu_study  # noqa: E402
-from credalbook.papers.eu import EU_CURVE_STYLE, plot_carved_discs, plot_eu_interval_figure, plot_eu_intervals
+from credalbook.papers.eu import (  # noqa: E402
+    carve_balls,  # noqa: E402
+    EU_CURVE_STYLE,
+    EUIntervalCurves,
+    plot_carved_discs,
+    plot_eu_interval_figure,
+    plot_eu_intervals,
+    toy_eu_study,
+)
 
 GP = dict(n_inducing=8, epochs=1, batch_size=512, lr=0.05, natural_gradient=True)
 DISCS = dict(shape=(2, 1), radius=1.6, p_train=(0.0, 0.6), q_test=0.15)
-
 
 
 def _curves(n_seeds=3, n_bins=5):
@@ -32,8 +37,12 @@ class TestPlotCarvedDiscs:
         split = carve_balls(x, centres, radius=1.0, p_train=0.3, q_test=0.2, seed=0)
         ax = plot_carved_discs(x, y, split, centres=centres, radius=1.0, title="evaluation")
         offsets = [c.get_offsets() for c in ax.collections]
-        assert [len(o) for o in offsets] == [np.sum(y[split.train] == 0), np.sum(y[split.train] == 1),
-                                             len(split.aug_only), len(split.test)]
+        assert [len(o) for o in offsets] == [
+            np.sum(y[split.train] == 0),
+            np.sum(y[split.train] == 1),
+            len(split.aug_only),
+            len(split.test),
+        ]
         np.testing.assert_array_equal(np.sort(offsets[3][:, 0]), np.sort(x[split.test, 0]))
         assert len(ax.patches) == 2 and ax.patches[0].get_radius() == 1.0
         np.testing.assert_allclose(ax.patches[1].center, centres[1])
@@ -78,8 +87,9 @@ class TestPlotEUIntervals:
         assert np.isnan(ax.lines[0].get_ydata()[2])
 
     def test_figure_from_study(self, tmp_cache):
-        study = toy_eu_study(2, window=(8, 8), evaluation=DISCS, calibration=DISCS, gp=GP, n_samples=100,
-                             device="cpu", progress=False)
+        study = toy_eu_study(
+            2, window=(8, 8), evaluation=DISCS, calibration=DISCS, gp=GP, n_samples=100, device="cpu", progress=False
+        )
         fig = plot_eu_interval_figure(study)
         left, right = fig.axes
         assert len(left.lines) == 4 and len(right.lines) == 3  # the raw Ê_E is left out by default

@@ -1,12 +1,16 @@
 """Tests for credalbook.papers.eu.real_data (Sec. 5.4 of the EU paper)."""
 
-
 import numpy as np
 import pytest
 
-from credalbook.papers.eu import carve_balls
-from credalbook.papers.eu import EU_ESTIMATORS
-from credalbook.papers.eu import BinaryFeatures, pca_even_odd, real_eu_experiment, real_eu_splits
+from credalbook.papers.eu import (
+    BinaryFeatures,
+    carve_balls,
+    EU_ESTIMATORS,
+    pca_even_odd,
+    real_eu_experiment,
+    real_eu_splits,
+)
 
 GP = dict(n_inducing=16, epochs=2, batch_size=512, lr=0.05, natural_gradient=True)
 DISCS = dict(shape=(2, 1), radius=1.6, p_train=(0.0, 0.6), q_test=0.15)
@@ -37,7 +41,10 @@ class TestRealExperiments:
         x = pca_even_odd("digits", n_components=10, cache=False).x
         s = real_eu_splits(x, seed=0, n_centres=4, ball_size=0.05, q_test=0.15)
         assert s.radius > 0 and 1 <= len(s.evaluation_centres) <= 4
-        assert np.isin(s.calibration.aug, s.evaluation.train).all() and np.isin(s.calibration_centres, s.evaluation.train).all()
+        assert (
+            np.isin(s.calibration.aug, s.evaluation.train).all()
+            and np.isin(s.calibration_centres, s.evaluation.train).all()
+        )
         sizes = np.bincount(s.evaluation.ball[s.evaluation.ball >= 0])
         assert (sizes > 0).all()
         again = real_eu_splits(x, seed=0, n_centres=4, ball_size=90, q_test=0.15)  # 0.05 · 1797 = 89.85 → 90
@@ -46,8 +53,13 @@ class TestRealExperiments:
             real_eu_splits(x, ball_size=1000, radius_quantile=0.0, n_candidates=20)
 
     def test_experiment(self, tmp_cache):
-        kwargs = dict(n_components=10, split=dict(n_centres=4, ball_size=0.05, q_test=0.15),
-                      gp=dict(GP, lengthscale="auto"), n_samples=200, device="cpu")
+        kwargs = dict(
+            n_components=10,
+            split=dict(n_centres=4, ball_size=0.05, q_test=0.15),
+            gp=dict(GP, lengthscale="auto"),
+            n_samples=200,
+            device="cpu",
+        )
         run = real_eu_experiment("digits", 0, **kwargs)
         again = real_eu_experiment("digits", 0, **kwargs)
         assert run.sizes["test"] >= 20 and run.sizes["aug"] > run.sizes["train"]
@@ -56,9 +68,14 @@ class TestRealExperiments:
         feats = pca_even_odd("digits", n_components=10)
         s = real_eu_splits(feats.x, seed=0, n_centres=4, ball_size=0.05, q_test=0.15)
         np.testing.assert_array_equal(run.test_index, s.evaluation.test)
-        split_direct = carve_balls(feats.x.astype(np.float64), feats.x[s.evaluation_centres].astype(np.float64),
-                                   radius=s.radius, p_train=np.linspace(0.0, 0.6, len(s.evaluation_centres)),
-                                   q_test=0.15, seed=0)
+        split_direct = carve_balls(
+            feats.x.astype(np.float64),
+            feats.x[s.evaluation_centres].astype(np.float64),
+            radius=s.radius,
+            p_train=np.linspace(0.0, 0.6, len(s.evaluation_centres)),
+            q_test=0.15,
+            seed=0,
+        )
         np.testing.assert_array_equal(split_direct.test, s.evaluation.test)
 
 
@@ -89,8 +106,17 @@ class TestPaperDatasets:
         f = pca_even_odd("kuzushiji49", n_components=10, cache=False)
         assert f.name == "kuzushiji49" and f.x.shape == (600, 10)
         np.testing.assert_array_equal(f.y, f.labels % 2)
-        run = real_eu_experiment("kuzushiji49", 0, n_components=10, split=dict(n_centres=4, ball_size=0.05, q_test=0.3),
-                                 gp=dict(GP, lengthscale="auto"), n_bins=5, n_samples=100, cache=False, device="cpu")
+        run = real_eu_experiment(
+            "kuzushiji49",
+            0,
+            n_components=10,
+            split=dict(n_centres=4, ball_size=0.05, q_test=0.3),
+            gp=dict(GP, lengthscale="auto"),
+            n_bins=5,
+            n_samples=100,
+            cache=False,
+            device="cpu",
+        )
         assert run.sizes["test"] >= 5 and run.sizes["aug"] > run.sizes["train"]
         for k in EU_ESTIMATORS:
             assert np.isfinite(run.metric(k, "eece")) and np.isfinite(run.metric(k, "calibrated_eece"))
@@ -107,5 +133,7 @@ class TestPaperDatasets:
             write_idx(tmp_path / f"emnist-letters-{part}-labels-idx1-ubyte", y + 1)  # letters are stored 1..26
         monkeypatch.setenv("CREDALBOOK_EMNIST_DIR", str(tmp_path))
         f = pca_even_odd("emnist_letters", n_components=5, cache=False)
-        assert f.name == "emnist_letters" and f.x.shape == (160, 5) and sorted(set(f.labels.tolist())) == list(range(26))
+        assert (
+            f.name == "emnist_letters" and f.x.shape == (160, 5) and sorted(set(f.labels.tolist())) == list(range(26))
+        )
         np.testing.assert_array_equal(f.y, f.labels % 2)  # "a" is class 0: even

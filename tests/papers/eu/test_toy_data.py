@@ -4,8 +4,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from credalbook.papers.eu import BallLayout
-from credalbook.papers.eu import TOY_GRID, TOY_N, EUToyData, eu_toy_data, toy_disc_layout
+from credalbook.papers.eu import BallLayout, eu_toy_data, EUToyData, toy_disc_layout, TOY_GRID, TOY_N
 
 K = 38 * 46
 
@@ -94,8 +93,9 @@ class TestToyDiscLayout:
 
     def test_window_grid(self):
         # the full grid by default; a (G1, G2) window halves at G2 / 2 + 0.5
-        np.testing.assert_array_equal(toy_disc_layout("evaluation", grid=TOY_GRID).centres,
-                                      toy_disc_layout("evaluation").centres)
+        np.testing.assert_array_equal(
+            toy_disc_layout("evaluation", grid=TOY_GRID).centres, toy_disc_layout("evaluation").centres
+        )
         ev = toy_disc_layout("evaluation", grid=(16, 16), shape=(4, 2), radius=1.9)
         cal = toy_disc_layout("calibration", grid=(16, 16), shape=(4, 2), radius=1.9)
         np.testing.assert_allclose(np.unique(ev.centres[:, 0]), [2.5, 6.5, 10.5, 14.5])

@@ -1,6 +1,5 @@
 """Jürgens et al.: the reported numbers as data, and the chapter's "Paper vs. this book" rows."""
 
-import copy
 import json
 from pathlib import Path
 
@@ -14,11 +13,21 @@ from credalbook.papers.mortier import ErrorRateStudy
 from credalbook.papers.report import reported
 
 CHAPTER = Path(__file__).resolve().parents[3] / "chapters" / "02_juergens_instance_calibration.ipynb"
-PAPER = Path(__file__).resolve().parents[3].parent / "shared" / "papers" / "juergens2025_calibration_test_credal_sets.md"
+PAPER = (
+    Path(__file__).resolve().parents[3].parent / "shared" / "papers" / "juergens2025_calibration_test_credal_sets.md"
+)
 COLUMNS = ("mean_acc", "mean_h0", "mean_p", "mean_ce", "lambda_acc", "lambda_h0", "lambda_p", "lambda_ce")
 SETTINGS = ("binary", "multiclass")
-NAMES = ("L2-CE · new", "L2-CE · Mortier", "KL-CE · new", "KL-CE · Mortier", "MMD · new", "MMD · Mortier",
-         "SKCE · new", "SKCE · Mortier")
+NAMES = (
+    "L2-CE · new",
+    "L2-CE · Mortier",
+    "KL-CE · new",
+    "KL-CE · Mortier",
+    "MMD · new",
+    "MMD · Mortier",
+    "SKCE · new",
+    "SKCE · Mortier",
+)
 
 
 def _study(h, reject, r, rng):
@@ -34,30 +43,48 @@ def _error_rates(r=200, h0_new=0.05, h0_mortier=0.0, h1_new=1.0, h1_mortier=0.5,
     rng = np.random.default_rng(seed)
     h0 = [h0_new, h0_mortier] * 3 + [h0_new, h0_mortier]
     h1 = [h1_new, h1_mortier] * 3 + [skce, skce]
-    studies = {h: _study(h, h0 if h.startswith("H0") else h1, r, rng)
-               for h in ("H0-const", "H0-inst", "H1-1", "H1-2", "H1-3")}
-    return summarise_error_rates(studies, alphas=(0.05, 0.1), n_boot=300, seed=seed)
+    studies = {
+        h: _study(h, h0 if h.startswith("H0") else h1, r, rng) for h in ("H0-const", "H0-inst", "H1-1", "H1-2", "H1-3")
+    }
+    return summarise_error_rates(studies, alphas=(0.05, 0.1), n_resamples=300, seed=seed)
 
 
 def _results(**over):
     rows = {}
     for arch in ("A", "B"):
         for kind in ("DE", "DN(0.1)", "DN(0.6)"):
-            rows[f"{arch} · {kind} · L2-CE"] = {"mean_h0": "¬REJ.", "lambda_h0": "¬REJ.", "mean_p": 0.2, "lambda_p": 0.3,
-                                                 "mean_acc": 0.80, "lambda_acc": 0.81}
-            rows[f"{arch} · {kind} · KL-CE"] = {"mean_h0": "¬REJ.", "lambda_h0": "¬REJ.", "mean_p": 0.6, "lambda_p": 0.8,
-                                                 "mean_acc": 0.80, "lambda_acc": 0.812}
-    res = dict(error_rates={s: _error_rates() for s in SETTINGS},
-               skce_bandwidth={"binary": 0.004, "multiclass": 0.2, "fig5": 0.22},
-               null_means={"L2-CE": 0.1, "KL-CE": 0.2, "MMD": 0.001, "SKCE": -0.002},
-               null_se={"L2-CE": 0.01, "KL-CE": 0.01, "MMD": 0.01, "SKCE": 0.01},
-               landscape_miss={"lp": [0.1, 0.1, 0.2], "kl": [0.1, 0.2, 0.1], "mmd": [0.1, 0.1, 0.1],
-                               "skce": [0.6, 0.7, 0.5]},
-               app_b=[{"k": 50, "n": 1000}, {"k": 55, "n": 1000}, {"k": 1000, "n": 1000}],
-               centre_share={"weights": 0.6, "triangulation": 0.25, "n": 3000},
-               table1=rows, table1_setting={"n_members": 10, "kinds": ["DE", "DN(0.1)", "DN(0.6)"],
-                                            "learner": "3 × 32, lr 1e-3, batch 512"},
-               dataset="digits")
+            rows[f"{arch} · {kind} · L2-CE"] = {
+                "mean_h0": "¬REJ.",
+                "lambda_h0": "¬REJ.",
+                "mean_p": 0.2,
+                "lambda_p": 0.3,
+                "mean_acc": 0.80,
+                "lambda_acc": 0.81,
+            }
+            rows[f"{arch} · {kind} · KL-CE"] = {
+                "mean_h0": "¬REJ.",
+                "lambda_h0": "¬REJ.",
+                "mean_p": 0.6,
+                "lambda_p": 0.8,
+                "mean_acc": 0.80,
+                "lambda_acc": 0.812,
+            }
+    res = dict(
+        error_rates={s: _error_rates() for s in SETTINGS},
+        skce_bandwidth={"binary": 0.004, "multiclass": 0.2, "fig5": 0.22},
+        null_means={"L2-CE": 0.1, "KL-CE": 0.2, "MMD": 0.001, "SKCE": -0.002},
+        null_se={"L2-CE": 0.01, "KL-CE": 0.01, "MMD": 0.01, "SKCE": 0.01},
+        landscape_miss={"lp": [0.1, 0.1, 0.2], "kl": [0.1, 0.2, 0.1], "mmd": [0.1, 0.1, 0.1], "skce": [0.6, 0.7, 0.5]},
+        app_b=[{"k": 50, "n": 1000}, {"k": 55, "n": 1000}, {"k": 1000, "n": 1000}],
+        centre_share={"weights": 0.6, "triangulation": 0.25, "n": 3000},
+        table1=rows,
+        table1_setting={
+            "n_members": 10,
+            "kinds": ["DE", "DN(0.1)", "DN(0.6)"],
+            "learner": "3 × 32, lr 1e-3, batch 512",
+        },
+        dataset="digits",
+    )
     res.update(over)
     return res
 
@@ -94,8 +121,14 @@ class TestReported:
     def test_values(self):
         """Cells checked against the paper (the former chapter prose and other spot checks)."""
         de = paper_table1("CIFAR-10", "ResNet-18")["DE"]["row 1"]
-        assert (de["mean_acc"], de["lambda_acc"], de["mean_p"], de["lambda_p"], de["mean_ce"], de["lambda_ce"]) == \
-               (0.869, 0.873, 1.000, 0.990, 0.259, 0.262)
+        assert (de["mean_acc"], de["lambda_acc"], de["mean_p"], de["lambda_p"], de["mean_ce"], de["lambda_ce"]) == (
+            0.869,
+            0.873,
+            1.000,
+            0.990,
+            0.259,
+            0.262,
+        )
         dn = paper_table1("CIFAR-100", "ResNet-18")["DN (rate 1 of 2)"]
         assert (dn["row 1"]["mean_acc"], dn["row 1"]["mean_ce"], dn["row 2"]["lambda_ce"]) == (0.5162, 1.4419, 0.4423)
         assert paper_table1("CIFAR-100", "VGG-19")["DN (rate 2 of 2)"]["row 2"]["lambda_ce"] == 0.416
@@ -104,7 +137,9 @@ class TestReported:
         """The paper's Table 1 counted: all 48 cells REJ., but only 17 p-values below α = 0.01."""
         s = paper_table1_summary()
         assert (s["n_rows"], s["n_rej"], s["n_p_below"], s["n_acc_up"]) == (24, 48, 17, 10)
-        assert s["mean_p_row1"] == pytest.approx(0.48583, abs=1e-5) and s["mean_p_row2"] == pytest.approx(0.18667, abs=1e-5)
+        assert s["mean_p_row1"] == pytest.approx(0.48583, abs=1e-5) and s["mean_p_row2"] == pytest.approx(
+            0.18667, abs=1e-5
+        )
         assert s["acc_gain"] == pytest.approx(0.000383, abs=1e-6)
 
     def test_errors(self):
@@ -132,8 +167,9 @@ class TestSummarise:
     def test_errors(self):
         rng = np.random.default_rng(0)
         with pytest.raises(ValueError, match="same number"):
-            summarise_error_rates({"H0-const": _study("H0-const", [0.1] * 8, 5, rng),
-                                   "H1-1": _study("H1-1", [0.1] * 8, 6, rng)})
+            summarise_error_rates(
+                {"H0-const": _study("H0-const", [0.1] * 8, 5, rng), "H1-1": _study("H1-1", [0.1] * 8, 6, rng)}
+            )
 
 
 class TestCompare:
@@ -144,7 +180,12 @@ class TestCompare:
         assert [r.artifact for r in rows[:8]] == ["Fig. 3"] * 4 + ["Fig. 4"] * 4
         assert all(r.criterion and r.verdict for r in rows)
         by = {(r.artifact, r.quantity.split(":")[0]): r for r in rows}
-        assert by[("Fig. 5", "L2 and KL biased upwards under H0, SKCE and MMD centred at 0 (means over the null draws)")].verdict == AGREES
+        assert (
+            by[
+                ("Fig. 5", "L2 and KL biased upwards under H0, SKCE and MMD centred at 0 (means over the null draws)")
+            ].verdict
+            == AGREES
+        )
         assert rows[11].artifact == "Fig. 8" and rows[11].verdict == AGREES
         assert rows[10].artifact == "App. B" and rows[10].verdict == AGREES
         # Table 1: the paper rejects all 48 cells, the fake book none → differs, cause unknown
@@ -186,8 +227,10 @@ class TestCompare:
         assert compare(res).rows[13].verdict.startswith("differs")
 
     def test_disagreements(self):
-        res = _results(error_rates={s: _error_rates(r=200, h0_new=0.5, h1_new=0.0, skce=1.0) for s in SETTINGS},
-                       app_b=[{"k": 50, "n": 1000}, {"k": 300, "n": 1000}, {"k": 1000, "n": 1000}])
+        res = _results(
+            error_rates={s: _error_rates(r=200, h0_new=0.5, h1_new=0.0, skce=1.0) for s in SETTINGS},
+            app_b=[{"k": 50, "n": 1000}, {"k": 300, "n": 1000}, {"k": 1000, "n": 1000}],
+        )
         rows = compare(res).rows
         assert rows[0].verdict.startswith("differs")  # new far from α, Mortier at 0
         assert rows[2].verdict.startswith("differs")  # no power

@@ -3,14 +3,13 @@
 import numpy as np
 import pytest
 
-from credalbook.stats import estimator_measure
 from credalbook.papers.juergens import (
     calibrated_combinations_example,
     estimator_landscape,
     simplex_grid,
     weight_landscape,
 )
-from credalbook.stats import bootstrap_calibration_test
+from credalbook.stats import bootstrap_calibration_test, estimator_measure
 
 
 class TestSimplexGrid:
@@ -32,8 +31,9 @@ class TestLandscapes:
         assert far.min() > land.values.min()
 
     def test_weight_landscape(self):
-        land = weight_landscape("kl", weights=(0.8, 0.1, 0.1), n_instances=400, n_repeats=2, resolution=10,
-                                spread=2.0, seed=0)
+        land = weight_landscape(
+            "kl", weights=(0.8, 0.1, 0.1), n_instances=400, n_repeats=2, resolution=10, spread=2.0, seed=0
+        )
         assert land.grid.shape == (66, 3) and land.values.shape == (66,)
         assert np.abs(land.argmin - land.truth).sum() <= 0.41
 
@@ -66,9 +66,19 @@ class TestCalibratedCombinations:
     def test_test_decisions(self):
         ex = calibrated_combinations_example(1500, seed=0)
         g = estimator_measure("kl")
-        rej = [bootstrap_calibration_test(np.einsum("nmk,nm->nk", ex["ens_probs"], w), ex["labels"], measure=g,
-                                          resample="permutation", n_bootstrap=99, alpha=0.01, seed=0).rejected
-               for w in ex["combinations"].values()]
+        rej = [
+            bootstrap_calibration_test(
+                np.einsum("nmk,nm->nk", ex["ens_probs"], w),
+                ex["labels"],
+                measure=g,
+                resample="permutation",
+                n_resamples=99,
+                alpha=0.01,
+                seed=0,
+                chunk_size=None,
+            ).rejected
+            for w in ex["combinations"].values()
+        ]
         assert rej == [False, False, True]
 
 
@@ -109,10 +119,12 @@ class TestAuthorsCode:
         y = rng.integers(0, 5, 80)
         for bw in (0.1, 0.5, 2.0):
             theirs = authors_mmd_kce(p, y, bw=bw)
-            assert theirs == pytest.approx(float(mmd_calibration_error(p, y, conditioning="none",
-                                                                       label_bandwidth=np.sqrt(bw / 2))), rel=1e-9)
+            assert theirs == pytest.approx(
+                float(mmd_calibration_error(p, y, conditioning="none", label_bandwidth=np.sqrt(bw / 2))), rel=1e-9
+            )
         assert authors_mmd_kce(p, y, bw=0.1) != pytest.approx(
-            float(mmd_calibration_error(p, y, conditioning="none", label_bandwidth=1.0)), rel=1e-3)
+            float(mmd_calibration_error(p, y, conditioning="none", label_bandwidth=1.0)), rel=1e-3
+        )
 
     def test_lp_clamp(self):
         """Their float32 clamped L2 matches the book's on large samples and departs on batches of 16."""
@@ -122,7 +134,9 @@ class TestAuthorsCode:
         rng = np.random.default_rng(0)
         p = rng.dirichlet(np.ones(10), 400)
         y = np.array([rng.choice(10, p=q) for q in p])
-        assert authors_lp_kde(p, y)["value"] == pytest.approx(float(lp_calibration_error(p, y, bandwidth=0.01)), rel=1e-4)
+        assert authors_lp_kde(p, y)["value"] == pytest.approx(
+            float(lp_calibration_error(p, y, bandwidth=0.01)), rel=1e-4
+        )
         eff = lp_clamp_effect(10, 16, n_batches=40, seed=7)
         assert eff["share > 1%"] > 0.2 and eff["largest relative difference"] > 0.05
 

@@ -8,16 +8,16 @@ import pytest
 
 from credalbook.book import records
 from credalbook.papers.juergens import (
-    JUERGENS_H1_ALPHAS,
-    JUERGENS_SUMMARY_ALPHAS,
-    Landscape,
     calibrated_combinations_example,
     combination_rejections,
     estimator_demo_draws,
     estimator_landscape,
     evaluate_instance_test,
     instance_test_error_rates,
+    JUERGENS_H1_ALPHAS,
     juergens_plan,
+    JUERGENS_SUMMARY_ALPHAS,
+    Landscape,
     median_heuristic_bandwidth,
     simplex_grid,
     study_part_name,
@@ -25,7 +25,7 @@ from credalbook.papers.juergens import (
     table1_rows,
     weight_landscape,
 )
-from credalbook.papers.mortier import PAPER_ALPHAS, ErrorRateStudy, ErrorRateSummary
+from credalbook.papers.mortier import ErrorRateStudy, ErrorRateSummary, PAPER_ALPHAS
 from credalbook.papers.parts import plan_parts
 from credalbook.papers.presets import preset
 from credalbook.stats import estimator_measure, set_null_distribution
@@ -59,28 +59,47 @@ class TestPlan:
         parts = plan_parts(CHAPTER, preset(CHAPTER, scale), seed=0, dataset="fashion_mnist", device="auto", scale=scale)
         names = [p.name for p in parts]
         studies = [f"{s}-{h.lower()}" for s in ("binary", "multiclass") for h in HYPOTHESES]
-        assert names == studies + ["landscape-lp", "landscape-kl", "landscape-mmd", "landscape-skce", "appb-conditional",
-                                   "appb-marginal", "appb-uncalibrated", "pitfall-lp", "pitfall-kl", "table1-a",
-                                   "table1-b"]
+        assert names == studies + [
+            "landscape-lp",
+            "landscape-kl",
+            "landscape-mmd",
+            "landscape-skce",
+            "appb-conditional",
+            "appb-marginal",
+            "appb-uncalibrated",
+            "pitfall-lp",
+            "pitfall-kl",
+            "table1-a",
+            "table1-b",
+        ]
         assert len(set(names)) == 21
 
     def test_paper_sizes_and_bandwidths(self):
         cfg = preset(CHAPTER, "paper")
         plan = juergens_plan(cfg, seed=0)
         study = _part(plan, "multiclass-h1-2").kwargs
-        assert (study["n_datasets"], study["n_instances"], study["n_bootstrap"]) == (100, 2000, 100)
+        assert (study["n_datasets"], study["n_instances"], study["n_resamples"]) == (100, 2000, 100)
         assert study["learner_options"] == {"max_epochs": 300, "patience": 100}
         assert dict(study["estimators"])["skce"] == {"bandwidth": plan.bandwidths["multiclass"]}
         assert _part(plan, "pitfall-kl").kwargs["n_datasets"] == 200
         assert _part(plan, "landscape-skce").kwargs["estimator_options"] == {"bandwidth": plan.bandwidths["landscape"]}
-        assert _part(plan, "table1-b").kwargs["backbone"] == {"n_train": None, "epochs": 5, "seed": 0,
-                                                             "channels": (16, 32), "hidden": 64}
+        assert _part(plan, "table1-b").kwargs["backbone"] == {
+            "n_train": None,
+            "epochs": 5,
+            "seed": 0,
+            "channels": (16, 32),
+            "hidden": 64,
+        }
         # the bandwidths are the median heuristics, to four significant digits
         sc = instance_scenario("binary", "H0-const", n_datasets=1, n_instances=cfg["instances"], seed=0)
         h = median_heuristic_bandwidth(sc.ens_probs, seed=0)
-        assert plan.bandwidths["binary"] == pytest.approx(h, rel=5e-4) and plan.bandwidths["binary"] == float(f"{h:.4g}")
+        assert plan.bandwidths["binary"] == pytest.approx(h, rel=5e-4) and plan.bandwidths["binary"] == float(
+            f"{h:.4g}"
+        )
         draws = estimator_demo_draws(cfg["null_instances"], seed=0)
-        assert plan.bandwidths["landscape"] == float(f"{median_heuristic_bandwidth(draws['landscape_sample'], seed=0):.4g}")
+        assert plan.bandwidths["landscape"] == float(
+            f"{median_heuristic_bandwidth(draws['landscape_sample'], seed=0):.4g}"
+        )
 
     def test_parameters_are_json_and_deterministic(self, tiny_plan):
         again = juergens_plan(preset(CHAPTER, "tiny"), device="cuda")  # device does not change a part's parameters
@@ -100,8 +119,14 @@ class TestPlan:
 def _fake_study(hypothesis, r, rng, t=4, d=100):
     names = ("L2-CE · new", "L2-CE · Mortier", "SKCE · new", "SKCE · Mortier")[:t]
     shift = 0.0 if hypothesis.startswith("H0") else 1.5
-    return ErrorRateStudy(hypothesis, names, rng.normal(shift, 1, (t, r)), rng.normal(0, 1, (t, r, d)),
-                          np.zeros((t, r), dtype=np.int64), {"setting": "binary"})
+    return ErrorRateStudy(
+        hypothesis,
+        names,
+        rng.normal(shift, 1, (t, r)),
+        rng.normal(0, 1, (t, r, d)),
+        np.zeros((t, r), dtype=np.int64),
+        {"setting": "binary"},
+    )
 
 
 class TestStudyParts:
@@ -124,8 +149,12 @@ class TestStudyParts:
         back = _via_record(value)
         for f in ("rejected", "rejected_abs", "null_at_least", "null_nan", "mean_evaluations"):
             np.testing.assert_array_equal(getattr(back, f), getattr(value, f))
-        assert (back.scenario, back.measures, back.alphas, back.n_bootstrap) == \
-            (value.scenario, value.measures, value.alphas, value.n_bootstrap)
+        assert (back.scenario, back.measures, back.alphas, back.n_bootstrap) == (
+            value.scenario,
+            value.measures,
+            value.alphas,
+            value.n_bootstrap,
+        )
         kw = {k: v for k, v in part.kwargs.items() if k not in ("setting", "hypothesis", "alphas")}
         direct = instance_test_error_rates.__wrapped__("multiclass", "H1-3", progress=False, **kw)  # not the cache
         assert back.measures == direct.measures and back.n_datasets == direct.n_datasets == 3
@@ -140,10 +169,19 @@ class TestStudyParts:
         t, a, r = 8, len(JUERGENS_SUMMARY_ALPHAS), preset(CHAPTER, "paper")["datasets"]
         plan = juergens_plan(preset(CHAPTER, "tiny"))
         config = dict(_part(plan, "binary-h0-const").kwargs, n_datasets=r)
-        s = ErrorRateSummary("H0-const", tuple(f"m{i} · new" for i in range(t)), JUERGENS_SUMMARY_ALPHAS,
-                             rng.random((t, a, r)) < 0.5, rng.random((t, a, r)) < 0.5,
-                             rng.integers(0, 101, (t, r)).astype(np.int32), np.zeros((t, r), bool), rng.random(t),
-                             100, config, 500.0)
+        s = ErrorRateSummary(
+            "H0-const",
+            tuple(f"m{i} · new" for i in range(t)),
+            JUERGENS_SUMMARY_ALPHAS,
+            rng.random((t, a, r)) < 0.5,
+            rng.random((t, a, r)) < 0.5,
+            rng.integers(0, 101, (t, r)).astype(np.int32),
+            np.zeros((t, r), bool),
+            rng.random(t),
+            100,
+            config,
+            500.0,
+        )
         size = _encoded_size(s)
         assert 3_000 < size < 20_000 < BUDGET
 
@@ -168,8 +206,10 @@ class TestLandscapeParts:
         grid = simplex_grid(cfg["landscape_resolution"])
         rng = np.random.default_rng(0)
         g, reps = len(grid), cfg["landscape_repeats"]
-        pair = (Landscape(grid, rng.random(g), np.array([0.5, 0.3, 0.2]), "L2-CE", rng.random((g, reps))),
-                Landscape(grid, rng.random(g), np.array([0.2, 0.5, 0.3]), "L2-CE", None))
+        pair = (
+            Landscape(grid, rng.random(g), np.array([0.5, 0.3, 0.2]), "L2-CE", rng.random((g, reps))),
+            Landscape(grid, rng.random(g), np.array([0.2, 0.5, 0.3]), "L2-CE", None),
+        )
         assert g == 351 and _encoded_size(pair) < 80_000 < BUDGET
 
 
@@ -182,8 +222,12 @@ class TestDrawsAndPitfall:
         mis = np.array([rng.choice(10, p=q) for q in rng.dirichlet(np.ones(10), size=len(probs))])
         sample = rng.dirichlet(50 * np.array([0.5, 0.3, 0.2]), size=500)
         d = estimator_demo_draws(30, seed=4)
-        for key, want in (("probs", probs), ("labels", labels), ("labels_miscalibrated", mis),
-                          ("landscape_sample", sample)):
+        for key, want in (
+            ("probs", probs),
+            ("labels", labels),
+            ("labels_miscalibrated", mis),
+            ("landscape_sample", sample),
+        ):
             np.testing.assert_array_equal(d[key], want)
 
     def test_tiny_part_equals_direct_computation(self, tiny_plan):
@@ -203,7 +247,7 @@ class TestDrawsAndPitfall:
         # the binomial(60, 0.05) band [0, 8] (P(X > 8) ≈ 0.003); resampling rejects far more (the pitfall)
         from credalbook.papers.juergens import resampling_pitfall
 
-        r = resampling_pitfall("lp", n_datasets=60, n_instances=150, n_bootstrap=50, seed=1)
+        r = resampling_pitfall("lp", n_datasets=60, n_instances=150, n_resamples=50, seed=1)
         assert r[("L2-CE", "permutation")] * 60 <= 8
         assert r[("L2-CE", "bootstrap")] > 0.3
 
@@ -226,11 +270,15 @@ class TestAppBParts:
         for name in draws[0]["combinations"]:
             p = np.stack([np.einsum("nmk,nm->nk", d["ens_probs"], d["combinations"][name]) for d in draws])
             y = np.stack([d["labels"] for d in draws])
-            null = set_null_distribution(p[:, :, None, :], measure=g, n_bootstrap=cfg["n_bootstrap"],
-                                         resample="permutation", seed=0)
-            want[name] = {"P(Y=1) at a": p[0][draws[0]["features"][:, 0] == 0, 1][0],
-                          "P(Y=1) at b": p[0][draws[0]["features"][:, 0] == 1, 1][0], "mean KL-CE": g.func(p, y).mean(),
-                          "rejection rate at α = 0.05": np.mean(g.func(p, y) > np.quantile(null, 0.95, axis=-1))}
+            null = set_null_distribution(
+                p[:, :, None, :], measure=g, n_resamples=cfg["n_bootstrap"], resample="permutation", seed=0
+            )
+            want[name] = {
+                "P(Y=1) at a": p[0][draws[0]["features"][:, 0] == 0, 1][0],
+                "P(Y=1) at b": p[0][draws[0]["features"][:, 0] == 1, 1][0],
+                "mean KL-CE": g.func(p, y).mean(),
+                "rejection rate at α = 0.05": np.mean(g.func(p, y) > np.quantile(null, 0.95, axis=-1)),
+            }
         got = {}
         for name in ("appb-conditional", "appb-marginal", "appb-uncalibrated"):
             got.update(_via_record(_part(tiny_plan, name).run()))
@@ -252,9 +300,14 @@ class TestTable1Parts:
 
         sc = instance_scenario("binary", "H1-3", n_datasets=1, n_instances=400, seed=0)
         idx_cal, idx_test = np.arange(200), np.arange(200, 400)
-        cs = SimpleNamespace(ens_probs_cal=sc.ens_probs[0, idx_cal], y_cal=sc.labels[0, idx_cal],
-                             ens_probs_test=sc.ens_probs[0, idx_test], y_test=sc.labels[0, idx_test],
-                             idx_cal=idx_cal, idx_test=idx_test)
+        cs = SimpleNamespace(
+            ens_probs_cal=sc.ens_probs[0, idx_cal],
+            y_cal=sc.labels[0, idx_cal],
+            ens_probs_test=sc.ens_probs[0, idx_test],
+            y_test=sc.labels[0, idx_test],
+            idx_cal=idx_cal,
+            idx_test=idx_test,
+        )
         bb = SimpleNamespace(features_test=sc.features[0])
         seen = {}
 
@@ -269,13 +322,30 @@ class TestTable1Parts:
         monkeypatch.setattr(nn, "backbone_features", fake_backbone)
         monkeypatch.setattr(nn, "classifier_sets", fake_sets)
         learner = {"max_epochs": 5}
-        rows = _via_record(table1_rows("fashion_mnist", backbone={"n_train": 100, "epochs": 1, "seed": 0}, kinds=("DE",),
-                                       n_test=150, n_bootstrap=20, learner_options=learner, device="cpu", seed=0))
-        direct = evaluate_instance_test(cs, sc.features[0, idx_cal], sc.features[0, idx_test], n_test=150, n_bootstrap=20,
-                                        alpha=0.01, seed=0, learner_options={**learner, "device": "cpu"})
+        rows = _via_record(
+            table1_rows(
+                "fashion_mnist",
+                backbone={"n_train": 100, "epochs": 1, "seed": 0},
+                kinds=("DE",),
+                n_test=150,
+                n_resamples=20,
+                learner_options=learner,
+                device="cpu",
+                seed=0,
+            )
+        )
+        direct = evaluate_instance_test(
+            cs,
+            sc.features[0, idx_cal],
+            sc.features[0, idx_test],
+            n_test=150,
+            n_resamples=20,
+            alpha=0.01,
+            seed=0,
+            learner_options={**learner, "device": "cpu"},
+        )
         assert list(rows) == ["DE · L2-CE", "DE · KL-CE"]
-        assert [dict(r, estimator=k.split(" · ")[1]) for k, r in rows.items()] == \
-            [dict(r) for r in direct]
+        assert [dict(r, estimator=k.split(" · ")[1]) for k, r in rows.items()] == [dict(r) for r in direct]
         arch = {"n_train": 100, "epochs": 1, "seed": 0}
         assert seen["backbone"] == {**arch, "device": "cpu", "progress": False}
         assert seen["sets"]["backbone"] == arch and seen["sets"]["kinds"] == ("DE",) and seen["sets"]["device"] == "cpu"

@@ -11,20 +11,34 @@ from credalbook.synthetic import instance_scenario
 def _set(n=600, seed=0):
     sc = instance_scenario("binary", "H1-3", n_datasets=1, n_instances=n, seed=seed)
     half = n // 2
-    cs = SimpleNamespace(ens_probs_cal=sc.ens_probs[0, :half], y_cal=sc.labels[0, :half],
-                         ens_probs_test=sc.ens_probs[0, half:], y_test=sc.labels[0, half:])
+    cs = SimpleNamespace(
+        ens_probs_cal=sc.ens_probs[0, :half],
+        y_cal=sc.labels[0, :half],
+        ens_probs_test=sc.ens_probs[0, half:],
+        y_test=sc.labels[0, half:],
+    )
     return cs, sc.features[0, :half], sc.features[0, half:]
 
 
 class TestEvaluateInstanceTest:
     def test_main(self):
         cs, fc, ft = _set()
-        rows = evaluate_instance_test(cs, fc, ft, estimators=("kl",), n_test=200, n_bootstrap=50,
-                                      learner_options={"max_epochs": 20}, seed=0)
+        rows = evaluate_instance_test(
+            cs, fc, ft, estimators=("kl",), n_test=200, n_resamples=50, learner_options={"max_epochs": 20}, seed=0
+        )
         assert len(rows) == 1 and rows[0]["estimator"] == "KL-CE"
         row = rows[0]
-        assert set(row) == {"estimator", "mean_acc", "mean_h0", "mean_p", "mean_ce", "lambda_acc", "lambda_h0",
-                            "lambda_p", "lambda_ce"}
+        assert set(row) == {
+            "estimator",
+            "mean_acc",
+            "mean_h0",
+            "mean_p",
+            "mean_ce",
+            "lambda_acc",
+            "lambda_h0",
+            "lambda_p",
+            "lambda_ce",
+        }
         # the truth is far outside the hull of the two members: both are rejected
         assert row["mean_h0"] == "REJ." and row["lambda_h0"] == "REJ."
         assert 0 < row["mean_p"] <= 1 and 0 <= row["mean_acc"] <= 1

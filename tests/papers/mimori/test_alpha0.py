@@ -1,11 +1,16 @@
 """Tests for credalbook.papers.mimori.alpha0: Newton's optimal log α0 (App. D.2) and Theorem 1 (App. D.3) of Mimori et al. 2022."""
 
-
 import numpy as np
 import pytest
 import torch
 from scipy.optimize import minimize_scalar
 
+from credalbook.calibration import (
+    dirichlet_disagreement,
+    dirichlet_multinomial_nll,
+    dirichlet_multinomial_nll_torch,
+    dirichlet_posterior_probs,
+)
 from credalbook.papers.mimori import (
     Alpha0Interval,
     dpe_alpha0_interval,
@@ -13,12 +18,6 @@ from credalbook.papers.mimori import (
     optimal_log_alpha0,
     posterior_alpha0_interval,
     posterior_conditional_epistemic_loss,
-)
-from credalbook.calibration import (
-    dirichlet_disagreement,
-    dirichlet_multinomial_nll,
-    dirichlet_multinomial_nll_torch,
-    dirichlet_posterior_probs,
 )
 from tests.helpers import dirichlet_moments, within_se
 
@@ -41,7 +40,7 @@ class TestOptimalLogAlpha0:
         for lam in (0.001, 0.005, 0.1):
             t = optimal_log_alpha0(y, p, reg=lam)
             for i in rng.choice(len(y), size=25, replace=False):
-                obj = lambda s: dirichlet_multinomial_nll(y[i:i + 1], p[i:i + 1], s, reg=lam)  # noqa: E731
+                obj = lambda s: dirichlet_multinomial_nll(y[i : i + 1], p[i : i + 1], s, reg=lam)  # noqa: E731
                 bound = 1 / (2 * lam)
                 ref = minimize_scalar(obj, bounds=(-bound, bound), method="bounded", options={"xatol": 1e-10})
                 assert obj(t[i]) <= ref.fun + 1e-10, (lam, y[i], p[i])
@@ -50,8 +49,10 @@ class TestOptimalLogAlpha0:
         t = optimal_log_alpha0(y, p, reg=0.005)
         n = y.sum(1)
         tt = torch.tensor(t, requires_grad=True)
-        total = sum(dirichlet_multinomial_nll_torch(torch.tensor(y[g]), torch.tensor(p[g]), tt[g], reg=0.005)
-                    for g in (n == 2, n == 5, n == 10))
+        total = sum(
+            dirichlet_multinomial_nll_torch(torch.tensor(y[g]), torch.tensor(p[g]), tt[g], reg=0.005)
+            for g in (n == 2, n == 5, n == 10)
+        )
         total.backward()
         assert tt.grad.abs().max().item() < 1e-8
 
@@ -72,8 +73,9 @@ class TestOptimalLogAlpha0:
         h = rng.multinomial(40, rng.dirichlet(3 * f))[None]
         t = optimal_log_alpha0(h, [f], reg=0.005)[0]
         obj = lambda s: dirichlet_multinomial_nll(h, [f], s, reg=0.005)  # noqa: E731
-        assert t == pytest.approx(minimize_scalar(obj, bounds=(-100, 100), method="bounded",
-                                                  options={"xatol": 1e-10}).x, abs=1e-5)
+        assert t == pytest.approx(
+            minimize_scalar(obj, bounds=(-100, 100), method="bounded", options={"xatol": 1e-10}).x, abs=1e-5
+        )
 
     def test_errors(self):
         with pytest.raises(ValueError, match="reg must be positive"):
@@ -99,10 +101,13 @@ class TestAlpha0Intervals:
         # Optima minimise the conditional losses; at the lower bound the loss equals alpha0 = inf.
         for u, s, e in [(0.6, 0.5, 0.1), (0.45, 0.3, 0.03), (0.9, 0.2, 0.4)]:
             d, q = dpe_alpha0_interval(u, s), posterior_alpha0_interval(u, e)
-            for interval, loss in [(d, lambda a: dpe_conditional_loss(a, u_q=u, s_z=s)),
-                                   (q, lambda a: posterior_conditional_epistemic_loss(a, u_q=u, el_g=e))]:
-                res = minimize_scalar(lambda la: loss(np.exp(la)), bounds=(-15, 15), method="bounded",
-                                      options={"xatol": 1e-10})
+            for interval, loss in [
+                (d, lambda a: dpe_conditional_loss(a, u_q=u, s_z=s)),
+                (q, lambda a: posterior_conditional_epistemic_loss(a, u_q=u, el_g=e)),
+            ]:
+                res = minimize_scalar(
+                    lambda la: loss(np.exp(la)), bounds=(-15, 15), method="bounded", options={"xatol": 1e-10}
+                )
                 assert np.exp(res.x) == pytest.approx(interval.optimum, rel=1e-4)
                 if interval.lower > 0:
                     assert loss(interval.lower) == pytest.approx(loss(np.inf), abs=1e-12)

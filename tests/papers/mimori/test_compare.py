@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from credalbook.papers.mimori import PAPER_DELTA_D, PAPER_VALUES, POST_ROWS, compare
+from credalbook.papers.mimori import compare, PAPER_DELTA_D, PAPER_VALUES, POST_ROWS
 from credalbook.papers.report import Comparison, reported
 
 CHAPTER = Path(__file__).resolve().parents[3] / "chapters" / "03_mimori_label_histograms.ipynb"
@@ -19,33 +19,52 @@ class TestReported:
         numbers = reported("mimori")
         assert "arXiv:2007.01659" in numbers["_paper"]
         for key in TABLES:
-            assert numbers[key]["source"], key                       # every table says where it comes from
+            assert numbers[key]["source"], key  # every table says where it comes from
         for key, claim in numbers["claims"]["values"].items():
             assert claim["source"], key
         for key in ("table1", "table2", "table4", "table5", "table6"):
             for setting, rows in numbers[key]["values"].items():
                 columns = {tuple(row) for row in rows.values()}
-                assert len(columns) == 1, (key, setting)             # rows → the same columns → value
+                assert len(columns) == 1, (key, setting)  # rows → the same columns → value
                 assert all(v is None or 0 < v < 1 for row in rows.values() for v in row.values())
 
     def test_numbers(self):
         n = reported("mimori")
-        assert n["table4"]["values"]["Mix-MNIST(2)"]["Raw"] == {"Acc": 0.9629, "L_sq": 0.1386, "EL": 0.0388, "CE": 0.0518}
+        assert n["table4"]["values"]["Mix-MNIST(2)"]["Raw"] == {
+            "Acc": 0.9629,
+            "L_sq": 0.1386,
+            "EL": 0.0388,
+            "CE": 0.0518,
+        }
         assert n["table5"]["values"]["Mix-CIFAR-10(2)"]["TTA"]["Acc"] == 0.8221
-        assert n["table1"]["values"]["Mix-MNIST(5)"]["TTA"] == {"L_phi": None, "CE_phi": None}   # NA in the paper
+        assert n["table1"]["values"]["Mix-MNIST(5)"]["TTA"] == {"L_phi": None, "CE_phi": None}  # NA in the paper
         assert n["table2"]["values"]["MDS"]["TTA+ts"] == {"EL": 0.0379, "EL post": 0.0383}
         assert n["table6"]["values"]["MDS-1"]["Raw"]["EL"] == 0.0435
-        assert n["table6"]["values"]["MDS-1"]["MCDO+vs"]["Acc"] is None                      # illegible
+        assert n["table6"]["values"]["MDS-1"]["MCDO+vs"]["Acc"] is None  # illegible
         assert n["mds_data"]["values"]["mean_labels_test"] == 7.58
         # the chapter's shapes are built from the data file
-        assert PAPER_VALUES[("Mix-CIFAR-10", 5)]["TTA+ts+α"]["CE_phi"] == n["table1"]["values"]["Mix-CIFAR-10(5)"]["TTA+ts+α"]["CE_phi"]
-        assert PAPER_DELTA_D == {("Mix-MNIST", 2): 0.027, ("Mix-MNIST", 5): 0.025, ("Mix-CIFAR-10", 2): 0.101,
-                                 ("Mix-CIFAR-10", 5): 0.103, ("MDS", None): 0.019}
-        assert "L_sq" not in PAPER_VALUES[("MDS", None)]["Raw"]              # only Table 6's vs / ms rows are merged
-        assert PAPER_VALUES[("MDS", None)]["Raw+vs"]["L_sq"] == 0.2515     # MDS-1, not MDS-full
-        assert n["table6"]["values"]["MDS-full"]["TTA+ms+α"] == {"Acc": 0.903, "L_sq": 0.2432, "EL": 0.0352, "CE": 0.0766,
-                                                                "L_phi": 0.1414, "CE_phi": 0.0213}
-        assert n["table6"]["values"]["MDS-full"]["TTA"]["Acc"] is None                      # printed upside down
+        assert (
+            PAPER_VALUES[("Mix-CIFAR-10", 5)]["TTA+ts+α"]["CE_phi"]
+            == n["table1"]["values"]["Mix-CIFAR-10(5)"]["TTA+ts+α"]["CE_phi"]
+        )
+        assert PAPER_DELTA_D == {
+            ("Mix-MNIST", 2): 0.027,
+            ("Mix-MNIST", 5): 0.025,
+            ("Mix-CIFAR-10", 2): 0.101,
+            ("Mix-CIFAR-10", 5): 0.103,
+            ("MDS", None): 0.019,
+        }
+        assert "L_sq" not in PAPER_VALUES[("MDS", None)]["Raw"]  # only Table 6's vs / ms rows are merged
+        assert PAPER_VALUES[("MDS", None)]["Raw+vs"]["L_sq"] == 0.2515  # MDS-1, not MDS-full
+        assert n["table6"]["values"]["MDS-full"]["TTA+ms+α"] == {
+            "Acc": 0.903,
+            "L_sq": 0.2432,
+            "EL": 0.0352,
+            "CE": 0.0766,
+            "L_phi": 0.1414,
+            "CE_phi": 0.0213,
+        }
+        assert n["table6"]["values"]["MDS-full"]["TTA"]["Acc"] is None  # printed upside down
 
     def test_fresh_copy(self):
         reported("mimori")["table4"]["values"]["Mix-MNIST(2)"]["Raw"]["EL"] = 1.0
@@ -56,42 +75,95 @@ class TestChapterHasNoPaperNumbers:
     def test_main(self):
         cells = json.loads(CHAPTER.read_text(encoding="utf-8"))["cells"]
         text = "\n".join("".join(c["source"]) for c in cells)
-        for number in (".0388", ".0379", ".0435", ".0391", ".0456", ".8221", ".7965", ".2216", ".2504", ".2474",
-                       "0.027", "0.019", "25 %", "5.67", "5.79", "7.58", "90 000"):
+        for number in (
+            ".0388",
+            ".0379",
+            ".0435",
+            ".0391",
+            ".0456",
+            ".8221",
+            ".7965",
+            ".2216",
+            ".2504",
+            ".2474",
+            "0.027",
+            "0.019",
+            "25 %",
+            "5.67",
+            "5.79",
+            "7.58",
+            "90 000",
+        ):
             assert number not in text, number
         assert "compare(results)" in text and "Comparison(" not in text
 
 
-BASES = ("Raw", "Raw+ts", "Raw+vs", "Raw+ms", "MCDO", "MCDO+ts", "MCDO+vs", "MCDO+ms", "TTA", "TTA+ts", "TTA+vs", "TTA+ms")
+BASES = (
+    "Raw",
+    "Raw+ts",
+    "Raw+vs",
+    "Raw+ms",
+    "MCDO",
+    "MCDO+ts",
+    "MCDO+vs",
+    "MCDO+ms",
+    "TTA",
+    "TTA+ts",
+    "TTA+vs",
+    "TTA+ms",
+)
 
 
 def _row(acc, el, ce, l_phi, ce_phi, **extra):
-    return {"Acc": acc, "L_sq": el + 0.1, "EL": el, "CE": ce, "CL": ce**2, "EL true": el, "L_phi": l_phi, "CE_phi": ce_phi,
-            **extra}
+    return {
+        "Acc": acc,
+        "L_sq": el + 0.1,
+        "EL": el,
+        "CE": ce,
+        "CL": ce**2,
+        "EL true": el,
+        "L_phi": l_phi,
+        "CE_phi": ce_phi,
+        **extra,
+    }
 
 
 def _metrics():
     """Each config: ts worsens ÊL and ĈE of every base (the ts rows differ); TTA is best; α halves the DPE
     losses and lowers ÊL by 25 % after one more label, the ensembles by 1 %; vs / ms change ÊL by 2.5 % at most."""
-    rows = {"Raw": _row(0.8, 0.04, 0.05, 0.08, 0.07), "Raw+ts": _row(0.8, 0.045, 0.06, 0.09, 0.08),
-            "Raw+vs": _row(0.81, 0.041, 0.05, 0.08, 0.07), "Raw+ms": _row(0.79, 0.039, 0.05, 0.08, 0.07),
-            "MCDO": _row(0.8, 0.039, 0.05, 0.08, 0.07), "MCDO+ts": _row(0.8, 0.043, 0.06, 0.08, 0.07),
-            "MCDO+vs": _row(0.8, 0.039, 0.05, 0.08, 0.07), "MCDO+ms": _row(0.8, 0.039, 0.05, 0.08, 0.07),
-            "TTA": _row(0.9, 0.03, 0.05, 0.08, 0.07), "TTA+ts": _row(0.9, 0.035, 0.06, 0.08, 0.07),
-            "TTA+vs": _row(0.9, 0.03, 0.05, 0.08, 0.07), "TTA+ms": _row(0.9, 0.03, 0.05, 0.08, 0.07)}
+    rows = {
+        "Raw": _row(0.8, 0.04, 0.05, 0.08, 0.07),
+        "Raw+ts": _row(0.8, 0.045, 0.06, 0.09, 0.08),
+        "Raw+vs": _row(0.81, 0.041, 0.05, 0.08, 0.07),
+        "Raw+ms": _row(0.79, 0.039, 0.05, 0.08, 0.07),
+        "MCDO": _row(0.8, 0.039, 0.05, 0.08, 0.07),
+        "MCDO+ts": _row(0.8, 0.043, 0.06, 0.08, 0.07),
+        "MCDO+vs": _row(0.8, 0.039, 0.05, 0.08, 0.07),
+        "MCDO+ms": _row(0.8, 0.039, 0.05, 0.08, 0.07),
+        "TTA": _row(0.9, 0.03, 0.05, 0.08, 0.07),
+        "TTA+ts": _row(0.9, 0.035, 0.06, 0.08, 0.07),
+        "TTA+vs": _row(0.9, 0.03, 0.05, 0.08, 0.07),
+        "TTA+ms": _row(0.9, 0.03, 0.05, 0.08, 0.07),
+    }
     out = {}
     for name, row in rows.items():
         out[name] = dict(row, **({"EL post": row["EL"] * 0.99} if not name.startswith("Raw") else {}))
-        out[name + "+α"] = dict(row, L_phi=row["L_phi"] / 2, CE_phi=row["CE_phi"] / 2,
-                                **({"EL post": row["EL"] * 0.75} if name in ("Raw", "Raw+ts") else {}))
+        out[name + "+α"] = dict(
+            row,
+            L_phi=row["L_phi"] / 2,
+            CE_phi=row["CE_phi"] / 2,
+            **({"EL post": row["EL"] * 0.75} if name in ("Raw", "Raw+ts") else {}),
+        )
     return out
 
 
 def _boot(metrics, sd=1e-4, n_boot=50):
     """Bootstrap replicates: each metric plus independent noise of standard deviation `sd`."""
     rng = np.random.default_rng(0)
-    return {c: {n: {k: v + rng.normal(0, sd, n_boot) for k, v in row.items() if k != "EL true"} for n, row in m.items()}
-            for c, m in metrics.items()}
+    return {
+        c: {n: {k: v + rng.normal(0, sd, n_boot) for k, v in row.items() if k != "EL true"} for n, row in m.items()}
+        for c, m in metrics.items()
+    }
 
 
 def _fig2():
@@ -108,15 +180,36 @@ def _fig2():
 
 def _results(**changes):
     metrics = {c: _metrics() for c in (2, 5, "variable")}
-    results = dict(dataset="fashion_mnist", data_name="Mix-Fashion-MNIST", metrics=metrics, boot=_boot(metrics),
-                   temperatures={2: 1.25, 5: 1.1, "variable": 1.2}, fig2=_fig2())
+    results = dict(
+        dataset="fashion_mnist",
+        data_name="Mix-Fashion-MNIST",
+        metrics=metrics,
+        boot=_boot(metrics),
+        temperatures={2: 1.25, 5: 1.1, "variable": 1.2},
+        fig2=_fig2(),
+    )
     results.update(changes)
     return results
 
 
-ARTIFACTS = ["Fig. 2", "Fig. 2", "Table 4 (Table 5)", "Table 6 (MDS-1)", "Table 5 (Table 6)", "Table 1", "Table 1",
-             "Table 1 / App. F.2", "Table 2", "Table 2", "Table 6 (MDS-1)", "Table 6 (MDS-full)", "Fig. 6",
-             "Sec. 7.1 (data)", "Sec. 7.1 (data)", "Sec. 7.1 (data)"]
+ARTIFACTS = [
+    "Fig. 2",
+    "Fig. 2",
+    "Table 4 (Table 5)",
+    "Table 6 (MDS-1)",
+    "Table 5 (Table 6)",
+    "Table 1",
+    "Table 1",
+    "Table 1 / App. F.2",
+    "Table 2",
+    "Table 2",
+    "Table 6 (MDS-1)",
+    "Table 6 (MDS-full)",
+    "Fig. 6",
+    "Sec. 7.1 (data)",
+    "Sec. 7.1 (data)",
+    "Sec. 7.1 (data)",
+]
 
 
 class TestCompare:
@@ -124,8 +217,14 @@ class TestCompare:
         cmp = compare(_results())
         assert isinstance(cmp, Comparison) and cmp.chapter == "03_mimori_label_histograms"
         assert [r.artifact for r in cmp.rows] == ARTIFACTS
-        for r in cmp.rows:                                  # every row has a criterion and one of the five verdicts
-            assert r.verdict in ("agrees", "differs — cause shown", "differs — cause unknown", "inconclusive", "not run here")
+        for r in cmp.rows:  # every row has a criterion and one of the five verdicts
+            assert r.verdict in (
+                "agrees",
+                "differs — cause shown",
+                "differs — cause unknown",
+                "inconclusive",
+                "not run here",
+            )
             assert r.criterion
         fig2 = cmp.rows[0]
         assert fig2.verdict == "agrees" and fig2.replicates == 10 and "closer to ground truth" in fig2.paper
@@ -135,11 +234,11 @@ class TestCompare:
         assert t4.verdict == "differs — cause shown" and "temperature scan" in t4.cause
         assert "consistent improvement in ÊL and ĈE as expected" in t4.paper and ".0388 → .0379" in t4.paper
         assert "one verdict, not one per setting" in t4.note and "kept accuracy" in t4.note
-        assert cmp.rows[3].verdict == "differs — cause shown"              # Table 6's ts claim, the MDS-like setting
+        assert cmp.rows[3].verdict == "differs — cause shown"  # Table 6's ts claim, the MDS-like setting
         t5 = cmp.rows[4]
         assert t5.verdict == "agrees" and "Acc TTA .8221 vs Raw .7965, MCDO .7983" in t5.paper
         assert "same network and images: one verdict" in t5.note
-        for r in cmp.rows[5:7]:                                              # α halves L̂φ, ĈEφ of all 12 bases × 3 settings
+        for r in cmp.rows[5:7]:  # α halves L̂φ, ĈEφ of all 12 bases × 3 settings
             assert r.verdict == "agrees" and r.book.startswith("36 of 36 pairs lower")
         assert cmp.rows[5].paper.endswith("lower in 26 of 26 pairs of Table 1")
         assert cmp.rows[7].verdict == "agrees" and "sign of T − 1 by construction" in cmp.rows[7].note
@@ -147,7 +246,9 @@ class TestCompare:
         assert post.verdict == "agrees" and ".0388 → .0292" in post.paper
         assert ens.verdict == "agrees" and "best ensemble" in ens.book and "Bayes' rule" in ens.note
         t6 = cmp.rows[10]
-        assert t6.verdict == "agrees" and "(8.5%)" in t6.paper and "up to 10.1% if TTA+vs+α is set against Raw" in t6.note
+        assert (
+            t6.verdict == "agrees" and "(8.5%)" in t6.paper and "up to 10.1% if TTA+vs+α is set against Raw" in t6.note
+        )
         assert "the effect of vs and ms for the metrics of probability predictions were limited" in t6.paper
         assert [r.verdict for r in cmp.rows[11:]] == ["not run here"] * 5
         assert ".2515 → .2460" in cmp.rows[11].paper and "TestMimoriPredictions" in cmp.rows[11].cause
@@ -156,28 +257,30 @@ class TestCompare:
 
     def test_ts_degrades_dpes(self):
         metrics = {c: _metrics() for c in (2, 5, "variable")}
-        r = compare(_results(metrics=metrics, boot=_boot(metrics))).rows[7]    # ts raises both DPE losses of Raw
+        r = compare(_results(metrics=metrics, boot=_boot(metrics))).rows[7]  # ts raises both DPE losses of Raw
         assert r.verdict == "agrees" and "[all of 6: 6 agrees]" in r.criterion
         for m in metrics.values():
             m["Raw+ts"].update(L_phi=0.079)
         r = compare(_results(metrics=metrics, boot=_boot(metrics))).rows[7]
-        assert r.verdict == "differs — cause unknown" and r.cause == ""        # T > 1 everywhere: no cause to show
-        r = compare(_results(metrics=metrics, boot=_boot(metrics), temperatures={2: 0.9, 5: 1.1, "variable": 1.0})).rows[7]
+        assert r.verdict == "differs — cause unknown" and r.cause == ""  # T > 1 everywhere: no cause to show
+        r = compare(
+            _results(metrics=metrics, boot=_boot(metrics), temperatures={2: 0.9, 5: 1.1, "variable": 1.0})
+        ).rows[7]
         assert r.verdict == "differs — cause shown" and "below 1" in r.cause
 
     def test_vs_ms_change_el_much(self):
         metrics = {c: _metrics() for c in (2, 5, "variable")}
-        metrics["variable"]["Raw+ms"].update(EL=0.03, CL=0.0025 - 0.006)   # −25 % ÊL, most of it in ĈL
+        metrics["variable"]["Raw+ms"].update(EL=0.03, CL=0.0025 - 0.006)  # −25 % ÊL, most of it in ĈL
         r = compare(_results(metrics=metrics, boot=_boot(metrics))).rows[10]
         assert r.verdict == "differs — cause shown" and "Fig. 5a" in r.cause and r.book.endswith("(25.0%)")
-        metrics["variable"]["Raw+ms"].update(CL=0.0025)                       # ĈL unchanged: no cause to show
+        metrics["variable"]["Raw+ms"].update(CL=0.0025)  # ĈL unchanged: no cause to show
         r = compare(_results(metrics=metrics, boot=_boot(metrics))).rows[10]
         assert r.verdict == "differs — cause unknown"
 
     def test_noise_makes_rows_inconclusive(self):
         metrics = {c: _metrics() for c in (2, 5, "variable")}
         cmp = compare(_results(boot=_boot(metrics, sd=0.05)))
-        assert cmp.rows[4].verdict == "inconclusive"                         # TTA: +0.1 accuracy within 2 × 0.07
+        assert cmp.rows[4].verdict == "inconclusive"  # TTA: +0.1 accuracy within 2 × 0.07
         assert cmp.rows[5].verdict == "inconclusive"
 
     def test_tta_missing_and_real_data(self):
@@ -208,6 +311,7 @@ class TestByConstruction:
     def test_delta_d_has_the_sign_of_t_minus_1(self):
         # App. F.2: Σ_k softmax(z / T)_k² falls as T grows, so every instance's Δ^D = φ'^D − φ^D has the sign of T − 1
         from scipy.special import softmax
+
         rng = np.random.default_rng(0)
         logits = rng.normal(0, 3, (500, 10))
         dpe = 1 - (softmax(logits, axis=1) ** 2).sum(axis=1)
@@ -219,6 +323,7 @@ class TestByConstruction:
         # Prop. 2: ÊL from label histograms is unbiased for EL = E‖Q − Z‖², also with a variable number of labels
         from credalbook.data.mix import sample_label_hist, variable_label_counts
         from credalbook.metrics import epistemic_loss
+
         rng = np.random.default_rng(0)
         q = rng.dirichlet(np.ones(4) * 0.5, size=4000)
         z = 0.7 * q + 0.3 / 4
@@ -233,5 +338,6 @@ class TestByConstruction:
         # test_alpha_leaves_cpes_unchanged; Theorem 1: ::TestTheorem1Check; Fig. 3 (the range of log α0 contains 0 and
         # narrows as λ_α grows): ::TestOptimalLogAlpha0Grid and test_alpha0.py::TestOptimalLogAlpha0::test_paper_claims
         import tests.papers.mimori.test_experiments as te
+
         assert hasattr(te.TestMimoriPredictions, "test_alpha_leaves_cpes_unchanged")
         assert hasattr(te.TestTheorem1Check, "test_main") and hasattr(te.TestOptimalLogAlpha0Grid, "test_main")

@@ -6,27 +6,30 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from credalbook.papers.mimori import optimal_log_alpha0
 from credalbook.calibration import dirichlet_posterior_probs
 from credalbook.metrics import cpe_loss_decomposition
+from credalbook.nn import ThreeConvNet, VGGNet
 from credalbook.papers.mimori import (
-    MIX_AUGMENTATIONS,
     bootstrap_metrics,
     build_mix_network,
     debiasing_study,
     dpe_reliability,
     evaluate_predictors,
     mimori_predictions,
+    MIX_AUGMENTATIONS,
     mix_training_settings,
+    optimal_log_alpha0,
     optimal_log_alpha0_grid,
+    PAPER_DELTA_D,
+    PAPER_VALUES,
+    paper_values,
     released_code_demo,
     released_code_el_cl,
+    side_by_side,
     theorem1_check,
     train_mix_network,
     ts_dpe_shift,
 )
-from credalbook.papers.mimori import PAPER_DELTA_D, PAPER_VALUES, paper_values, side_by_side
-from credalbook.nn import ThreeConvNet, VGGNet
 
 
 class TestDebiasingStudy:
@@ -36,7 +39,7 @@ class TestDebiasingStudy:
             for q in ("EL", "CL"):
                 v = s.estimates[(q, "debiased", n)]
                 se = v.std(axis=0, ddof=1) / math.sqrt(v.shape[0])
-                assert np.all(np.abs(v.mean(axis=0)) < 4 * se + 1e-4), (q, n)   # unbiased: truth is 0
+                assert np.all(np.abs(v.mean(axis=0)) < 4 * se + 1e-4), (q, n)  # unbiased: truth is 0
             # plug-in EL of a perfect binary predictor: E Σ_k (μ̂_k − q_k)² = 2 E[q(1 − q)] / n = 1 / (3n)
             pl = s.estimates[("EL", "plug-in", n)]
             se = pl.std(axis=0, ddof=1) / math.sqrt(pl.shape[0])
@@ -74,7 +77,7 @@ class TestOptimalLogAlpha0Grid:
         assert g.log_alpha0[5][1, 3, list(g.z1).index(0.2)] == pytest.approx(direct[0], abs=1e-9)
         r = g.ranges()
         assert np.all(r[:, 0] < 0) and np.all(r[:, 1] > 0)
-        assert r[1, 1] - r[1, 0] < r[0, 1] - r[0, 0]   # narrower for the larger λ_α
+        assert r[1, 1] - r[1, 0] < r[0, 1] - r[0, 0]  # narrower for the larger λ_α
 
     def test_errors(self):
         with pytest.raises(ValueError, match="reg"):
@@ -100,8 +103,9 @@ class TestTheorem1Check:
         assert math.isinf(sharp["dpe_argmin"])
 
     def test_custom_grid(self):
-        c = theorem1_check(mean=(0.5, 0.5), concentration=2.0, predictions={"Z": (0.5, 0.5)}, n_draws=2000,
-                           alpha0=(1.0, 2.0, np.inf))
+        c = theorem1_check(
+            mean=(0.5, 0.5), concentration=2.0, predictions={"Z": (0.5, 0.5)}, n_draws=2000, alpha0=(1.0, 2.0, np.inf)
+        )
         s = c.scenarios["Z"]
         assert s["dpe_mc"].shape == (3,) and float(s["dpe_interval"].optimum) == pytest.approx(2.0)
 
@@ -115,14 +119,24 @@ class TestNetworks:
 
     def test_training_settings(self):
         assert mix_training_settings((1, 28, 28)) == dict(epochs=100, patience=10, warmup_epochs=0, milestones=())
-        assert mix_training_settings((3, 32, 32)) == dict(epochs=250, patience=None, warmup_epochs=5,
-                                                          milestones=(100, 150))
+        assert mix_training_settings((3, 32, 32)) == dict(
+            epochs=250, patience=None, warmup_epochs=5, milestones=(100, 150)
+        )
         assert MIX_AUGMENTATIONS["mnist"] is None and MIX_AUGMENTATIONS["cifar10"]["rotation"] == 180.0
 
 
-TINY = dict(sizes=(700, 200, 200), arch_options=dict(channels=(8, 16, 32)), epochs=8, augment={"shift": 1.0},
-            n_samples=3, calibrators=("ts",), training=dict(lr=3e-3, batch_size=64),
-            calibration=dict(optimizer="lbfgs", max_epochs=5), device="cpu", progress=False)
+TINY = dict(
+    sizes=(700, 200, 200),
+    arch_options=dict(channels=(8, 16, 32)),
+    epochs=8,
+    augment={"shift": 1.0},
+    n_samples=3,
+    calibrators=("ts",),
+    training=dict(lr=3e-3, batch_size=64),
+    calibration=dict(optimizer="lbfgs", max_epochs=5),
+    device="cpu",
+    progress=False,
+)
 
 
 @pytest.fixture(scope="module")
@@ -137,19 +151,32 @@ class TestMimoriPredictions:
     def test_structure(self, tiny_predictions):
         p = tiny_predictions
         assert p.configs == (2, 5, "variable")
-        assert p.names(2) == ["Raw", "Raw+α", "Raw+ts", "Raw+ts+α", "MCDO", "MCDO+α", "MCDO+ts", "MCDO+ts+α",
-                              "TTA", "TTA+α", "TTA+ts", "TTA+ts+α"]
+        assert p.names(2) == [
+            "Raw",
+            "Raw+α",
+            "Raw+ts",
+            "Raw+ts+α",
+            "MCDO",
+            "MCDO+α",
+            "MCDO+ts",
+            "MCDO+ts+α",
+            "TTA",
+            "TTA+α",
+            "TTA+ts",
+            "TTA+ts+α",
+        ]
         n, k = p.true_probs.shape
         assert (n, k) == (200, 10)
         assert np.all(p.test_hist[2].sum(axis=1) == 10) and p.test_hist[5] is p.test_hist[2]
         assert 5.5 < p.test_hist["variable"].sum(axis=1).mean() < 9.5
         assert np.all(p.posterior_hist.sum(axis=1) == 1)
-        for (c, name), out in p.predictors.items():
+        for (_c, name), out in p.predictors.items():
             np.testing.assert_allclose(out.probs.sum(axis=1), 1.0, atol=1e-9)
             assert out.dpe.shape == (n,) and np.all((out.dpe >= 0) & (out.dpe <= 1))
             assert (out.alpha0 is not None) == name.endswith("+α")
-            assert (out.posterior_probs is not None) == (name in ("Raw+α", "Raw+ts+α") or
-                                                         (not name.startswith("Raw") and "α" not in name))
+            assert (out.posterior_probs is not None) == (
+                name in ("Raw+α", "Raw+ts+α") or (not name.startswith("Raw") and "α" not in name)
+            )
 
     def test_alpha_leaves_cpes_unchanged(self, tiny_predictions):
         p = tiny_predictions
@@ -160,7 +187,7 @@ class TestMimoriPredictions:
                     np.testing.assert_array_equal(p.predictors[(c, name)].probs, p.predictors[(c, name[:-2])].probs)
                     for key in ("Acc", "L_sq", "EL", "CE", "CL", "DL"):
                         assert m[name][key] == m[name[:-2]][key]
-            assert m["Raw+ts"]["Acc"] == m["Raw"]["Acc"]                      # ts keeps the argmax
+            assert m["Raw+ts"]["Acc"] == m["Raw"]["Acc"]  # ts keeps the argmax
             assert "EL post" in m["Raw+α"] and "EL post" in m["MCDO"] and "EL post" not in m["Raw"]
 
     def test_closed_forms(self, tiny_predictions):
@@ -168,43 +195,57 @@ class TestMimoriPredictions:
         raw, alpha = p.predictors[(2, "Raw")], p.predictors[(2, "Raw+α")]
         gamma = alpha.alpha0 / (alpha.alpha0 + 1)
         np.testing.assert_allclose(raw.dpe, 1 - (raw.probs**2).sum(axis=1))
-        np.testing.assert_allclose(alpha.dpe, gamma * raw.dpe)                    # Eq. 73
-        np.testing.assert_allclose(alpha.posterior_probs,
-                                   dirichlet_posterior_probs(raw.probs, alpha.alpha0, p.posterior_hist))  # Eq. 81
-        assert not np.allclose(p.predictors[(2, "MCDO")].probs, raw.probs)     # the members differ
+        np.testing.assert_allclose(alpha.dpe, gamma * raw.dpe)  # Eq. 73
+        np.testing.assert_allclose(
+            alpha.posterior_probs, dirichlet_posterior_probs(raw.probs, alpha.alpha0, p.posterior_hist)
+        )  # Eq. 81
+        assert not np.allclose(p.predictors[(2, "MCDO")].probs, raw.probs)  # the members differ
         shift = ts_dpe_shift(p, 2)
         assert shift["mean_delta"] == pytest.approx(np.mean(p.predictors[(2, "Raw+ts")].dpe - raw.dpe))
         rel = dpe_reliability(p, 2, ["Raw", "Raw+α"])
         assert rel["Raw"].counts.sum() == 200
 
     def test_reproducible_and_cached(self, tiny_predictions, tmp_path, monkeypatch):
-        monkeypatch.setenv("CREDALBOOK_CACHE_DIR", str(tmp_path))   # a fresh cache: retrain from scratch
+        monkeypatch.setenv("CREDALBOOK_CACHE_DIR", str(tmp_path))  # a fresh cache: retrain from scratch
         again = mimori_predictions("digits", **TINY)
         for key, out in tiny_predictions.predictors.items():
             np.testing.assert_allclose(again.predictors[key].probs, out.probs, rtol=0, atol=1e-6)
             np.testing.assert_allclose(again.predictors[key].dpe, out.dpe, rtol=0, atol=1e-6)
-        net = train_mix_network("digits", **{k: v for k, v in TINY.items() if k in
-                                             ("sizes", "arch_options", "epochs", "augment", "device", "progress")},
-                                **TINY["training"])
+        net = train_mix_network(
+            "digits",
+            **{
+                k: v
+                for k, v in TINY.items()
+                if k in ("sizes", "arch_options", "epochs", "augment", "device", "progress")
+            },
+            **TINY["training"],
+        )
         assert net.epochs_run == 8 and set(net.state_dict) == set(net.build().state_dict())
 
     def test_errors(self, tmp_path, monkeypatch):
         monkeypatch.setenv("CREDALBOOK_CACHE_DIR", str(tmp_path))
         with pytest.raises(ValueError, match="calibrators must be among"):
-            mimori_predictions("digits", **{**TINY, "calibrators": ("platt",), "n_labels_val": (2,),
-                                            "variable_labels": None})
+            mimori_predictions(
+                "digits", **{**TINY, "calibrators": ("platt",), "n_labels_val": (2,), "variable_labels": None}
+            )
         with pytest.raises(ValueError, match="n_labels_val"):
             mimori_predictions("digits", **{**TINY, "n_labels_val": (0,), "variable_labels": None})
 
 
 class TestPaperValues:
     def test_numbers(self):
-        assert PAPER_VALUES[("Mix-MNIST", 2)]["Raw+ts"] == {"Acc": 0.9629, "L_sq": 0.1376, "EL": 0.0379, "CE": 0.0473,
-                                                            "L_phi": 0.0775, "CE_phi": 0.0933}
+        assert PAPER_VALUES[("Mix-MNIST", 2)]["Raw+ts"] == {
+            "Acc": 0.9629,
+            "L_sq": 0.1376,
+            "EL": 0.0379,
+            "CE": 0.0473,
+            "L_phi": 0.0775,
+            "CE_phi": 0.0933,
+        }
         assert PAPER_VALUES[("Mix-CIFAR-10", 5)]["Raw+α"]["EL post"] == 0.0693
         assert PAPER_VALUES[("MDS", None)]["TTA+ts+α"]["CE_phi"] == 0.0197
-        assert "Acc" not in PAPER_VALUES[("MDS", None)]["MCDO+vs"]              # illegible in our copy
-        assert "TTA" not in PAPER_VALUES[("Mix-MNIST", 2)]                       # Table 4 has no TTA rows
+        assert "Acc" not in PAPER_VALUES[("MDS", None)]["MCDO+vs"]  # illegible in our copy
+        assert "TTA" not in PAPER_VALUES[("Mix-MNIST", 2)]  # Table 4 has no TTA rows
         assert PAPER_DELTA_D[("Mix-CIFAR-10", 2)] == 0.101
 
     def test_side_by_side(self):
@@ -219,7 +260,7 @@ class TestPaperValues:
 class TestBootstrapMetrics:
     def test_main(self, tiny_predictions):
         p = tiny_predictions
-        b = bootstrap_metrics(p, 2, names=["Raw", "Raw+α", "MCDO"], n_boot=20, seed=1)
+        b = bootstrap_metrics(p, 2, names=["Raw", "Raw+α", "MCDO"], n_resamples=20, seed=1)
         m = evaluate_predictors(p, 2, names=["Raw", "Raw+α", "MCDO"])
         assert set(b) == {"Raw", "Raw+α", "MCDO"} and "EL true" not in b["Raw"] and "EL post" in b["MCDO"]
         assert all(v.shape == (20,) for row in b.values() for v in row.values())
@@ -228,9 +269,11 @@ class TestBootstrapMetrics:
         assert not np.allclose(b["Raw+α"]["L_phi"], b["Raw"]["L_phi"])
         # resamples spread around the full-sample value
         assert abs(b["Raw"]["EL"].mean() - m["Raw"]["EL"]) < 4 * b["Raw"]["EL"].std() + 1e-12
-        np.testing.assert_array_equal(bootstrap_metrics(p, 2, names=["Raw"], n_boot=20, seed=1)["Raw"]["EL"], b["Raw"]["EL"])
-        with pytest.raises(ValueError, match="n_boot"):
-            bootstrap_metrics(p, 2, n_boot=0)
+        np.testing.assert_array_equal(
+            bootstrap_metrics(p, 2, names=["Raw"], n_resamples=20, seed=1)["Raw"]["EL"], b["Raw"]["EL"]
+        )
+        with pytest.raises(ValueError, match="n_resamples"):
+            bootstrap_metrics(p, 2, n_resamples=0)
 
     def test_shared_cpe_metrics_are_those_computed_alone(self, tiny_predictions):
         """Predictors holding the same CPEs share their CPE metrics; each row equals the row computed on its own."""
@@ -258,8 +301,9 @@ class TestReleasedCode:
     def test_hand_computed(self):
         # one single-label instance: the released code keeps its plug-in term, the book leaves it out
         from credalbook.metrics import epistemic_loss
+
         h, z = [[2, 0], [1, 0]], [[1.0, 0.0], [0.5, 0.5]]
-        assert released_code_el_cl(h, z)["EL"] == pytest.approx(0.25)        # ((0.5² + 0.5²) + 0) / 2
+        assert released_code_el_cl(h, z)["EL"] == pytest.approx(0.25)  # ((0.5² + 0.5²) + 0) / 2
         assert epistemic_loss(h, z) == pytest.approx(0.0)
         # a bin with one instance: its plug-in CL (2/2 − 0.5)² / 1 per class stays in the released code's CL
         one = released_code_el_cl([[2, 0]], [[0.5, 0.5]])
@@ -278,11 +322,11 @@ class TestReleasedCode:
     def test_demo(self):
         out = released_code_demo(n_runs=60, seed=0)
         (a, b, c) = out.values()
-        for setting in out.values():                      # the book: within 4 s.e. of the truth 0
+        for setting in out.values():  # the book: within 4 s.e. of the truth 0
             for key in ("EL book", "CL book"):
                 m, se = setting[key]
                 assert abs(m) < 4 * se + 1e-4, key
         m, se = a["EL released code"]
-        assert m > 0.1 and m > 10 * se                    # half single-labelled: E[2Q(1 − Q)] / 2 = 1/6
+        assert m > 0.1 and m > 10 * se  # half single-labelled: E[2Q(1 − Q)] / 2 = 1/6
         m, se = c["CL released code"]
-        assert m > 5 * se                                  # lone instances in their bins keep their plug-in bias
+        assert m > 5 * se  # lone instances in their bins keep their plug-in bias

@@ -9,16 +9,17 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
 from credalbook.metrics import statistic_calibration  # noqa: E402
-from credalbook.papers.mimori import debiasing_study, optimal_log_alpha0_grid, theorem1_check  # noqa: E402
-from credalbook.papers.mimori import (
+from credalbook.papers.mimori import (  # noqa: E402
+    debiasing_study,
+    optimal_log_alpha0_grid,
     plot_calibration_dispersion_map,
     plot_debiasing_study,
     plot_dpe_reliability,
     plot_optimal_log_alpha0,
     plot_theorem1_check,
     plot_ts_shifts,
+    theorem1_check,
 )
-
 
 
 class TestPlotDebiasingStudy:
@@ -45,7 +46,7 @@ class TestPlotOptimalLogAlpha0:
         g = optimal_log_alpha0_grid(n_labels=(2, 5), reg=(0.005, 0.05, 0.5))
         fig = plot_optimal_log_alpha0(g)
         assert len(fig.axes) == 3
-        assert len(fig.axes[0].lines) == 3 + 6 + 1          # every y1 for n = 2 and 5, and the zero line
+        assert len(fig.axes[0].lines) == 3 + 6 + 1  # every y1 for n = 2 and 5, and the zero line
         np.testing.assert_allclose(fig.axes[1].lines[0].get_ydata(), g.log_alpha0[2][1, 0])
 
 
@@ -65,14 +66,17 @@ class TestPlotDPEReliability:
         alpha = statistic_calibration(hist, [0.3, 0.1, 0.35, 0.05], n_bins=5)
         ax = plot_dpe_reliability({"Raw": raw, "Raw+α": alpha})
         assert [line.get_linestyle() for line in ax.lines[:2]] == [":", "-"]
-        assert ax.lines[0].get_color() == ax.lines[1].get_color()          # one colour per base predictor
+        assert ax.lines[0].get_color() == ax.lines[1].get_color()  # one colour per base predictor
         np.testing.assert_allclose(ax.lines[1].get_xdata(), alpha.mean_predicted[alpha.counts > 0])
 
 
 class TestPlotCalibrationDispersionMap:
     def test_main(self):
-        metrics = {"Raw": {"CL": 0.004, "DL": 0.035}, "Raw+ts": {"CL": 0.002, "DL": 0.036},
-                   "MCDO": {"CL": 0.003, "DL": 0.034}}
+        metrics = {
+            "Raw": {"CL": 0.004, "DL": 0.035},
+            "Raw+ts": {"CL": 0.002, "DL": 0.036},
+            "MCDO": {"CL": 0.003, "DL": 0.034},
+        }
         ax = plot_calibration_dispersion_map(metrics)
         assert [t.get_text() for t in ax.texts] == list(metrics)
         offsets = np.concatenate([c.get_offsets() for c in ax.collections])

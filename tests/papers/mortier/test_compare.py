@@ -10,13 +10,29 @@ from credalbook.papers.mortier import compare, paper_table1
 from credalbook.papers.report import reported
 
 CHAPTER = Path(__file__).resolve().parents[3] / "chapters" / "01_mortier_set_calibration.ipynb"
-COLUMNS = ("avg_acc", "avg_ece_conf", "avg_ece_cwise", "h0_conf", "acc_conf", "ece_conf", "h0_cwise", "acc_cwise",
-           "ece_cwise")
+COLUMNS = (
+    "avg_acc",
+    "avg_ece_conf",
+    "avg_ece_cwise",
+    "h0_conf",
+    "acc_conf",
+    "ece_conf",
+    "h0_cwise",
+    "acc_cwise",
+    "ece_cwise",
+)
 
 
 ALPHAS = [0.05, 0.13, 0.21, 0.30, 0.38, 0.46, 0.54, 0.62, 0.70, 0.79, 0.87, 0.95]
-MEASURES = ("SKCE_ul", "HL (B=5)", "HL (B=10)", "ECE_conf (B=5)", "ECE_conf (B=10)", "ECE_cwise (B=5)",
-            "ECE_cwise (B=10)")
+MEASURES = (
+    "SKCE_ul",
+    "HL (B=5)",
+    "HL (B=10)",
+    "ECE_conf (B=5)",
+    "ECE_conf (B=10)",
+    "ECE_cwise (B=5)",
+    "ECE_cwise (B=10)",
+)
 
 
 def _counts(rates, r):
@@ -26,28 +42,46 @@ def _counts(rates, r):
 
 def _results(**over):
     r = 1000
-    calibrated = _counts(lambda m, a: (min(1.0, 2.2 * a) if m == "SKCE_ul" else a), r)
+    calibrated = _counts(lambda m, a: min(1.0, 2.2 * a) if m == "SKCE_ul" else a, r)
     conservative = _counts(lambda m, a: 0.5 * a, r)
     res = dict(
         alphas=ALPHAS,
-        type1={"Fig. 1": {"R": r, "counts": _counts(lambda m, a: (min(1.0, 2.2 * a) if m == "SKCE_ul" else 0.6 * a), r)},
-               "Fig. 2": {"R": r, "counts": conservative}, "Fig. 3": {"R": r, "counts": conservative},
-               "Fig. 4": {"R": r, "counts": conservative}},
+        type1={
+            "Fig. 1": {"R": r, "counts": _counts(lambda m, a: min(1.0, 2.2 * a) if m == "SKCE_ul" else 0.6 * a, r)},
+            "Fig. 2": {"R": r, "counts": conservative},
+            "Fig. 3": {"R": r, "counts": conservative},
+            "Fig. 4": {"R": r, "counts": conservative},
+        },
         type1_abs={"R": r, "counts": calibrated},
-        type2={"S2": {"R": r, "counts": {**{m: 950 for m in MEASURES}, **{m: 50 for m in MEASURES if "ECE" in m}}},
-               "S3": {"R": r, "counts": {m: 0 for m in MEASURES}}},
+        type2={
+            "S2": {"R": r, "counts": {**{m: 950 for m in MEASURES}, **{m: 50 for m in MEASURES if "ECE" in m}}},
+            "S3": {"R": r, "counts": {m: 0 for m in MEASURES}},
+        },
         type2_mean={"S2": [0.05, 0.005, r], "S3": [0.0, 0.0, r]},
-        mean_type1={"Fig. 1": [0.30, 0.01, r], "Fig. 2": [0.25, 0.01, r], "Fig. 3": [0.3, 0.01, r],
-                    "Fig. 4": [0.3, 0.01, r]},
-        gap={"Fig. 1": [0.20, 0.005, r], "Fig. 2": [0.2, 0.005, r], "Fig. 3": [0.21, 0.005, r],
-             "Fig. 4": [0.1, 0.005, r]},
+        mean_type1={
+            "Fig. 1": [0.30, 0.01, r],
+            "Fig. 2": [0.25, 0.01, r],
+            "Fig. 3": [0.3, 0.01, r],
+            "Fig. 4": [0.3, 0.01, r],
+        },
+        gap={
+            "Fig. 1": [0.20, 0.005, r],
+            "Fig. 2": [0.2, 0.005, r],
+            "Fig. 3": [0.21, 0.005, r],
+            "Fig. 4": [0.1, 0.005, r],
+        },
         solvers={"Fig. 1": "cobyla_powell", "Fig. 2": "cobyla_powell", "Fig. 3": "search", "Fig. 4": "cobyla_powell"},
-        table1={"S": {"h0_conf": "REJ.", "h0_cwise": "REJ.", "avg_ece_conf": 0.1, "ece_conf": 0.05},
-                "DN(0.1)": {"h0_conf": "REJ.", "h0_cwise": "REJ.", "avg_ece_conf": 0.06, "ece_conf": 0.05},
-                "DN(0.6)": {"h0_conf": "¬REJ.", "h0_cwise": "REJ.", "avg_ece_conf": 0.02, "ece_conf": 0.01},
-                "DE": {"h0_conf": "¬REJ.", "h0_cwise": "¬REJ.", "avg_ece_conf": 0.08, "ece_conf": 0.01}},
+        table1={
+            "S": {"h0_conf": "REJ.", "h0_cwise": "REJ.", "avg_ece_conf": 0.1, "ece_conf": 0.05},
+            "DN(0.1)": {"h0_conf": "REJ.", "h0_cwise": "REJ.", "avg_ece_conf": 0.06, "ece_conf": 0.05},
+            "DN(0.6)": {"h0_conf": "¬REJ.", "h0_cwise": "REJ.", "avg_ece_conf": 0.02, "ece_conf": 0.01},
+            "DE": {"h0_conf": "¬REJ.", "h0_cwise": "¬REJ.", "avg_ece_conf": 0.08, "ece_conf": 0.01},
+        },
         table1_diffs={"dn": [-0.04, 0.005, 5000], "de": [-0.07, 0.005, 5000]},
-        dataset="digits", head=[1e-2, 0.9], fig1_left={"k": 50, "n": 50})
+        dataset="digits",
+        head=[1e-2, 0.9],
+        fig1_left={"k": 50, "n": 50},
+    )
     res.update(over)
     return res
 
@@ -172,12 +206,14 @@ class TestCompare:
         """R = 8 datasets cannot decide a Type I claim, a Type II claim or a difference of means."""
         r = 8
         edge = {m: [round(1.5 * a * r) for a in ALPHAS] for m in MEASURES}  # on the edge of both regions
-        res = _results(type1={f: {"R": r, "counts": edge} for f in ("Fig. 1", "Fig. 2", "Fig. 3", "Fig. 4")},
-                       type1_abs={"R": r, "counts": edge},
-                       type2={s: {"R": r, "counts": {m: 1 for m in MEASURES}} for s in ("S2", "S3")},
-                       type2_mean={"S2": [0.2, 0.15, r], "S3": [0.1, 0.1, r]},
-                       mean_type1={f: [0.3, 0.1, r] for f in ("Fig. 1", "Fig. 2", "Fig. 3", "Fig. 4")},
-                       gap={f: [0.2, 0.1, r] for f in ("Fig. 1", "Fig. 2", "Fig. 3", "Fig. 4")})
+        res = _results(
+            type1={f: {"R": r, "counts": edge} for f in ("Fig. 1", "Fig. 2", "Fig. 3", "Fig. 4")},
+            type1_abs={"R": r, "counts": edge},
+            type2={s: {"R": r, "counts": {m: 1 for m in MEASURES}} for s in ("S2", "S3")},
+            type2_mean={"S2": [0.2, 0.15, r], "S3": [0.1, 0.1, r]},
+            mean_type1={f: [0.3, 0.1, r] for f in ("Fig. 1", "Fig. 2", "Fig. 3", "Fig. 4")},
+            gap={f: [0.2, 0.1, r] for f in ("Fig. 1", "Fig. 2", "Fig. 3", "Fig. 4")},
+        )
         rows = compare(res).rows
         for row in rows[1:9]:
             assert row.verdict == "inconclusive", (row.quantity, row.verdict, row.criterion)
@@ -211,7 +247,7 @@ def test_weighted_average_not_worse_on_the_calibration_split():
         p = rng.dirichlet(np.full(3, 0.5), size=(160, 4))
         y = np.array([rng.choice(3, p=q) for q in p[:, trial]])
         cs = SimpleNamespace(ens_probs_cal=p[:80], y_cal=y[:80], ens_probs_test=p[80:], y_test=y[80:])
-        row = evaluate_classifier_set(cs, n_bootstrap=20, solver="cobyla")
+        row = evaluate_classifier_set(cs, n_resamples=20, solver="cobyla")
         cal_weighted = ece_confidence(np.einsum("nmk,m->nk", p[:80], row["weights_conf"]), y[:80], n_bins=5)
         cal_plain = ece_confidence(p[:80].mean(axis=1), y[:80], n_bins=5)
         assert cal_weighted <= cal_plain + 1e-12
@@ -235,20 +271,41 @@ class TestChapterResults:
 
         from credalbook.papers.mortier import chapter_results, evaluate_classifier_set, set_test_error_rates
 
-        small = dict(n_datasets=6, n_instances=30, n_members=2, n_classes=3, u=0.5, n_bootstrap=20, n_jobs=1,
-                     progress=False, solver="search")
-        studies = {f: {s: set_test_error_rates(s, seed=i, **small) for s in ("S1", "S2", "S3")}
-                   for i, f in enumerate(("Fig. 1", "Fig. 2", "Fig. 3", "Fig. 4"))}
+        small = dict(
+            n_datasets=6,
+            n_instances=30,
+            n_members=2,
+            n_classes=3,
+            u=0.5,
+            n_resamples=20,
+            n_jobs=1,
+            progress=False,
+            solver="search",
+        )
+        studies = {
+            f: {s: set_test_error_rates(s, seed=i, **small) for s in ("S1", "S2", "S3")}
+            for i, f in enumerate(("Fig. 1", "Fig. 2", "Fig. 3", "Fig. 4"))
+        }
         rng = np.random.default_rng(0)
         p = rng.dirichlet(np.ones(3), size=(120, 3))
         y = rng.integers(0, 3, size=120)
-        sets = {n: SimpleNamespace(ens_probs_cal=p[:60], y_cal=y[:60], ens_probs_test=p[60:], y_test=y[60:])
-                for n in ("S", "DN(0.1)", "DN(0.6)", "DE")}
-        table1 = {n: evaluate_classifier_set(cs, n_bootstrap=20, solver="search") for n, cs in sets.items()}
-        res = chapter_results(studies, table1=table1, sets=sets, dataset="toy", head=(1e-2, 0.9),
-                              fig1_left={"k": 3, "n": 4}, s2_authors=studies["Fig. 2"]["S2"],
-                              permutation=studies["Fig. 2"]["S1"], fig4_permutation=studies["Fig. 3"]["S1"],
-                              fig3_uniform=studies["Fig. 4"]["S1"])
+        sets = {
+            n: SimpleNamespace(ens_probs_cal=p[:60], y_cal=y[:60], ens_probs_test=p[60:], y_test=y[60:])
+            for n in ("S", "DN(0.1)", "DN(0.6)", "DE")
+        }
+        table1 = {n: evaluate_classifier_set(cs, n_resamples=20, solver="search") for n, cs in sets.items()}
+        res = chapter_results(
+            studies,
+            table1=table1,
+            sets=sets,
+            dataset="toy",
+            head=(1e-2, 0.9),
+            fig1_left={"k": 3, "n": 4},
+            s2_authors=studies["Fig. 2"]["S2"],
+            permutation=studies["Fig. 2"]["S1"],
+            fig4_permutation=studies["Fig. 3"]["S1"],
+            fig3_uniform=studies["Fig. 4"]["S1"],
+        )
         s1 = studies["Fig. 1"]["S1"]
         assert res["type1"]["Fig. 1"]["R"] == 6
         assert res["type1"]["Fig. 1"]["counts"]["SKCE_ul"] == [int(c) for c in (s1.rejection_rates()[0] * 6).round()]
@@ -262,7 +319,8 @@ class TestChapterResults:
         assert "type2_authors" in res and res["head"] == [0.01, 0.9]
         assert res["type1_permutation"]["R"] == 6 and len(res["gap_fig4_permutation"]) == 3
         assert res["gap_fig3_uniform"][0] == pytest.approx(
-            np.abs(studies["Fig. 4"]["S1"].rejection_rates() - np.array(ALPHAS)).mean())
+            np.abs(studies["Fig. 4"]["S1"].rejection_rates() - np.array(ALPHAS)).mean()
+        )
         cmp = compare(res)
         assert len(cmp.rows) == 15
         json.dumps(cmp.to_dict())
@@ -271,7 +329,20 @@ class TestChapterResults:
 def test_chapter_has_no_typed_paper_numbers():
     cells = json.loads(CHAPTER.read_text(encoding="utf-8"))["cells"]
     source = "\n".join("".join(c["source"]) for c in cells)
-    for number in ("0.1680", "0.0150", "0.8438", "0.0828", "0.0183", "0.8476", "0.0821", "0.8355", "0.0950", "0.0202",
-                   "0.8754", "0.0044", "0.0042"):
+    for number in (
+        "0.1680",
+        "0.0150",
+        "0.8438",
+        "0.0828",
+        "0.0183",
+        "0.8476",
+        "0.0821",
+        "0.8355",
+        "0.0950",
+        "0.0202",
+        "0.8754",
+        "0.0044",
+        "0.0042",
+    ):
         assert number not in source, number
     assert "compare(results)" in source

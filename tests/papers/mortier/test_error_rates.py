@@ -9,8 +9,16 @@ from scipy import stats
 from credalbook.papers.mortier import ErrorRateStudy, ErrorRateSummary, set_test_error_rates
 from credalbook.stats import exact_size
 
-SMALL = dict(n_datasets=25, n_instances=50, n_members=4, n_classes=4, u=0.1, n_bootstrap=30,
-             measures=(("ece_conf", 5), "skce_ul"), progress=False)
+SMALL = dict(
+    n_datasets=25,
+    n_instances=50,
+    n_members=4,
+    n_classes=4,
+    u=0.1,
+    n_resamples=30,
+    measures=(("ece_conf", 5), "skce_ul"),
+    progress=False,
+)
 
 
 class TestSetTestErrorRates:
@@ -45,7 +53,7 @@ class TestSetTestErrorRates:
         np.testing.assert_array_equal(a.error_rates([0.3]), 1 - a.rejection_rates([0.3]))  # S2: Type II
 
     def test_h1_rejected_more_than_h0(self, tmp_cache):
-        kwargs = {**SMALL, "n_datasets": 40, "n_bootstrap": 50, "measures": (("ece_conf", 10),)}
+        kwargs = {**SMALL, "n_datasets": 40, "n_resamples": 50, "measures": (("ece_conf", 10),)}
         h0 = set_test_error_rates("S1", n_jobs=1, seed=4, **kwargs).rejection_rates([0.05])[0, 0]
         h1 = set_test_error_rates("S3", n_jobs=1, seed=4, **kwargs).rejection_rates([0.05])[0, 0]
         assert h0 <= exact_size(0.05, 50) + 0.15 and h1 >= 0.5
@@ -79,9 +87,16 @@ class TestAuthorsOptions:
             assert counts == {m: [int(c) for c in row] for m, row in zip(study.measures, expected)}
             np.testing.assert_allclose(study.rejection_rates(alphas, rule=rule), expected / 25)
         # ECE is non-negative: the rules agree; SKCE_ul can be negative: |t| > q rejects at least as often
-        assert study.rejection_counts(alphas)["ECE_conf (B=5)"] == study.rejection_counts(alphas, rule="abs")["ECE_conf (B=5)"]
-        assert all(a >= b for a, b in zip(study.rejection_counts(alphas, rule="abs")["SKCE_ul"],
-                                          study.rejection_counts(alphas)["SKCE_ul"]))
+        assert (
+            study.rejection_counts(alphas)["ECE_conf (B=5)"]
+            == study.rejection_counts(alphas, rule="abs")["ECE_conf (B=5)"]
+        )
+        assert all(
+            a >= b
+            for a, b in zip(
+                study.rejection_counts(alphas, rule="abs")["SKCE_ul"], study.rejection_counts(alphas)["SKCE_ul"]
+            )
+        )
         with pytest.raises(ValueError, match="rule"):
             study.rejections(alphas, rule="two-sided")
 
@@ -113,8 +128,14 @@ class TestErrorRateSummary:
         study = set_test_error_rates("S1", n_jobs=1, seed=11, **SMALL)
         summary = study.summary()
         assert isinstance(summary, ErrorRateSummary)
-        assert (summary.scenario, summary.measures, summary.n_datasets, summary.n_bootstrap, summary.config,
-                summary.seconds) == (study.scenario, study.measures, 25, 30, study.config, study.seconds)
+        assert (
+            summary.scenario,
+            summary.measures,
+            summary.n_datasets,
+            summary.n_bootstrap,
+            summary.config,
+            summary.seconds,
+        ) == (study.scenario, study.measures, 25, 30, study.config, study.seconds)
         assert summary.n_tests == study.statistics.size == 50
         for rule in ("t", "abs"):
             np.testing.assert_array_equal(summary.rejections(rule=rule), study.rejections(rule=rule))
@@ -166,6 +187,10 @@ class TestErrorRateSummary:
         for name in ("rejected", "rejected_abs", "null_at_least", "null_nan", "mean_evaluations"):
             np.testing.assert_array_equal(getattr(back, name), getattr(summary, name))
             assert getattr(back, name).dtype == getattr(summary, name).dtype
-        assert (back.alphas, back.measures, back.config, back.seconds) == \
-            (summary.alphas, summary.measures, summary.config, summary.seconds)
+        assert (back.alphas, back.measures, back.config, back.seconds) == (
+            summary.alphas,
+            summary.measures,
+            summary.config,
+            summary.seconds,
+        )
         assert back.rejection_counts() == set_test_error_rates("S2", n_jobs=1, seed=13, **SMALL).rejection_counts()

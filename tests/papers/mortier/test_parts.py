@@ -9,15 +9,15 @@ import pytest
 
 from credalbook.book import records
 from credalbook.papers.mortier import (
+    chapter_results,
+    classifier_set_table,
     ClassifierSetTable,
     ErrorRateStudy,
     ErrorRateSummary,
-    MORTIER_GROUPS,
-    PAPER_SETTINGS,
-    chapter_results,
-    classifier_set_table,
     evaluate_classifier_set,
+    MORTIER_GROUPS,
     mortier_plan,
+    PAPER_SETTINGS,
     set_test_error_rates,
     solver_comparison,
     table1_differences,
@@ -26,14 +26,42 @@ from credalbook.papers.parts import plan_parts
 from credalbook.papers.presets import preset
 
 CHAPTER = "01_mortier_set_calibration"
-NAMES = ["fig1-s1", "fig1-s2", "fig1-s3", "fig2-s1", "fig2-s2", "fig2-s3", "fig3-s1", "fig3-s2", "fig3-s3", "fig4-s1",
-         "fig4-s2", "fig4-s3", "solvers", "variant-s1", "s2-code", "hl-s1", "hl-s2", "hl-s3", "k100-permutation",
-         "k10-permutation", "fig3-s1-uniform", "table1-fashion_mnist"]
+NAMES = [
+    "fig1-s1",
+    "fig1-s2",
+    "fig1-s3",
+    "fig2-s1",
+    "fig2-s2",
+    "fig2-s3",
+    "fig3-s1",
+    "fig3-s2",
+    "fig3-s3",
+    "fig4-s1",
+    "fig4-s2",
+    "fig4-s3",
+    "solvers",
+    "variant-s1",
+    "s2-code",
+    "hl-s1",
+    "hl-s2",
+    "hl-s3",
+    "k100-permutation",
+    "k10-permutation",
+    "fig3-s1-uniform",
+    "table1-fashion_mnist",
+]
 #: The budget of one part's record (issue #24): 200 kB of JSON.
 BUDGET = 200_000
 #: A small digits run of Table 1 (seconds on a CPU).
-DIGITS = dict(n_members=2, epochs=1, n_bootstrap=10, solver="search", device="cpu", progress=False,
-              backbone=dict(n_train=300, epochs=1, channels=(4, 8), hidden=16))
+DIGITS = dict(
+    n_members=2,
+    epochs=1,
+    n_resamples=10,
+    solver="search",
+    device="cpu",
+    progress=False,
+    backbone=dict(n_train=300, epochs=1, channels=(4, 8), hidden=16),
+)
 
 
 def roundtrip(value):
@@ -46,8 +74,14 @@ def encoded_size(value) -> int:
 
 def assert_summaries_equal(a, b):
     assert type(a) is type(b) is ErrorRateSummary
-    assert (a.scenario, a.measures, a.alphas, a.n_bootstrap, a.config, a.seconds) == \
-        (b.scenario, b.measures, b.alphas, b.n_bootstrap, b.config, b.seconds)
+    assert (a.scenario, a.measures, a.alphas, a.n_bootstrap, a.config, a.seconds) == (
+        b.scenario,
+        b.measures,
+        b.alphas,
+        b.n_bootstrap,
+        b.config,
+        b.seconds,
+    )
     for name in ("rejected", "rejected_abs", "null_at_least", "null_nan", "mean_evaluations"):
         x, y = getattr(a, name), getattr(b, name)
         assert x.dtype == y.dtype and x.shape == y.shape
@@ -58,8 +92,9 @@ class TestMortierPlan:
     @pytest.mark.parametrize("scale", ["tiny", "paper"])
     def test_main(self, scale):
         cfg = preset(CHAPTER, scale)
-        parts = plan_parts(CHAPTER, cfg, scale=scale, seed=0, dataset="fashion_mnist", device="auto",
-                           solver="cobyla_powell", n_jobs=1)
+        parts = plan_parts(
+            CHAPTER, cfg, scale=scale, seed=0, dataset="fashion_mnist", device="auto", solver="cobyla_powell", n_jobs=1
+        )
         assert [p.name for p in parts] == NAMES
         plan = mortier_plan(cfg, solver="cobyla_powell")
         assert tuple(plan.groups) == MORTIER_GROUPS
@@ -69,7 +104,7 @@ class TestMortierPlan:
             key = fig.lower().replace(". ", "")
             for s in ("S1", "S2", "S3"):
                 kw = by[f"{key}-{s.lower()}"].kwargs
-                assert kw["scenario"] == s and kw["n_datasets"] == cfg[key] and kw["n_bootstrap"] == cfg["n_bootstrap"]
+                assert kw["scenario"] == s and kw["n_datasets"] == cfg[key] and kw["n_resamples"] == cfg["n_bootstrap"]
                 assert kw["solver"] == (cfg["fig3_solver"] if setting["n_members"] > 10 else "cobyla_powell")
                 assert {k: kw[k] for k in setting} == setting
         assert plan.groups["figures"]["Fig. 3"]["S2"] == "fig3-s2"
@@ -102,7 +137,10 @@ class TestMortierPlan:
         values = {p.name: i for i, p in enumerate(plan.parts)}
         figures = plan.values("figures", values)
         assert list(figures) == list(PAPER_SETTINGS) and figures["Fig. 2"] == {"S1": 3, "S2": 4, "S3": 5}
-        assert plan.values("table1", values) == 21 and plan.values("k100", values) == {"bootstrap": 9, "permutation": 18}
+        assert plan.values("table1", values) == 21 and plan.values("k100", values) == {
+            "bootstrap": 9,
+            "permutation": 18,
+        }
         assert plan.values("fig3_uniform", values) == 20
 
     def test_errors(self):
@@ -130,12 +168,28 @@ class TestStudyParts:
         values = {p.name: p.run() for p in plan.group_parts("k100") + plan.group_parts("permutation")}
         k100 = plan.values("k100", values)
         for r in ("bootstrap", "permutation"):
-            direct = set_test_error_rates("S1", n_datasets=2, n_bootstrap=10, solver="cobyla_powell", resample=r, seed=3,
-                                          n_jobs=1, **PAPER_SETTINGS["Fig. 4"])
+            direct = set_test_error_rates(
+                "S1",
+                n_datasets=2,
+                n_resamples=10,
+                solver="cobyla_powell",
+                resample=r,
+                seed=3,
+                n_jobs=1,
+                **PAPER_SETTINGS["Fig. 4"],
+            )
             assert_summaries_equal(k100[r], direct.summary())
         perm = plan.values("permutation", values)
-        direct = set_test_error_rates("S1", n_datasets=3, n_bootstrap=10, solver="cobyla_powell", resample="permutation",
-                                      seed=3, n_jobs=1, **PAPER_SETTINGS["Fig. 1"])
+        direct = set_test_error_rates(
+            "S1",
+            n_datasets=3,
+            n_resamples=10,
+            solver="cobyla_powell",
+            resample="permutation",
+            seed=3,
+            n_jobs=1,
+            **PAPER_SETTINGS["Fig. 1"],
+        )
         assert_summaries_equal(perm, direct.summary())
         assert_summaries_equal(roundtrip(perm), perm)
         assert perm.rejection_counts() == direct.rejection_counts()
@@ -146,8 +200,9 @@ class TestStudyParts:
         t, r, d = 7, 1000, 100
         null = rng.gamma(2.0, size=(t, r, d))
         stats = rng.gamma(2.0, size=(t, r)) - np.linspace(0, 1.5, t)[:, None]  # H0-like: decisions of every kind
-        study = ErrorRateStudy("S1", tuple(f"m{i}" for i in range(t)), stats, null, rng.integers(50, 500, (t, r)),
-                               {"n_datasets": r}, 100.0)
+        study = ErrorRateStudy(
+            "S1", tuple(f"m{i}" for i in range(t)), stats, null, rng.integers(50, 500, (t, r)), {"n_datasets": r}, 100.0
+        )
         summary = study.summary()
         size = encoded_size(summary)
         assert size < BUDGET / 2, size
@@ -157,14 +212,15 @@ class TestStudyParts:
 
 class TestSolverComparison:
     def test_main(self):
-        out = solver_comparison(scenarios=("S2",), measures=(("hl", 5),), n_datasets=2, n_bootstrap=10, seed=1,
-                                data_seed=8)
+        out = solver_comparison(
+            scenarios=("S2",), measures=(("hl", 5),), n_datasets=2, n_resamples=10, seed=1, data_seed=8
+        )
         from credalbook.papers.mortier import compare_solvers
         from credalbook.synthetic import credal_scenario
 
         d = credal_scenario("S2", n_datasets=2, seed=8)
-        direct = compare_solvers(d.ens_probs, d.labels, measure="hl", n_bins=5, n_bootstrap=10, seed=1)
-        (key, got), = out.items()
+        direct = compare_solvers(d.ens_probs, d.labels, measure="hl", n_bins=5, n_resamples=10, seed=1)
+        ((key, got),) = out.items()
         assert key == ("S2", ("hl", 5))
         back = roundtrip(out)[key]
         for solver, run in direct.items():
@@ -176,10 +232,19 @@ class TestSolverComparison:
     def test_paper_scale_size(self):
         """2 scenarios × 2 measures × 5 solvers × R = 100 datasets, as compare_solvers returns them."""
         rng = np.random.default_rng(1)
-        value = {(s, g): {solver: {"statistic": rng.random(100), "n_evaluations": rng.integers(50, 5000, 100),
-                                   "seconds_per_test": 0.1, "rejected": rng.random(100) < 0.3}
-                          for solver in ("cobyla", "cobyla_powell", "multistart", "search", "search_descent")}
-                 for s in ("S1", "S2") for g in (("ece_conf", 10), ("hl", 5))}
+        value = {
+            (s, g): {
+                solver: {
+                    "statistic": rng.random(100),
+                    "n_evaluations": rng.integers(50, 5000, 100),
+                    "seconds_per_test": 0.1,
+                    "rejected": rng.random(100) < 0.3,
+                }
+                for solver in ("cobyla", "cobyla_powell", "multistart", "search", "search_descent")
+            }
+            for s in ("S1", "S2")
+            for g in (("ece_conf", 10), ("hl", 5))
+        }
         assert encoded_size(value) < BUDGET
 
 
@@ -190,9 +255,20 @@ class TestClassifierSetTable:
 
         t = classifier_set_table("digits", seed=1, **DIGITS)
         assert isinstance(t, ClassifierSetTable)
-        sets = classifier_sets("digits", n_members=2, epochs=1, lr=1e-2, momentum=0.9, seed=1, device="cpu",
-                               backbone=DIGITS["backbone"], progress=False)  # from the cache
-        rows = {name: evaluate_classifier_set(cs, n_bins=5, n_bootstrap=10, solver="search") for name, cs in sets.items()}
+        sets = classifier_sets(
+            "digits",
+            n_members=2,
+            epochs=1,
+            lr=1e-2,
+            momentum=0.9,
+            seed=1,
+            device="cpu",
+            backbone=DIGITS["backbone"],
+            progress=False,
+        )  # from the cache
+        rows = {
+            name: evaluate_classifier_set(cs, n_bins=5, n_resamples=10, solver="search") for name, cs in sets.items()
+        }
         assert list(t.rows) == list(rows) == ["S", "DN(0.1)", "DN(0.6)", "DE"]
         for name, row in rows.items():
             assert t.rows[name].keys() == row.keys()
@@ -215,20 +291,31 @@ class TestClassifierSetTable:
 class TestChapterResults:
     def test_summaries_give_the_same_results(self, tmp_cache):
         """chapter_results from the summaries (the recorded parts) equals chapter_results from the full studies."""
-        small = dict(n_datasets=6, n_instances=30, n_members=2, n_classes=3, u=0.5, n_bootstrap=20, n_jobs=1,
-                     progress=False)
-        studies = {fig: {s: set_test_error_rates(s, seed=i, **small) for s in ("S1", "S2", "S3")}
-                   for i, fig in enumerate(PAPER_SETTINGS)}
+        small = dict(
+            n_datasets=6, n_instances=30, n_members=2, n_classes=3, u=0.5, n_resamples=20, n_jobs=1, progress=False
+        )
+        studies = {
+            fig: {s: set_test_error_rates(s, seed=i, **small) for s in ("S1", "S2", "S3")}
+            for i, fig in enumerate(PAPER_SETTINGS)
+        }
         perm = set_test_error_rates("S1", seed=0, resample="permutation", **small)
-        table1 = {k: {"h0_conf": "REJ.", "h0_cwise": "¬REJ.", "avg_ece_conf": 0.1, "ece_conf": 0.05}
-                  for k in ("S", "DN(0.1)", "DN(0.6)", "DE")}
+        table1 = {
+            k: {"h0_conf": "REJ.", "h0_cwise": "¬REJ.", "avg_ece_conf": 0.1, "ece_conf": 0.05}
+            for k in ("S", "DN(0.1)", "DN(0.6)", "DE")
+        }
         diffs = {"dn": [0.01, 0.002, 100], "de": [-0.02, 0.003, 100]}
         common = dict(table1=table1, table1_diffs=diffs, dataset="toy", head=(1e-2, 0.9), fig1_left={"k": 3, "n": 3})
-        full = chapter_results(studies, s2_authors=studies["Fig. 2"]["S2"], permutation=perm, fig4_permutation=perm,
-                               **common)
+        full = chapter_results(
+            studies, s2_authors=studies["Fig. 2"]["S2"], permutation=perm, fig4_permutation=perm, **common
+        )
         summ = {fig: {s: st.summary() for s, st in sts.items()} for fig, sts in studies.items()}
-        compact = chapter_results(summ, s2_authors=summ["Fig. 2"]["S2"], permutation=perm.summary(),
-                                  fig4_permutation=roundtrip(perm.summary()), **common)
+        compact = chapter_results(
+            summ,
+            s2_authors=summ["Fig. 2"]["S2"],
+            permutation=perm.summary(),
+            fig4_permutation=roundtrip(perm.summary()),
+            **common,
+        )
         assert json.dumps(full, sort_keys=True) == json.dumps(compact, sort_keys=True)
         assert full["table1_diffs"] == diffs
         with pytest.raises(ValueError, match="exactly one of table1_diffs and sets"):

@@ -8,14 +8,14 @@ from credalbook.papers.mortier import compare_solvers, PAPER_ALPHAS, solver_agre
 from credalbook.stats import set_null_distribution
 from credalbook.synthetic import credal_scenario
 
-SMALL = dict(n_datasets=6, n_instances=40, n_members=3, n_classes=3, u=0.1, n_bootstrap=25, seed=2)
+SMALL = dict(n_datasets=6, n_instances=40, n_members=3, n_classes=3, u=0.1, n_resamples=25, seed=2)
 
 
 class TestCompareSolvers:
     def test_main(self):
         sc = credal_scenario("S2", n_datasets=3, n_instances=40, n_members=3, n_classes=3, u=0.1, seed=1)
-        out = compare_solvers(sc.ens_probs, sc.labels, solvers=("grid", "search_descent"), n_bootstrap=25, seed=0)
-        null = set_null_distribution(sc.ens_probs, n_bootstrap=25, seed=0)  # the same null sample
+        out = compare_solvers(sc.ens_probs, sc.labels, solvers=("grid", "search_descent"), n_resamples=25, seed=0)
+        null = set_null_distribution(sc.ens_probs, n_resamples=25, seed=0)  # the same null sample
         for run in out.values():
             np.testing.assert_array_equal(run["rejected"], run["statistic"] > np.quantile(null, 0.95, axis=-1))
             assert run["n_evaluations"].shape == (3,) and run["seconds_per_test"] > 0
@@ -38,12 +38,14 @@ class TestSolverAgreement:
         # recompute one solver's summary from compare_solvers on the same data and null samples
         data = np.random.default_rng(np.random.SeedSequence(2).spawn(1)[0])
         sc = credal_scenario("S1", n_datasets=6, n_instances=40, n_members=3, n_classes=3, u=0.1, seed=data)
-        runs = compare_solvers(sc.ens_probs, sc.labels, solvers=("grid", "search_descent"), n_bootstrap=25, seed=2)
+        runs = compare_solvers(sc.ens_probs, sc.labels, solvers=("grid", "search_descent"), n_resamples=25, seed=2)
         t, t_ref = runs["search_descent"]["statistic"], runs["grid"]["statistic"]
-        null = set_null_distribution(sc.ens_probs, n_bootstrap=25, seed=2)
+        null = set_null_distribution(sc.ens_probs, n_resamples=25, seed=2)
         q = np.quantile(null, 0.95, axis=-1)
         row = out["search_descent"]
-        assert row["gap_mean"] == pytest.approx(np.mean(t - t_ref)) and row["gap_max"] == pytest.approx(np.max(t - t_ref))
+        assert row["gap_mean"] == pytest.approx(np.mean(t - t_ref)) and row["gap_max"] == pytest.approx(
+            np.max(t - t_ref)
+        )
         assert row["agreement"] == np.mean((t > q) == (t_ref > q))
         assert row["rejection_rate"] == np.mean(t > q)
         levels = np.quantile(null, 1 - np.array(PAPER_ALPHAS), axis=-1).T

@@ -8,35 +8,33 @@ import numpy as np
 import pytest
 from scipy.special import softmax
 
+from credalbook.calibration import DynamicTemperatureScaling, ml_weights, PostCombinationScaling, PreCombinationScaling
 from credalbook.metrics import all_label_ece, criteria_summary, ece
-from credalbook.calibration import ml_weights
-from credalbook.calibration import DynamicTemperatureScaling, PostCombinationScaling, PreCombinationScaling
-from credalbook.papers.wu_gales import TopologyEnsemble, topology_ensemble_logits
 from credalbook.papers.wu_gales import (
-    WG_METHODS,
-    WG_N_BOOT,
-    CalibrationStudy,
+    appendix_toys,
     boot_weights,
     bootstrap_ece_accuracy,
-    paired_estimate,
-    appendix_toys,
     calibration_study,
     calibration_table,
+    CalibrationStudy,
     combination_configs,
     combination_table,
     member_subsets,
+    paired_estimate,
     proposition_checks,
     region_study,
     single_model_study,
     temperature_study,
     topology_combinations,
-)
-from credalbook.papers.wu_gales import (
+    topology_ensemble_logits,
+    TopologyEnsemble,
+    WG_METHODS,
+    WG_N_BOOT,
     WG_PAPER_COMBINATION,
+    wg_paper_reference,
     WG_PAPER_SINGLE,
     WG_PAPER_TABLE1,
     WG_PAPER_TABLE5,
-    wg_paper_reference,
 )
 
 
@@ -48,8 +46,18 @@ def _ensemble(topology="RSN", n_members=3, n_val=300, n_test=400, k=5, sharp=3.0
     y = np.array([rng.choice(k, p=p) for p in softmax(signal, axis=1)])
     z = sharp * (signal[:, None, :] + 0.8 * rng.normal(size=(n, n_members, k)))
     z = z.astype(np.float32)
-    return TopologyEnsemble(z[:n_val], y[:n_val], z[n_val:], y[n_val:], topology, tuple(range(n_members)),
-                            ([],) * n_members, np.zeros(n_members), 0, {})
+    return TopologyEnsemble(
+        z[:n_val],
+        y[:n_val],
+        z[n_val:],
+        y[n_val:],
+        topology,
+        tuple(range(n_members)),
+        ([],) * n_members,
+        np.zeros(n_members),
+        0,
+        {},
+    )
 
 
 FIT = dict(n_iter=60)
@@ -83,13 +91,18 @@ class TestCalibrationStudy:
         # values agree with direct calls: run 0 refitted by hand
         s = list(st.subsets[0])
         zv, zt = ens.logits_val[:, s], ens.logits_test[:, s]
-        direct = {"none": softmax(zt.astype(np.float64), axis=2).mean(axis=1),
-                  "pre": PreCombinationScaling(target="ensemble", criterion="ece").fit(
-                      zv, ens.y_val, optimizer="sgd", **FIT).predict_proba(zt),
-                  "post": PostCombinationScaling(criterion="ece").fit(zv, ens.y_val, optimizer="sgd",
-                                                                      **FIT).predict_proba(zt),
-                  "dyn": DynamicTemperatureScaling(6, criterion="ece").fit(zv, ens.y_val, optimizer="sgd",
-                                                                         **FIT).predict_proba(zt)}
+        direct = {
+            "none": softmax(zt.astype(np.float64), axis=2).mean(axis=1),
+            "pre": PreCombinationScaling(fit_to="ensemble", criterion="ece")
+            .fit(zv, ens.y_val, optimizer="sgd", **FIT)
+            .predict_proba(zt),
+            "post": PostCombinationScaling(criterion="ece")
+            .fit(zv, ens.y_val, optimizer="sgd", **FIT)
+            .predict_proba(zt),
+            "dyn": DynamicTemperatureScaling(6, criterion="ece")
+            .fit(zv, ens.y_val, optimizer="sgd", **FIT)
+            .predict_proba(zt),
+        }
         for j, m in enumerate(st.methods):
             row = criteria_summary(direct[m], ens.y_test)
             keys = [{"ace": "all_label_ece"}.get(k, k) for k in st.metrics]  # the paper's ACE, renamed
@@ -108,14 +121,14 @@ class TestCalibrationStudy:
         assert plain["pre"]["ece"]["runs"].shape == (3,) and plain["pre"]["ece"]["boot"].shape == (WG_N_BOOT, 3)
 
     def test_pre_readings(self, tmp_cache):
-        """"pre" fits the member temperatures to the ensemble's ECE, "pre_members" each to its own member."""
+        """ "pre" fits the member temperatures to the ensemble's ECE, "pre_members" each to its own member."""
         ens = _ensemble()
         fit = dict(n_iter=400)  # App. A.4; the ensemble target moves M temperatures by a shared gradient, slower
         st = calibration_study(ens, methods=("none", "pre", "pre_members"), subset_size=3, n_runs=1, skce=False, **fit)
         zv = ens.logits_val
         vals = {}
         for method, target in (("pre", "ensemble"), ("pre_members", "members")):
-            cal = PreCombinationScaling(target=target, criterion="ece").fit(zv, ens.y_val, optimizer="sgd", **fit)
+            cal = PreCombinationScaling(fit_to=target, criterion="ece").fit(zv, ens.y_val, optimizer="sgd", **fit)
             np.testing.assert_allclose(st.temperatures[0][st.methods.index(method)], cal.temperatures, rtol=1e-9)
             vals[method] = ece(cal.predict_proba(zv), ens.y_val)
         # members calibrated on their own leave the ensemble under-confident (Prop. 1); the ensemble-fitted
@@ -201,14 +214,18 @@ class TestTemperatureStudy:
         g = p.max(1) - (p.argmax(1) == ens.y_test)
         assert st.calibrated_members_gap_se == pytest.approx(g.std(ddof=1) / np.sqrt(len(g)))
         zt = ens.logits_test.astype(np.float64)
-        gain = (softmax(zt, axis=2).mean(1).argmax(1) == ens.y_test).mean() - (zt.argmax(2) == ens.y_test[:, None]).mean()
+        gain = (softmax(zt, axis=2).mean(1).argmax(1) == ens.y_test).mean() - (
+            zt.argmax(2) == ens.y_test[:, None]
+        ).mean()
         assert st.accuracy_gain == pytest.approx(gain)
 
 
 class TestTopologyCombinations:
     def _ensembles(self):
-        return {t: _ensemble(topology=t, n_members=2, sharp=s, seed=i)
-                for i, (t, s) in enumerate((("LEN", 1.0), ("DSN121", 2.5), ("RSN", 3.0)))}
+        return {
+            t: _ensemble(topology=t, n_members=2, sharp=s, seed=i)
+            for i, (t, s) in enumerate((("LEN", 1.0), ("DSN121", 2.5), ("RSN", 3.0)))
+        }
 
     def test_main(self):
         ens = self._ensembles()
@@ -216,10 +233,18 @@ class TestTopologyCombinations:
         with pytest.raises(ValueError, match="must share one validation/test split"):
             topology_combinations(ens, [(("LEN", "RSN"), "ml", None, None)])
         base = ens["RSN"]
-        same = {t: TopologyEnsemble(e.logits_val, base.y_val, e.logits_test, base.y_test, t, e.seeds, e.histories,
-                                    e.seconds, 0, {}) for t, e in ens.items()}
-        configs = [(("LEN", "DSN121", "RSN"), "ml", None, None), (("LEN", "DSN121", "RSN"), "ml", "post", "post"),
-                   (("DSN121", "RSN"), "uniform", "dyn", "dyn"), (("DSN121", "RSN"), "auc", "post", None)]
+        same = {
+            t: TopologyEnsemble(
+                e.logits_val, base.y_val, e.logits_test, base.y_test, t, e.seeds, e.histories, e.seconds, 0, {}
+            )
+            for t, e in ens.items()
+        }
+        configs = [
+            (("LEN", "DSN121", "RSN"), "ml", None, None),
+            (("LEN", "DSN121", "RSN"), "ml", "post", "post"),
+            (("DSN121", "RSN"), "uniform", "dyn", "dyn"),
+            (("DSN121", "RSN"), "auc", "post", None),
+        ]
         rows = topology_combinations(same, configs, **FIT)
         assert [r.weighting for r in rows] == ["ml", "ml", "uniform", "auc"]
         for r in rows:
@@ -244,8 +269,12 @@ class TestTopologyCombinations:
         """Table 6's "AUC weights more even" holds for any data: AUC/ΣAUC with every AUC in [1/2, 1]."""
         ens = self._ensembles()
         base = ens["RSN"]
-        same = {t: TopologyEnsemble(e.logits_val, base.y_val, e.logits_test, base.y_test, t, e.seeds, e.histories,
-                                    e.seconds, 0, {}) for t, e in ens.items()}
+        same = {
+            t: TopologyEnsemble(
+                e.logits_val, base.y_val, e.logits_test, base.y_test, t, e.seeds, e.histories, e.seconds, 0, {}
+            )
+            for t, e in ens.items()
+        }
         auc = topology_combinations(same, [(("LEN", "DSN121", "RSN"), "auc", "post", None)], n_boot_weights=1, **FIT)[0]
         assert auc.weights.max() / auc.weights.min() <= 2 and auc.weights_se is None
 
@@ -329,8 +358,9 @@ class TestPaperValues:
 @pytest.mark.slow
 class TestRealData:
     def test_tiny_topology_ensemble(self, tmp_cache):
-        ens = topology_ensemble_logits("fashion_mnist", "LEN", n_members=2, epochs=1, n_train=300, n_test=100,
-                                       device="cpu", progress=False)
+        ens = topology_ensemble_logits(
+            "fashion_mnist", "LEN", n_members=2, epochs=1, n_train=300, n_test=100, device="cpu", progress=False
+        )
         st = calibration_study(ens, n_runs=1, **FIT)
         assert isinstance(st, CalibrationStudy) and st.values.shape == (1, 4, 7)
         np.testing.assert_array_equal(st.runs("dyn", "accuracy"), st.runs("none", "accuracy"))

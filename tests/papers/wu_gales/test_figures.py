@@ -11,14 +11,16 @@ from scipy.special import softmax  # noqa: E402
 
 from credalbook.metrics import reliability_curve  # noqa: E402
 from credalbook.papers.wu_gales import (
+    appendix_toys,
+    CalibrationStudy,
     plot_combination_reliability,
     plot_epsilon_curves,
     plot_region_study,
     plot_temperature_study,
+    temperature_study,
+    TopologyCombination,
+    TopologyEnsemble,  # noqa: E402
 )
-from credalbook.papers.wu_gales import TopologyEnsemble  # noqa: E402
-from credalbook.papers.wu_gales import CalibrationStudy, TopologyCombination, appendix_toys, temperature_study
-
 
 
 def _study(n_members=3):
@@ -82,8 +84,10 @@ class TestPlotRegionStudy:
 class TestPlotCombinationReliability:
     def test_main(self):
         curve = reliability_curve([[0.9, 0.1], [0.3, 0.7], [0.6, 0.4]], [0, 0, 1], n_bins=5)
-        combos = [TopologyCombination(("DSN121", "RSN"), "ml", "post", e, np.array([0.4, 0.6]), {"ece": 0.1}, curve)
-                  for e in (None, "post")]
+        combos = [
+            TopologyCombination(("DSN121", "RSN"), "ml", "post", e, np.array([0.4, 0.6]), {"ece": 0.1}, curve)
+            for e in (None, "post")
+        ]
         ax = plot_combination_reliability(combos, labels=["uncalibrated", "calibrated"])
         assert len(ax.lines) == 3  # two curves and the diagonal
         np.testing.assert_allclose(ax.lines[0].get_xdata(), curve.mean_predicted[curve.counts > 0])

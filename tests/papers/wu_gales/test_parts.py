@@ -10,12 +10,12 @@ from credalbook.book import records
 from credalbook.papers.parts import plan_parts
 from credalbook.papers.presets import preset
 from credalbook.papers.wu_gales import (
-    TopologyEnsemble,
-    WuGalesPlan,
     merge_topology_ensembles,
     topology_ensemble_logits,
+    TopologyEnsemble,
     wu_gales_parts,
     wu_gales_plan,
+    WuGalesPlan,
 )
 
 CHAPTER = "04_wu_gales_ensemble_calibration"
@@ -50,23 +50,40 @@ class TestWuGalesPlan:
     def test_main(self):
         tiny = wu_gales_plan(preset(CHAPTER, "tiny"), networks="quick")
         assert [p.name for p in tiny.parts] == [
-            "fashion_mnist-quick-len-seed0", "fashion_mnist-quick-len-seed1", "fashion_mnist-quick-len-seed2",
-            "fashion_mnist-quick-dsn100-seed0", "fashion_mnist-quick-dsn100-seed1",
-            "fashion_mnist-quick-dsn121-seed0", "fashion_mnist-quick-dsn121-seed1",
-            "fashion_mnist-quick-rsn-seed0", "fashion_mnist-quick-rsn-seed1"]
+            "fashion_mnist-quick-len-seed0",
+            "fashion_mnist-quick-len-seed1",
+            "fashion_mnist-quick-len-seed2",
+            "fashion_mnist-quick-dsn100-seed0",
+            "fashion_mnist-quick-dsn100-seed1",
+            "fashion_mnist-quick-dsn121-seed0",
+            "fashion_mnist-quick-dsn121-seed1",
+            "fashion_mnist-quick-rsn-seed0",
+            "fashion_mnist-quick-rsn-seed1",
+        ]
         assert tiny.network_scale == "quick" and tuple(tiny.members) == TOPOLOGIES
         # paper scale on a CPU: networks="auto" resolves to the CPU-sized family, ten members per topology
         cfg = preset(CHAPTER, "paper")
         cpu = wu_gales_plan(cfg, seed=3, dataset="cifar100", device="cpu", networks="auto")
         assert cpu.network_scale == "quick" and len(cpu.parts) == 40
         assert {t: len(n) for t, n in cpu.members.items()} == dict.fromkeys(TOPOLOGIES, 10)
-        assert cpu.members["RSN"][0] == "cifar100-quick-rsn-seed3" and cpu.members["RSN"][-1] == "cifar100-quick-rsn-seed12"
+        assert (
+            cpu.members["RSN"][0] == "cifar100-quick-rsn-seed3"
+            and cpu.members["RSN"][-1] == "cifar100-quick-rsn-seed12"
+        )
         first = cpu.parts[0]
         assert first.func is topology_ensemble_logits
-        assert first.parameters() == {"function": "credalbook.papers.wu_gales.topologies:topology_ensemble_logits",
-                                      "dataset": "cifar100", "n_test": None, "n_train": None, "scale": "quick",
-                                      "seeds": (3,), "split_seed": 3, "topology": "LEN", "train": None,
-                                      "val_fraction": 0.1}
+        assert first.parameters() == {
+            "function": "credalbook.papers.wu_gales.topologies:topology_ensemble_logits",
+            "dataset": "cifar100",
+            "n_test": None,
+            "n_train": None,
+            "scale": "quick",
+            "seeds": (3,),
+            "split_seed": 3,
+            "topology": "LEN",
+            "train": None,
+            "val_fraction": 0.1,
+        }
         # the paper's networks: other names and other parameters, so records of the two never mix
         gpu = wu_gales_plan(cfg, seed=3, dataset="cifar100", device="cpu", networks="paper")
         assert gpu.network_scale == "paper" and len(gpu.parts) == 40
@@ -75,8 +92,9 @@ class TestWuGalesPlan:
         # the registered plan gives the same parts, and takes the chapter's other parameters in its stride
         via = plan_parts(CHAPTER, cfg, seed=3, dataset="cifar100", device="cpu", networks="auto", scale="paper")
         assert [p.name for p in via] == [p.name for p in cpu.parts]
-        assert [p.parameters() for p in wu_gales_parts(cfg, seed=3, dataset="cifar100", device="cpu")] == \
-               [p.parameters() for p in cpu.parts]
+        assert [p.parameters() for p in wu_gales_parts(cfg, seed=3, dataset="cifar100", device="cpu")] == [
+            p.parameters() for p in cpu.parts
+        ]
         for p in cpu.parts + gpu.parts:  # JSON-able configuration only
             assert records.part_parameters(p) == json.loads(json.dumps(records.encode(p.parameters())))
 
@@ -98,15 +116,23 @@ class TestWuGalesPlan:
 
 
 # a smaller tiny: two LeNets and one WRN, one epoch on 200 images
-SMALL = {**preset(CHAPTER, "tiny"), "topologies": ("LEN", "RSN"), "members": dict(LEN=2, RSN=1), "n_train": 200,
-         "n_test": 60}
+SMALL = {
+    **preset(CHAPTER, "tiny"),
+    "topologies": ("LEN", "RSN"),
+    "members": dict(LEN=2, RSN=1),
+    "n_train": 200,
+    "n_test": 60,
+}
 
 
 class TestPartValues:
     def test_roundtrip_and_assembly(self, tmp_cache, monkeypatch):
         plan = wu_gales_plan(SMALL, seed=1, networks="quick", device="cpu")
         assert isinstance(plan, WuGalesPlan) and [p.name for p in plan.parts] == [
-            "fashion_mnist-quick-len-seed1", "fashion_mnist-quick-len-seed2", "fashion_mnist-quick-rsn-seed1"]
+            "fashion_mnist-quick-len-seed1",
+            "fashion_mnist-quick-len-seed2",
+            "fashion_mnist-quick-rsn-seed1",
+        ]
         values = {p.name: p.run() for p in plan.parts}
         decoded = {}
         for name, v in values.items():
@@ -118,10 +144,19 @@ class TestPartValues:
         # the direct computation of today's chapter, trained afresh in another cache folder
         monkeypatch.setenv("CREDALBOOK_CACHE_DIR", str(tmp_cache.parent / "other-cache"))
         for t in SMALL["topologies"]:
-            direct = topology_ensemble_logits("fashion_mnist", t, seeds=range(1, 1 + SMALL["members"][t]),
-                                              scale="quick", train=SMALL["train"][t], n_train=SMALL["n_train"],
-                                              n_test=SMALL["n_test"], val_fraction=SMALL["val_fraction"],
-                                              split_seed=1, device="cpu", progress=False)
+            direct = topology_ensemble_logits(
+                "fashion_mnist",
+                t,
+                seeds=range(1, 1 + SMALL["members"][t]),
+                scale="quick",
+                train=SMALL["train"][t],
+                n_train=SMALL["n_train"],
+                n_test=SMALL["n_test"],
+                val_fraction=SMALL["val_fraction"],
+                split_seed=1,
+                device="cpu",
+                progress=False,
+            )
             assert_same_ensemble(ens[t], direct, timings=False)  # trained twice: only the times differ
         assert ens["LEN"].seeds == (1, 2) and ens["LEN"].n_members == 2
 
@@ -130,12 +165,22 @@ class TestPartValues:
         at most the base64 of the raw logits (0.85 MB; zlib gains little on float mantissas), plus a few kB for
         the labels, the history and the configuration."""
         rng = np.random.default_rng(0)
-        hist = [{"epoch": e, "lr": 0.05, "loss": 0.3, "accuracy": 0.9, "val_loss": 0.3, "val_accuracy": 0.9,
-                 "seconds": 4.0} for e in range(1, 21)]
-        v = TopologyEnsemble(rng.normal(0, 5, (6000, 1, 10)).astype(np.float32), rng.integers(0, 10, 6000),
-                             rng.normal(0, 5, (10000, 1, 10)).astype(np.float32), rng.integers(0, 10, 10000),
-                             "LEN", (0,), (hist,), np.array([80.0]), 61706,
-                             {"dataset": "fashion_mnist", "train": {"epochs": 20, "milestones": (10, 15)}})
+        hist = [
+            {"epoch": e, "lr": 0.05, "loss": 0.3, "accuracy": 0.9, "val_loss": 0.3, "val_accuracy": 0.9, "seconds": 4.0}
+            for e in range(1, 21)
+        ]
+        v = TopologyEnsemble(
+            rng.normal(0, 5, (6000, 1, 10)).astype(np.float32),
+            rng.integers(0, 10, 6000),
+            rng.normal(0, 5, (10000, 1, 10)).astype(np.float32),
+            rng.integers(0, 10, 10000),
+            "LEN",
+            (0,),
+            (hist,),
+            np.array([80.0]),
+            61706,
+            {"dataset": "fashion_mnist", "train": {"epochs": 20, "milestones": (10, 15)}},
+        )
         size = len(json.dumps(records.encode(v)))
         logits_bytes = 16000 * 10 * 4 * 4 / 3  # base64 of the raw float32 bytes
         assert 0.8 * logits_bytes < size < logits_bytes + 30_000 < 900_000
@@ -145,8 +190,18 @@ class TestPartValues:
 class TestMergeTopologyEnsembles:
     def _one(self, seed, topology="LEN", y=(0, 1, 2)):
         z = np.full((3, 1, 4), seed, dtype=np.float32)
-        return TopologyEnsemble(z, np.array(y), z + 1, np.array(y), topology, (seed,), ([{"epoch": 1}],),
-                                np.array([float(seed)]), 10, {"a": (1, 2)})
+        return TopologyEnsemble(
+            z,
+            np.array(y),
+            z + 1,
+            np.array(y),
+            topology,
+            (seed,),
+            ([{"epoch": 1}],),
+            np.array([float(seed)]),
+            10,
+            {"a": (1, 2)},
+        )
 
     def test_main(self):
         ens = merge_topology_ensembles([self._one(2), self._one(0), self._one(5)])

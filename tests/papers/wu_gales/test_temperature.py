@@ -5,7 +5,7 @@ import pytest
 from scipy.special import softmax
 
 from credalbook.metrics import ece
-from credalbook.papers.wu_gales import TemperatureSweep, temperature_sweep
+from credalbook.papers.wu_gales import temperature_sweep, TemperatureSweep
 from tests.helpers import overconfident_members, tempered_members
 
 
@@ -22,15 +22,13 @@ class TestTemperatureSweep:
         p_ens = softmax(z / temps[i], axis=2).mean(1)
         assert sweep.ensemble_ece[i] == pytest.approx(ece(p_ens, y))
         assert sweep.ensemble_accuracy[i] == pytest.approx((p_ens.argmax(1) == y).mean())
-        np.testing.assert_allclose(sweep.member_accuracy, (z.argmax(2) == y[:, None]).mean(0)[None]
-                                   .repeat(25, 0))
+        np.testing.assert_allclose(sweep.member_accuracy, (z.argmax(2) == y[:, None]).mean(0)[None].repeat(25, 0))
         # at t = 1 the "pre" and "post" ensembles are both the uncalibrated ensemble
         j = int(np.argmin(abs(temps - 1.0)))
         assert sweep.post_ece[j] == pytest.approx(sweep.ensemble_ece[j], abs=1e-12)
         # optimal temperatures are the arg-mins; the paper's finding (Fig. 1): the ensemble
         # of diverse members needs a lower temperature than its members
-        np.testing.assert_array_equal(sweep.member_optimal_temperature,
-                                      temps[sweep.member_ece.argmin(0)])
+        np.testing.assert_array_equal(sweep.member_optimal_temperature, temps[sweep.member_ece.argmin(0)])
         assert sweep.ensemble_optimal_temperature < sweep.member_optimal_temperature.min()
         assert sweep.ensemble_accuracy.max() > sweep.member_accuracy.max()
         # default grid: 41 points from 1/4 to 4 including 1

@@ -6,15 +6,14 @@ import torch
 
 import credalbook.papers.wu_gales.topologies as topologies
 from credalbook.data import load_dataset
-from credalbook.nn import count_parameters
+from credalbook.nn import build_topology, count_parameters
 from credalbook.papers.wu_gales import (
     PAPER_TOPOLOGIES,
     QUICK_TOPOLOGIES,
-    TopologyEnsemble,
     topology_ensemble_logits,
     topology_member_logits,
+    TopologyEnsemble,
 )
-from credalbook.nn import build_topology
 from tests.helpers import check_shapes
 
 CUDA = pytest.mark.skipif(not torch.cuda.is_available(), reason="CUDA is not available")
@@ -25,37 +24,67 @@ class TestPaperTopologies:
     def test_main(self):
         assert set(PAPER_TOPOLOGIES) == set(QUICK_TOPOLOGIES) == {"LEN", "DSN100", "DSN121", "RSN"}
         dsn = PAPER_TOPOLOGIES["DSN100"]["train"]  # Huang et al. 2017, Sec. 4.2
-        assert (dsn["epochs"], dsn["batch_size"], dsn["lr"], dsn["milestones"], dsn["lr_decay"],
-                dsn["weight_decay"]) == (300, 64, 0.1, (150, 225), 0.1, 1e-4)
+        assert (
+            dsn["epochs"],
+            dsn["batch_size"],
+            dsn["lr"],
+            dsn["milestones"],
+            dsn["lr_decay"],
+            dsn["weight_decay"],
+        ) == (300, 64, 0.1, (150, 225), 0.1, 1e-4)
         rsn = PAPER_TOPOLOGIES["RSN"]["train"]  # Zagoruyko & Komodakis 2016, Sec. 3
-        assert (rsn["epochs"], rsn["batch_size"], rsn["lr"], rsn["milestones"], rsn["lr_decay"],
-                rsn["weight_decay"]) == (200, 128, 0.1, (60, 120, 160), 0.2, 5e-4)
+        assert (
+            rsn["epochs"],
+            rsn["batch_size"],
+            rsn["lr"],
+            rsn["milestones"],
+            rsn["lr_decay"],
+            rsn["weight_decay"],
+        ) == (200, 128, 0.1, (60, 120, 160), 0.2, 5e-4)
         assert all(s["train"]["optimizer"] == "sgd" for s in PAPER_TOPOLOGIES.values())
         expected = {"LEN": 62006, "DSN100": 769162, "RSN": 36479194}
         for name, n_params in expected.items():
             spec = PAPER_TOPOLOGIES[name]
-            net = build_topology(spec["family"], in_channels=3, n_classes=10, image_size=32,
-                                 **spec["model"])
+            net = build_topology(spec["family"], in_channels=3, n_classes=10, image_size=32, **spec["model"])
             assert count_parameters(net) == n_params
         quick = {"LEN": 61706, "DSN100": 19978, "DSN121": 19780, "RSN": 77562}
         for name, spec in QUICK_TOPOLOGIES.items():
-            net = build_topology(spec["family"], in_channels=1, n_classes=10, image_size=28,
-                                 **spec["model"])
+            net = build_topology(spec["family"], in_channels=1, n_classes=10, image_size=28, **spec["model"])
             assert count_parameters(net) == quick[name]
             check_shapes(net, 1, 28, 10)
             assert max(spec["train"]["milestones"]) < spec["train"]["epochs"]
         # the memory layout where it was measured faster on one CPU thread; the paper's recipes keep the default
         assert {n: s["train"].get("channels_last", False) for n, s in QUICK_TOPOLOGIES.items()} == {
-            "LEN": False, "DSN100": True, "DSN121": True, "RSN": False}
+            "LEN": False,
+            "DSN100": True,
+            "DSN121": True,
+            "RSN": False,
+        }
         assert not any("channels_last" in s["train"] for s in PAPER_TOPOLOGIES.values())
 
     def test_channels_last_override(self):
         """The layout is a training setting a caller may override; the member's config says which it used."""
-        out = topology_member_logits("fashion_mnist", "DSN121", seed=0, n_train=100, n_test=20,
-                                     train=dict(epochs=1, channels_last=False), device="cpu", progress=False)
+        out = topology_member_logits(
+            "fashion_mnist",
+            "DSN121",
+            seed=0,
+            n_train=100,
+            n_test=20,
+            train=dict(epochs=1, channels_last=False),
+            device="cpu",
+            progress=False,
+        )
         assert out["config"]["train"]["channels_last"] is False
-        out = topology_member_logits("fashion_mnist", "DSN121", seed=0, n_train=100, n_test=20,
-                                     train=dict(epochs=1), device="cpu", progress=False)
+        out = topology_member_logits(
+            "fashion_mnist",
+            "DSN121",
+            seed=0,
+            n_train=100,
+            n_test=20,
+            train=dict(epochs=1),
+            device="cpu",
+            progress=False,
+        )
         assert out["config"]["train"]["channels_last"] is True
 
 
@@ -65,8 +94,18 @@ TINY = dict(n_train=300, n_test=200, epochs=10, device="cpu", progress=False)
 class TestTopologyEnsemble:
     def test_main(self):
         z = np.zeros((4, 3, 2), dtype=np.float32)
-        ens = TopologyEnsemble(z, np.zeros(4, dtype=np.int64), z[:2], np.ones(2, dtype=np.int64),
-                               "RSN", (0, 1, 2), ([], [], []), np.zeros(3), 10, {})
+        ens = TopologyEnsemble(
+            z,
+            np.zeros(4, dtype=np.int64),
+            z[:2],
+            np.ones(2, dtype=np.int64),
+            "RSN",
+            (0, 1, 2),
+            ([], [], []),
+            np.zeros(3),
+            10,
+            {},
+        )
         assert (ens.n_members, ens.n_classes) == (3, 2)
         np.testing.assert_allclose(ens.probs_val, 0.5)
         assert ens.ens_probs_test.shape == (2, 3, 2)
@@ -113,12 +152,16 @@ class TestTopologyEnsembleLogits:
             m.setattr(topologies, "fit", lambda *a, **k: pytest.fail("retrained"))
             again = topology_ensemble_logits("fashion_mnist", "LEN", **kw)  # serial: loads what the workers stored
         np.testing.assert_array_equal(again.logits_test, par.logits_test)
-        direct = [topology_member_logits.__wrapped__("fashion_mnist", "LEN", seed=s, **{k: v for k, v in kw.items()
-                                                                                        if k != "seeds"})
-                  for s in (3, 4)]
+        direct = [
+            topology_member_logits.__wrapped__(
+                "fashion_mnist", "LEN", seed=s, **{k: v for k, v in kw.items() if k != "seeds"}
+            )
+            for s in (3, 4)
+        ]
         # the workers train with one torch thread: equal up to float32 rounding of multi-threaded reductions
-        np.testing.assert_allclose(par.logits_test, np.stack([d["logits_test"] for d in direct], axis=1),
-                                   rtol=1e-4, atol=1e-6)
+        np.testing.assert_allclose(
+            par.logits_test, np.stack([d["logits_test"] for d in direct], axis=1), rtol=1e-4, atol=1e-6
+        )
         with pytest.raises(ValueError, match="n_jobs must be a positive int or -1; got 0"):
             topology_ensemble_logits("fashion_mnist", "LEN", n_jobs=0, **kw)
 
@@ -152,8 +195,9 @@ class TestTopologyEnsembleLogits:
     @pytest.mark.parametrize("device", DEVICES)
     def test_quick_topologies_train(self, tmp_cache, device):
         for name in ("DSN100", "DSN121", "RSN"):
-            out = topology_member_logits("fashion_mnist", name, n_train=100, n_test=20,
-                                         train=dict(epochs=1), device=device, progress=False)
+            out = topology_member_logits(
+                "fashion_mnist", name, n_train=100, n_test=20, train=dict(epochs=1), device=device, progress=False
+            )
             assert out["logits_val"].shape == (10, 10) and np.isfinite(out["logits_test"]).all()
             assert out["config"]["family"] == QUICK_TOPOLOGIES[name]["family"]
 
@@ -171,8 +215,7 @@ class TestTopologyEnsembleLogits:
         with pytest.raises(ValueError, match=r"train has unknown keys \['nesterov'\]"):
             topology_ensemble_logits("fashion_mnist", "LEN", train=dict(nesterov=True), **TINY)
         with pytest.raises(ValueError, match="image_size must be 28 or 32; got 8"):
-            topology_ensemble_logits("digits", "LEN", n_members=1, epochs=1, device="cpu",
-                                     progress=False)
+            topology_ensemble_logits("digits", "LEN", n_members=1, epochs=1, device="cpu", progress=False)
         with pytest.raises(ValueError, match="seed must be a non-negative int"):
             topology_member_logits("fashion_mnist", "LEN", seed=-1, device="cpu", progress=False)
 

@@ -12,13 +12,13 @@ import itertools
 import numpy as np
 import pytest
 
-from credalbook.metrics import acce, all_label_ece, ece, ecce, global_calibration_gap, global_top_label_gap
+from credalbook.metrics import acce, all_label_ece, ecce, ece, global_calibration_gap, global_top_label_gap
 from credalbook.papers.wu_gales import (
-    ToySample,
     all_vs_top_label_example,
     calibrated_members_ensemble,
     paired_label_predictions,
     paired_label_theoretical_ace,
+    ToySample,
 )
 from credalbook.papers.wu_gales.toys import PAPER_ALG1
 
@@ -140,9 +140,14 @@ class TestCalibratedMembersEnsemble:
         assert (exact.probs == exact.true_probs).all()
 
     def test_errors(self):
-        for kwargs, name in [({"n_samples": 1}, "n_samples"), ({"n_classes": 1}, "n_classes"),
-                             ({"n_members": 0}, "n_members"), ({"bin_size": 0}, "bin_size"),
-                             ({"concentration": 0}, "concentration"), ({"concentration": "a"}, "concentration")]:
+        for kwargs, name in [
+            ({"n_samples": 1}, "n_samples"),
+            ({"n_classes": 1}, "n_classes"),
+            ({"n_members": 0}, "n_members"),
+            ({"bin_size": 0}, "bin_size"),
+            ({"concentration": 0}, "concentration"),
+            ({"concentration": "a"}, "concentration"),
+        ]:
             with pytest.raises(ValueError, match=name):
                 calibrated_members_ensemble(**{"n_samples": 10, **kwargs})
 

@@ -1,4 +1,4 @@
-"""Tests for credalbook.metrics.ensemble (Wu & Gales 2021, Sec. 3, Eqs. 6-16; SKCE of Widmann et al.).
+"""Tests for credalbook.metrics.regions (Wu & Gales 2021, Sec. 3, Eqs. 6-16) and the SKCE with a Laplacian kernel.
 
 Hand-computed cases, the exact equalities with credalbook.metrics that the module docstring
 states, the global (ε ≥ 1/2) limits, an O(N²) double sum and credalbook.metrics.skce_uq for the SKCE,
@@ -12,24 +12,30 @@ import pytest
 import torch
 
 import credalbook.metrics.kernel as kernel_module
+import credalbook.metrics.skce_core as skce_core
 from credalbook.metrics import (
-    DEFAULT_EPSILON,
     acce,
+    accuracy,
     all_label_ece,
     calibrated_sampling_floor,
-    check_epsilon,
     criteria_summary,
-    ece,
+    DEFAULT_EPSILON,
     ecce,
+    ece,
+    ece_classwise,
+    ece_confidence,
     epsilon_from_bins,
     global_calibration_gap,
     global_top_label_gap,
     median_heuristic,
+    nll,
+    reliability_curve,
+    skce,
     skce_laplacian,
+    skce_uq,
 )
+from credalbook.metrics.regions import check_epsilon
 from credalbook.synthetic import sample_labels
-from credalbook.metrics import accuracy, ece_classwise, ece_confidence, nll, reliability_curve
-from credalbook.metrics import skce, skce_uq
 
 # Hand-computed case (K = 3, N = 4). Residuals p - onehot(y):
 #   row 0: [-0.3, 0.2, 0.1]   row 1: [0.5, -0.7, 0.2]   row 2: [0.1, 0.1, -0.2]   row 3: [-0.7, 0.3, 0.4]
@@ -87,7 +93,7 @@ class TestEpsilonFromBins:
         from credalbook._validation import MAX_BINS
 
         assert epsilon_from_bins(MAX_BINS) == 0.5 / MAX_BINS
-        for bad in (0, -2, 1.5, True, MAX_BINS + 1, 10**9):   # 10**9 bins: a mistake, named as n_bins
+        for bad in (0, -2, 1.5, True, MAX_BINS + 1, 10**9):  # 10**9 bins: a mistake, named as n_bins
             with pytest.raises(ValueError, match="n_bins"):
                 epsilon_from_bins(bad)
 
@@ -129,7 +135,9 @@ class TestAllLabelEce:
         for case in (_random_case, _grid_case):
             p, y = case(seed=n_bins)
             curve = reliability_curve(p, y, n_bins=n_bins, kind="classwise")
-            assert all_label_ece(p, y, epsilon=epsilon_from_bins(n_bins)) == pytest.approx(curve.calibration_error, abs=1e-12)
+            assert all_label_ece(p, y, epsilon=epsilon_from_bins(n_bins)) == pytest.approx(
+                curve.calibration_error, abs=1e-12
+            )
 
     def test_onehot_targets_and_torch(self):
         p, y = _random_case(seed=4)
@@ -223,8 +231,9 @@ class TestEcce:
         for case in (_random_case, _grid_case):
             p, y = case(seed=n_bins)
             pred = p.argmax(axis=1)
-            expected = sum((pred == j).mean() * ece_confidence(p[pred == j], y[pred == j], n_bins=n_bins)
-                           for j in np.unique(pred))
+            expected = sum(
+                (pred == j).mean() * ece_confidence(p[pred == j], y[pred == j], n_bins=n_bins) for j in np.unique(pred)
+            )
             assert ecce(p, y, epsilon=epsilon_from_bins(n_bins)) == pytest.approx(expected, abs=1e-12)
 
     def test_dominates_ece_and_global_limit(self):
@@ -330,8 +339,8 @@ class TestSkceLaplacian:
     def test_blocks(self, monkeypatch):
         p, y = _random_case(n=101, k=4, seed=3)
         full = skce_laplacian(p, y, bandwidth=0.7)
-        monkeypatch.setattr(kernel_module, "_TILE_ROWS", 7)  # tiles of 7 x 11, the last ones shorter
-        monkeypatch.setattr(kernel_module, "_TILE_COLS", 11)
+        monkeypatch.setattr(skce_core, "_TILE_ROWS", 7)  # tiles of 7 x 11, the last ones shorter
+        monkeypatch.setattr(skce_core, "_TILE_COLS", 11)
         assert skce_laplacian(p, y, bandwidth=0.7) == pytest.approx(full, abs=1e-14)
 
     def test_previous_values(self):
@@ -349,8 +358,9 @@ class TestSkceLaplacian:
         assert skce_laplacian(p, y) == skce(p, y, kernel=kern, estimator="quadratic")
         monkeypatch.setattr(kernel_module, "QUADRATIC_MAX_N", 100)
         block = skce_laplacian(p, y, block_size=30)
-        assert block == pytest.approx(np.mean([_direct_skce(p[s:s + 30], y[s:s + 30], nu) for s in range(0, 120, 30)]),
-                                      abs=1e-13)
+        assert block == pytest.approx(
+            np.mean([_direct_skce(p[s : s + 30], y[s : s + 30], nu) for s in range(0, 120, 30)]), abs=1e-13
+        )
         assert block == skce(p, y, kernel=kern, estimator="block", block_size=30)
         assert skce_laplacian(p, y, estimator="quadratic") == skce(p, y, kernel=kern, estimator="quadratic")
         assert skce_laplacian(p, y, estimator="linear") == skce(p, y, kernel=kern, estimator="linear")
@@ -433,7 +443,7 @@ class TestCriteriaSummary:
             criteria_summary(P, Y, epsilon=2)
         with pytest.raises(ValueError, match="labels"):
             criteria_summary(P, [0, 1, 2, 3])
-        for bad in (0, -1.0, float("nan"), float("inf"), True, "a", 1j):   # checked also with skce=False
+        for bad in (0, -1.0, float("nan"), float("inf"), True, "a", 1j):  # checked also with skce=False
             with pytest.raises(ValueError, match="bandwidth"):
                 criteria_summary(P, Y, skce=False, bandwidth=bad)
         assert criteria_summary(P, Y, bandwidth=np.float32(0.5))["skce"] == skce_laplacian(P, Y, bandwidth=0.5)
@@ -492,4 +502,16 @@ class TestCalibratedSamplingFloor:
         values = [ece(p, y) for y in sample_labels(p, np.random.default_rng(9), size=5)]
         expected = (float(np.mean(values)), float(np.std(values, ddof=1)))
         assert calibrated_sampling_floor(p, n_draws=5, seed=9) == pytest.approx(expected, abs=1e-15)
-        assert calibrated_sampling_floor(p, n_draws=5, seed=np.random.default_rng(9)) == pytest.approx(expected, abs=1e-15)
+        assert calibrated_sampling_floor(p, n_draws=5, seed=np.random.default_rng(9)) == pytest.approx(
+            expected, abs=1e-15
+        )
+
+
+def test_skce_laplacian_is_skce_with_a_laplacian_kernel():
+    """A thin alias: skce(kernel=LaplacianKernel(median_heuristic(p))), bit for bit, for every estimator."""
+    p, y = _random_case(n=120, k=4, seed=9)
+    nu = median_heuristic(p)
+    for est, block in (("auto", 1000), ("quadratic", 1000), ("linear", 1000), ("block", 10)):
+        assert skce_laplacian(p, y, estimator=est, block_size=block) == skce(
+            p, y, kernel=kernel_module.LaplacianKernel(nu), estimator=est, block_size=block
+        )
