@@ -336,7 +336,7 @@ def renamed_keys(data: dict) -> dict:
 
 
 def _parameter_changes(recorded: dict, now: dict) -> list:
-    recorded = renamed_keys(recorded)
+    recorded, now = renamed_keys(recorded), renamed_keys(now)
     keys = sorted(set(recorded) | set(now))
     return [
         f"parameter {k}: recorded {recorded.get(k, '(absent)')!r}, now {now.get(k, '(absent)')!r}"
@@ -635,7 +635,7 @@ def chapter_state(chapter: str, scale: str, *, notebook=None, preset: dict | Non
     reasons = []
     if notebook is not None and Path(notebook).is_file() and man.get("chapter_code") != chapter_code_hash(notebook):
         reasons.append(_CHAPTER_CODE)
-    if preset is not None and renamed_keys(man.get("preset")) != json.loads(json.dumps(encode(preset))):
+    if preset is not None and renamed_keys(man.get("preset")) != renamed_keys(json.loads(json.dumps(encode(preset)))):
         reasons.append("the scale's preset changed")
     reasons += _changed_modules(man.get("modules", {}))
     for name, used in sorted(data.get("parts", {}).items()):
@@ -954,7 +954,20 @@ for name, (function, kwargs) in specs.items():
     for old, new in renames.items():  # the code of an older commit knows a renamed keyword by its old name
         if new in kwargs and new not in accepted and old in accepted:
             kwargs[old] = kwargs.pop(new)
-    out[name] = encode(func(**kwargs))
+    try:
+        value = func(**kwargs)
+    except TypeError as err:  # passed on through **options to a function that knows the old name: try each
+        olds = [(old, new) for old, new in renames.items() if new in kwargs and new in str(err)]
+        for i, (old, new) in enumerate(olds):
+            try:
+                value = func(**{(old if k == new else k): v for k, v in kwargs.items()})
+                break
+            except TypeError:
+                if i == len(olds) - 1:
+                    raise
+        else:
+            raise
+    out[name] = encode(value)
 print(json.dumps(out, sort_keys=True))
 """
 
