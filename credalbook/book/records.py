@@ -956,13 +956,14 @@ for name, (function, kwargs) in specs.items():
             kwargs[old] = kwargs.pop(new)
     try:
         value = func(**kwargs)
-    except TypeError as err:  # passed on through **options to a function that knows the old name: try each
+    except (TypeError, ValueError) as err:  # passed on through **options to a function that knows the old name
+        # (a TypeError, or joblib's ValueError "... was called." for a cached function): try each old name
         olds = [(old, new) for old, new in renames.items() if new in kwargs and new in str(err)]
         for i, (old, new) in enumerate(olds):
             try:
                 value = func(**{(old if k == new else k): v for k, v in kwargs.items()})
                 break
-            except TypeError:
+            except (TypeError, ValueError):
                 if i == len(olds) - 1:
                     raise
         else:

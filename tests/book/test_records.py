@@ -442,9 +442,15 @@ class TestRenamedParameters:
             "def f(*, n_bootstrap, seed=0):\n    return n_bootstrap * 10 + seed\n"
             "def g(*, n_resamples, seed=0):\n    return n_resamples * 10 + seed\n"
             "def h(**options):\n    return f(**options)\n"  # the old name is known only further down
+            "def c(**options):\n    import joblib\n    return joblib.Memory(None).cache(f)(**options)\n"
         )
-        specs = {name: (f"oldcode:{name}", records.encode({"n_resamples": 3, "seed": 1})) for name in "fgh"}
-        assert records._values_at(tmp_path, specs, dict(__import__("os").environ)) == {"f": 31, "g": 31, "h": 31}
+        specs = {name: (f"oldcode:{name}", records.encode({"n_resamples": 3, "seed": 1})) for name in "fghc"}
+        assert records._values_at(tmp_path, specs, dict(__import__("os").environ)) == {
+            "f": 31,
+            "g": 31,
+            "h": 31,
+            "c": 31,
+        }
 
 
 def test_revalidation_checks_the_closest_parts():
