@@ -1013,8 +1013,14 @@ _WHEN = re.compile(r"\d{4}-\d\d-\d\d([T ]\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:\d
 _DURATION = re.compile(r"\d+(\.\d+)? ?(s/it|it/s|s\b|seconds?\b|min\b|minutes?\b|h\b|hours?\b)")
 
 
+#: A timing field of :data:`TIMING_FIELDS` shown in a repr or JSON: ``'wall_seconds': 0.2``.
+_TIMING_FIELD = re.compile(r"""(['"](?:""" + "|".join(TIMING_FIELDS) + r""")['"]:\s*)[-+0-9.eE]+""")
+
+
 def _masked(text: str) -> str:
-    """Text output with what names the run rather than its results masked: commits, dates, durations."""
+    """Text output with what names the run rather than its results masked: commits, dates, durations (with a
+    unit, or as the value of a field of :data:`TIMING_FIELDS`)."""
+    text = _TIMING_FIELD.sub(r"\1<time>", text)
     return _DURATION.sub("<time>", _WHEN.sub("<date>", _HEX.sub("<commit>", text)))
 
 

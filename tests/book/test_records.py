@@ -598,6 +598,10 @@ class TestRevalidateChapter:
             "commit <commit> on <date>, <time> (<time>), <time>; ECE 0.0312, "
             "p = 0.05, 1000 datasets, 12 bins, 1000000 draws"
         )
+        # the timing fields of a repr (a Published table's parts), not the other numbers beside them
+        assert records._masked("{'state': 'computed', 'wall_seconds': 0.2, \"fit_seconds\": 1e-3, 'n': 5}") == (
+            "{'state': 'computed', 'wall_seconds': <time>, \"fit_seconds\": <time>, 'n': 5}"
+        )
 
     def test_text_outputs(self, tmp_path):
         nb = nbformat.v4.new_notebook()
