@@ -974,7 +974,7 @@ print(json.dumps(out, sort_keys=True))
 
 
 #: Fields that measure the machine (training and wall times), not results: left out when values are compared.
-TIMING_FIELDS = ("seconds", "fit_seconds", "wall_seconds")
+TIMING_FIELDS = ("seconds", "fit_seconds", "wall_seconds", "seconds_per_test")
 
 
 def _without_timings(data):

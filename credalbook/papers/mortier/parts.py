@@ -228,7 +228,7 @@ def classifier_set_table(
         seed=seed,
         n_bins=n_bins,
         alpha=alpha,
-        n_resamples=n_resamples,
+        n_bootstrap=n_resamples,  # the key its records store
         solver=solver,
     )
     return ClassifierSetTable(
