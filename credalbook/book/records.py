@@ -941,7 +941,6 @@ def record_figure(chapter: str, name: str, *, scale: str = "paper", root=None):
 _EVAL = r"""
 import importlib, json, sys
 from credalbook.book.records import decode, encode
-import inspect
 specs, renames = json.loads(sys.stdin.read())
 out = {}
 for name, (function, kwargs) in specs.items():
@@ -950,24 +949,21 @@ for name, (function, kwargs) in specs.items():
     for attr in qualname.split("."):
         func = getattr(func, attr)
     kwargs = decode(kwargs)
-    accepted = inspect.signature(func).parameters
-    for old, new in renames.items():  # the code of an older commit knows a renamed keyword by its old name
-        if new in kwargs and new not in accepted and old in accepted:
-            kwargs[old] = kwargs.pop(new)
     try:
         value = func(**kwargs)
-    except (TypeError, ValueError) as err:  # passed on through **options to a function that knows the old name
-        # (a TypeError, or joblib's ValueError "... was called." for a cached function): try each old name
-        olds = [(old, new) for old, new in renames.items() if new in kwargs and new in str(err)]
-        for i, (old, new) in enumerate(olds):
+    except (TypeError, ValueError) as err:
+        # the code of an older commit knows a renamed keyword by its old name (a TypeError, or joblib's ValueError
+        # "... was called." when the name reaches a cached function through **options): try each old name
+        olds = [old for old, new in renames.items() if new in kwargs and new in str(err)]
+        if not olds:
+            raise
+        for old in olds:
             try:
-                value = func(**{(old if k == new else k): v for k, v in kwargs.items()})
+                value = func(**{(old if k == renames[old] else k): v for k, v in kwargs.items()})
                 break
             except (TypeError, ValueError):
-                if i == len(olds) - 1:
+                if old == olds[-1]:
                     raise
-        else:
-            raise
     out[name] = encode(value)
 print(json.dumps(out, sort_keys=True))
 """
