@@ -97,7 +97,7 @@ class TestEvaluate:
         assert (got["value"], got["low"], got["high"]) == (est.value, est.low, est.high)
         assert got["value"] == model["tests"]["skce_linear"]["statistic"]  # the same estimate
         for name, method, options in [
-            ("consistency", "consistency", {"measure": "ece_conf"}),
+            ("consistency", "consistency", {"measure": "ece_confidence"}),
             ("skce_linear", "skce_linear", {}),
             ("hosmer_lemeshow", "hosmer_lemeshow", {}),
         ]:
@@ -257,7 +257,7 @@ class TestEvaluate:
         # member 0 is calibrated, member 1 is not (independent Dirichlet draws)
         assert report["models"]["member_1"]["tests"]["consistency"]["pvalue"] < 0.05
         res = set_calibration_test(
-            ens, labels, measure="ece_conf", n_bins=10, n_resamples=R, alpha=0.05, seed=7, chunk_size=None
+            ens, labels, measure="ece_confidence", n_bins=10, n_resamples=R, alpha=0.05, seed=7, chunk_size=None
         )  # without --n-jobs: the one stream the command always drew
         st = report["set_test"]
         assert (st["statistic"], st["pvalue"], st["rejected"]) == (res.statistic, res.pvalue, res.rejected)
@@ -287,6 +287,27 @@ class TestEvaluate:
         ):
             assert option in done.stdout
         assert main(["--version"]) == 0
+
+    def test_help_imports_nothing_heavy(self):
+        # parsing (--help, --version, a bad option) answers before the metrics, tests or plotting are imported
+        code = (
+            "import contextlib, io, sys\n"
+            "import credalbook.cli\n"
+            "parser = credalbook.cli.build_parser()\n"
+            "for argv in (['--help'], ['evaluate', '--help'], ['--version']):\n"
+            "    with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):\n"
+            "        parser.parse_args(argv)\n"
+            "with contextlib.redirect_stderr(io.StringIO()):\n"
+            "    assert credalbook.cli.main(['evaluate', '--probs', 'p.npy']) == 2\n"
+            "print(' '.join(sorted(sys.modules)))\n"
+        )
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        loaded = set(done.stdout.split())
+        assert "credalbook.cli.parser" in loaded  # the walk saw the modules
+        heavy = {"torch", "matplotlib", "scipy", "joblib", "dask"}
+        heavy |= {"credalbook.metrics", "credalbook.stats", "credalbook.plotting", "credalbook.data"}
+        assert not loaded & heavy, f"parsing imports {sorted(loaded & heavy)}"
 
 
 def _write(tmp_path, name, content):

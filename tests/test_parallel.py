@@ -52,7 +52,7 @@ class TestTests:
         """chunk_size=None: the one-stream null sample of earlier releases (null_statistics from default_rng(seed))."""
         p, y = _data()
         res = bootstrap_calibration_test(p, y, n_resamples=60, seed=9, chunk_size=None)
-        g = as_measure("ece_conf", n_bins=10)
+        g = as_measure("ece_confidence", n_bins=10)
         expected = null_statistics(p[:, None, :], g.func, 60, "uniform", "bootstrap", np.random.default_rng(9))
         np.testing.assert_array_equal(res.null_distribution, expected)
 

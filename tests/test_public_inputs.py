@@ -378,7 +378,7 @@ def _mix_images(**kwargs):
 
 _PL = dict(probs="probs", labels="labels")
 _EL = dict(ens_probs="ens_probs", labels="labels")
-_HP = dict(label_hist="label_hist", probs="probs")
+_HP = dict(probs="probs", label_hist="label_hist")
 _EG = dict(eu="real", gain="real")
 
 
@@ -554,7 +554,7 @@ def _specs() -> list[Spec]:
             Spec(
                 f"metrics.{n}",
                 getattr(M, n),
-                {"label_hist": "label_hist", "phi_probs": "unit", "order": "count", "n_bins": "n_bins"},
+                {"phi_probs": "unit", "label_hist": "label_hist", "order": "count", "n_bins": "n_bins"},
                 lead="label_hist",
                 finite=False,
             )
@@ -563,7 +563,7 @@ def _specs() -> list[Spec]:
         Spec(
             "metrics.statistic_squared_loss",
             M.statistic_squared_loss,
-            {"label_hist": "label_hist", "phi_probs": "unit", "order": "count"},
+            {"phi_probs": "unit", "label_hist": "label_hist", "order": "count"},
             lead="label_hist",
         ),
         Spec(
@@ -693,7 +693,7 @@ def _specs() -> list[Spec]:
         Spec(
             "stats.calibration_measure",
             S.calibration_measure,
-            {"name": choice("ece_conf"), "n_bins": "n_bins", "bandwidth": "positive"},
+            {"name": choice("ece_confidence"), "n_bins": "n_bins", "bandwidth": "positive"},
         ),
         Spec("stats.estimator_measure", S.estimator_measure, {"name": choice("lp")}),
         Spec(
@@ -819,7 +819,7 @@ def _specs() -> list[Spec]:
         Spec(
             "calibration.dirichlet_multinomial_nll",
             C.dirichlet_multinomial_nll,
-            {"label_hist": "label_hist", "probs": "probs", "log_alpha0": "real", "reg": "positive"},
+            {"probs": "probs", "label_hist": "label_hist", "log_alpha0": "real", "reg": "positive"},
             lead="probs",
             skip=(("reg", "zero"),),
         ),  # no regularisation
@@ -1291,7 +1291,7 @@ class TestClosedForms:
             curve = M.reliability_curve(p, y, n_bins=n_bins)
             assert curve.counts.sum() == n and curve.counts[-1] == n  # confidence 1.0 in the last bin
         assert M.ece(p, y) == 0.0
-        assert M.expected_squared_loss(3 * p.astype(int), p) == 0.0 and M.epistemic_loss(3 * p.astype(int), p) == 0.0
+        assert M.expected_squared_loss(p, 3 * p.astype(int)) == 0.0 and M.epistemic_loss(p, 3 * p.astype(int)) == 0.0
 
     @settings(max_examples=15, **COMMON)
     @given(n=st.integers(1, 8), seed=st.integers(0, 2**16))

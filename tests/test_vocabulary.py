@@ -1,10 +1,12 @@
 """One vocabulary: every public signature uses the words of CONTRIBUTING.md's table, and data comes first.
 
 The test walks every public callable (functions, classes' ``__init__`` and public methods) of the core subpackages,
-the CLI and the papers' code, and fails on a synonym of a word in the table, and on a callable that takes
-predictions and labels but not as its first two parameters ``(probs, labels)``. A renamed keyword keeps working for
-one minor version through :func:`credalbook._deprecation.renamed`, which keeps the new signature, so old names never
-show here; the last test class checks that each of them still works and warns.
+the CLI and the papers' code, and fails on a synonym of a word in the table, on a callable that takes
+predictions and labels but not as its first two parameters ``(probs, labels)``, and on one that takes label
+histograms before the predictions they go with (``(probs, label_hist)``, never ``(label_hist, probs)``). A renamed
+keyword keeps working for one minor version through :func:`credalbook._deprecation.renamed`, and the old data order
+``(label_hist, probs)`` through :func:`credalbook._deprecation.swapped_label_hist`; both keep the new signature, so
+old names and orders never show here; the last test classes check that each of them still works and warns.
 """
 
 from __future__ import annotations
@@ -61,9 +63,10 @@ EXCEPTIONS = {
     "credalbook.papers.mortier.real_sets:solver_agreement": ("reference",),
 }
 
-#: Parameter names that hold predictions, and the one that holds labels.
-PREDICTIONS = ("probs", "ens_probs", "logits", "scores")
+#: Parameter names that hold predictions, the one that holds labels, and the one that holds label histograms.
+PREDICTIONS = ("probs", "ens_probs", "logits", "scores", "phi_probs")
 LABELS = "labels"
+LABEL_HIST = "label_hist"
 
 
 def _modules(package: str):
@@ -119,6 +122,14 @@ def violations(qualname: str, func) -> list:
             out.append(
                 f"{qualname}: takes predictions and labels, but its first two parameters are "
                 f"{tuple(names[:2])}, not (<predictions>, labels)"
+            )
+    # label histograms follow the predictions they go with (the labels' place), whatever comes before them
+    first_prediction = next((n for n in names if n in PREDICTIONS), None)
+    if LABEL_HIST in names and first_prediction is not None and "order" not in allowed:
+        if names.index(LABEL_HIST) < names.index(first_prediction):
+            out.append(
+                f"{qualname}: takes {LABEL_HIST!r} before its predictions {first_prediction!r}, not "
+                f"(<predictions>, {LABEL_HIST})"
             )
     return out
 
@@ -182,6 +193,21 @@ class TestTheTestFails:
         ]
         assert len(violations("demo:g", g)) == 1 and violations("demo:h", h) == []
 
+    def test_on_the_label_hist_order(self):
+        def f(label_hist, probs, *, n_bins=15):
+            pass
+
+        def g(features, phi_probs, label_hist):
+            pass
+
+        def h(label_hist, phi, *, order=2):  # no predictions: nothing to order
+            pass
+
+        assert violations("demo:f", f) == [
+            "demo:f: takes 'label_hist' before its predictions 'probs', not (<predictions>, label_hist)"
+        ]
+        assert violations("demo:g", g) == [] and violations("demo:h", h) == []
+
 
 class TestOldNamesStillWork:
     """Every keyword renamed in 0.6 is accepted with a FutureWarning naming the new one, for one minor version."""
@@ -219,4 +245,34 @@ class TestOldNamesStillWork:
             assert f(None, None, n_resamples=7) == 7
         with pytest.raises(TypeError, match="pass only n_resamples"):
             f(None, None, n_bootstrap=1, n_resamples=2)
+        assert violations("demo:f", f) == []
+
+
+class TestOldDataOrderStillWorks:
+    """Every callable whose data order became ``(<predictions>, label_hist)`` in 0.6 takes the old order with a
+    FutureWarning (the numbers: each module's test file); its signature shows the new one."""
+
+    def test_the_swaps_are_registered(self):
+        for package in CORE + ("papers.mimori",):
+            importlib.import_module(f"credalbook.{package}")
+        assert len(_deprecation.SWAPPED) >= 14, sorted(_deprecation.SWAPPED)
+        for qualname, (first, second) in _deprecation.SWAPPED.items():
+            module, _, name = qualname.partition(":")
+            func = getattr(importlib.import_module(module), name)
+            assert [p.name for p in _parameters(func)][:2] == [first, second], qualname
+            assert first in PREDICTIONS and second == LABEL_HIST, qualname
+
+    def test_the_old_order_warns_and_means_the_new_one(self, monkeypatch):
+        monkeypatch.setattr(_deprecation, "SWAPPED", dict(_deprecation.SWAPPED))
+
+        @_deprecation.swapped_label_hist()
+        def f(probs, label_hist, *, n_bins=15):
+            return probs, label_hist
+
+        hist, probs = [[2, 0], [1, 1]], [[0.8, 0.2], [0.5, 0.5]]
+        with pytest.warns(FutureWarning, match=r"f\(label_hist, probs\) is deprecated since 0\.6"):
+            assert f(hist, probs) == (probs, hist)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            assert f(probs, hist) == (probs, hist) == f(label_hist=hist, probs=probs)
         assert violations("demo:f", f) == []

@@ -28,6 +28,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import gammaln, logsumexp, xlogy
 
+from credalbook._deprecation import swapped_label_hist
 from credalbook._validation import (
     as_numpy,
     check_alpha0,
@@ -256,7 +257,7 @@ def ensemble_posterior_probs(ens_probs, label_hist, *, weights=None, likelihood:
 # ----------------------------------------------------------------------------------------------
 # α-calibration objective (Eq. 50); its optimum (Eq. 51) is in credalbook.papers.mimori.alpha0
 # ----------------------------------------------------------------------------------------------
-def _nll_inputs(label_hist, probs, log_alpha0, reg):
+def _nll_inputs(probs, label_hist, log_alpha0, reg):
     p = check_probs_2d(probs)
     y = check_label_hist(label_hist, n_classes=p.shape[1], min_labels=0)
     if y.shape[0] != p.shape[0]:
@@ -294,7 +295,8 @@ def _log_dirmult(y: np.ndarray, p: np.ndarray, t: np.ndarray) -> np.ndarray:
     return out
 
 
-def dirichlet_multinomial_nll(label_hist, probs, log_alpha0, *, reg: float = 0.005) -> float:
+@swapped_label_hist()
+def dirichlet_multinomial_nll(probs, label_hist, log_alpha0, *, reg: float = 0.005) -> float:
     r"""α-calibration objective: Dirichlet-multinomial NLL per label plus a :math:`(\log\alpha_0)^2` penalty (Eq. 50).
 
     .. math::
@@ -308,9 +310,9 @@ def dirichlet_multinomial_nll(label_hist, probs, log_alpha0, *, reg: float = 0.0
 
     Parameters
     ----------
-    label_hist : array-like of int, shape (N, K)
     probs : array-like, shape (N, K)
         Dirichlet means :math:`f(x_i)`.
+    label_hist : array-like of int, shape (N, K)
     log_alpha0 : float or array-like, shape (N,)
     reg : float, default 0.005
         :math:`\lambda_\alpha`.
@@ -325,14 +327,15 @@ def dirichlet_multinomial_nll(label_hist, probs, log_alpha0, *, reg: float = 0.0
 
     Examples
     --------
-    >>> round(dirichlet_multinomial_nll([[1, 1]], [[0.5, 0.5]], 0.0, reg=0.0), 6)   # Polya urn: -log(2 * 0.5 * 0.25) / 2
+    >>> round(dirichlet_multinomial_nll([[0.5, 0.5]], [[1, 1]], 0.0, reg=0.0), 6)   # Polya urn: -log(2 * 0.5 * 0.25) / 2
     0.693147
     """
-    y, p, t, reg = _nll_inputs(label_hist, probs, log_alpha0, reg)
+    y, p, t, reg = _nll_inputs(probs, label_hist, log_alpha0, reg)
     return float(-_log_dirmult(y, p, t).sum() / y.sum() + reg * np.mean(t**2))
 
 
-def dirichlet_multinomial_nll_torch(label_hist, probs, log_alpha0, *, reg: float = 0.005, eps: float = 1e-12):
+@swapped_label_hist()
+def dirichlet_multinomial_nll_torch(probs, label_hist, log_alpha0, *, reg: float = 0.005, eps: float = 1e-12):
     r"""Differentiable torch version of :func:`dirichlet_multinomial_nll` (Eq. 50), for training an α0 head.
 
     Same formula, evaluated like the NumPy version as finite sums over the label index (a loop
@@ -340,13 +343,15 @@ def dirichlet_multinomial_nll_torch(label_hist, probs, log_alpha0, *, reg: float
     all precision for large :math:`\alpha_0`, above all in float32). Gradients flow to
     `log_alpha0` (and to `probs` if it requires grad). Probabilities are clamped below at `eps` so
     that a label on a zero-probability class gives a large finite loss instead of NaN gradients.
-    Only shapes are checked; reading :math:`\max_i n_i` is the one device sync.
+    Only shapes are checked; reading :math:`\max_i n_i` is the one device sync when `probs` and `label_hist` are
+    passed by keyword (given by position, both are read once on the CPU to recognise the old order
+    ``(label_hist, probs)``, which works until 0.7: :func:`credalbook._deprecation.swapped_label_hist`).
 
     Parameters
     ----------
+    probs : torch.Tensor, shape (N, K)
     label_hist : torch.Tensor, shape (N, K)
         Counts (any numeric dtype).
-    probs : torch.Tensor, shape (N, K)
     log_alpha0 : torch.Tensor, shape (N,) or (N, 1)
         Output of the α0 head before the exponential.
     reg : float, default 0.005
@@ -365,7 +370,7 @@ def dirichlet_multinomial_nll_torch(label_hist, probs, log_alpha0, *, reg: float
     --------
     >>> import torch
     >>> t = torch.zeros(1, requires_grad=True)
-    >>> loss = dirichlet_multinomial_nll_torch(torch.tensor([[1, 1]]), torch.tensor([[0.5, 0.5]]), t, reg=0.0)
+    >>> loss = dirichlet_multinomial_nll_torch(torch.tensor([[0.5, 0.5]]), torch.tensor([[1, 1]]), t, reg=0.0)
     >>> loss.backward()
     >>> round(loss.item(), 6), round(t.grad.item(), 6)   # Eq. (51): -(1/2)(1 - 1/2) = -0.25
     (0.693147, -0.25)

@@ -101,9 +101,10 @@ from credalbook._validation import (
     check_weights,
 )
 from credalbook.calibration.fitting import _check_real
-from credalbook.calibration.scaling import _as_label_hist, _hist_nll, Calibrator, TemperatureScaling
+from credalbook.calibration.scaling import _hist_nll, Calibrator, TemperatureScaling
 from credalbook.metrics.differentiable import differentiable_ece  # noqa: F401 - re-exported by credalbook.calibration
 from credalbook.metrics.differentiable import ece_surrogate as _ece_surrogate
+from credalbook.metrics.label_hist import as_label_hist_tensor
 from credalbook.nn.loop import train_loop
 
 __all__ = [
@@ -237,7 +238,7 @@ class _EnsembleTemperature(Calibrator):
             raise ValueError(f"optimizer must be one of {_ENSEMBLE_OPTIMIZERS}; got {optimizer!r}")
         optimizer = optimizer.lower()
         z = check_logits(logits, ndim=3)
-        hist = _as_label_hist(labels, z.shape[0], z.shape[-1])
+        hist = as_label_hist_tensor(labels, z.shape[0], z.shape[-1])
         self._setup(z)
         self._memo = (None, None)
         try:

@@ -41,11 +41,10 @@ import math
 
 import numpy as np
 import torch
-import torch.nn.functional as F
 from torch import nn
 
 from credalbook._deprecation import renamed
-from credalbook._validation import as_numpy, check_logits
+from credalbook._validation import check_logits
 from credalbook.calibration.fitting import (
     _check_optimizer,
     _check_real,
@@ -54,31 +53,9 @@ from credalbook.calibration.fitting import (
     _reject,
     fit_with_early_stopping,
 )
-from credalbook.metrics.label_hist import check_label_hist
+from credalbook.metrics.label_hist import as_label_hist_tensor
 
 __all__ = ["CALIBRATORS", "Calibrator", "MatrixScaling", "TemperatureScaling", "VectorScaling", "histogram_nll"]
-
-
-# ------------------------------------------------------------------------------ input checks
-def _as_label_hist(labels, n: int, k: int, name: str = "labels") -> torch.Tensor:
-    """Labels (N,) or label histograms (N, K) of non-negative integer counts -> float64 (N, K)."""
-    arr = as_numpy(labels, name)
-    if arr.dtype == bool or arr.dtype.kind not in "fiu":
-        raise ValueError(f"{name} must hold integer labels (N,) or counts (N, K); got dtype {arr.dtype}")
-    if arr.ndim == 1:
-        if arr.shape != (n,):
-            raise ValueError(f"{name} must have shape ({n},) or ({n}, {k}) to match the logits; got {arr.shape}")
-        if arr.dtype.kind == "f" and not np.all(np.isfinite(arr) & (arr == np.round(arr))):
-            raise ValueError(f"{name} given as labels (N,) must be integers")
-        if n and (arr.min() < 0 or arr.max() >= k):
-            raise ValueError(f"{name} must be labels in [0, {k}); got labels from {arr.min()} to {arr.max()}")
-        return F.one_hot(torch.from_numpy(arr.astype(np.int64)), k).to(torch.float64)
-    if arr.shape != (n, k):
-        raise ValueError(f"{name} must have shape ({n},) or ({n}, {k}) to match the logits; got {arr.shape}")
-    counts = check_label_hist(arr, n_classes=k, min_labels=0, name=name)
-    if counts.sum() == 0:
-        raise ValueError(f"{name} must contain at least one label; all counts are 0")
-    return torch.from_numpy(counts.astype(np.float64))
 
 
 def _hist_nll(log_probs: torch.Tensor, hist: torch.Tensor) -> torch.Tensor:
@@ -126,7 +103,7 @@ def histogram_nll(logits, labels, *, from_logits: bool = True) -> float:
     True
     """
     z = check_logits(logits)
-    hist = _as_label_hist(labels, z.shape[0], z.shape[1])
+    hist = as_label_hist_tensor(labels, z.shape[0], z.shape[1])
     if from_logits:
         log_probs = torch.log_softmax(z, dim=1)
     else:
@@ -134,6 +111,64 @@ def histogram_nll(logits, labels, *, from_logits: bool = True) -> float:
             raise ValueError("logits given as probabilities (from_logits=False) must be rows on the simplex")
         log_probs = torch.log(z)
     return float(_hist_nll(log_probs, hist))
+
+
+# ------------------------------------------------------------------------------------ fitting
+def _fit_by_optimizer(
+    module: nn.Module,
+    inputs: tuple,
+    hist: torch.Tensor,
+    *,
+    loss,
+    cv_loss,
+    optimizer: str,
+    auto_method: str,
+    max_iter,
+    tol,
+    cv_fraction,
+    seed,
+    patience,
+    epoch_options: dict,
+) -> tuple:
+    """Fit `module` by `loss` as the calibrators' ``fit`` does; returns (history, best epoch, held-out loss).
+
+    ``optimizer="auto"`` minimises to convergence by `auto_method` (:func:`_fit_to_optimum`), with
+    `cv_fraction` None meaning 0; ``"adam"`` and ``"lbfgs"`` run epochs with early stopping
+    (:func:`fit_with_early_stopping`), with `cv_fraction` None meaning 0.2 and the `epoch_options`
+    left None taking their defaults. The options of the other kind of optimiser are rejected.
+    """
+    if optimizer == "auto":
+        _reject(
+            epoch_options,
+            "optimizer='adam' or 'lbfgs'",
+            "the default optimizer='auto' runs to convergence (see max_iter and tol)",
+        )
+        return _fit_to_optimum(
+            module,
+            inputs,
+            hist,
+            loss=loss,
+            cv_loss=cv_loss,
+            method=auto_method,
+            max_iter=max_iter,
+            tol=tol,
+            cv_fraction=0.0 if cv_fraction is None else cv_fraction,
+            seed=seed,
+        )
+    _reject({"max_iter": max_iter, "tol": tol}, "optimizer='auto'")
+    options = {k: _EPOCH_DEFAULTS[k] if v is None else v for k, v in epoch_options.items()}
+    return fit_with_early_stopping(
+        module,
+        inputs,
+        hist,
+        loss=loss,
+        cv_loss=cv_loss,
+        optimizer=optimizer,
+        patience=patience,
+        cv_fraction=0.2 if cv_fraction is None else cv_fraction,
+        seed=seed,
+        **options,
+    )
 
 
 # --------------------------------------------------------------------------------- base class
@@ -316,46 +351,28 @@ class Calibrator(nn.Module):
         True
         """
         z = check_logits(logits, ndim=self.logits_ndim)
-        hist = _as_label_hist(labels, z.shape[0], z.shape[-1])
+        hist = as_label_hist_tensor(labels, z.shape[0], z.shape[-1])
         optimizer = _check_optimizer(optimizer)
         n_classes = z.shape[-1]
         self._build(n_classes)  # fresh parameters at every fit
         self.n_classes_ = n_classes
         self.to(torch.float64)
         epoch_options = {"lr": lr, "max_epochs": max_epochs, "batch_size": batch_size, "lbfgs_iter": lbfgs_iter}
-        if optimizer == "auto":
-            _reject(
-                epoch_options,
-                "optimizer='adam' or 'lbfgs'",
-                "the default optimizer='auto' runs to convergence (see max_iter and tol)",
-            )
-            result = _fit_to_optimum(
-                self,
-                (z,),
-                hist,
-                loss=self.objective,
-                cv_loss=self.nll,
-                method=self._auto_method(),
-                max_iter=max_iter,
-                tol=tol,
-                cv_fraction=0.0 if cv_fraction is None else cv_fraction,
-                seed=seed,
-            )
-        else:
-            _reject({"max_iter": max_iter, "tol": tol}, "optimizer='auto'")
-            options = {k: _EPOCH_DEFAULTS[k] if v is None else v for k, v in epoch_options.items()}
-            result = fit_with_early_stopping(
-                self,
-                (z,),
-                hist,
-                loss=self.objective,
-                cv_loss=self.nll,
-                optimizer=optimizer,
-                patience=patience,
-                cv_fraction=0.2 if cv_fraction is None else cv_fraction,
-                seed=seed,
-                **options,
-            )
+        result = _fit_by_optimizer(
+            self,
+            (z,),
+            hist,
+            loss=self.objective,
+            cv_loss=self.nll,
+            optimizer=optimizer,
+            auto_method=self._auto_method(),
+            max_iter=max_iter,
+            tol=tol,
+            cv_fraction=cv_fraction,
+            seed=seed,
+            patience=patience,
+            epoch_options=epoch_options,
+        )
         self.history_, self.best_epoch_, self.cv_nll_ = result
         self.n_iter_ = self.best_epoch_ if optimizer == "auto" else len(self.history_)
         return self

@@ -9,14 +9,14 @@ in [0, 1] shaped (N, C, H, W) with int64 labels. User folders default to subfold
 Decoded datasets are cached per process, keyed by file path, modification time and size; their
 arrays are read-only, so copy them (or use :meth:`Dataset.subsample`) before modifying in place.
 The IDX format lives in :mod:`credalbook.data.idx` and the stratified index splits in
-:mod:`credalbook.data.splits` (both re-exported here).
+:mod:`credalbook.data.splits` (both re-exported here), the :class:`Dataset` type in
+:mod:`credalbook.data.dataset`, and the finding and checking of local files in
+:mod:`credalbook.data.local_files`.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import functools
-import hashlib
 import os
 import pickle
 import string
@@ -25,8 +25,18 @@ from pathlib import Path
 
 import numpy as np
 
-from credalbook._validation import as_rng
+from credalbook.data.dataset import Dataset, DatasetNotFoundError
 from credalbook.data.idx import read_idx
+from credalbook.data.local_files import (
+    _check_md5,
+    _checked_images_labels,
+    _data_dir,
+    _find,
+    _frozen,
+    _resolve_root,
+    _signature,
+    _to_unit,
+)
 from credalbook.data.splits import _fraction, train_val_test_split
 
 __all__ = [
@@ -105,191 +115,6 @@ _CIFAR = {
 }
 _DIGITS_TEST_FRACTION = 0.3
 _DIGITS_SEED = 0
-
-
-class DatasetNotFoundError(FileNotFoundError):
-    """A dataset's files are not on this machine; the message says how to obtain them.
-
-    Examples
-    --------
-    >>> issubclass(DatasetNotFoundError, FileNotFoundError)
-    True
-    """
-
-
-# ----------------------------------------------------------------------------------------- Dataset
-@dataclasses.dataclass(frozen=True, eq=False, repr=False)
-class Dataset:
-    """An image classification dataset with a fixed train/test split.
-
-    `x_train` and `x_test` (N, C, H, W) hold float images, stored as float32 (the loaders give
-    values in [0, 1]); `y_train` and `y_test` (N,) hold integer labels in [0, K), stored as int64;
-    ``classes[k]`` names label k; `name` is the registry name, e.g. ``"fashion_mnist"``.
-
-    Examples
-    --------
-    >>> ds = Dataset(np.zeros((4, 1, 2, 2)), [0, 1, 1, 0], np.ones((2, 1, 2, 2)), [1, 0],
-    ...              classes=("a", "b"), name="toy")
-    >>> ds
-    Dataset(name='toy', n_train=4, n_test=2, image_shape=(1, 2, 2), n_classes=2)
-    >>> ds.subsample(n_train=2).y_train.shape
-    (2,)
-    """
-
-    x_train: np.ndarray
-    y_train: np.ndarray
-    x_test: np.ndarray
-    y_test: np.ndarray
-    classes: tuple
-    name: str
-
-    def __post_init__(self):
-        classes = tuple(self.classes)
-        if not classes or not all(isinstance(c, str) for c in classes):
-            raise ValueError(f"classes must be a non-empty sequence of str; got {self.classes!r}")
-        object.__setattr__(self, "classes", classes)
-        if not isinstance(self.name, str):
-            raise ValueError(f"name must be a str; got {self.name!r}")
-        for part in ("train", "test"):
-            x, y = np.asarray(getattr(self, "x_" + part)), np.asarray(getattr(self, "y_" + part))
-            if x.ndim != 4 or not np.issubdtype(x.dtype, np.floating):
-                raise ValueError(
-                    f"x_{part} must be a float array of shape (N, C, H, W); got dtype {x.dtype} and shape {x.shape}"
-                )
-            if y.ndim != 1 or len(y) != len(x) or (y.size and y.dtype.kind not in "iu"):
-                raise ValueError(
-                    f"y_{part} must hold {len(x)} integer labels (one per row of "
-                    f"x_{part}); got dtype {y.dtype} and shape {y.shape}"
-                )
-            if y.size and (y.min() < 0 or y.max() >= len(classes)):
-                raise ValueError(f"y_{part} must lie in [0, {len(classes)}); got labels from {y.min()} to {y.max()}")
-            object.__setattr__(self, "x_" + part, np.asarray(x, dtype=np.float32))
-            object.__setattr__(self, "y_" + part, np.asarray(y, dtype=np.int64))
-        if self.x_train.shape[1:] != self.x_test.shape[1:]:
-            raise ValueError(
-                f"x_train images have shape {self.x_train.shape[1:]} but x_test "
-                f"images have shape {self.x_test.shape[1:]}"
-            )
-
-    @property
-    def n_classes(self) -> int:
-        """Number of classes K."""
-        return len(self.classes)
-
-    @property
-    def image_shape(self) -> tuple:
-        """Shape (C, H, W) of one image."""
-        return tuple(self.x_train.shape[1:])
-
-    def __repr__(self) -> str:
-        return (
-            f"Dataset(name={self.name!r}, n_train={len(self.y_train)}, "
-            f"n_test={len(self.y_test)}, image_shape={self.image_shape}, "
-            f"n_classes={self.n_classes})"
-        )
-
-    def subsample(self, n_train: int | None = None, n_test: int | None = None, *, seed: int = 0) -> Dataset:
-        """Return a new Dataset keeping `n_train` / `n_test` random examples (None keeps all).
-
-        Drawn without replacement (not stratified) by ``numpy.random.default_rng(seed)``, in the
-        original order; equal seeds give equal subsets and the arrays are writable copies.
-        """
-        rng = as_rng(seed)
-        parts = {}
-        for part, n in (("train", n_train), ("test", n_test)):
-            x, y = getattr(self, "x_" + part), getattr(self, "y_" + part)
-            if n is None:
-                parts.update({"x_" + part: x.copy(), "y_" + part: y.copy()})
-                continue
-            if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not 1 <= n <= len(y):
-                raise ValueError(f"n_{part} must be an int in [1, {len(y)}]; got {n!r}")
-            idx = np.sort(rng.choice(len(y), size=int(n), replace=False))
-            parts.update({"x_" + part: x[idx], "y_" + part: y[idx]})
-        return Dataset(**parts, classes=self.classes, name=self.name)
-
-
-# ---------------------------------------------------------------------------------------- helpers
-def _data_dir() -> Path:
-    return Path(os.environ.get("CREDALBOOK_DATA_DIR") or "~/.cache/credalbook/data").expanduser()
-
-
-def _resolve_root(root, env: str, default: Path) -> Path:
-    if root is None:
-        root = os.environ.get(env) or default
-    return Path(root).expanduser()
-
-
-def _find(root: Path, names, *, allow_gz: bool, title: str, how_to: str) -> list[Path]:
-    """Locate each file (preferring ``name.gz`` when allowed) or raise DatasetNotFoundError."""
-    found, missing = [], []
-    for name in names:
-        candidates = [root / f"{name}.gz", root / name] if allow_gz else [root / name]
-        hit = next((p for p in candidates if p.is_file()), None)
-        (found if hit else missing).append(hit or name)
-    if missing:
-        where = f"{root} lacks {', '.join(map(str, missing))}" if root.is_dir() else f"folder {root} does not exist"
-        raise DatasetNotFoundError(f"{title} not found: {where}. {how_to}")
-    return found
-
-
-def _signature(path: Path) -> tuple:
-    path = path.resolve()
-    st = path.stat()
-    return str(path), st.st_mtime_ns, st.st_size
-
-
-@functools.lru_cache(maxsize=64)
-def _md5(signature: tuple) -> str:
-    digest = hashlib.md5()
-    with open(signature[0], "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
-def _check_md5(paths, accepted: dict) -> None:
-    for path in paths:
-        if path.name not in accepted:
-            continue  # uncompressed copies: no reference checksum, validated by shape instead
-        got = _md5(_signature(path))
-        if got not in accepted[path.name]:
-            raise ValueError(
-                f"checksum mismatch for {path}: MD5 {got}, expected "
-                f"{' or '.join(accepted[path.name])}; the file is corrupt or another "
-                "release (pass verify=False to skip the check)"
-            )
-
-
-def _to_unit(images: np.ndarray) -> np.ndarray:
-    """uint8 images -> float32 in [0, 1] (255 maps exactly to 1.0)."""
-    return np.divide(images, np.float32(255), dtype=np.float32)
-
-
-def _frozen(*arrays):
-    for a in arrays:
-        a.setflags(write=False)
-    return arrays
-
-
-def _checked_images_labels(
-    x: np.ndarray, y: np.ndarray, img_path, lab_path, n_classes: int, label_offset: int = 0
-) -> tuple[np.ndarray, np.ndarray]:
-    """Check one split read from disk: uint8 (N, 28, 28) images, N integer labels in
-    [label_offset, n_classes + label_offset); returns the images and the labels shifted to int64 [0, n_classes)."""
-    if x.dtype != np.uint8 or x.ndim != 3 or x.shape[1:] != (28, 28):
-        raise ValueError(
-            f"{img_path} must hold uint8 images of shape (N, 28, 28); got dtype {x.dtype} and shape {x.shape}"
-        )
-    if y.shape != (len(x),) or y.dtype.kind not in "iu":
-        raise ValueError(f"{lab_path} must hold {len(x)} integer labels; got dtype {y.dtype} and shape {y.shape}")
-    y = y.astype(np.int64) - label_offset
-    if y.size and (y.min() < 0 or y.max() >= n_classes):
-        raise ValueError(
-            f"{lab_path} holds labels from {y.min() + label_offset} to "
-            f"{y.max() + label_offset}; expected [{label_offset}, "
-            f"{n_classes + label_offset})"
-        )
-    return x, y
 
 
 @functools.lru_cache(maxsize=4)

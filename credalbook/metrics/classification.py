@@ -27,19 +27,12 @@ import functools
 import numbers
 
 import numpy as np
-from scipy.stats import rankdata
 
-from credalbook._deprecation import renamed
-from credalbook._validation import (
-    as_scalar,
-    check_choice,
-    check_n_bins,
-    check_positive_float,
-    check_probs_labels,
-    MAX_BINS,
-)
+from credalbook._deprecation import renamed, RenamedKeys
+from credalbook._validation import as_scalar, check_n_bins, check_positive_float, check_probs_labels, MAX_BINS
 from credalbook.metrics.binned_core import _classwise_counts_estimate, _equal_width_estimate, _power_error, _root
 from credalbook.metrics.binning import _bin_statistics, check_strategy, one_hot
+from credalbook.metrics.discrimination import AUC_KINDS, multiclass_auc
 from credalbook.metrics.intervals import batch_capable, bootstrap_estimate, check_ci_keyword, check_unbatched
 from credalbook.metrics.regions import _region_ece, check_epsilon, check_probs_label_rows, DEFAULT_EPSILON
 
@@ -538,7 +531,9 @@ def ace(probs, labels, *, n_bins: int = 10, ci: float | None = None, n_resamples
 def calibration_summary(probs, labels, *, n_bins: int = 10) -> dict:
     """All the metrics of this module for one model, as a dict (one row of a results table).
 
-    Keys: ``accuracy``, ``mean_confidence``, ``brier``, ``nll``, ``ece_conf``, ``ece_cwise``.
+    Keys: ``accuracy``, ``mean_confidence``, ``brier_score``, ``nll``, ``ece_confidence``, ``ece_classwise``,
+    each named as the function that computes it (``brier``, ``ece_conf`` and ``ece_cwise``, the keys of
+    earlier releases, still read with a :class:`FutureWarning` until 0.7).
 
     Examples
     --------
@@ -547,52 +542,16 @@ def calibration_summary(probs, labels, *, n_bins: int = 10) -> dict:
     -0.15
     """
     p, y = check_probs_labels(probs, labels)
-    return {
+    summary = {
         "accuracy": accuracy(p, y),
         "mean_confidence": as_scalar(p.max(axis=-1).mean(axis=-1)),
-        "brier": brier_score(p, y),
+        "brier_score": brier_score(p, y),
         "nll": nll(p, y),
-        "ece_conf": ece_confidence(p, y, n_bins=n_bins),
-        "ece_cwise": ece_classwise(p, y, n_bins=n_bins),
+        "ece_confidence": ece_confidence(p, y, n_bins=n_bins),
+        "ece_classwise": ece_classwise(p, y, n_bins=n_bins),
     }
+    return RenamedKeys(summary, renames=SUMMARY_RENAMED_KEYS, where="calibration_summary()")
 
 
-#: Kinds of :func:`multiclass_auc`: macro one-vs-rest, or the confidence as a score of correctness.
-AUC_KINDS = ("ovr", "confidence")
-
-
-def multiclass_auc(probs, labels, *, kind: str = "ovr") -> float:
-    r"""Area under the ROC curve of a multi-class predictor.
-
-    ``kind="ovr"``: the macro average over classes of the one-vs-rest AUC of :math:`\hat p_{ik}`
-    for "class k vs the rest" (classes that are absent or the only class in ``labels`` are
-    skipped); for K = 2 this is the usual binary AUC. ``kind="confidence"``: the AUC of the
-    confidence :math:`\max_k \hat p_{ik}` for telling correct from wrong predictions. Both use the
-    Mann-Whitney form with ties counted one half,
-
-    .. math:: \mathrm{AUC} = \frac{\sum_{i\in\mathrm{pos}} \mathrm{rank}(s_i) - n_+(n_+ + 1)/2}{n_+ n_-}.
-
-    Examples
-    --------
-    >>> multiclass_auc([[0.9, 0.1], [0.4, 0.6], [0.6, 0.4], [0.2, 0.8]], [0, 1, 1, 1])
-    1.0
-    """
-    check_choice(kind, "kind", AUC_KINDS)
-    p, t, onehot = check_probs_label_rows(probs, labels)
-    if not onehot:
-        raise ValueError("labels must be integer classes (N,) for an AUC")
-    if kind == "confidence":
-        scores = p.max(axis=1, keepdims=True)
-        pos = (p.argmax(axis=1) == t.argmax(axis=1))[:, None]
-    else:
-        scores, pos = p, t.astype(bool)
-    n_pos = pos.sum(axis=0)
-    n_neg = len(p) - n_pos
-    valid = (n_pos > 0) & (n_neg > 0)
-    if not valid.any():
-        if kind == "confidence":
-            raise ValueError("labels must make some predictions correct and some wrong for a confidence AUC")
-        raise ValueError("labels must contain at least two classes for a one-vs-rest AUC")
-    ranks = rankdata(scores, axis=0)  # average ranks for ties
-    u = (ranks * pos).sum(axis=0) - n_pos * (n_pos + 1) / 2.0
-    return float((u[valid] / (n_pos[valid] * n_neg[valid])).mean())
+#: Keys of :func:`calibration_summary` renamed in 0.6: ``{old: new}``.
+SUMMARY_RENAMED_KEYS = {"brier": "brier_score", "ece_conf": "ece_confidence", "ece_cwise": "ece_classwise"}

@@ -17,35 +17,12 @@ from __future__ import annotations
 import math
 import numbers
 
-import numpy as np
 import torch
-import torch.nn.functional as F
 
-from credalbook._validation import as_numpy, check_n_bins, check_probs_2d, simplex_atol
-from credalbook.metrics.label_hist import check_label_hist
+from credalbook._validation import check_n_bins, check_probs_2d, simplex_atol
+from credalbook.metrics.label_hist import as_label_hist_tensor
 
 __all__ = ["differentiable_ece", "ece_surrogate"]
-
-
-def _label_hist_rows(labels, n: int, k: int, name: str = "labels") -> torch.Tensor:
-    """Labels (N,) or label histograms (N, K) of non-negative integer counts -> float64 (N, K)."""
-    arr = as_numpy(labels, name)
-    if arr.dtype == bool or arr.dtype.kind not in "fiu":
-        raise ValueError(f"{name} must hold integer labels (N,) or counts (N, K); got dtype {arr.dtype}")
-    if arr.ndim == 1:
-        if arr.shape != (n,):
-            raise ValueError(f"{name} must have shape ({n},) or ({n}, {k}) to match the logits; got {arr.shape}")
-        if arr.dtype.kind == "f" and not np.all(np.isfinite(arr) & (arr == np.round(arr))):
-            raise ValueError(f"{name} given as labels (N,) must be integers")
-        if n and (arr.min() < 0 or arr.max() >= k):
-            raise ValueError(f"{name} must be labels in [0, {k}); got labels from {arr.min()} to {arr.max()}")
-        return F.one_hot(torch.from_numpy(arr.astype(np.int64)), k).to(torch.float64)
-    if arr.shape != (n, k):
-        raise ValueError(f"{name} must have shape ({n},) or ({n}, {k}) to match the logits; got {arr.shape}")
-    counts = check_label_hist(arr, n_classes=k, min_labels=0, name=name)
-    if counts.sum() == 0:
-        raise ValueError(f"{name} must contain at least one label; all counts are 0")
-    return torch.from_numpy(counts.astype(np.float64))
 
 
 def _check_temperature(value) -> float:
@@ -149,5 +126,5 @@ def differentiable_ece(probs, labels, *, n_bins: int = 15, bin_temperature: floa
             raise ValueError("probs must be finite rows on the simplex (non-negative, summing to 1)")
     else:
         p = torch.tensor(check_probs_2d(probs))
-    hist = _label_hist_rows(labels, p.shape[0], p.shape[1], name="labels").to(p.device)
+    hist = as_label_hist_tensor(labels, p.shape[0], p.shape[1], name="labels").to(p.device)
     return ece_surrogate(p, hist, n_bins, bin_temperature)

@@ -47,7 +47,8 @@ seconds instead of hours). The kernel objects also evaluate in torch, and the sa
 run in torch with gradients, on the device of the input (:func:`skce` on tensors, and
 :func:`credalbook.metrics.skce_estimator` for the weight learner of Jürgens et al.); for large N
 the torch quadratic estimator also works in row blocks of the kernel matrix, recomputed in the
-backward pass (:func:`torch.utils.checkpoint.checkpoint`). Tests hold the paths equal.
+backward pass (:func:`torch.utils.checkpoint.checkpoint`; ``credalbook.metrics.skce_torch``). Tests
+hold the paths equal.
 
 References
 ----------
@@ -64,7 +65,6 @@ from collections.abc import Callable
 
 import numpy as np
 import torch
-from torch.utils.checkpoint import checkpoint
 
 from credalbook._validation import (
     as_scalar,
@@ -85,6 +85,7 @@ from credalbook.metrics.skce_core import (
     skce_pair_term,
     skce_residuals,
 )
+from credalbook.metrics.skce_torch import _tensors, _torch_quadratic_total
 
 __all__ = [
     "SKCE_ESTIMATORS",
@@ -153,29 +154,6 @@ def _blocks(x, n_blocks: int, m: int, row_ndim: int):
 # --------------------------------------------------------------------------------------------
 
 
-def _torch_quadratic_total(kernel: ScalarKernel, p3: torch.Tensor, r3: torch.Tensor, rk3: torch.Tensor) -> torch.Tensor:
-    r""":math:`\sum_{i,j} k_{ij}\, r_i^\top K_y r_j` (diagonal included) for (B, N, K) inputs → (B,).
-
-    One (B, N, N) kernel matrix up to ``_TORCH_GRAM_ELEMS`` entries; above, row blocks of it, each
-    recomputed in the backward pass when gradients are needed (memory O(N · rows), not O(N²)).
-    """
-    n_sets, n, _ = p3.shape
-    if n_sets * n * n <= _TORCH_GRAM_ELEMS:
-        return ((kernel.torch_gram(p3, p3) @ rk3) * r3).sum((-1, -2))
-
-    def rows_total(p_rows, r_rows, p_all, rk_all):
-        return ((kernel.torch_gram(p_rows, p_all) @ rk_all) * r_rows).sum((-1, -2))
-
-    grad = torch.is_grad_enabled() and any(t.requires_grad for t in (p3, r3, rk3))
-    step = max(1, _TORCH_GRAM_ELEMS // (n_sets * n))
-    total = None
-    for s in range(0, n, step):
-        args = (p3[:, s : s + step], r3[:, s : s + step], p3, rk3)
-        part = checkpoint(rows_total, *args, use_reentrant=False) if grad else rows_total(*args)
-        total = part if total is None else total + part
-    return total
-
-
 def _skce_torch(
     p: torch.Tensor,
     y: torch.Tensor,
@@ -215,26 +193,9 @@ def _skce_torch(
     if kernel is None:
         total = (r.sum(-2) * rk.sum(-2)).sum(-1)
     else:
-        total = _torch_quadratic_total(kernel, p.reshape(-1, n, k), r.reshape(-1, n, k), rk.reshape(-1, n, k)).reshape(
-            p.shape[:-2]
-        )
+        p3, r3, rk3 = p.reshape(-1, n, k), r.reshape(-1, n, k), rk.reshape(-1, n, k)
+        total = _torch_quadratic_total(kernel, p3, r3, rk3, _TORCH_GRAM_ELEMS).reshape(p.shape[:-2])
     return (total - diagonal.sum(-1)) / (n * (n - 1))
-
-
-def _tensors(probs, labels, *, min_instances: int = 1):
-    """Validate and return (probs float tensor, labels long tensor), keeping gradients, dtype and device.
-
-    Validation sees the tensor's own dtype, so float16 and bfloat16 rows get the tolerance of their
-    precision (:func:`credalbook._validation.simplex_atol`).
-    """
-    if isinstance(probs, torch.Tensor):
-        with torch.no_grad():
-            check_probs_labels(probs, labels, min_instances=min_instances)
-        p = probs if probs.is_floating_point() else probs.double()
-        y = torch.as_tensor(labels, device=p.device).long()
-        return p, y
-    p, y = check_probs_labels(probs, labels, min_instances=min_instances)
-    return torch.from_numpy(p), torch.from_numpy(y)
 
 
 # --------------------------------------------------------------------------------------------

@@ -31,7 +31,10 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+import torch
+import torch.nn.functional as F
 
+from credalbook._deprecation import swapped_label_hist
 from credalbook._validation import (
     as_numpy,
     check_n_bins,
@@ -125,7 +128,34 @@ def check_label_hist(
     return arr
 
 
-def _check_pair(label_hist, probs, *, min_labels: int = 1) -> tuple[np.ndarray, np.ndarray]:
+def as_label_hist_tensor(labels, n: int, k: int, name: str = "labels") -> torch.Tensor:
+    """Labels (N,) or label histograms (N, K) of non-negative integer counts as a float64 tensor (N, K).
+
+    Labels in [0, K) become one-hot rows; histograms are checked by :func:`check_label_hist` (rows
+    without labels allowed, at least one label in all). `n` and `k` are N and K of the predictions
+    they go with. The objectives of the calibrators (:mod:`credalbook.calibration`) and
+    :func:`credalbook.metrics.differentiable_ece` take labels through it.
+    """
+    arr = as_numpy(labels, name)
+    if arr.dtype == bool or arr.dtype.kind not in "fiu":
+        raise ValueError(f"{name} must hold integer labels (N,) or counts (N, K); got dtype {arr.dtype}")
+    if arr.ndim == 1:
+        if arr.shape != (n,):
+            raise ValueError(f"{name} must have shape ({n},) or ({n}, {k}) to match the logits; got {arr.shape}")
+        if arr.dtype.kind == "f" and not np.all(np.isfinite(arr) & (arr == np.round(arr))):
+            raise ValueError(f"{name} given as labels (N,) must be integers")
+        if n and (arr.min() < 0 or arr.max() >= k):
+            raise ValueError(f"{name} must be labels in [0, {k}); got labels from {arr.min()} to {arr.max()}")
+        return F.one_hot(torch.from_numpy(arr.astype(np.int64)), k).to(torch.float64)
+    if arr.shape != (n, k):
+        raise ValueError(f"{name} must have shape ({n},) or ({n}, {k}) to match the logits; got {arr.shape}")
+    counts = check_label_hist(arr, n_classes=k, min_labels=0, name=name)
+    if counts.sum() == 0:
+        raise ValueError(f"{name} must contain at least one label; all counts are 0")
+    return torch.from_numpy(counts.astype(np.float64))
+
+
+def _check_pair(probs, label_hist, *, min_labels: int = 1) -> tuple[np.ndarray, np.ndarray]:
     """Validated (label_hist int64 (N, K), probs float64 (N, K)) with matching shapes."""
     p = check_probs(probs)
     if p.ndim != 2:
@@ -198,7 +228,8 @@ def _binned(
 # ----------------------------------------------------------------------------------------------
 # Order-1 metrics: CPEs
 # ----------------------------------------------------------------------------------------------
-def expected_squared_loss(label_hist, probs, *, instance_weights=None) -> float:
+@swapped_label_hist()
+def expected_squared_loss(probs, label_hist, *, instance_weights=None) -> float:
     r"""Unbiased estimate of the expected squared loss :math:`L_{sq} = \mathbb E\lVert Y - Z\rVert^2` (Eq. 8).
 
     .. math::
@@ -211,10 +242,10 @@ def expected_squared_loss(label_hist, probs, *, instance_weights=None) -> float:
 
     Parameters
     ----------
-    label_hist : array-like of int, shape (N, K)
-        Label counts; every instance needs :math:`n_i \ge 1`.
     probs : array-like, shape (N, K)
         CPEs :math:`z_i`, rows on the simplex.
+    label_hist : array-like of int, shape (N, K)
+        Label counts; every instance needs :math:`n_i \ge 1`.
     instance_weights : array-like, shape (N,), optional
         Non-negative weights :math:`w_i` with a positive sum; default 1 (the paper's choice; any
         weights give an unbiased estimate, App. B.1, and :math:`w_i \propto n_i` lowers the
@@ -230,10 +261,10 @@ def expected_squared_loss(label_hist, probs, *, instance_weights=None) -> float:
 
     Examples
     --------
-    >>> round(expected_squared_loss([[2, 0], [1, 1]], [[0.8, 0.2], [0.5, 0.5]]), 6)   # (0.08 + 0.5) / 2
+    >>> round(expected_squared_loss([[0.8, 0.2], [0.5, 0.5]], [[2, 0], [1, 1]]), 6)   # (0.08 + 0.5) / 2
     0.29
     """
-    y, p = _check_pair(label_hist, probs, min_labels=1)
+    y, p = _check_pair(probs, label_hist, min_labels=1)
     mu = y / y.sum(axis=1, keepdims=True)
     per_instance = ((mu - p) ** 2 + mu * (1.0 - mu)).sum(axis=1)
     if instance_weights is None:
@@ -248,7 +279,8 @@ def expected_squared_loss(label_hist, probs, *, instance_weights=None) -> float:
     return float((w * per_instance).sum() / w.sum())
 
 
-def epistemic_loss(label_hist, probs, *, debiased: bool = True) -> float:
+@swapped_label_hist()
+def epistemic_loss(probs, label_hist, *, debiased: bool = True) -> float:
     r"""Epistemic loss :math:`\mathrm{EL} = \mathbb E\lVert Q - Z\rVert^2`, plug-in (Eq. 9) or unbiased (Eq. 10).
 
     .. math::
@@ -256,17 +288,16 @@ def epistemic_loss(label_hist, probs, *, debiased: bool = True) -> float:
         \widehat{\mathrm{EL}} = \widetilde{\mathrm{EL}}
         - \frac1N \sum_i \sum_k \frac{\hat\mu_{ik}(1 - \hat\mu_{ik})}{n_i - 1}
 
-    The correction needs :math:`n_i \ge 2` (Sec. 3.1: the estimator "can only be evaluated when
-    more than one label per instance is available"), so with ``debiased=True`` instances with a
-    single label are left out and both sums run over the :math:`N_2` instances with
-    :math:`n_i \ge 2` (with :math:`N_2` in place of :math:`N`); this keeps the estimate unbiased.
-    (The authors' released code instead keeps such instances uncorrected, which is biased.) The
-    plug-in uses every instance with :math:`n_i \ge 1`.
+    The correction needs :math:`n_i \ge 2` (Sec. 3.1: the estimator "can only be evaluated when more than one label per
+    instance is available"), so with ``debiased=True`` instances with a single label are left out and both sums run over
+    the :math:`N_2` instances with :math:`n_i \ge 2` (with :math:`N_2` in place of :math:`N`); this keeps the estimate
+    unbiased. (The authors' released code instead keeps such instances uncorrected, which is biased.) The plug-in uses
+    every instance with :math:`n_i \ge 1`.
 
     Parameters
     ----------
-    label_hist : array-like of int, shape (N, K)
     probs : array-like, shape (N, K)
+    label_hist : array-like of int, shape (N, K)
     debiased : bool, default True
         Unbiased estimator (Eq. 10) or plug-in (Eq. 9).
 
@@ -283,10 +314,10 @@ def epistemic_loss(label_hist, probs, *, debiased: bool = True) -> float:
     Examples
     --------
     >>> h, p = [[2, 0], [1, 1]], [[0.8, 0.2], [0.5, 0.5]]
-    >>> round(epistemic_loss(h, p, debiased=False), 6), round(epistemic_loss(h, p), 6)   # 0.04, 0.04 - 0.25
+    >>> round(epistemic_loss(p, h, debiased=False), 6), round(epistemic_loss(p, h), 6)   # 0.04, 0.04 - 0.25
     (0.04, -0.21)
     """
-    y, p = _check_pair(label_hist, probs, min_labels=1)
+    y, p = _check_pair(probs, label_hist, min_labels=1)
     n = y.sum(axis=1)
     if debiased:
         keep = n >= 2
@@ -416,7 +447,8 @@ def _decompose(y: np.ndarray, p: np.ndarray, n_bins: int, bin_edges, want_debias
     )
 
 
-def cpe_loss_decomposition(label_hist, probs, *, n_bins: int = 15, bin_edges=None) -> CPELossDecomposition:
+@swapped_label_hist()
+def cpe_loss_decomposition(probs, label_hist, *, n_bins: int = 15, bin_edges=None) -> CPELossDecomposition:
     r"""Plug-in and debiased EL, CL and DL of CPEs with their per-class, per-bin terms (Eqs. 9-14, 35-36).
 
     For class :math:`k`, the values :math:`z_{ik}` are binned (15 equal-width bins by default, as
@@ -429,17 +461,16 @@ def cpe_loss_decomposition(label_hist, probs, *, n_bins: int = 15, bin_edges=Non
         \widetilde{\mathrm{DL}}_{kb} = \frac1N \sum_{i \in I_{kb}}
         \{(\hat\mu_{ik} - \bar c_{kb}) - (z_{ik} - \bar z_{kb})\}^2
 
-    with :math:`\bar c_{kb}, \bar z_{kb}` the bin means of :math:`\hat\mu_{ik}, z_{ik}` and
-    :math:`\bar\sigma_{kb}^2` the (biased) bin variance of :math:`\hat\mu_{ik}`. Bins with fewer
-    than two instances contribute 0 to the debiased CL (App. B.3: "We use 0 for the estimators
-    with such bins"; the released code keeps their plug-in value instead). See
-    :class:`CPELossDecomposition` for which instances enter each term.
+    with :math:`\bar c_{kb}, \bar z_{kb}` the bin means of :math:`\hat\mu_{ik}, z_{ik}` and :math:`\bar\sigma_{kb}^2`
+    the (biased) bin variance of :math:`\hat\mu_{ik}`. Bins with fewer than two instances contribute 0 to the debiased
+    CL (App. B.3: "We use 0 for the estimators with such bins"; the released code keeps their plug-in value instead).
+    See :class:`CPELossDecomposition` for which instances enter each term.
 
     Parameters
     ----------
+    probs : array-like, shape (N, K)
     label_hist : array-like of int, shape (N, K)
         Every instance needs :math:`n_i \ge 1`.
-    probs : array-like, shape (N, K)
     n_bins : int, default 15
         Number of equal-width bins on [0, 1].
     bin_edges : array-like, optional
@@ -456,18 +487,19 @@ def cpe_loss_decomposition(label_hist, probs, *, n_bins: int = 15, bin_edges=Non
 
     Examples
     --------
-    >>> d = cpe_loss_decomposition([[2, 0], [1, 1], [0, 2]], [[0.9, 0.1], [0.9, 0.1], [0.2, 0.8]], n_bins=2)
+    >>> d = cpe_loss_decomposition([[0.9, 0.1], [0.9, 0.1], [0.2, 0.8]], [[2, 0], [1, 1], [0, 2]], n_bins=2)
     >>> d.counts.tolist()
     [[1, 2], [2, 1]]
     >>> round(d.el_plugin, 6) == round(d.cl_plugin + d.dl_plugin, 6)
     True
     """
-    y, p = _check_pair(label_hist, probs, min_labels=1)
+    y, p = _check_pair(probs, label_hist, min_labels=1)
     return CPELossDecomposition(**_decompose(y, p, n_bins, bin_edges))
 
 
+@swapped_label_hist()
 def binned_calibration_loss(
-    label_hist, probs, *, n_bins: int = 15, bin_edges=None, debiased: bool = True, per_class: bool = False
+    probs, label_hist, *, n_bins: int = 15, bin_edges=None, debiased: bool = True, per_class: bool = False
 ):
     r"""Binned class-wise calibration loss :math:`\mathrm{CL}(\mathcal B) = \sum_k \mathrm{CL}_k(\mathcal B_k)` (Eqs. 13-14).
 
@@ -475,14 +507,13 @@ def binned_calibration_loss(
         \mathrm{CL}_k(\mathcal B_k) = \sum_b \frac{|I_{kb}|}{N}\Bigl[(\bar c_{kb} - \bar z_{kb})^2
         - \frac{\bar\sigma_{kb}^2}{|I_{kb}| - 1}\Bigr]
 
-    (the bracket's second term only with ``debiased=True``, and only for bins with at least two
-    instances; smaller bins contribute 0 to the debiased estimate, App. B.3). Uses every instance,
-    including single-labelled ones, for which it coincides with the debiased reliability term of
-    Bröcker (2012) and Ferro & Fricker (2012) (Sec. 3.2).
+    (the bracket's second term only with ``debiased=True``, and only for bins with at least two instances; smaller bins
+    contribute 0 to the debiased estimate, App. B.3). Uses every instance, including single-labelled ones, for which it
+    coincides with the debiased reliability term of Bröcker (2012) and Ferro & Fricker (2012) (Sec. 3.2).
 
     Parameters
     ----------
-    label_hist, probs : array-like, shape (N, K)
+    probs, label_hist : array-like, shape (N, K)
     n_bins : int, default 15
     bin_edges : array-like, optional
     debiased : bool, default True
@@ -503,16 +534,17 @@ def binned_calibration_loss(
     Examples
     --------
     >>> h, p = [[1, 1], [2, 0], [0, 2]], [[0.9, 0.1], [0.9, 0.1], [0.2, 0.8]]
-    >>> round(binned_calibration_loss(h, p, n_bins=2, debiased=False), 6)   # 2 classes x (2/3 (0.75-0.9)^2 + 1/3 (0-0.2)^2)
+    >>> round(binned_calibration_loss(p, h, n_bins=2, debiased=False), 6)   # 2 classes x (2/3 (0.75-0.9)^2 + 1/3 (0-0.2)^2)
     0.056667
     """
-    y, p = _check_pair(label_hist, probs, min_labels=1)
+    y, p = _check_pair(probs, label_hist, min_labels=1)
     d = _decompose(y, p, n_bins, bin_edges, want_debiased=False)
     cl = (d["cl_debiased_bins"] if debiased else d["cl_plugin_bins"]).sum(axis=1)
     return cl if per_class else float(cl.sum())
 
 
-def binned_calibration_error(label_hist, probs, *, n_bins: int = 15, bin_edges=None, debiased: bool = True) -> float:
+@swapped_label_hist()
+def binned_calibration_error(probs, label_hist, *, n_bins: int = 15, bin_edges=None, debiased: bool = True) -> float:
     r"""Class-wise calibration error :math:`\mathrm{CE} = \sqrt{\sum_k \mathrm{CL}_k(\mathcal B_k)}` (Sec. 2.1, 3.2).
 
     .. math:: \widehat{\mathrm{CE}} = \sqrt{\max\bigl(0, \textstyle\sum_k \widehat{\mathrm{CL}}_k\bigr)}
@@ -529,14 +561,15 @@ def binned_calibration_error(label_hist, probs, *, n_bins: int = 15, bin_edges=N
     Examples
     --------
     >>> h, p = [[1, 1], [2, 0], [0, 2]], [[0.9, 0.1], [0.9, 0.1], [0.2, 0.8]]
-    >>> round(binned_calibration_error(h, p, n_bins=2, debiased=False), 6)
+    >>> round(binned_calibration_error(p, h, n_bins=2, debiased=False), 6)
     0.238048
     """
-    cl = binned_calibration_loss(label_hist, probs, n_bins=n_bins, bin_edges=bin_edges, debiased=debiased)
+    cl = binned_calibration_loss(probs, label_hist, n_bins=n_bins, bin_edges=bin_edges, debiased=debiased)
     return math.sqrt(max(cl, 0.0))
 
 
-def dispersion_loss(label_hist, probs, *, n_bins: int = 15, bin_edges=None, debiased: bool = True) -> float:
+@swapped_label_hist()
+def dispersion_loss(probs, label_hist, *, n_bins: int = 15, bin_edges=None, debiased: bool = True) -> float:
     r"""Dispersion loss :math:`\mathrm{DL}(\mathcal B) = \mathrm{EL} - \mathrm{CL}(\mathcal B)` (App. B.4, Eqs. 35-36).
 
     .. math::
@@ -545,10 +578,9 @@ def dispersion_loss(label_hist, probs, *, n_bins: int = 15, bin_edges=None, debi
         \widehat{\mathrm{DL}} = \widetilde{\mathrm{DL}} - \sum_{k,b}\frac1N \sum_{i \in I_{kb}}
         \Bigl(\frac{\hat\mu_{ik}(1 - \hat\mu_{ik})}{n_i - 1} - \frac{\bar\sigma_{kb}^2}{|I_{kb}| - 1}\Bigr)
 
-    The plug-in is never negative (Prop. 4). The debiased estimate is formed on the instances
-    with :math:`n_i \ge 2`, as :math:`\widehat{\mathrm{EL}} - \widehat{\mathrm{CL}}` bin by bin
-    (a bin with one instance has :math:`\widehat{\mathrm{CL}}_{kb} = 0`, so its
-    :math:`\widehat{\mathrm{DL}}_{kb} = \widehat{\mathrm{EL}}_{kb}`).
+    The plug-in is never negative (Prop. 4). The debiased estimate is formed on the instances with :math:`n_i \ge 2`, as
+    :math:`\widehat{\mathrm{EL}} - \widehat{\mathrm{CL}}` bin by bin (a bin with one instance has
+    :math:`\widehat{\mathrm{CL}}_{kb} = 0`, so its :math:`\widehat{\mathrm{DL}}_{kb} = \widehat{\mathrm{EL}}_{kb}`).
 
     References
     ----------
@@ -557,10 +589,10 @@ def dispersion_loss(label_hist, probs, *, n_bins: int = 15, bin_edges=None, debi
     Examples
     --------
     >>> h, p = [[1, 1], [2, 0], [0, 2]], [[0.9, 0.1], [0.9, 0.1], [0.2, 0.8]]
-    >>> round(dispersion_loss(h, p, n_bins=2, debiased=False), 6)   # 2 classes x 2 x 0.25^2 / 3
+    >>> round(dispersion_loss(p, h, n_bins=2, debiased=False), 6)   # 2 classes x 2 x 0.25^2 / 3
     0.083333
     """
-    y, p = _check_pair(label_hist, probs, min_labels=1)
+    y, p = _check_pair(probs, label_hist, min_labels=1)
     if debiased and not (y.sum(axis=1) >= 2).any():
         raise ValueError("label_hist needs at least one instance with n_i >= 2 labels for the debiased DL")
     d = _decompose(y, p, n_bins, bin_edges, want_debiased=debiased)

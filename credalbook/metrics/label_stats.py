@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import comb
 
+from credalbook._deprecation import swapped_label_hist
 from credalbook._validation import as_numpy, check_positive_int, check_real_dtype, check_unit_values
 from credalbook.metrics.label_hist import _bin_index, _binned, check_label_hist
 from credalbook.metrics.reliability import ReliabilityCurve
@@ -176,7 +177,7 @@ def _check_phi_probs(phi_probs, n: int) -> np.ndarray:
     return check_unit_values(v, "phi_probs")
 
 
-def _statistic_inputs(label_hist, phi_probs, phi, order):
+def _statistic_inputs(phi_probs, label_hist, phi, order):
     order = _phi_order(phi, order)
     y = check_label_hist(label_hist, min_labels=0)
     v = _check_phi_probs(phi_probs, y.shape[0])
@@ -187,7 +188,8 @@ def _statistic_inputs(label_hist, phi_probs, phi, order):
     return m1[keep], m2[keep], v[keep]
 
 
-def statistic_squared_loss(label_hist, phi_probs, *, phi: str | Callable = "disagreement", order: int = 2) -> float:
+@swapped_label_hist(ndim=1)
+def statistic_squared_loss(phi_probs, label_hist, *, phi: str | Callable = "disagreement", order: int = 2) -> float:
     r"""Unbiased estimate of :math:`L_\phi = \mathbb E[(\phi - \varphi)^2]` (App. C.1, Eq. 40).
 
     .. math::
@@ -202,9 +204,9 @@ def statistic_squared_loss(label_hist, phi_probs, *, phi: str | Callable = "disa
 
     Parameters
     ----------
-    label_hist : array-like of int, shape (N, K)
     phi_probs : array-like, shape (N,)
         Predicted probabilities :math:`\varphi_i` of :math:`\phi = 1` (e.g. DPEs).
+    label_hist : array-like of int, shape (N, K)
     phi, order : see :func:`statistic_mean_estimate`
 
     References
@@ -213,10 +215,10 @@ def statistic_squared_loss(label_hist, phi_probs, *, phi: str | Callable = "disa
 
     Examples
     --------
-    >>> round(statistic_squared_loss([[1, 1], [2, 0]], [0.5, 0.0]), 6)   # ((1 - .5)^2 + 0) / 2
+    >>> round(statistic_squared_loss([0.5, 0.0], [[1, 1], [2, 0]]), 6)   # ((1 - .5)^2 + 0) / 2
     0.125
     """
-    m1, m2, v = _statistic_inputs(label_hist, phi_probs, phi, order)
+    m1, m2, v = _statistic_inputs(phi_probs, label_hist, phi, order)
     return float((m2 - 2.0 * v * m1 + v**2).mean())
 
 
@@ -265,8 +267,9 @@ class StatisticCalibration:
         )
 
 
+@swapped_label_hist(ndim=1)
 def statistic_calibration(
-    label_hist, phi_probs, *, phi: str | Callable = "disagreement", order: int = 2, n_bins: int = 15, bin_edges=None
+    phi_probs, label_hist, *, phi: str | Callable = "disagreement", order: int = 2, n_bins: int = 15, bin_edges=None
 ) -> StatisticCalibration:
     r"""Plug-in and debiased calibration loss :math:`\mathrm{CL}_\phi(\mathcal B)` of :math:`\varphi` (App. C.2).
 
@@ -282,8 +285,8 @@ def statistic_calibration(
 
     Parameters
     ----------
-    label_hist : array-like of int, shape (N, K)
     phi_probs : array-like, shape (N,)
+    label_hist : array-like of int, shape (N, K)
     phi, order : see :func:`statistic_mean_estimate`
     n_bins : int, default 15
     bin_edges : array-like, optional
@@ -298,11 +301,11 @@ def statistic_calibration(
 
     Examples
     --------
-    >>> c = statistic_calibration([[1, 1], [2, 0], [1, 1]], [0.5, 0.5, 0.5], n_bins=2)
+    >>> c = statistic_calibration([0.5, 0.5, 0.5], [[1, 1], [2, 0], [1, 1]], n_bins=2)
     >>> c.counts.tolist(), round(c.cl_plugin, 6)   # observed 2/3 against predicted 0.5
     ([0, 3], 0.027778)
     """
-    m1, _, v = _statistic_inputs(label_hist, phi_probs, phi, order)
+    m1, _, v = _statistic_inputs(phi_probs, label_hist, phi, order)
     idx, edges = _bin_index(v, n_bins, bin_edges)
     r = _binned(m1[None], v[None], idx[None], edges.size - 1, len(v))
     return StatisticCalibration(
@@ -310,9 +313,10 @@ def statistic_calibration(
     )
 
 
+@swapped_label_hist(ndim=1)
 def statistic_calibration_loss(
-    label_hist,
     phi_probs,
+    label_hist,
     *,
     phi: str | Callable = "disagreement",
     order: int = 2,
@@ -326,16 +330,17 @@ def statistic_calibration_loss(
 
     Examples
     --------
-    >>> round(statistic_calibration_loss([[1, 1], [2, 0], [1, 1]], [0.5, 0.5, 0.5], n_bins=2, debiased=False), 6)
+    >>> round(statistic_calibration_loss([0.5, 0.5, 0.5], [[1, 1], [2, 0], [1, 1]], n_bins=2, debiased=False), 6)
     0.027778
     """
-    c = statistic_calibration(label_hist, phi_probs, phi=phi, order=order, n_bins=n_bins, bin_edges=bin_edges)
+    c = statistic_calibration(phi_probs, label_hist, phi=phi, order=order, n_bins=n_bins, bin_edges=bin_edges)
     return c.cl_debiased if debiased else c.cl_plugin
 
 
+@swapped_label_hist(ndim=1)
 def statistic_calibration_error(
-    label_hist,
     phi_probs,
+    label_hist,
     *,
     phi: str | Callable = "disagreement",
     order: int = 2,
@@ -349,10 +354,10 @@ def statistic_calibration_error(
 
     Examples
     --------
-    >>> round(statistic_calibration_error([[1, 1], [2, 0], [1, 1]], [0.5, 0.5, 0.5], n_bins=2, debiased=False), 6)
+    >>> round(statistic_calibration_error([0.5, 0.5, 0.5], [[1, 1], [2, 0], [1, 1]], n_bins=2, debiased=False), 6)
     0.166667
     """
     cl = statistic_calibration_loss(
-        label_hist, phi_probs, phi=phi, order=order, n_bins=n_bins, bin_edges=bin_edges, debiased=debiased
+        phi_probs, label_hist, phi=phi, order=order, n_bins=n_bins, bin_edges=bin_edges, debiased=debiased
     )
     return math.sqrt(max(cl, 0.0))

@@ -9,7 +9,8 @@ CPU: the shuffling uses its own :class:`torch.Generator`, and dropout masks come
 global torch RNG seeded inside a forked RNG state, so the caller's RNG is left untouched.
 
 :func:`predict_logits` and :func:`predict_proba` evaluate a network in eval mode without
-gradients, batch by batch.
+gradients, batch by batch. The learning-rate schedule and the checkpoint of a resumable run are
+callbacks of the epoch loop, in :mod:`credalbook.nn.fit_callbacks`.
 """
 
 from __future__ import annotations
@@ -27,9 +28,10 @@ from torch import nn
 
 from credalbook._config import resolve_config
 from credalbook._validation import check_positive_int
-from credalbook.cache import as_checkpoint, load_checkpoint, restore_rng_states, rng_states, save_checkpoint
+from credalbook.cache import as_checkpoint, load_checkpoint, restore_rng_states
 from credalbook.nn.device import resolve_device
-from credalbook.nn.loop import Callback, EarlyStopping, train_loop
+from credalbook.nn.fit_callbacks import _FitCheckpoint, _LRSchedule, _resume, _settings
+from credalbook.nn.loop import EarlyStopping, train_loop
 from credalbook.nn.models import as_float_tensor, as_label_tensor
 
 __all__ = ["FitConfig", "TrainResult", "fit", "predict_logits", "predict_proba"]
@@ -84,14 +86,6 @@ def _check_nonneg_int(value, name: str) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
         raise ValueError(f"{name} must be a non-negative integer; got {value!r}")
     return int(value)
-
-
-def _scheduled_lr(lr: float, epoch: int, warmup_epochs: int, milestones: tuple, decay: float) -> float:
-    """Learning rate of (1-based) ``epoch``: linear warm-up, then a step decay after each milestone."""
-    factor = decay ** sum(epoch > m for m in milestones)
-    if warmup_epochs and epoch <= warmup_epochs:
-        factor *= epoch / warmup_epochs
-    return lr * factor
 
 
 @torch.no_grad()
@@ -163,45 +157,6 @@ def _postfix(has_val: bool):
         return post
 
     return postfix
-
-
-class _LRSchedule(Callback):
-    """Sets the learning rate of every epoch (warm-up, then step decay) before it starts."""
-
-    def __init__(self, opt, lr, warmup_epochs, milestones, decay) -> None:
-        self.opt, self.args = opt, (lr, warmup_epochs, milestones, decay)
-
-    def on_epoch_begin(self, epoch: int) -> None:
-        lr, warmup, milestones, decay = self.args
-        for group in self.opt.param_groups:
-            group["lr"] = _scheduled_lr(lr, epoch, warmup, milestones, decay)
-
-
-class _FitCheckpoint(Callback):
-    """Writes what :func:`fit` needs to resume after every epoch."""
-
-    def __init__(self, path, settings, model, opt, shuffle_gen, fork_devices, history, stopping, elapsed) -> None:
-        self.path, self.settings, self.model, self.opt = path, settings, model, opt
-        self.shuffle_gen, self.fork_devices, self.history = shuffle_gen, fork_devices, history
-        self.stopping, self.elapsed = stopping, elapsed
-
-    def on_epoch_end(self, epoch: int, logs: dict) -> None:
-        stop = self.stopping
-        save_checkpoint(
-            self.path,
-            dict(
-                settings=self.settings,
-                model=self.model.state_dict(),
-                optimizer=self.opt.state_dict(),
-                **rng_states(self.shuffle_gen, self.fork_devices),
-                history=self.history,
-                best_loss=stop.best,
-                best_epoch=stop.best_epoch,
-                since_best=stop.since_best,
-                best_state=stop.best_state,
-                seconds=self.elapsed(),
-            ),
-        )
 
 
 @dataclass(frozen=True)
@@ -289,44 +244,55 @@ def _optimizer(model, cfg: FitConfig):
     return torch.optim.SGD(params, lr=cfg.lr, momentum=cfg.momentum, weight_decay=cfg.weight_decay)
 
 
-def _settings(
-    model, cfg: FitConfig, *, restore_best: bool, seed: int, channels_last: bool, n_train: int, n_val: int
-) -> dict:
-    """What a checkpoint records of the run, to refuse resuming another one."""
-    return dict(
-        epochs=cfg.epochs,
-        batch_size=cfg.batch_size,
-        optimizer=cfg.optimizer,
-        lr=cfg.lr,
-        momentum=cfg.momentum,
-        weight_decay=cfg.weight_decay,
-        patience=cfg.patience,
-        restore_best=restore_best,
-        seed=int(seed),
-        warmup_epochs=cfg.warmup_epochs,
-        milestones=list(cfg.milestones),
-        lr_decay=cfg.lr_decay,
-        **({"channels_last": True} if channels_last else {}),
-        n_train=int(n_train),
-        n_val=int(n_val),
-        shapes=[list(v.shape) for v in model.state_dict().values()],
+def _checked_options(model, config, options: dict, seed, checkpoint, channels_last) -> tuple:
+    """The checked ``(FitConfig, seed, checkpoint path or None)`` of a :func:`fit` call."""
+    if not isinstance(model, nn.Module):
+        raise ValueError(f"model must be a torch.nn.Module; got {type(model).__name__}")
+    cfg = resolve_config(FitConfig, config, options, "fit").checked()
+    seed = check_positive_int(seed, "seed", minimum=0, maximum=2**64 - 1)  # torch's seed range; no bools
+    checkpoint = as_checkpoint(checkpoint)
+    if not isinstance(channels_last, bool):
+        raise TypeError(f"channels_last must be True or False; got {channels_last!r}")
+    return cfg, seed, checkpoint
+
+
+def _restore_best(cfg: FitConfig, has_val: bool) -> bool:
+    """Whether :func:`fit` ends with the best weights; `patience` needs validation data."""
+    if not has_val and cfg.patience is not None:
+        raise ValueError(f"patience={cfg.patience} needs validation data; pass x_val and y_val")
+    restore_best = cfg.patience is not None if cfg.restore_best is None else cfg.restore_best
+    return bool(restore_best) and has_val
+
+
+def _validation_step(model, opt, x_va, y_va, eval_batch: int, elapsed):
+    """The validation of every epoch: loss and accuracy (NaN without validation data), lr and seconds."""
+
+    def validate(epoch: int) -> dict:
+        model.eval()
+        val_loss, val_acc = _evaluate(model, x_va, y_va, eval_batch) if x_va is not None else (math.nan, math.nan)
+        return {"val_loss": val_loss, "val_accuracy": val_acc, "lr": opt.param_groups[0]["lr"], "seconds": elapsed()}
+
+    return validate
+
+
+def _train_result(model, stopping, history: list, checkpoint, has_val: bool, elapsed) -> TrainResult:
+    """The end of :func:`fit`: the best weights back (with validation data), eval mode, the checkpoint removed."""
+    best_loss, best_epoch = stopping.best, stopping.best_epoch
+    if not has_val:
+        best_epoch, best_loss = len(history), math.nan
+    else:
+        stopping.restore(model.load_state_dict)
+    model.eval()
+    if checkpoint is not None:
+        checkpoint.unlink(missing_ok=True)
+    return TrainResult(
+        model=model,
+        history=history,
+        best_epoch=best_epoch,
+        best_val_loss=float(best_loss),
+        epochs_run=len(history),
+        seconds=elapsed(),
     )
-
-
-def _resume(resumed: dict | None, model, opt, stopping, epochs: int) -> tuple[list, int, float]:
-    """Load a checkpoint's state; returns (history, first epoch, seconds already spent)."""
-    history, first_epoch, elapsed_before = [], 1, 0.0
-    if resumed is not None:
-        model.load_state_dict(resumed["model"])
-        opt.load_state_dict(resumed["optimizer"])
-        history = list(resumed["history"])
-        stopping.best, stopping.best_epoch = resumed["best_loss"], resumed["best_epoch"]
-        stopping.since_best, stopping.best_state = resumed["since_best"], resumed["best_state"]
-        first_epoch = len(history) + 1
-        elapsed_before = float(resumed["seconds"])
-    if stopping.should_stop:  # killed between the last save and the clean-up
-        first_epoch = epochs + 1
-    return history, first_epoch, elapsed_before
 
 
 def _epoch_function(model, opt, cfg: FitConfig, x_tr, y_tr, shuffle_gen, dev, layout):
@@ -490,20 +456,11 @@ def fit(
     (20, 20, True)
     """
     start_time = time.perf_counter()
-    if not isinstance(model, nn.Module):
-        raise ValueError(f"model must be a torch.nn.Module; got {type(model).__name__}")
-    cfg = resolve_config(FitConfig, config, options, "fit").checked()
-    seed = check_positive_int(seed, "seed", minimum=0, maximum=2**64 - 1)  # torch's seed range; no bools
-    checkpoint = as_checkpoint(checkpoint)
-    if not isinstance(channels_last, bool):
-        raise TypeError(f"channels_last must be True or False; got {channels_last!r}")
+    cfg, seed, checkpoint = _checked_options(model, config, options, seed, checkpoint, channels_last)
     dev = resolve_device(device)
     data = _checked_data(x_train, y_train, x_val, y_val)
     has_val = data[2] is not None
-    if not has_val and cfg.patience is not None:
-        raise ValueError(f"patience={cfg.patience} needs validation data; pass x_val and y_val")
-    restore_best = cfg.patience is not None if cfg.restore_best is None else cfg.restore_best
-    restore_best = bool(restore_best) and has_val
+    restore_best = _restore_best(cfg, has_val)
 
     x_tr, y_tr, x_va, y_va = _device_data(model, cfg, data, dev, channels_last)
     eval_batch = max(cfg.batch_size, 512)
@@ -528,30 +485,13 @@ def fit(
     history, first_epoch, elapsed_before = _resume(resumed, model, opt, stopping, cfg.epochs)
     start_time -= elapsed_before
 
-    def validate(epoch: int) -> dict:
-        model.eval()
-        val_loss, val_acc = _evaluate(model, x_va, y_va, eval_batch) if has_val else (math.nan, math.nan)
-        return {
-            "val_loss": val_loss,
-            "val_accuracy": val_acc,
-            "lr": opt.param_groups[0]["lr"],
-            "seconds": time.perf_counter() - start_time,
-        }
+    def elapsed() -> float:
+        return time.perf_counter() - start_time
 
     callbacks = [_LRSchedule(opt, cfg.lr, cfg.warmup_epochs, cfg.milestones, cfg.lr_decay)]
     if checkpoint is not None:
         callbacks.append(
-            _FitCheckpoint(
-                checkpoint,
-                settings,
-                model,
-                opt,
-                shuffle_gen,
-                fork_devices,
-                history,
-                stopping,
-                lambda: time.perf_counter() - start_time,
-            )
+            _FitCheckpoint(checkpoint, settings, model, opt, shuffle_gen, fork_devices, history, stopping, elapsed)
         )
     with torch.random.fork_rng(devices=fork_devices):
         torch.manual_seed(int(seed))
@@ -562,7 +502,7 @@ def fit(
                 model, opt, cfg, x_tr, y_tr, shuffle_gen, dev, torch.channels_last if channels_last else None
             ),
             range(first_epoch, cfg.epochs + 1),
-            validate=validate,
+            validate=_validation_step(model, opt, x_va, y_va, eval_batch, elapsed),
             stopping=stopping,
             callbacks=callbacks,
             history=history,
@@ -572,23 +512,7 @@ def fit(
             unit="epoch",
             leave=False,
         )
-
-    best_loss, best_epoch = stopping.best, stopping.best_epoch
-    if not has_val:
-        best_epoch, best_loss = len(history), math.nan
-    else:
-        stopping.restore(model.load_state_dict)
-    model.eval()
-    if checkpoint is not None:
-        checkpoint.unlink(missing_ok=True)
-    return TrainResult(
-        model=model,
-        history=history,
-        best_epoch=best_epoch,
-        best_val_loss=float(best_loss),
-        epochs_run=len(history),
-        seconds=time.perf_counter() - start_time,
-    )
+    return _train_result(model, stopping, history, checkpoint, has_val, elapsed)
 
 
 def predict_logits(model: nn.Module, x, *, batch_size: int = 1024, device: str | torch.device = "auto") -> np.ndarray:

@@ -138,7 +138,7 @@ class CalibrationTestResult(TestResult):
 def set_null_distribution(
     ens_probs,
     *,
-    measure="ece_conf",
+    measure="ece_confidence",
     n_bins: int = 10,
     n_resamples: int = 100,
     weight_prior: str = "uniform",
@@ -319,7 +319,7 @@ def top_label_consistency_test(
 ) -> CalibrationTestResult:
     r"""Consistency test of the top-label ECE (equal-width bins) with an O(N)-per-replicate null; no validation.
 
-    The test of :func:`bootstrap_calibration_test` with ``measure="ece_conf"``: the same statistic
+    The test of :func:`bootstrap_calibration_test` with ``measure="ece_confidence"``: the same statistic
     and the same null *distribution*, drawn by a cheaper route. Under :math:`H_0` the resampled
     label :math:`y^*_i \sim \mathrm{Cat}(\hat{\mathbf p}_i)` equals the predicted class
     :math:`\arg\max_k \hat p_{ik}` with probability :math:`c_i = \max_k \hat p_{ik}`, and
@@ -371,7 +371,7 @@ def set_calibration_test(
     ens_probs,
     labels,
     *,
-    measure="ece_conf",
+    measure="ece_confidence",
     n_bins: int = 10,
     n_resamples: int = 100,
     alpha: float = 0.05,
@@ -393,7 +393,7 @@ def set_calibration_test(
     ens_probs : array-like, shape (N, M, K)
         Predictions of the M members on a calibration set.
     labels : array-like of int, shape (N,)
-    measure : str, CalibrationMeasure or callable, default "ece_conf"
+    measure : str, CalibrationMeasure or callable, default "ece_confidence"
         :math:`g`; see :func:`~credalbook.stats.as_measure` (``n_bins`` applies to built-in binned measures).
     n_resamples : int, default 100
         D, the number of null replicates (the paper's D = 100).
@@ -481,7 +481,7 @@ def bootstrap_calibration_test(
     probs,
     labels,
     *,
-    measure="ece_conf",
+    measure="ece_confidence",
     n_bins: int = 10,
     n_resamples: int = 100,
     alpha: float = 0.05,

@@ -13,7 +13,7 @@ method                     test                                                 
 ``"consistency"``          any binned or kernel ``measure`` under consistency resampling  D resamples
                            (Bröcker & Smith 2007; Vaicenavicius et al. 2019):
                            :func:`~credalbook.stats.bootstrap_calibration_test`; for
-                           ``"ece_conf"`` an O(N)-per-replicate route to the same null
+                           ``"ece_confidence"`` an O(N)-per-replicate route to the same null
 ``"skce_linear"``          linear SKCE, asymptotic normal null (Widmann et al. 2019)      normal
 ``"skce_block"``           block SKCE (``block_size``), asymptotic normal null            normal
                            (Widmann et al. 2021)
@@ -45,7 +45,7 @@ from credalbook.metrics.kernel import AUTO_BLOCK_SIZE, resolve_estimator
 from credalbook.stats.bootstrap import bootstrap_calibration_test, DECISION_RULES, top_label_consistency_test
 from credalbook.stats.hosmer_lemeshow import hosmer_lemeshow
 from credalbook.stats.kernel_tests import skce_test
-from credalbook.stats.measures import MEASURES
+from credalbook.stats.measures import measure_name, MEASURES
 from credalbook.stats.null_distribution import check_chunk_size, NULL_CHUNK, RESAMPLING
 from credalbook.stats.result import TestResult
 
@@ -71,7 +71,7 @@ def calibration_test(
     labels,
     *,
     method: str = "consistency",
-    measure="ece_conf",
+    measure="ece_confidence",
     from_logits: bool = False,
     n_bins: int = 10,
     n_resamples: int = 1000,
@@ -91,9 +91,9 @@ def calibration_test(
     labels : array-like or tensor of int, shape (N,)
     method : str, default "consistency"
         One of :data:`METHODS` (see the module docstring).
-    measure : str, CalibrationMeasure or callable, default "ece_conf"
-        The measure of ``method="consistency"`` (:func:`~credalbook.stats.as_measure`: ``"ece_conf"``,
-        ``"ece_cwise"``, ``"hl"``, ``"skce_ul"``, ``"skce_uq"`` or any ``g(probs, labels)``).
+    measure : str, CalibrationMeasure or callable, default "ece_confidence"
+        The measure of ``method="consistency"`` (:func:`~credalbook.stats.as_measure`: ``"ece_confidence"``,
+        ``"ece_classwise"``, ``"hosmer_lemeshow"``, ``"skce_ul"``, ``"skce_uq"`` or any ``g(probs, labels)``).
     from_logits : bool, default False
         ``probs`` are logits: softmax in float64 first.
     n_bins : int, default 10
@@ -123,7 +123,7 @@ def calibration_test(
         O(N²·n_resamples) time: for N beyond a few 10⁴ use ``"skce_block"`` (O(N·block_size)).
 
         ``fast_null`` (bool, default True): with ``method="consistency"`` and
-        ``measure="ece_conf"``, draw the null distribution by
+        ``measure="ece_confidence"``, draw the null distribution by
         ``credalbook.stats.bootstrap.top_label_consistency_test``. Under :math:`H_0` a
         resampled label :math:`y^*_i \sim \mathrm{Cat}(\hat{\mathbf p}_i)` hits the predicted
         class with probability :math:`\max_k \hat p_{ik}`, and the top-label ECE depends on the
@@ -181,14 +181,14 @@ def calibration_test(
     n_resamples = check_positive_int(n_resamples, "n_resamples")
     n_jobs, chunk_size = check_n_jobs(n_jobs), check_chunk_size(chunk_size)
     if method == "consistency" and isinstance(measure, str):
-        check_choice(measure, "measure", MEASURES)
+        measure = check_choice(measure_name(measure, "calibration_test"), "measure", MEASURES)
     p = as_predictions(probs, "probs", from_logits=from_logits)
     y = check_labels(labels, n_classes=p.shape[1], shape=p.shape[:1])
     if method == "consistency":
         fast_null = options.pop("fast_null", True)
         if not isinstance(fast_null, (bool, np.bool_)):
             raise ValueError(f"fast_null must be True or False; got {fast_null!r}")
-        if fast_null and isinstance(measure, str) and measure == "ece_conf":
+        if fast_null and isinstance(measure, str) and measure == "ece_confidence":
             check_choice(options.get("resample", "bootstrap"), "resample", RESAMPLING)
             check_choice(options.get("rule", "t"), "rule", DECISION_RULES)
             return top_label_consistency_test(

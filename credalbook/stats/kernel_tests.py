@@ -369,6 +369,32 @@ def skce_test(
     ((200,), True)
     """
     opts = SKCETestOptions.from_options(**options)
+    null = _check_estimator_null(estimator, null)
+    alpha = check_probability(alpha, "alpha")
+    n_resamples = check_positive_int(n_resamples, "n_resamples")
+    check_seed(seed)
+    p = as_predictions(probs, "probs", from_logits=from_logits)
+    y = check_labels(labels, n_classes=p.shape[1], shape=p.shape[:1])
+    n, k = p.shape
+    kern = _resolve_kernel(p, kernel, bandwidth)
+    m = _resolve_block_size(estimator, null, n, opts.block_size)
+    details = {"n": n, "K": k, "estimator": estimator, "null": null, "kernel": repr(kern)}
+    if estimator == "block":
+        details["block_size"] = m
+    if null == "bootstrap":
+        return _bootstrap_test(p, y, kern, alpha, n_resamples, seed, n_jobs, details)
+    if estimator == "quadratic":
+        values, n_blocks, estimate = None, 1, skce_quadratic_statistic(p, y, kern)[0]
+    else:
+        values = skce_block_values(p, y, kern, m)
+        n_blocks, estimate = len(values), float(values.mean())
+    if null == "distribution_free":
+        return _distribution_free_test(estimate, n_blocks * (m // 2), _check_bound(opts.bound, kern), alpha, details)
+    return _asymptotic_test(values, estimate, estimator, alpha, details)
+
+
+def _check_estimator_null(estimator: str, null: str | None) -> str:
+    """The null distribution of :func:`skce_test` (None: the one that fits ``estimator``), checked against it."""
     check_choice(estimator, "estimator", SKCE_TEST_ESTIMATORS)
     null = _default_null(estimator) if null is None else check_choice(null, "null", SKCE_NULLS)
     if null == "bootstrap" and estimator != "quadratic":
@@ -381,67 +407,70 @@ def skce_test(
             "the quadratic estimator is a degenerate U-statistic without a normal limit under H0; "
             "use null='bootstrap' (or estimator='linear'/'block' with null='asymptotic')"
         )
-    alpha = check_probability(alpha, "alpha")
-    n_resamples = check_positive_int(n_resamples, "n_resamples")
-    check_seed(seed)
-    p = as_predictions(probs, "probs", from_logits=from_logits)
-    y = check_labels(labels, n_classes=p.shape[1], shape=p.shape[:1])
-    n, k = p.shape
-    if kernel is None:
-        kern = LaplacianKernel(
-            median_heuristic(p)
-            if bandwidth is None and n >= 2
-            else check_positive_float(1.0 if bandwidth is None else bandwidth, "bandwidth")
-        )
-    else:
-        kern = as_kernel(kernel)
-    m = {"linear": 2, "quadratic": n}.get(estimator) or check_positive_int(opts.block_size, "block_size", minimum=2)
+    return null
+
+
+def _resolve_kernel(p: np.ndarray, kernel, bandwidth):
+    """The kernel of :func:`skce_test`: ``kernel``, or a Laplacian kernel with ``bandwidth`` (None: the median heuristic)."""
+    if kernel is not None:
+        return as_kernel(kernel)
+    return LaplacianKernel(
+        median_heuristic(p)
+        if bandwidth is None and len(p) >= 2
+        else check_positive_float(1.0 if bandwidth is None else bandwidth, "bandwidth")
+    )
+
+
+def _resolve_block_size(estimator: str, null: str, n: int, block_size) -> int:
+    """m of the estimator (2 linear, N quadratic, ``block_size`` block), checked against the N instances it needs."""
+    m = {"linear": 2, "quadratic": n}.get(estimator) or check_positive_int(block_size, "block_size", minimum=2)
     min_n = 2 * m if null == "asymptotic" else m
     if n < max(min_n, 2):
         raise ValueError(
             f"probs must hold at least {max(min_n, 2)} instances for estimator={estimator!r} with "
             f"null={null!r} (block_size = {m}); got N = {n}"
         )
-    details = {"n": n, "K": k, "estimator": estimator, "null": null, "kernel": repr(kern)}
-    if estimator == "block":
-        details["block_size"] = m
-    if null == "bootstrap":
-        n_resamples = check_positive_int(n_resamples, "n_resamples")
-        h = _h_matrix(p, skce_residuals(p, y), kern)
-        estimate, t = skce_quadratic_statistic(p, y, kern, h)
-        t_null = skce_bootstrap_null(p, y, kern, n_resamples, seed=seed, n_jobs=n_jobs, h=h)
-        pvalue = (1 + np.count_nonzero(t_null >= t)) / (1 + n_resamples)
-        threshold = critical_value(t_null, alpha)
-        return TestResult(
-            statistic=float(t),
-            pvalue=float(pvalue),
-            alpha=alpha,
-            rejected=exceeds(t, threshold),
-            method="skce_quadratic",
-            null_distribution=t_null,
-            threshold=threshold,
-            details={**details, "estimate": estimate, "n_resamples": n_resamples},
-        )
-    if estimator == "quadratic":
-        estimate = skce_quadratic_statistic(p, y, kern)[0]
-        n_blocks = 1
-    else:
-        values = skce_block_values(p, y, kern, m)
-        n_blocks, estimate = len(values), float(values.mean())
-    if null == "distribution_free":
-        b = _check_bound(opts.bound, kern)
-        n_eff = n_blocks * (m // 2)
-        pvalue = math.exp(-n_eff * max(estimate, 0.0) ** 2 / (2.0 * b * b))
-        threshold = b * math.sqrt(2.0 * math.log(1.0 / alpha) / n_eff)
-        return TestResult(
-            statistic=estimate,
-            pvalue=pvalue,
-            alpha=alpha,
-            rejected=exceeds(estimate, threshold),
-            method="skce_distribution_free",
-            threshold=threshold,
-            details={**details, "estimate": estimate, "bound": b, "n_effective": n_eff},
-        )
+    return m
+
+
+def _bootstrap_test(p, y, kern, alpha: float, n_resamples: int, seed, n_jobs, details: dict) -> TestResult:
+    """The quadratic estimator's test against the bootstrap of its degenerate U-statistic."""
+    n_resamples = check_positive_int(n_resamples, "n_resamples")
+    h = _h_matrix(p, skce_residuals(p, y), kern)
+    estimate, t = skce_quadratic_statistic(p, y, kern, h)
+    t_null = skce_bootstrap_null(p, y, kern, n_resamples, seed=seed, n_jobs=n_jobs, h=h)
+    pvalue = (1 + np.count_nonzero(t_null >= t)) / (1 + n_resamples)
+    threshold = critical_value(t_null, alpha)
+    return TestResult(
+        statistic=float(t),
+        pvalue=float(pvalue),
+        alpha=alpha,
+        rejected=exceeds(t, threshold),
+        method="skce_quadratic",
+        null_distribution=t_null,
+        threshold=threshold,
+        details={**details, "estimate": estimate, "n_resamples": n_resamples},
+    )
+
+
+def _distribution_free_test(estimate: float, n_eff: int, b: float, alpha: float, details: dict) -> TestResult:
+    """Hoeffding's bound for U-statistics with terms bounded by ``b`` and ``n_eff`` independent pairs."""
+    pvalue = math.exp(-n_eff * max(estimate, 0.0) ** 2 / (2.0 * b * b))
+    threshold = b * math.sqrt(2.0 * math.log(1.0 / alpha) / n_eff)
+    return TestResult(
+        statistic=estimate,
+        pvalue=pvalue,
+        alpha=alpha,
+        rejected=exceeds(estimate, threshold),
+        method="skce_distribution_free",
+        threshold=threshold,
+        details={**details, "estimate": estimate, "bound": b, "n_effective": n_eff},
+    )
+
+
+def _asymptotic_test(values: np.ndarray, estimate: float, estimator: str, alpha: float, details: dict) -> TestResult:
+    """The normal limit of the mean of the block values (the linear and block estimators)."""
+    n_blocks = len(values)
     stderr = float(values.std(ddof=1) / math.sqrt(n_blocks))
     if stderr > 0:
         z = estimate / stderr

@@ -5,15 +5,20 @@ replicate and hundreds of times inside an optimiser, so a :class:`CalibrationMea
 *unvalidated, batched* function ``func(probs (..., N, K), labels (..., N)) -> (...)`` next to its
 name; calling the object itself validates the inputs first. Built-in measures:
 
-=============  ==========================================================  =====================
-name           measure                                                       notion (Defs. 1-3)
-=============  ==========================================================  =====================
-``ece_conf``   :func:`~credalbook.metrics.ece_confidence`, Eq. 6 (``n_bins``)          confidence
-``ece_cwise``  :func:`~credalbook.metrics.ece_classwise`, Eq. 5 (``n_bins``)           classwise
-``hl``         :func:`~credalbook.stats.hosmer_lemeshow_statistic`, Eqs. 3-4         classwise
-``skce_ul``    :func:`~credalbook.metrics.skce_ul`, Eq. 8 (``kernel``, ``bandwidth``)  strong
-``skce_uq``    :func:`~credalbook.metrics.skce_uq`, Eq. 7                              strong
-=============  ==========================================================  =====================
+=====================  ====================================================================  ==================
+name                   measure (Mortier et al. 2023)                                          notion (Defs. 1-3)
+=====================  ====================================================================  ==================
+``ece_confidence``     :func:`~credalbook.metrics.ece_confidence`, Eq. 6 (``n_bins``)          confidence
+``ece_classwise``      :func:`~credalbook.metrics.ece_classwise`, Eq. 5 (``n_bins``)           classwise
+``hosmer_lemeshow``    :func:`~credalbook.stats.hosmer_lemeshow_statistic`, Eqs. 3-4           classwise
+``skce_ul``            :func:`~credalbook.metrics.skce_ul`, Eq. 8 (``kernel``, ``bandwidth``)  strong
+``skce_uq``            :func:`~credalbook.metrics.skce_uq`, Eq. 7                              strong
+=====================  ====================================================================  ==================
+
+A measure is named as the function that computes it. The paper's own labels (ECE_conf, ECE_cwise, HL,
+SKCE_ul, SKCE_uq) are the measures' display names (:attr:`CalibrationMeasure.name`); the short names
+``"ece_conf"``, ``"ece_cwise"`` and ``"hl"`` of earlier releases are accepted with a :class:`FutureWarning`
+(:data:`RENAMED_MEASURES`).
 
 Any callable ``g(probs, labels) -> float`` can be wrapped with :func:`as_measure`; it is then
 evaluated replicate by replicate (pass ``batched=True`` if it accepts leading batch dimensions).
@@ -28,6 +33,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
+from credalbook._deprecation import renamed_value
 from credalbook._validation import as_scalar, check_choice, check_n_bins, check_positive_float, check_probs_labels
 from credalbook.metrics.classification import ece_classwise_batched, ece_confidence_batched
 from credalbook.metrics.distribution import estimator_function
@@ -37,7 +43,20 @@ from credalbook.stats.hosmer_lemeshow import _binning, _GROUPINGS, _hl, _hl_auth
 __all__ = ["CalibrationMeasure", "calibration_measure", "as_measure", "estimator_measure", "MEASURES"]
 
 #: Names accepted by :func:`calibration_measure`.
-MEASURES = ("ece_conf", "ece_cwise", "hl", "skce_ul", "skce_uq")
+MEASURES = ("ece_confidence", "ece_classwise", "hosmer_lemeshow", "skce_ul", "skce_uq")
+#: Measure names renamed in 0.6 (accepted with a FutureWarning until 0.7): ``{old: new}``.
+RENAMED_MEASURES = {"ece_conf": "ece_confidence", "ece_cwise": "ece_classwise", "hl": "hosmer_lemeshow"}
+_BINNED = ("ece_confidence", "ece_classwise", "hosmer_lemeshow")
+
+
+def measure_name(name, where: str = "", argument: str = "measure"):
+    """``name`` with an old measure name (:data:`RENAMED_MEASURES`) replaced by its new one, with a
+    :class:`FutureWarning`; anything else (a new name, a :class:`CalibrationMeasure`, a callable) as is.
+
+    >>> measure_name("ece_classwise")
+    'ece_classwise'
+    """
+    return renamed_value(argument, name, RENAMED_MEASURES, where=where)
 
 
 @dataclass(frozen=True)
@@ -85,7 +104,7 @@ def calibration_measure(
 
     Parameters
     ----------
-    name : {"ece_conf", "ece_cwise", "hl", "skce_ul", "skce_uq"}
+    name : {"ece_confidence", "ece_classwise", "hosmer_lemeshow", "skce_ul", "skce_uq"}
     n_bins : int, default 10
         Bins of the ECEs (equal width) and of HL (equal frequency).
     grouping : {"per_class", "single"}, default "per_class"
@@ -99,20 +118,20 @@ def calibration_measure(
 
     Examples
     --------
-    >>> g = calibration_measure("ece_conf", n_bins=5)
+    >>> g = calibration_measure("ece_confidence", n_bins=5)
     >>> g.name, round(g([[0.9, 0.1], [0.2, 0.8]], [0, 0]), 3)   # one bin: |0.5 - 0.85|
     ('ECE_conf (B=5)', 0.35)
     """
-    check_choice(name, "name", MEASURES)
+    name = check_choice(measure_name(name, "calibration_measure", "name"), "name", MEASURES)
     bandwidth = check_positive_float(bandwidth, "bandwidth")  # checked even where a binned measure ignores it
-    if n_bins is not None or name in ("ece_conf", "ece_cwise", "hl"):
+    if n_bins is not None or name in _BINNED:
         n_bins = check_n_bins(n_bins)
-    if name in ("ece_conf", "ece_cwise", "hl"):
-        if name == "ece_conf":
+    if name in _BINNED:
+        if name == "ece_confidence":
             return CalibrationMeasure(
                 f"ECE_conf (B={n_bins})", functools.partial(ece_confidence_batched, n_bins=n_bins)
             )
-        if name == "ece_cwise":
+        if name == "ece_classwise":
             return CalibrationMeasure(
                 f"ECE_cwise (B={n_bins})", functools.partial(ece_classwise_batched, n_bins=n_bins)
             )
@@ -157,7 +176,7 @@ def as_measure(measure, *, batched: bool = False, name: str | None = None, **kwa
     if isinstance(measure, CalibrationMeasure):
         return measure
     if isinstance(measure, str):
-        return calibration_measure(measure, **kwargs)
+        return calibration_measure(measure_name(measure, "as_measure"), **kwargs)
     if not callable(measure):
         raise ValueError(f"measure must be a name in {MEASURES}, a CalibrationMeasure or a callable; got {measure!r}")
     label = name or getattr(measure, "__name__", type(measure).__name__)

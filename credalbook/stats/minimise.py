@@ -387,7 +387,7 @@ def minimise_calibration_measure(
     ens_probs,
     labels,
     *,
-    measure="ece_conf",
+    measure="ece_confidence",
     n_bins: int = 10,
     solver: str = "auto",
     solver_options: dict | None = None,

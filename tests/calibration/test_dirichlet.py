@@ -6,6 +6,8 @@ against scipy.optimize.minimize_scalar on the same objective (the grid of Fig. 3
 against Monte-Carlo estimates of the conditional losses it analyses.
 """
 
+import warnings
+
 import numpy as np
 import pytest
 import torch
@@ -164,32 +166,32 @@ class TestDirichletMultinomialNLL:
         y = np.array([rng.multinomial(k, q) for k, q in zip(n, p)])
         t = rng.normal(size=40)
         ref = -sum(dirichlet_multinomial.logpmf(y[i], np.exp(t[i]) * p[i], n[i]) for i in range(40)) / n.sum()
-        assert dirichlet_multinomial_nll(y, p, t, reg=0.0) == pytest.approx(ref, rel=1e-12)
-        assert dirichlet_multinomial_nll(y, p, t, reg=0.3) == pytest.approx(ref + 0.3 * np.mean(t**2), rel=1e-12)
+        assert dirichlet_multinomial_nll(p, y, t, reg=0.0) == pytest.approx(ref, rel=1e-12)
+        assert dirichlet_multinomial_nll(p, y, t, reg=0.3) == pytest.approx(ref + 0.3 * np.mean(t**2), rel=1e-12)
         # One label: Cat(f) whatever alpha0.
         one = np.eye(4, dtype=int)[rng.integers(0, 4, size=40)]
-        assert dirichlet_multinomial_nll(one, p, t, reg=0.0) == pytest.approx(-np.log((one * p).sum(1)).mean())
-        assert dirichlet_multinomial_nll([[0, 2]], [[1.0, 0.0]], 0.0) == np.inf
+        assert dirichlet_multinomial_nll(p, one, t, reg=0.0) == pytest.approx(-np.log((one * p).sum(1)).mean())
+        assert dirichlet_multinomial_nll([[1.0, 0.0]], [[0, 2]], 0.0) == np.inf
 
     def test_errors(self):
         with pytest.raises(ValueError, match="at least one label"):
-            dirichlet_multinomial_nll([[0, 0]], [[0.5, 0.5]], 0.0)
+            dirichlet_multinomial_nll([[0.5, 0.5]], [[0, 0]], 0.0)
         with pytest.raises(ValueError, match="log_alpha0 must be finite"):
-            dirichlet_multinomial_nll([[1, 1]], [[0.5, 0.5]], np.inf)
+            dirichlet_multinomial_nll([[0.5, 0.5]], [[1, 1]], np.inf)
         with pytest.raises(ValueError, match="log_alpha0 must be a scalar"):
-            dirichlet_multinomial_nll([[1, 1]], [[0.5, 0.5]], [0.0, 1.0])
+            dirichlet_multinomial_nll([[0.5, 0.5]], [[1, 1]], [0.0, 1.0])
         with pytest.raises(ValueError, match="reg"):
-            dirichlet_multinomial_nll([[1, 1]], [[0.5, 0.5]], 0.0, reg=-1.0)
+            dirichlet_multinomial_nll([[0.5, 0.5]], [[1, 1]], 0.0, reg=-1.0)
         # reg went through float(): "0.1" and True passed, a complex raised a TypeError without its name
         for reg in ("0.1", True, 1j, None, np.nan):
             with pytest.raises(ValueError, match="reg must be a non-negative number"):
-                dirichlet_multinomial_nll([[1, 1]], [[0.5, 0.5]], 0.0, reg=reg)
+                dirichlet_multinomial_nll([[0.5, 0.5]], [[1, 1]], 0.0, reg=reg)
         # log_alpha0 went through astype(float64): a string "0.5" passed, a complex lost its imaginary part
         for t in (np.array(["0.5"]), np.array([0.5 + 1j]), np.array([True])):
             with pytest.raises(ValueError, match="log_alpha0 must be numeric"):
-                dirichlet_multinomial_nll([[1, 1]], [[0.5, 0.5]], t)
+                dirichlet_multinomial_nll([[0.5, 0.5]], [[1, 1]], t)
         with pytest.raises(ValueError, match="log_alpha0 must be finite; got nan"):
-            dirichlet_multinomial_nll([[1, 1]], [[0.5, 0.5]], np.nan)
+            dirichlet_multinomial_nll([[0.5, 0.5]], [[1, 1]], np.nan)
 
 
 class TestDirichletMultinomialNLLTorch:
@@ -200,8 +202,8 @@ class TestDirichletMultinomialNLLTorch:
         y = rng.multinomial(4, [0.5, 0.3, 0.2], size=30)
         t = rng.normal(size=30)
         tt = torch.tensor(t, device=device, requires_grad=True)
-        loss = dirichlet_multinomial_nll_torch(torch.tensor(y, device=device), torch.tensor(p, device=device), tt)
-        assert loss.item() == pytest.approx(dirichlet_multinomial_nll(y, p, t), rel=1e-10)
+        loss = dirichlet_multinomial_nll_torch(torch.tensor(p, device=device), torch.tensor(y, device=device), tt)
+        assert loss.item() == pytest.approx(dirichlet_multinomial_nll(p, y, t), rel=1e-10)
         loss.backward()
         # Central finite differences of the NumPy objective.
         eps = 1e-6
@@ -209,13 +211,13 @@ class TestDirichletMultinomialNLLTorch:
             tp, tm = t.copy(), t.copy()
             tp[i] += eps
             tm[i] -= eps
-            fd = (dirichlet_multinomial_nll(y, p, tp) - dirichlet_multinomial_nll(y, p, tm)) / (2 * eps)
+            fd = (dirichlet_multinomial_nll(p, y, tp) - dirichlet_multinomial_nll(p, y, tm)) / (2 * eps)
             assert tt.grad[i].item() == pytest.approx(fd, rel=1e-5, abs=1e-9)
         # Gradients to the probabilities (through a temperature-scaled softmax) are finite.
         logits = torch.randn(30, 3, device=device, dtype=torch.float64, requires_grad=True)
         loss = dirichlet_multinomial_nll_torch(
-            torch.tensor(y, device=device),
             torch.softmax(logits, 1),
+            torch.tensor(y, device=device),
             torch.zeros(30, 1, device=device, dtype=torch.float64),
         )
         loss.backward()
@@ -223,8 +225,44 @@ class TestDirichletMultinomialNLLTorch:
 
     def test_errors(self):
         with pytest.raises(ValueError, match="torch tensors"):
-            dirichlet_multinomial_nll_torch([[1, 1]], torch.tensor([[0.5, 0.5]]), torch.zeros(1))
+            dirichlet_multinomial_nll_torch(torch.tensor([[0.5, 0.5]]), [[1, 1]], torch.zeros(1))
         with pytest.raises(ValueError, match="same shape"):
-            dirichlet_multinomial_nll_torch(torch.tensor([[1, 1, 0]]), torch.tensor([[0.5, 0.5]]), torch.zeros(1))
+            dirichlet_multinomial_nll_torch(torch.tensor([[0.5, 0.5]]), torch.tensor([[1, 1, 0]]), torch.zeros(1))
         with pytest.raises(ValueError, match="log_alpha0 must have shape"):
-            dirichlet_multinomial_nll_torch(torch.tensor([[1, 1]]), torch.tensor([[0.5, 0.5]]), torch.zeros(2))
+            dirichlet_multinomial_nll_torch(torch.tensor([[0.5, 0.5]]), torch.tensor([[1, 1]]), torch.zeros(2))
+
+
+class TestOldDataOrder:
+    """``(label_hist, probs, log_alpha0)`` (the order before 0.6) gives the same numbers with a FutureWarning."""
+
+    def test_main(self):
+        rng = np.random.default_rng(6)
+        p = rng.dirichlet(np.ones(3), size=20)
+        y = rng.multinomial(4, [0.5, 0.3, 0.2], size=20)
+        t = rng.normal(size=20)
+        new = dirichlet_multinomial_nll(p, y, t)
+        match = r"dirichlet_multinomial_nll\(label_hist, probs\) is deprecated since 0\.6: pass \(probs, label_hist\)"
+        with pytest.warns(FutureWarning, match=match):
+            assert dirichlet_multinomial_nll(y, p, t) == new
+        new_t = dirichlet_multinomial_nll_torch(torch.tensor(p), torch.tensor(y), torch.tensor(t))
+        with pytest.warns(FutureWarning, match=r"dirichlet_multinomial_nll_torch\(label_hist, probs\)"):
+            assert (
+                dirichlet_multinomial_nll_torch(torch.tensor(y), torch.tensor(p), torch.tensor(t)).item()
+                == new_t.item()
+            )
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            assert dirichlet_multinomial_nll(p, y, t) == new
+            assert dirichlet_multinomial_nll(label_hist=y, probs=p, log_alpha0=t) == new
+            loss = dirichlet_multinomial_nll_torch(
+                probs=torch.tensor(p), label_hist=torch.tensor(y), log_alpha0=torch.tensor(t)
+            )
+            assert loss.item() == new_t.item()
+
+    def test_ambiguous(self):
+        """One-hot float rows (one label each, or hard predictions) are read as (probs, label_hist)."""
+        one_hot = np.eye(2)[[0, 1]]
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            with pytest.raises(ValueError, match="label_hist must hold integer counts"):
+                dirichlet_multinomial_nll(one_hot, [[0.7, 0.3], [0.4, 0.6]], 0.0)

@@ -736,20 +736,29 @@ class TestCalibrationSummary:
     def test_main(self):
         p, y = _random_case(n=300, k=4, seed=9)
         s = calibration_summary(p, y, n_bins=15)
-        assert list(s) == ["accuracy", "mean_confidence", "brier", "nll", "ece_conf", "ece_cwise"]
+        assert list(s) == ["accuracy", "mean_confidence", "brier_score", "nll", "ece_confidence", "ece_classwise"]
         assert s["accuracy"] == accuracy(p, y)
         assert s["mean_confidence"] == pytest.approx(p.max(axis=1).mean(), abs=1e-15)
-        assert s["brier"] == brier_score(p, y)
+        assert s["brier_score"] == brier_score(p, y)
         assert s["nll"] == nll(p, y)
-        assert s["ece_conf"] == ece_confidence(p, y, n_bins=15)
-        assert s["ece_cwise"] == ece_classwise(p, y, n_bins=15)
+        assert s["ece_confidence"] == ece_confidence(p, y, n_bins=15)
+        assert s["ece_classwise"] == ece_classwise(p, y, n_bins=15)
         assert all(isinstance(v, float) for v in s.values())
+
+    def test_old_keys_warn(self):
+        """The keys of earlier releases still read the same values, with a FutureWarning naming the new key."""
+        p, y = _random_case(n=50, k=3, seed=1)
+        s = calibration_summary(p, y)
+        for old, new in (("brier", "brier_score"), ("ece_conf", "ece_confidence"), ("ece_cwise", "ece_classwise")):
+            with pytest.warns(FutureWarning, match=f"'{old}' was renamed to '{new}'"):
+                assert s[old] == s[new]
+            assert old not in s and old not in list(s)
 
     def test_docstring_example(self):
         s = calibration_summary([[0.9, 0.1], [0.2, 0.8]], [0, 1], n_bins=10)
         assert s["accuracy"] == 1.0
         assert s["mean_confidence"] == pytest.approx(0.85)
-        assert s["ece_conf"] == pytest.approx(0.15)
+        assert s["ece_confidence"] == pytest.approx(0.15)
 
     def test_batched(self):
         rng = np.random.default_rng(10)
@@ -758,7 +767,7 @@ class TestCalibrationSummary:
         s = calibration_summary(p, y)
         for key, value in s.items():
             assert np.shape(value) == (4,), key
-        np.testing.assert_allclose(s["ece_cwise"], [ece_classwise(p[b], y[b]) for b in range(4)], atol=1e-12)
+        np.testing.assert_allclose(s["ece_classwise"], [ece_classwise(p[b], y[b]) for b in range(4)], atol=1e-12)
 
     def test_errors(self):
         with pytest.raises(ValueError, match="probs"):

@@ -123,7 +123,7 @@ class TestBootstrapCi:
         from credalbook.stats import calibration_measure
 
         p, y = calibrated_predictions(100, 3, seed=2)
-        g = calibration_measure("ece_cwise", n_bins=4)
+        g = calibration_measure("ece_classwise", n_bins=4)
         est = bootstrap_ci(p, y, g, n_resamples=40, seed=0)
         ref = bootstrap_ci(p, y, functools.partial(ece_classwise, n_bins=4), n_resamples=40, seed=0)
         np.testing.assert_allclose(est.replicates, ref.replicates, rtol=1e-13)
@@ -222,7 +222,15 @@ class TestCiKeyword:
             functools.partial(smooth_ece),
             functools.partial(smooth_ece, bandwidth=0.05),
         ],
-        ids=["ece_conf", "ece_conf_l2_mass", "ece_cwise", "ece_cwise_l2", "ace", "smooth", "smooth_bw"],
+        ids=[
+            "ece_confidence",
+            "ece_confidence_l2_mass",
+            "ece_classwise",
+            "ece_classwise_l2",
+            "ace",
+            "smooth",
+            "smooth_bw",
+        ],
     )
     def test_instance_resampling(self, metric):
         p, y = calibrated_predictions(90, 3, seed=4)

@@ -2,6 +2,7 @@
 
 import itertools
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -88,7 +89,7 @@ class TestStatisticMeanEstimate:
 
 class TestStatisticSquaredLoss:
     def test_main(self):
-        assert statistic_squared_loss([[1, 1], [2, 0]], [0.5, 0.0]) == pytest.approx(0.125)
+        assert statistic_squared_loss([0.5, 0.0], [[1, 1], [2, 0]]) == pytest.approx(0.125)
         # Eq. (40) literally: mean over label pairs of (phi - varphi)^2, instances with n_i < 2 left out.
         rng = np.random.default_rng(4)
         hists = np.vstack([rng.multinomial(n, rng.dirichlet(np.ones(3))) for n in rng.integers(1, 7, size=40)])
@@ -99,37 +100,37 @@ class TestStatisticSquaredLoss:
             pairs = list(itertools.combinations(labels, 2))
             if pairs:
                 ref.append(np.mean([(float(a != b) - vi) ** 2 for a, b in pairs]))
-        assert statistic_squared_loss(hists, v) == pytest.approx(np.mean(ref))
-        assert statistic_squared_loss(hists, v, phi=disagreement_statistic) == pytest.approx(np.mean(ref))
+        assert statistic_squared_loss(v, hists) == pytest.approx(np.mean(ref))
+        assert statistic_squared_loss(v, hists, phi=disagreement_statistic) == pytest.approx(np.mean(ref))
 
     def test_unbiased(self):
         q, _, counts = label_case(n=50, k=3, seed=13, n_labels=(2, 3, 5))
         v = np.random.default_rng(0).uniform(size=50)
         mu = 1 - (q**2).sum(1)
         truth = ((mu - v) ** 2 + mu * (1 - mu)).mean()
-        est = [statistic_squared_loss(h, v) for h in draw_label_hists(q, counts, 2000)]
+        est = [statistic_squared_loss(v, h) for h in draw_label_hists(q, counts, 2000)]
         ok, mean, truth, se = within_se_detail(est, truth)
         assert ok, (mean, truth, se)
 
     def test_errors(self):
         with pytest.raises(ValueError, match=r"phi_probs must have shape \(2,\)"):
-            statistic_squared_loss([[1, 1], [2, 0]], [0.5])
+            statistic_squared_loss([0.5], [[1, 1], [2, 0]])
         with pytest.raises(ValueError, match=r"phi_probs must lie in \[0, 1\]; phi_probs\[1\] = 1.5"):
-            statistic_squared_loss([[1, 1], [2, 0]], [0.5, 1.5])
+            statistic_squared_loss([0.5, 1.5], [[1, 1], [2, 0]])
         with pytest.raises(ValueError, match="n_i >= 2"):
-            statistic_squared_loss([[1, 0], [0, 1]], [0.5, 0.5])
+            statistic_squared_loss([0.5, 0.5], [[1, 0], [0, 1]])
 
 
 class TestStatisticCalibration:
     def test_main(self):
-        c = statistic_calibration([[1, 1], [2, 0], [1, 1]], [0.5, 0.5, 0.5], n_bins=2)
+        c = statistic_calibration([0.5, 0.5, 0.5], [[1, 1], [2, 0], [1, 1]], n_bins=2)
         assert isinstance(c, StatisticCalibration)
         assert c.counts.tolist() == [0, 3] and c.cl_plugin == pytest.approx(1 / 36)
         # sigma^2 = 2/9 (biased); debiased = 1/36 - (3/3) (2/9) / 2
         assert c.cl_debiased == pytest.approx(1 / 36 - 1 / 9)
-        assert statistic_calibration_loss([[1, 1], [2, 0], [1, 1]], [0.5] * 3, n_bins=2) == pytest.approx(c.cl_debiased)
+        assert statistic_calibration_loss([0.5] * 3, [[1, 1], [2, 0], [1, 1]], n_bins=2) == pytest.approx(c.cl_debiased)
         assert statistic_calibration_error(
-            [[1, 1], [2, 0], [1, 1]], [0.5] * 3, n_bins=2, debiased=False
+            [0.5] * 3, [[1, 1], [2, 0], [1, 1]], n_bins=2, debiased=False
         ) == pytest.approx(1 / 6)
         curve = c.reliability_curve()
         assert isinstance(curve, ReliabilityCurve) and curve.observed[1] == pytest.approx(2 / 3)
@@ -147,7 +148,7 @@ class TestStatisticCalibration:
                 plug += m / 70 * (cbar - vbar) ** 2
                 if m >= 2:
                     deb += m / 70 * ((cbar - vbar) ** 2 - mu[members].var() / (m - 1))
-        c = statistic_calibration(hists, v)
+        c = statistic_calibration(v, hists)
         assert c.cl_plugin == pytest.approx(plug) and c.cl_debiased == pytest.approx(deb)
 
     def test_debiasing_calibrated(self):
@@ -158,7 +159,7 @@ class TestStatisticCalibration:
         for _ in range(reps):
             q = rng.dirichlet(np.ones(3), size=n)
             h = rng.multinomial(2, q)
-            c = statistic_calibration(h, 1 - (q**2).sum(1))
+            c = statistic_calibration(1 - (q**2).sum(1), h)
             deb.append(c.cl_debiased), plug.append(c.cl_plugin)
         ok, mean, _, se = within_se_detail(deb, 0.0)
         assert ok, (mean, se)
@@ -167,12 +168,47 @@ class TestStatisticCalibration:
 
     def test_errors(self):
         with pytest.raises(ValueError, match="n_bins"):
-            statistic_calibration([[1, 1]], [0.5], n_bins=-1)
+            statistic_calibration([0.5], [[1, 1]], n_bins=-1)
         with pytest.raises(ValueError, match="phi_probs must be numeric"):
-            statistic_calibration([[1, 1]], ["a"])
+            statistic_calibration(["a"], [[1, 1]])
         with pytest.raises(ValueError, match="phi_probs must be numeric"):
-            statistic_calibration([[1, 1]], [0.5 + 0j])  # complex used to be accepted
+            statistic_calibration([0.5 + 0j], [[1, 1]])  # complex is not a real number
         with pytest.raises(ValueError, match="n_bins must be an integer >= 1 and <= 1000000"):
-            statistic_calibration([[1, 1]], [0.5], n_bins=10**9)
+            statistic_calibration([0.5], [[1, 1]], n_bins=10**9)
         with pytest.raises(ValueError, match="n_i >= 3"):
-            statistic_calibration([[1, 1]], [0.5], order=3)
+            statistic_calibration([0.5], [[1, 1]], order=3)
+
+
+class TestOldDataOrder:
+    """``(label_hist, phi_probs)`` (the order before 0.6) gives the same numbers with a FutureWarning until 0.7."""
+
+    @pytest.mark.parametrize(
+        "func",
+        [statistic_squared_loss, statistic_calibration_loss, statistic_calibration_error],
+        ids=lambda f: f.__name__,
+    )
+    def test_main(self, func):
+        rng = np.random.default_rng(4)
+        hist, v = rng.multinomial(3, [0.5, 0.3, 0.2], size=40), rng.uniform(size=40)
+        new = func(v, hist)
+        with pytest.warns(FutureWarning, match=rf"{func.__name__}\(label_hist, phi_probs\) is deprecated since 0\.6"):
+            assert func(hist, v) == new
+        with pytest.warns(FutureWarning, match=r"pass \(phi_probs, label_hist\)"):
+            assert func(hist, phi_probs=v) == new
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            assert func(v, hist) == new and func(label_hist=hist, phi_probs=v) == new
+
+    def test_calibration(self):
+        hist, v = [[1, 1], [2, 0], [1, 1]], [0.5, 0.1, 0.6]
+        new = statistic_calibration(v, hist, n_bins=5)
+        with pytest.warns(FutureWarning, match="the old order is removed in 0.7"):
+            old = statistic_calibration(hist, v, n_bins=5)
+        np.testing.assert_array_equal(old.cl_debiased_bins, new.cl_debiased_bins)
+        np.testing.assert_array_equal(old.counts, new.counts)
+
+    def test_never_ambiguous(self):
+        """phi_probs are (N,) and label histograms (N, K): even one-hot histograms and 0/1 values are told apart."""
+        hist, v = np.eye(2)[[0, 1, 1]] * 2, np.array([0.0, 1.0, 1.0])
+        with pytest.warns(FutureWarning):
+            assert statistic_squared_loss(hist, v) == statistic_squared_loss(v, hist)

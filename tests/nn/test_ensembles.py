@@ -85,36 +85,6 @@ class TestBackboneFeatures:
             backbone_features("digits", seed=-3, n_train=100, progress=False)
 
 
-class TestClassifierSet:
-    def test_main(self):
-        p = np.array([[[1.0, 0.0], [0.0, 1.0]], [[0.5, 0.5], [0.7, 0.3]], [[0.2, 0.8], [0.4, 0.6]]])
-        cs = ClassifierSet(p, [0, 1, 1], p[:2], [1, 0], "dropout", "DN(0.1)")
-        assert cs.n_members == 2 and cs.n_classes == 2
-        np.testing.assert_allclose(cs.probs_cal, [[0.5, 0.5], [0.6, 0.4], [0.3, 0.7]])
-        np.testing.assert_allclose(cs.probs_test, [[0.5, 0.5], [0.6, 0.4]])
-        assert cs.y_cal.dtype == np.int64 and cs.ens_probs_test.dtype == np.float64
-        assert repr(cs) == (
-            "ClassifierSet(name='DN(0.1)', kind='dropout', n_members=2, n_cal=3, n_test=2, n_classes=2)"
-        )
-        with pytest.raises(AttributeError):
-            cs.name = "DE"  # frozen
-
-    def test_errors(self):
-        p = np.full((3, 2, 2), 0.5)
-        with pytest.raises(ValueError, match="kind must be one of"):
-            ClassifierSet(p, [0, 1, 1], p, [0, 1, 1], "bagging", "B")
-        with pytest.raises(ValueError, match="ens_probs_cal must sum to 1"):
-            ClassifierSet(p * 1.5, [0, 1, 1], p, [0, 1, 1], "ensemble", "DE")
-        with pytest.raises(ValueError, match=r"ens_probs_test must have shape \(N, M, K\)"):
-            ClassifierSet(p, [0, 1, 1], p[:, 0], [0, 1, 1], "ensemble", "DE")
-        with pytest.raises(ValueError, match="y_test must have shape"):
-            ClassifierSet(p, [0, 1, 1], p, [0, 1], "ensemble", "DE")
-        with pytest.raises(ValueError, match="y_cal must lie in"):
-            ClassifierSet(p, [0, 1, 2], p, [0, 1, 1], "ensemble", "DE")
-        with pytest.raises(ValueError, match="same"):
-            ClassifierSet(p, [0, 1, 1], np.full((3, 4, 2), 0.5), [0, 1, 1], "ensemble", "DE")
-
-
 class TestTrainClassifierSet:
     @pytest.mark.parametrize("kind, name, m", [("single", "S", 1), ("dropout", "DN(0.3)", 4), ("ensemble", "DE", 4)])
     def test_main(self, tmp_cache, kind, name, m):

@@ -425,18 +425,18 @@ def test_checkpoint_must_be_a_path(bad):
 
 def test_checkpoint_written_at_the_stop_resumes_to_the_end(tmp_path, monkeypatch):
     """Killed after the epoch that triggers early stopping was saved: the resumed call trains no further."""
-    import credalbook.nn.training as training
+    import credalbook.nn.fit_callbacks as fit_callbacks
 
     ref = _checkpoint_fit(_noise_augment(), None, epochs=40, patience=1, lr=0.1)
     assert ref.epochs_run < 40  # early stopping fired
-    real_save = training.save_checkpoint
+    real_save = fit_callbacks.save_checkpoint
 
     def save_then_die(path, state):
         real_save(path, state)
         if state["since_best"] >= 1:
             raise _Interrupt
 
-    monkeypatch.setattr(training, "save_checkpoint", save_then_die)
+    monkeypatch.setattr(fit_callbacks, "save_checkpoint", save_then_die)
     ckpt = tmp_path / "run.pt"
     with pytest.raises(_Interrupt):
         _checkpoint_fit(_noise_augment(), ckpt, epochs=40, patience=1, lr=0.1)

@@ -48,7 +48,7 @@ class TestBootstrapCalibrationTest:
         assert res.threshold == pytest.approx(np.quantile(res.null_distribution, 0.95))
         assert res.rejected == (res.statistic > res.threshold)
         assert res.decision(0.05) == res.rejected
-        assert res.statistic == pytest.approx(calibration_measure("ece_conf")(probs, labels))
+        assert res.statistic == pytest.approx(calibration_measure("ece_confidence")(probs, labels))
         np.testing.assert_array_equal(res.weights, [1.0])
 
     def test_type_one_error_within_band(self):
@@ -67,12 +67,16 @@ class TestBootstrapCalibrationTest:
     def test_power(self):
         probs, labels = calibrated_predictions(500, 4, seed=2)
         sharp = probs**3 / (probs**3).sum(axis=1, keepdims=True)
-        for measure in ("ece_conf", "ece_cwise", "hl", "skce_uq"):
+        for measure in ("ece_confidence", "ece_classwise", "hosmer_lemeshow", "skce_uq"):
             assert bootstrap_calibration_test(sharp, labels, measure=measure, seed=0).rejected, measure
 
     def test_equals_single_member_set_test(self):
         probs, labels = calibrated_predictions(150, 5, seed=3)
-        for measure, resample in [("ece_conf", "bootstrap"), ("skce_ul", "permutation"), ("hl", "bootstrap")]:
+        for measure, resample in [
+            ("ece_confidence", "bootstrap"),
+            ("skce_ul", "permutation"),
+            ("hosmer_lemeshow", "bootstrap"),
+        ]:
             single = bootstrap_calibration_test(probs, labels, measure=measure, resample=resample, seed=7)
             as_set = set_calibration_test(probs[:, None, :], labels, measure=measure, resample=resample, seed=7)
             np.testing.assert_array_equal(single.null_distribution, as_set.null_distribution)
@@ -102,14 +106,14 @@ class TestSetCalibrationTest:
         res = set_calibration_test(ens, y, n_resamples=100, seed=0)
         assert not res.rejected
         assert res.weights.shape == (2,) and res.weights.sum() == pytest.approx(1.0)
-        assert res.statistic <= calibration_measure("ece_conf")(ens.mean(axis=1), y) + 1e-12
+        assert res.statistic <= calibration_measure("ece_confidence")(ens.mean(axis=1), y) + 1e-12
         assert set_calibration_test(ens[:, :1], y, seed=0).rejected  # the sharp member alone
 
     def test_type_one_error_in_s1_within_band(self):
         # Scenario S1 (H0 true), ECE_conf with 10 bins, α = 0.05: the rejection rate must not
         # exceed the binomial band around α (the paper finds the test conservative).
         sc = credal_scenario("S1", n_datasets=120, seed=11)
-        g = calibration_measure("ece_conf", n_bins=10)
+        g = calibration_measure("ece_confidence", n_bins=10)
         rejected = [
             set_calibration_test(sc.ens_probs[r], sc.labels[r], measure=g, solver="cobyla_powell", seed=r).rejected
             for r in range(120)
@@ -168,13 +172,13 @@ class TestSetCalibrationTest:
         with pytest.raises(ValueError, match="ens_probs must sum to 1"):
             set_calibration_test(ens * 0.9, y)
         with pytest.raises(ValueError, match="at least 10 instances"):
-            set_calibration_test(ens[:5], y[:5], measure="hl")
+            set_calibration_test(ens[:5], y[:5], measure="hosmer_lemeshow")
 
 
 class TestMinimise:
     def test_grid_matches_brute_force_for_two_members(self):
         ens, y = _two_member_set(300, seed=4)
-        g = calibration_measure("ece_cwise", n_bins=10)
+        g = calibration_measure("ece_classwise", n_bins=10)
         lam = np.linspace(0, 1, 201)
         values = [g(l * ens[:, 0] + (1 - l) * ens[:, 1], y) for l in lam]
         res = minimise_calibration_measure(ens, y, measure=g, solver="grid", solver_options={"resolution": 200})
@@ -198,7 +202,7 @@ class TestMinimise:
         # t at λ = 1/M: the members' average, one evaluation, and never below any minimiser's value
         sc = credal_scenario("S1", n_datasets=1, n_members=6, n_classes=4, u=0.1, seed=3)
         ens, y = sc.ens_probs[0], sc.labels[0]
-        g = calibration_measure("ece_conf", n_bins=5)
+        g = calibration_measure("ece_confidence", n_bins=5)
         res = minimise_calibration_measure(ens, y, measure=g, solver="uniform")
         np.testing.assert_allclose(res.weights, np.full(6, 1 / 6), rtol=1e-15)
         assert res.value == pytest.approx(g(ens.mean(axis=1), y), abs=1e-12)
@@ -226,7 +230,7 @@ class TestMinimise:
         # the best of the grid points it starts from and the brute-force value over 201 points is
         # matched within the spacing of the step sizes.
         ens, y = _two_member_set(300, seed=4)
-        g = calibration_measure("ece_cwise", n_bins=10)
+        g = calibration_measure("ece_classwise", n_bins=10)
         lam = np.linspace(0, 1, 201)
         brute = min(g(l * ens[:, 0] + (1 - l) * ens[:, 1], y) for l in lam)
         res = minimise_calibration_measure(ens, y, measure=g, solver="search_descent", seed=0)
@@ -265,7 +269,7 @@ class TestMinimise:
         ens = rng.dirichlet(np.ones(3), size=(60, 4))
         ens = np.concatenate([ens, np.zeros((60, 4, 1))], axis=2)
         y = np.where(np.arange(60) % 10 == 0, 3, rng.integers(0, 3, size=60))
-        res = minimise_calibration_measure(ens, y, measure="hl", n_bins=5, solver=solver)
+        res = minimise_calibration_measure(ens, y, measure="hosmer_lemeshow", n_bins=5, solver=solver)
         assert res.value == OBJECTIVE_CAP and res.n_evaluations < 2100
 
     def test_errors(self):
@@ -295,10 +299,12 @@ class TestSetNullDistribution:
         # predictions; compare with independent draws on the same instances (two-sample KS).
         probs, _ = calibrated_predictions(80, 3, seed=8)
         null = set_null_distribution(
-            probs[:, None], measure="ece_conf", n_resamples=2000, resample="permutation", seed=0
+            probs[:, None], measure="ece_confidence", n_resamples=2000, resample="permutation", seed=0
         )
         rng = np.random.default_rng(9)
-        direct = calibration_measure("ece_conf")(np.broadcast_to(probs, (2000, 80, 3)), sample_labels(probs, rng, 2000))
+        direct = calibration_measure("ece_confidence")(
+            np.broadcast_to(probs, (2000, 80, 3)), sample_labels(probs, rng, 2000)
+        )
         assert stats.ks_2samp(null, direct).pvalue > 0.001
 
 
@@ -311,7 +317,7 @@ class TestNullStatistics:
         for shape in [(37, 3, 4), (2, 3, 37, 3, 4), (5, 50, 1, 3)]:
             ens = rng.dirichlet(np.ones(shape[-1]), size=shape[:-1])
             n, k = shape[-3], shape[-1]
-            for name in ("ece_conf", "ece_cwise", "hl", "skce_ul"):
+            for name in ("ece_confidence", "ece_classwise", "hosmer_lemeshow", "skce_ul"):
                 g = calibration_measure(name, n_bins=5)
                 first = np.random.default_rng(3)
                 one_pass = null_statistics(ens, g.func, 11, "uniform", resample, first)
@@ -357,10 +363,10 @@ class TestDecisionRule:
             assert paper.decision(a) == (paper.statistic > q) and authors.decision(a) == (abs(paper.statistic) > q)
         # for a non-negative measure the rules agree
         e1 = set_calibration_test(
-            sc.ens_probs[0], sc.labels[0], measure="ece_conf", n_resamples=50, solver="search", seed=0
+            sc.ens_probs[0], sc.labels[0], measure="ece_confidence", n_resamples=50, solver="search", seed=0
         )
         e2 = set_calibration_test(
-            sc.ens_probs[0], sc.labels[0], measure="ece_conf", n_resamples=50, solver="search", seed=0, rule="abs"
+            sc.ens_probs[0], sc.labels[0], measure="ece_confidence", n_resamples=50, solver="search", seed=0, rule="abs"
         )
         assert e1.rejected == e2.rejected and e1.pvalue == e2.pvalue
 
@@ -387,11 +393,13 @@ class TestSearchDescentLargeM:
         # the old ones and no worse than NLopt's COBYLA (Powell's, the authors' algorithm) + 1e-3.
         for r, cobyla in ((1, 0.31183), (2, 0.62898)):
             ens, y = self._problem(r)
-            new = minimise_calibration_measure(ens, y, measure="hl", n_bins=5, solver="search_descent", seed=0)
-            old = minimise_calibration_measure(
-                ens, y, measure="hl", n_bins=5, solver="search_descent", seed=0, solver_options=self.OLD
+            new = minimise_calibration_measure(
+                ens, y, measure="hosmer_lemeshow", n_bins=5, solver="search_descent", seed=0
             )
-            powell = minimise_calibration_measure(ens, y, measure="hl", n_bins=5, solver="cobyla_powell")
+            old = minimise_calibration_measure(
+                ens, y, measure="hosmer_lemeshow", n_bins=5, solver="search_descent", seed=0, solver_options=self.OLD
+            )
+            powell = minimise_calibration_measure(ens, y, measure="hosmer_lemeshow", n_bins=5, solver="cobyla_powell")
             assert new.value <= old.value + 1e-12 and new.value <= powell.value + 1e-3
             assert new.value <= cobyla + 1e-3 < old.value
 
@@ -401,7 +409,7 @@ class TestSearchDescentLargeM:
         sc = credal_scenario("S2", n_datasets=1, n_members=100, seed=3)
         for r in range(1):
             ens, y = sc.ens_probs[r], sc.labels[r]
-            for measure in ("ece_conf", "hl"):
+            for measure in ("ece_confidence", "hosmer_lemeshow"):
                 desc = minimise_calibration_measure(ens, y, measure=measure, n_bins=5, solver="search_descent", seed=r)
                 search = minimise_calibration_measure(ens, y, measure=measure, n_bins=5, solver="search", seed=r)
                 assert desc.value <= search.value

@@ -43,8 +43,8 @@ class TestCalibrationTest:
 
     def test_agrees_with_the_tests_it_calls(self):
         p, y = _data(seed=1, temperature=0.8)
-        a = calibration_test(p, y, n_resamples=99, seed=3, measure="ece_cwise", n_bins=5)
-        b = bootstrap_calibration_test(p, y, n_resamples=99, seed=3, measure="ece_cwise", n_bins=5, n_jobs=1)
+        a = calibration_test(p, y, n_resamples=99, seed=3, measure="ece_classwise", n_bins=5)
+        b = bootstrap_calibration_test(p, y, n_resamples=99, seed=3, measure="ece_classwise", n_bins=5, n_jobs=1)
         assert a.pvalue == b.pvalue and np.array_equal(a.null_distribution, b.null_distribution)
         a = calibration_test(p, y, method="hosmer_lemeshow", n_resamples=99, seed=3, grouping="single")
         b = hosmer_lemeshow(p, y, n_resamples=99, seed=3, grouping="single", n_jobs=1)
@@ -220,7 +220,7 @@ def test_power(method, n, min_power):
 
 
 # --------------------------------------------------------------------------------------------
-# the O(N) consistency null of the top-label ECE (calibration_test(method="consistency", measure="ece_conf"))
+# the O(N) consistency null of the top-label ECE (calibration_test(method="consistency", measure="ece_confidence"))
 # --------------------------------------------------------------------------------------------
 
 
@@ -340,7 +340,7 @@ class TestFastTopLabelNull:
         assert res.pvalue == ref.pvalue
         from credalbook.stats import calibration_measure
 
-        res = calibration_test(p, y, n_resamples=60, seed=8, measure=calibration_measure("ece_conf"))
+        res = calibration_test(p, y, n_resamples=60, seed=8, measure=calibration_measure("ece_confidence"))
         np.testing.assert_array_equal(res.null_distribution, ref.null_distribution)
         with pytest.raises(ValueError, match="fast_null"):
             calibration_test(p, y, fast_null="yes")
@@ -374,7 +374,7 @@ class TestOneSeedOneNullSample:
 
         p, y = _data(n=120, k=3, seed=9)
         r = 2 * NULL_CHUNK + 7
-        kw = dict(measure="ece_cwise", n_bins=5, n_resamples=r, seed=13)
+        kw = dict(measure="ece_classwise", n_bins=5, n_resamples=r, seed=13)
         ref = bootstrap_calibration_test(p, y, **kw)
         runs = [bootstrap_calibration_test(p, y, n_jobs=j, **kw) for j in (None, 1, 2)]
         runs += [set_calibration_test(p[:, None], y, n_jobs=j, **kw) for j in (None, 1, 2)]
@@ -459,7 +459,7 @@ class TestRenamedKeywords:
         ens = np.random.default_rng(0).dirichlet(np.ones(3), size=(30, 2))
         from credalbook.stats import calibration_measure
 
-        g = calibration_measure("ece_conf")
+        g = calibration_measure("ece_confidence")
         new = null_statistics(ens, g.func, 10, "uniform", "bootstrap", np.random.default_rng(1))
         with pytest.warns(FutureWarning, match="renamed"):
             old = null_statistics(

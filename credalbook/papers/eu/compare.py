@@ -32,14 +32,8 @@ import math
 import numpy as np
 
 from credalbook.papers.criteria import combine
-from credalbook.papers.eu.experiments import (
-    _mean_sd,
-    _seed_claim,
-    compare_summary,
-    EU_ESTIMATORS,
-    EU_PAPER_TABLE1,
-    EU_PAPER_TABLE2,
-)
+from credalbook.papers.eu.reported import EU_ESTIMATORS, EU_PAPER_TABLE1, EU_PAPER_TABLE2
+from credalbook.papers.eu.studies import _mean_sd, _seed_claim, compare_summary
 from credalbook.papers.report import check_results, Comparison, count_of, reported
 
 __all__ = ["compare"]
@@ -292,6 +286,7 @@ def _table2(cmp: Comparison, r: dict) -> None:
 
 
 def _claims_real(cmp: Comparison, r: dict) -> None:
+    """Sec. 5.4.1, Table 2 and Fig. 4: the paper's sentences on the real data, judged on ``dataset``."""
     rs, dataset = r["real"], r["dataset"]
     claims = reported("eu")["text_sec5_4_1"]["claims"]
     match = _PAPER_DATASET.get(dataset)
@@ -305,6 +300,13 @@ def _claims_real(cmp: Comparison, r: dict) -> None:
         + "; balls and GP settings are the book's (the paper's supplement is missing)"
     )
     p = {d: {k: {m: v[0] for m, v in row.items()} for k, row in t.items()} for d, t in EU_PAPER_TABLE2.items()}
+    _real_estimator_rows(cmp, claims, p, rho, raw, cal, where)
+    _fig4_emnist_row(cmp, r, claims, match, where)
+    _k49_rows(cmp, claims, p)
+
+
+def _real_estimator_rows(cmp: Comparison, claims: dict, p: dict, rho: dict, raw: dict, cal: dict, where: str) -> None:
+    """Sec. 5.4.1 / Table 2: Ê_E against Ê_M (ρ_epi, calibrated and raw EECE), and calibration of Ê_M."""
     art = "Sec. 5.4.1 / Table 2"
     cmp.add(
         art,
@@ -341,6 +343,10 @@ def _claims_real(cmp: Comparison, r: dict) -> None:
         note=f"the paper's Table 2 on both datasets (its text: 'improves the EECE significantly' on EMNIST, "
         f"'only ... slightly lower' on K-49); {where}",
     )
+
+
+def _fig4_emnist_row(cmp: Comparison, r: dict, claims: dict, match, where: str) -> None:
+    """Sec. 5.4.1 / Fig. 4: Ê_M overestimates the gain on EMNIST (judged on EMNIST only)."""
     if match == "EMNIST":
         exc = _arr(r["real_excess_M"])
         cmp.add(
@@ -356,9 +362,13 @@ def _claims_real(cmp: Comparison, r: dict) -> None:
             "Sec. 5.4.1 / Fig. 4",
             claims["overestimate_emnist"],
             paper="Ê_M above the gain on EMNIST (Fig. 4)",
-            reason=f"a claim about EMNIST, whose files are not on this machine (the chapter ran {dataset!r})",
+            reason=f"a claim about EMNIST, whose files are not on this machine (the chapter ran {r['dataset']!r})",
             tested_by=_LOADER_TESTS,
         )
+
+
+def _k49_rows(cmp: Comparison, claims: dict, p: dict) -> None:
+    """Sec. 5.4.1: the comparisons of EMNIST with Kuzushiji-49 (both datasets needed: not run here)."""
     both = "needs EMNIST and Kuzushiji-49 side by side; neither set of files is on this machine"
     cmp.not_run(
         "Sec. 5.4.1 / Table 2",

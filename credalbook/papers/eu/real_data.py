@@ -23,15 +23,8 @@ import numpy as np
 from credalbook._validation import check_positive_int
 from credalbook.cache import cached
 from credalbook.papers.eu.carving import BallSplit, carve_balls, dense_centres, neighbour_radius
-from credalbook.papers.eu.experiments import (
-    _study,
-    assemble_eu_run,
-    eu_gp_fit,
-    EUFit,
-    EURun,
-    EUStudy,
-    run_eu_experiment,
-)
+from credalbook.papers.eu.experiments import assemble_eu_run, eu_gp_fit, EUFit, EURun, run_eu_experiment
+from credalbook.papers.eu.studies import _study, EUStudy
 
 __all__ = [
     "BinaryFeatures",

@@ -3,6 +3,7 @@ representations*: the instance-dependent test's error rates, estimator analyses,
 chapter's resumable parts.
 """
 
+from credalbook.papers.juergens.authors_code import authors_lp_kde, authors_mmd_kce, kl_gradient_check, lp_clamp_effect
 from credalbook.papers.juergens.compare import compare, paper_table1, paper_table1_summary
 from credalbook.papers.juergens.error_rates import (
     instance_test_error_rates,
@@ -15,16 +16,12 @@ from credalbook.papers.juergens.error_rates import (
 )
 from credalbook.papers.juergens.estimators import (
     APP_B_COMBINATIONS,
-    authors_lp_kde,
-    authors_mmd_kce,
     calibrated_combinations_example,
     combination_rejections,
     estimator_demo_draws,
     estimator_landscape,
     estimator_landscapes,
-    kl_gradient_check,
     Landscape,
-    lp_clamp_effect,
     median_heuristic_bandwidth,
     simplex_grid,
     skce_kernel_summary,

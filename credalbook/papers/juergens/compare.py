@@ -134,7 +134,17 @@ def _fig_rows(cmp, fig, setting, s, bw):
         f"SKCE with bandwidth h = {bw:.3g} (median heuristic of the setting's predictions); the authors' "
         f"h = {PAPER_SKCE_BANDWIDTH:g} makes the statistic numerically 0 (see 'The SKCE bandwidth')"
     )
+    _type1_gap_row(cmp, fig, setting, s, base)
+    if setting == "binary":
+        _fig3_rows(cmp, fig, s, h0, h1, per_dist, base)
+    else:
+        _fig4_rows(cmp, fig, s, h0, per_dist, base)
+    _skce_power_row(cmp, fig, setting, s, base, skce_note)
 
+
+def _type1_gap_row(cmp, fig, setting, s, base):
+    """Fig. 3 or 4: the new test's Type I error nearer α than Mortier et al.'s (mean |rate − α|)."""
+    r = s["R"]
     g = s["gap"]
     words = "h0_new_closer" if setting == "binary" else "fig4_not_exceeding"
     cmp.add(
@@ -154,86 +164,94 @@ def _fig_rows(cmp, fig, setting, s, bw):
         note=base,
     )
 
-    if setting == "binary":
-        parts = [
-            rate_claim(
-                c["k"],
-                c["n"],
-                accept=(c["alpha"], 1.0),
-                name=f"{c['panel']} {c['estimator']} α={c['alpha']:g}",
-                tolerance_source="rate above α",
-            )
-            for c in h0
-        ]
-        k_above = sum(c["k"] / c["n"] > c["alpha"] for c in h0)
-        cmp.add(
-            fig,
-            "new test's Type I error sometimes above α: some (panel, estimator, α) cell whose rate's exact 95% "
-            "interval lies above α",
-            paper=_claim("fig3_sometimes_above"),
-            book=f"{k_above} of {len(h0)} cells have rate > α",
-            judgement=combine(
-                parts, rule="any", criterion=f"some rate's 95% interval above its α ({len(parts)} cells)"
-            ),
-            note=base + "; any of many cells: a chance agreement is possible (no multiplicity correction)",
-        )
-        miss = [
-            rate_claim(
-                c["k"],
-                c["n"],
-                accept=(0.0, _HIGH_POWER_TYPE2),
-                name=f"{c['panel']} {c['estimator']} Type II",
-                tolerance_source="Type II ≤ 0.2 (power 0.8, Cohen 1988)",
-            )
-            for c in h1
-        ]
-        cmp.add(
-            fig,
-            f"high power at all three H1 distances: Type II at α = {s['h1_alpha']:g} of the new test "
-            "(L2, KL, MMD), each ≤ 0.2",
-            paper=_claim("h1_high_power"),
-            book=f"mean Type II per distance: {per_dist}",
-            judgement=combine(miss, rule="all", criterion=f"every Type II ≤ {_HIGH_POWER_TYPE2} ({len(miss)} cells)"),
-            note=base + "; the paper says zero Type II, the criterion allows 0.2",
-        )
-    else:
-        parts = [
-            rate_claim(
-                c["k"],
-                c["n"],
-                accept=(c["alpha"] / 2, 1.5 * c["alpha"]),
-                name=f"{c['panel']} {c['estimator']} α={c['alpha']:g}",
-                tolerance_source=_BRADLEY,
-            )
-            for c in h0
-        ]
-        worst = max(c["k"] / c["n"] - c["alpha"] for c in h0)
-        cmp.add(
-            fig,
-            "new test's Type I error does not exceed α and follows it closely: every (panel, estimator, α) "
-            "rate in [α/2, 3α/2] (L2, KL, MMD)",
-            paper=_claim("fig4_not_exceeding"),
-            book=f"largest rate − α: {worst:+.3f}",
-            judgement=combine(parts, rule="all", criterion=f"every rate in [α/2, 3α/2] ({len(parts)} cells)"),
-            note=base,
-        )
-        t2 = s["type2"]
-        cmp.add(
-            fig,
-            f"lower average Type II than Mortier's (L2, KL, MMD; H1 panels; α = {s['h1_alpha']:g}): Mortier − new",
-            paper=_claim("fig4_lower_type2"),
-            book=f"new {t2['new']:.2f} vs Mortier {t2['Mortier']:.2f}",
-            judgement=sign_claim(
-                t2["diff"],
-                relation=">",
-                se=t2["se"],
-                name="Mortier − new Type II",
-                replicates=r,
-                tolerance_source=f"2 × bootstrap standard error over the R = {r} datasets (paired)",
-            ),
-            note=base + f"; the new test's mean Type II per distance: {per_dist}",
-        )
 
+def _fig3_rows(cmp, fig, s, h0, h1, per_dist, base):
+    """Fig. 3 (binary): Type I error sometimes above α; high power at every H1 distance."""
+    parts = [
+        rate_claim(
+            c["k"],
+            c["n"],
+            accept=(c["alpha"], 1.0),
+            name=f"{c['panel']} {c['estimator']} α={c['alpha']:g}",
+            tolerance_source="rate above α",
+        )
+        for c in h0
+    ]
+    k_above = sum(c["k"] / c["n"] > c["alpha"] for c in h0)
+    cmp.add(
+        fig,
+        "new test's Type I error sometimes above α: some (panel, estimator, α) cell whose rate's exact 95% "
+        "interval lies above α",
+        paper=_claim("fig3_sometimes_above"),
+        book=f"{k_above} of {len(h0)} cells have rate > α",
+        judgement=combine(parts, rule="any", criterion=f"some rate's 95% interval above its α ({len(parts)} cells)"),
+        note=base + "; any of many cells: a chance agreement is possible (no multiplicity correction)",
+    )
+    miss = [
+        rate_claim(
+            c["k"],
+            c["n"],
+            accept=(0.0, _HIGH_POWER_TYPE2),
+            name=f"{c['panel']} {c['estimator']} Type II",
+            tolerance_source="Type II ≤ 0.2 (power 0.8, Cohen 1988)",
+        )
+        for c in h1
+    ]
+    cmp.add(
+        fig,
+        f"high power at all three H1 distances: Type II at α = {s['h1_alpha']:g} of the new test "
+        "(L2, KL, MMD), each ≤ 0.2",
+        paper=_claim("h1_high_power"),
+        book=f"mean Type II per distance: {per_dist}",
+        judgement=combine(miss, rule="all", criterion=f"every Type II ≤ {_HIGH_POWER_TYPE2} ({len(miss)} cells)"),
+        note=base + "; the paper says zero Type II, the criterion allows 0.2",
+    )
+
+
+def _fig4_rows(cmp, fig, s, h0, per_dist, base):
+    """Fig. 4 (multi-class): Type I error within Bradley's region; lower Type II than Mortier et al.'s."""
+    r = s["R"]
+    parts = [
+        rate_claim(
+            c["k"],
+            c["n"],
+            accept=(c["alpha"] / 2, 1.5 * c["alpha"]),
+            name=f"{c['panel']} {c['estimator']} α={c['alpha']:g}",
+            tolerance_source=_BRADLEY,
+        )
+        for c in h0
+    ]
+    worst = max(c["k"] / c["n"] - c["alpha"] for c in h0)
+    cmp.add(
+        fig,
+        "new test's Type I error does not exceed α and follows it closely: every (panel, estimator, α) "
+        "rate in [α/2, 3α/2] (L2, KL, MMD)",
+        paper=_claim("fig4_not_exceeding"),
+        book=f"largest rate − α: {worst:+.3f}",
+        judgement=combine(parts, rule="all", criterion=f"every rate in [α/2, 3α/2] ({len(parts)} cells)"),
+        note=base,
+    )
+    t2 = s["type2"]
+    cmp.add(
+        fig,
+        f"lower average Type II than Mortier's (L2, KL, MMD; H1 panels; α = {s['h1_alpha']:g}): Mortier − new",
+        paper=_claim("fig4_lower_type2"),
+        book=f"new {t2['new']:.2f} vs Mortier {t2['Mortier']:.2f}",
+        judgement=sign_claim(
+            t2["diff"],
+            relation=">",
+            se=t2["se"],
+            name="Mortier − new Type II",
+            replicates=r,
+            tolerance_source=f"2 × bootstrap standard error over the R = {r} datasets (paired)",
+        ),
+        note=base + f"; the new test's mean Type II per distance: {per_dist}",
+    )
+
+
+def _skce_power_row(cmp, fig, setting, s, base, skce_note):
+    """Fig. 3 or 4: SKCE less powerful than L2, KL and MMD."""
+    r = s["R"]
     k = s["skce"]
     cmp.add(
         fig,
@@ -292,9 +310,16 @@ def compare(results: Mapping, *, chapter: str = "02_juergens_instance_calibratio
     cmp = Comparison(chapter)
     for setting, fig in _FIGURES:
         _fig_rows(cmp, fig, setting, r["error_rates"][setting], r["skce_bandwidth"][setting])
+    _fig5_row(cmp, r["null_means"], r["null_se"], r["skce_bandwidth"]["fig5"])
+    _fig6_row(cmp, r["landscape_miss"])
+    _app_b_row(cmp, r["app_b"])
+    _fig8_row(cmp, r["centre_share"])
+    _table1_rows(cmp, r["table1"], r["table1_setting"], r["dataset"])
+    return cmp
 
-    # Fig. 5: L2 and KL above 0, SKCE and MMD centred at 0
-    m, se = r["null_means"], r["null_se"]
+
+def _fig5_row(cmp, m, se, bw):
+    """Fig. 5: L2 and KL above 0, SKCE and MMD centred at 0 under H0 (``m``, ``se``: means and their errors)."""
     parts = [sign_claim(m[k], relation=">", se=se[k], name=f"mean {k}") for k in ("L2-CE", "KL-CE")]
     parts += [
         close_to(
@@ -312,12 +337,14 @@ def compare(results: Mapping, *, chapter: str = "02_juergens_instance_calibratio
         paper=_claim("fig5_null_means"),
         book=", ".join(f"{k} {v:.3g} ± {se[k]:.2g}" for k, v in m.items()),
         judgement=combine(parts, rule="all", criterion="L2, KL > 0 by 2 SE; |SKCE|, |MMD| ≤ 2 SE"),
-        note=f"SKCE with bandwidth {r['skce_bandwidth']['fig5']:.3g} (median heuristic; the authors' "
+        note=f"SKCE with bandwidth {bw:.3g} (median heuristic; the authors' "
         f"{PAPER_SKCE_BANDWIDTH:g} gives a statistic of order 1e-300, see 'The SKCE bandwidth')",
     )
 
-    # Fig. 6: the grid minimum of L2/KL/MMD nearer the truth than SKCE's
-    miss = {e: mean_se(v) for e, v in r["landscape_miss"].items()}
+
+def _fig6_row(cmp, landscape_miss):
+    """Fig. 6: the grid minimum of L2/KL/MMD nearer the truth than SKCE's."""
+    miss = {e: mean_se(v) for e, v in landscape_miss.items()}
     worst = max(("lp", "kl", "mmd"), key=lambda e: miss[e][0])
     n_rep = miss["skce"][2]
     if min(v[2] for v in miss.values()) < 2:
@@ -341,8 +368,9 @@ def compare(results: Mapping, *, chapter: str = "02_juergens_instance_calibratio
         note=f"{n_rep} repeats (datasets); SKCE with the median-heuristic bandwidth",
     )
 
-    # App. B: the paper's two calibrated combinations (the third, uncalibrated one is the book's control)
-    ab = r["app_b"]
+
+def _app_b_row(cmp, ab):
+    """App. B: the paper's two calibrated combinations (the third, uncalibrated one is the book's control)."""
     parts = [
         rate_claim(
             c["k"], c["n"], accept=(0.025, 0.075), name=f"combination {i + 1} rejection rate", tolerance_source=_BRADLEY
@@ -359,8 +387,9 @@ def compare(results: Mapping, *, chapter: str = "02_juergens_instance_calibratio
         f"rejected in {ab[2]['k']}/{ab[2]['n']}",
     )
 
-    # Fig. 8
-    sh = r["centre_share"]
+
+def _fig8_row(cmp, sh):
+    """Fig. 8: uniform weights pile up in the centre of the credal set."""
     n = int(sh["n"])
     se = {k: float(np.sqrt(sh[k] * (1 - sh[k]) / n)) for k in ("weights", "triangulation")}
     cmp.add(
@@ -381,9 +410,6 @@ def compare(results: Mapping, *, chapter: str = "02_juergens_instance_calibratio
         ),
         note="6 random vertices in the 3-class simplex",
     )
-
-    _table1_rows(cmp, r["table1"], r["table1_setting"], r["dataset"])
-    return cmp
 
 
 def _table1_rows(cmp, table, setting, dataset):

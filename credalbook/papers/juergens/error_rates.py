@@ -144,6 +144,61 @@ def _test_names(specs):
     return tuple(names)
 
 
+def _checked_options(setting, hypothesis, estimators, n_resamples, resample, mortier_solver, mortier_resample):
+    """The door checks of :func:`instance_test_error_rates`: ``n_resamples`` checked and the estimators as
+    ``((name, options), ...)``."""
+    check_choice(setting, "setting", INSTANCE_SETTINGS)
+    check_choice(hypothesis, "hypothesis", HYPOTHESES)
+    n_resamples = check_positive_int(n_resamples, "n_resamples")
+    check_choice(mortier_solver, "mortier_solver", SOLVERS)
+    check_choice(mortier_resample, "mortier_resample", RESAMPLING)
+    check_choice(resample, "resample", RESAMPLING)
+    specs = tuple((name, dict(opts or {})) for name, opts in estimators)
+    for name, _ in specs:
+        check_choice(name, "estimators", ESTIMATORS)
+    if not specs:
+        raise ValueError("estimators must name at least one estimator")
+    return n_resamples, specs
+
+
+def _work_items(data, specs, seqs, options, split_minima):
+    """The work units of :func:`instance_test_error_rates` as ``(kind, estimator index, arguments)``.
+
+    ``data`` is ``(x, ens, y, opt, val, test)``, ``seqs`` the estimators' seed sequences and ``options`` the
+    arguments of :func:`_estimator_unit` after ``seq``; with ``split_minima`` Mortier et al.'s minimisations
+    run apart, in chunks of :data:`MINIMA_CHUNK` datasets.
+    """
+    x, ens, y, opt, val, test = data
+    items = [
+        ("estimator", t, (*data, name, opts, seq, *options)) for t, ((name, opts), seq) in enumerate(zip(specs, seqs))
+    ]
+    if split_minima:
+        mortier_solver = options[4]
+        items += [
+            ("minima", t, (ens, y, test, lo, name, opts, mortier_solver))
+            for t, (name, opts) in enumerate(specs)
+            for lo in range(0, x.shape[0], MINIMA_CHUNK)
+        ]
+    return items
+
+
+def _collect(items, results, arrays, *, mortier, n_datasets, steps):
+    """Write the results of the work units ``items`` into ``arrays`` = (stats, nulls, nfev), in place."""
+    stats, nulls, nfev = arrays
+    for (kind, t, _), res in zip(items, results):
+        if kind == "estimator":
+            stats[2 * t], nulls[2 * t], nfev[2 * t], null_m, minima = res
+            if mortier:
+                nulls[2 * t + 1] = null_m
+            if minima is not None:
+                stats[2 * t + 1], nfev[2 * t + 1] = minima
+            steps.update(1 + (n_datasets if minima is not None else 0))
+        else:
+            lo, (st, nf) = res
+            stats[2 * t + 1, lo : lo + len(st)], nfev[2 * t + 1, lo : lo + len(st)] = st, nf
+            steps.update(len(st))
+
+
 @renamed(n_bootstrap="n_resamples")
 @cached(ignore=["n_jobs", "progress"])
 def instance_test_error_rates(
@@ -212,17 +267,9 @@ def instance_test_error_rates(
         hypothesis, ``config["setting"]`` the setting; ``n_evaluations`` holds the minimiser's
         evaluations (Mortier) or the weight network's best epoch (new test).
     """
-    check_choice(setting, "setting", INSTANCE_SETTINGS)
-    check_choice(hypothesis, "hypothesis", HYPOTHESES)
-    n_resamples = check_positive_int(n_resamples, "n_resamples")
-    check_choice(mortier_solver, "mortier_solver", SOLVERS)
-    check_choice(mortier_resample, "mortier_resample", RESAMPLING)
-    check_choice(resample, "resample", RESAMPLING)
-    specs = tuple((name, dict(opts or {})) for name, opts in estimators)
-    for name, _ in specs:
-        check_choice(name, "estimators", ESTIMATORS)
-    if not specs:
-        raise ValueError("estimators must name at least one estimator")
+    n_resamples, specs = _checked_options(
+        setting, hypothesis, estimators, n_resamples, resample, mortier_solver, mortier_resample
+    )
     n_jobs = check_n_jobs(n_jobs)
     start = time.perf_counter()
     seqs = np.random.SeedSequence(seed).spawn(2 + len(specs))
@@ -244,50 +291,10 @@ def instance_test_error_rates(
     # none, the minimisations run apart in fixed chunks of datasets. Neither depends on n_jobs.
     split_minima = mortier and mortier_solver in _RNG_FREE_SOLVERS
     learner = check_learner_options(learner_options)
-    items = [
-        (
-            "estimator",
-            t,
-            (
-                x,
-                ens,
-                y,
-                opt,
-                val,
-                test,
-                name,
-                opts,
-                seq,
-                n_resamples,
-                resample,
-                mortier,
-                mortier_resample,
-                mortier_solver,
-                not split_minima,
-                learner,
-                device,
-            ),
-        )
-        for t, ((name, opts), seq) in enumerate(zip(specs, seqs[2:]))
-    ]
-    if split_minima:
-        items += [
-            ("minima", t, (ens, y, test, lo, name, opts, mortier_solver))
-            for t, (name, opts) in enumerate(specs)
-            for lo in range(0, r, MINIMA_CHUNK)
-        ]
-    for (kind, t, _), res in zip(items, sweep(_unit, [(kind, args) for kind, _, args in items], n_jobs=n_jobs)):
-        if kind == "estimator":
-            stats[2 * t], nulls[2 * t], nfev[2 * t], null_m, minima = res
-            if mortier:
-                nulls[2 * t + 1] = null_m
-            if minima is not None:
-                stats[2 * t + 1], nfev[2 * t + 1] = minima
-            steps.update(1 + (r if minima is not None else 0))
-        else:
-            lo, (st, nf) = res
-            stats[2 * t + 1, lo : lo + len(st)], nfev[2 * t + 1, lo : lo + len(st)] = st, nf
-            steps.update(len(st))
+    options = (n_resamples, resample, mortier, mortier_resample, mortier_solver, not split_minima, learner, device)
+    items = _work_items((x, ens, y, opt, val, test), specs, seqs[2:], options, split_minima)
+    results = sweep(_unit, [(kind, args) for kind, _, args in items], n_jobs=n_jobs)
+    _collect(items, results, (stats, nulls, nfev), mortier=mortier, n_datasets=r, steps=steps)
     steps.close()
     keep = [i for i, nm in enumerate(names) if mortier or nm.endswith("new")]
     config = dict(

@@ -123,6 +123,16 @@ def juergens_plan(
     bandwidths = {s: _settings_bandwidth(s, cfg["instances"], seed) for s in SETTINGS}
     draws = estimator_demo_draws(cfg["null_instances"], seed=seed)
     bandwidths["landscape"] = _rounded(median_heuristic_bandwidth(draws["landscape_sample"], seed=seed))
+    parts = _study_parts(cfg, bandwidths, learner, device=device, seed=seed)
+    parts += _landscape_parts(cfg, bandwidths["landscape"], seed=seed)
+    parts += _app_b_parts(cfg, seed=seed)
+    parts += _pitfall_parts(cfg, seed=seed)
+    parts += _table1_parts(cfg, dataset=dataset, device=device, seed=seed)
+    return JuergensPlan(parts=parts, bandwidths=bandwidths)
+
+
+def _study_parts(cfg, bandwidths, learner, *, device, seed) -> list:
+    """Figs. 3-4: one part per (setting, hypothesis) study."""
     parts = []
     for setting in SETTINGS:
         specs = tuple(
@@ -147,52 +157,70 @@ def juergens_plan(
                     ),
                 )
             )
-    for e in LANDSCAPE_ESTIMATORS:
-        parts.append(
-            Part(
-                f"landscape-{e}",
-                estimator_landscapes,
-                dict(
-                    estimator=e,
-                    n_instances=cfg["landscape_instances"],
-                    n_repeats=cfg["landscape_repeats"],
-                    resolution=cfg["landscape_resolution"],
-                    seed=seed,
-                    estimator_options={"bandwidth": bandwidths["landscape"]} if e == "skce" else {},
-                ),
-            )
+    return parts
+
+
+def _landscape_parts(cfg, bandwidth, *, seed) -> list:
+    """Figs. 6-7: one part per estimator (SKCE with the landscape ``bandwidth``)."""
+    return [
+        Part(
+            f"landscape-{e}",
+            estimator_landscapes,
+            dict(
+                estimator=e,
+                n_instances=cfg["landscape_instances"],
+                n_repeats=cfg["landscape_repeats"],
+                resolution=cfg["landscape_resolution"],
+                seed=seed,
+                estimator_options={"bandwidth": bandwidth} if e == "skce" else {},
+            ),
         )
-    for c in APP_B_COMBINATIONS:
-        parts.append(
-            Part(
-                f"appb-{c}",
-                combination_rejections,
-                dict(
-                    combination=c,
-                    n_instances=cfg["app_b_instances"],
-                    n_draws=cfg["app_b_draws"],
-                    n_resamples=cfg["n_bootstrap"],
-                    alpha=0.05,
-                    seed=seed,
-                ),
-            )
+        for e in LANDSCAPE_ESTIMATORS
+    ]
+
+
+def _app_b_parts(cfg, *, seed) -> list:
+    """App. B: one part per combination."""
+    return [
+        Part(
+            f"appb-{c}",
+            combination_rejections,
+            dict(
+                combination=c,
+                n_instances=cfg["app_b_instances"],
+                n_draws=cfg["app_b_draws"],
+                n_resamples=cfg["n_bootstrap"],
+                alpha=0.05,
+                seed=seed,
+            ),
         )
-    for e in PITFALL_ESTIMATORS:
-        parts.append(
-            Part(
-                f"pitfall-{e}",
-                resampling_pitfall,
-                dict(
-                    estimator=e,
-                    setting="multiclass",
-                    n_datasets=cfg["pitfall_datasets"],
-                    n_instances=400,
-                    resamples=("bootstrap", "permutation"),
-                    seed=seed,
-                ),
-            )
+        for c in APP_B_COMBINATIONS
+    ]
+
+
+def _pitfall_parts(cfg, *, seed) -> list:
+    """The resampling pitfall: one part per estimator."""
+    return [
+        Part(
+            f"pitfall-{e}",
+            resampling_pitfall,
+            dict(
+                estimator=e,
+                setting="multiclass",
+                n_datasets=cfg["pitfall_datasets"],
+                n_instances=400,
+                resamples=("bootstrap", "permutation"),
+                seed=seed,
+            ),
         )
+        for e in PITFALL_ESTIMATORS
+    ]
+
+
+def _table1_parts(cfg, *, dataset, device, seed) -> list:
+    """Table 1 analogue: one part per backbone architecture."""
     table_learner = dict(max_epochs=cfg["table_epochs"], patience=cfg["table_patience"], **cfg["table_learner"])
+    parts = []
     for arch, extra in TABLE1_ARCHITECTURES.items():
         backbone = dict(n_train=cfg["backbone_train"], epochs=cfg["backbone_epochs"], seed=seed, **extra)
         parts.append(
@@ -214,7 +242,7 @@ def juergens_plan(
                 ),
             )
         )
-    return JuergensPlan(parts=parts, bandwidths=bandwidths)
+    return parts
 
 
 def juergens_parts(cfg, **parameters) -> list:

@@ -11,29 +11,7 @@ from credalbook.papers.mimori.alpha0 import (
     posterior_conditional_epistemic_loss,
 )
 from credalbook.papers.mimori.compare import compare, POST_ROWS
-from credalbook.papers.mimori.experiments import (
-    AlphaOptimumGrid,
-    bootstrap_metrics,
-    build_mix_network,
-    debiasing_study,
-    DebiasingStudy,
-    dpe_reliability,
-    evaluate_predictors,
-    mimori_predictions,
-    MimoriPredictions,
-    MIX_AUGMENTATIONS,
-    mix_training_settings,
-    MixNetwork,
-    optimal_log_alpha0_grid,
-    PAPER_Z1_GRID,
-    PredictorOutputs,
-    released_code_demo,
-    released_code_el_cl,
-    theorem1_check,
-    Theorem1Check,
-    train_mix_network,
-    ts_dpe_shift,
-)
+from credalbook.papers.mimori.evaluation import bootstrap_metrics, dpe_reliability, evaluate_predictors, ts_dpe_shift
 from credalbook.papers.mimori.figures import (
     plot_calibration_dispersion_map,
     plot_debiasing_study,
@@ -42,7 +20,25 @@ from credalbook.papers.mimori.figures import (
     plot_theorem1_check,
     plot_ts_shifts,
 )
+from credalbook.papers.mimori.networks import (
+    build_mix_network,
+    MIX_AUGMENTATIONS,
+    mix_training_settings,
+    MixNetwork,
+    train_mix_network,
+)
+from credalbook.papers.mimori.predictions import mimori_predictions, MimoriPredictions, PredictorOutputs
+from credalbook.papers.mimori.released_code import released_code_demo, released_code_el_cl
 from credalbook.papers.mimori.reported import PAPER_DELTA_D, PAPER_VALUES, paper_values, side_by_side
+from credalbook.papers.mimori.simulations import (
+    AlphaOptimumGrid,
+    debiasing_study,
+    DebiasingStudy,
+    optimal_log_alpha0_grid,
+    PAPER_Z1_GRID,
+    theorem1_check,
+    Theorem1Check,
+)
 
 __all__ = [
     "Alpha0Interval",

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from credalbook._deprecation import swapped_label_hist
 from credalbook._validation import as_numpy, as_scalar, check_alpha0, check_positive_int, check_probs_2d
 from credalbook.calibration.dirichlet import alpha0_gamma
 from credalbook.metrics.label_hist import check_label_hist
@@ -58,7 +59,8 @@ def _stationarity(y, p, n, t, mask_l):
     return -b / n, -db / n
 
 
-def optimal_log_alpha0(label_hist, probs, *, reg=0.005, tol: float = 1e-10, max_iter: int = 200) -> np.ndarray:
+@swapped_label_hist()
+def optimal_log_alpha0(probs, label_hist, *, reg=0.005, tol: float = 1e-10, max_iter: int = 200) -> np.ndarray:
     r"""Per-instance optimal :math:`\log\alpha_0` of the α-calibration objective by Newton's method (App. D.2).
 
     Treating :math:`t_i = \log\alpha_0(x_i)` as a free parameter, each instance minimises
@@ -80,9 +82,9 @@ def optimal_log_alpha0(label_hist, probs, *, reg=0.005, tol: float = 1e-10, max_
 
     Parameters
     ----------
-    label_hist : array-like of int, shape (N, K)
     probs : array-like, shape (N, K)
         CPEs :math:`f(x_i)`; a label on a class with :math:`f_k = 0` is an error.
+    label_hist : array-like of int, shape (N, K)
     reg : float or array-like, shape (N,), default 0.005
         :math:`\lambda_\alpha > 0`, per instance if an array (so a grid over :math:`\lambda_\alpha`
         is one call).
@@ -102,7 +104,7 @@ def optimal_log_alpha0(label_hist, probs, *, reg=0.005, tol: float = 1e-10, max_
     --------
     Unanimous labels push :math:`\alpha_0` down, a split pair pushes it up:
 
-    >>> t = optimal_log_alpha0([[2, 0], [1, 1]], [[0.5, 0.5], [0.5, 0.5]], reg=0.005)
+    >>> t = optimal_log_alpha0([[0.5, 0.5], [0.5, 0.5]], [[2, 0], [1, 1]], reg=0.005)
     >>> bool(t[0] < 0 < t[1])
     True
     """

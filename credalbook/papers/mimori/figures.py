@@ -152,7 +152,7 @@ def plot_dpe_reliability(calibrations: dict, *, ax=None):
     >>> import matplotlib
     >>> matplotlib.use("Agg")
     >>> from credalbook.metrics.label_stats import statistic_calibration
-    >>> c = statistic_calibration([[1, 1], [2, 0], [1, 1]], [0.5, 0.1, 0.6], n_bins=5)
+    >>> c = statistic_calibration([0.5, 0.1, 0.6], [[1, 1], [2, 0], [1, 1]], n_bins=5)
     >>> len(plot_dpe_reliability({"Raw": c, "Raw+α": c}).lines)
     3
     """

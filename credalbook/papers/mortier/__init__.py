@@ -14,6 +14,7 @@ from credalbook.papers.mortier.error_rates import (
     set_test_error_summary,
 )
 from credalbook.papers.mortier.figures import plot_decision_rules, plot_error_rate_figure, plot_error_rates
+from credalbook.papers.mortier.measures import core_measure, CORE_MEASURE_NAMES
 from credalbook.papers.mortier.parts import (
     classifier_set_table,
     ClassifierSetTable,
@@ -37,6 +38,8 @@ __all__ = [
     "PAPER_ALPHAS",
     "PAPER_MEASURES",
     "PAPER_SETTINGS",
+    "core_measure",
+    "CORE_MEASURE_NAMES",
     "set_test_error_rates",
     "set_test_error_summary",
     "plot_decision_rules",

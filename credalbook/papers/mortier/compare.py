@@ -25,7 +25,8 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from credalbook.papers.criteria import at_least, combine, mean_se, ordered, rate_claim, sign_claim
+from credalbook.papers.criteria import at_least, combine, ordered, rate_claim, sign_claim
+from credalbook.papers.mortier.results import chapter_results, ECE_TESTS, s2_corner_check
 from credalbook.papers.report import check_results, Comparison, reported, reported_table_rows
 
 __all__ = ["compare", "chapter_results", "paper_table1", "s2_corner_check", "RESULT_KEYS", "TYPE1_ALPHAS"]
@@ -53,7 +54,6 @@ RELIABLE_POWER = 0.8
 #: Equivalence margin of "no significant influence" on the mean |Type I − α| (the book's choice:
 #: the smallest significance level of the figures).
 NO_INFLUENCE_MARGIN = 0.05
-ECE_TESTS = ("ECE_conf (B=5)", "ECE_conf (B=10)", "ECE_cwise (B=5)", "ECE_cwise (B=10)")
 HL_TESTS = ("HL (B=5)", "HL (B=10)")
 _KINDS = ("S", "DN(0.1)", "DN(0.6)", "DE")
 
@@ -95,148 +95,6 @@ def _paper_count(kind: str, column: str, value: str) -> tuple[int, int, list]:
     hits = [f"{ds}" + (f"/{a}" if a != "-" else "") for ds, a, r in rows if r[kind][column] == value]
     others = [f"{ds}" + (f"/{a}" if a != "-" else "") for ds, a, r in rows if r[kind][column] != value]
     return len(hits), len(rows), others
-
-
-# --------------------------------------------------------------------------------------------
-# the chapter's numbers
-# --------------------------------------------------------------------------------------------
-
-
-def s2_corner_check(scenario) -> dict:
-    r"""Whether each S2 instance's corner is the simplex corner closest to its credal set.
-
-    In the L1 (total variation) distance, the hull's distance to a corner :math:`\mathbf e_c` is
-    :math:`2(1 - \max_m \hat p^{(m)}_c)`, so the closest corner is :math:`\arg\max_c \max_m \hat
-    p^{(m)}_c`. Returns ``{"k": instances whose S2 corner is that corner, "n": instances}``.
-
-    >>> from credalbook.synthetic import credal_scenario
-    >>> sc = credal_scenario("S2", n_instances=50, n_members=10, n_classes=3, u=0.1, seed=0)
-    >>> out = s2_corner_check(sc); out["n"], 0 <= out["k"] <= 50
-    (50, True)
-    """
-    if scenario.corner is None:
-        raise ValueError("scenario must be S2 or S3 (it has no corner)")
-    closest = scenario.ens_probs.max(axis=-2).argmax(axis=-1)
-    return {"k": int(np.sum(closest == scenario.corner)), "n": int(scenario.corner.size)}
-
-
-def _per_dataset_mean(study, alphas, measures=None, *, rejections: bool = True) -> list:
-    """[mean, standard error, R] over datasets of each dataset's share of rejections (or acceptances)."""
-    rej = study.rejections(alphas)  # (T, A, R)
-    if measures is not None:
-        rej = rej[[study.measures.index(m) for m in measures]]
-    per_set = rej.mean(axis=(0, 1)) if rejections else 1.0 - rej.mean(axis=(0, 1))
-    return list(mean_se(per_set))
-
-
-def _gap(study, alphas, n_boot: int = 500, seed: int = 0) -> list:
-    """[mean |Type I − α| over measures and levels, its bootstrap standard error over the datasets, R]."""
-    alphas = np.asarray(alphas)
-    rej = study.rejections(alphas).astype(np.float64)  # (T, A, R)
-    r = rej.shape[-1]
-    value = float(np.abs(rej.mean(axis=-1) - alphas).mean())
-    idx = np.random.default_rng(seed).integers(0, r, size=(n_boot, r))
-    boot = np.abs(rej[..., idx].mean(axis=-1) - alphas[None, :, None]).mean(axis=(0, 1))
-    return [value, float(boot.std(ddof=1)), r]
-
-
-def chapter_results(
-    studies: Mapping,
-    *,
-    table1: Mapping,
-    dataset: str,
-    head,
-    fig1_left: Mapping,
-    table1_diffs: Mapping | None = None,
-    sets: Mapping | None = None,
-    s2_authors=None,
-    permutation=None,
-    fig4_permutation=None,
-    fig3_uniform=None,
-    alphas=None,
-    n_bins: int = 5,
-) -> dict:
-    """The plain results dict :func:`compare` needs, from the chapter's objects.
-
-    Parameters
-    ----------
-    studies : mapping
-        Figure name ("Fig. 1" … "Fig. 4") → scenario → :class:`~credalbook.papers.mortier.ErrorRateStudy`
-        or its :class:`~credalbook.papers.mortier.ErrorRateSummary` (at levels including ``alphas``).
-    table1 : mapping
-        Classifier name → row of :func:`~credalbook.papers.mortier.evaluate_classifier_set`.
-    table1_diffs : mapping, optional
-        :func:`~credalbook.papers.mortier.table1_differences` of the Table 1 sets; or give ``sets``.
-    sets : mapping, optional
-        Classifier name → :class:`~credalbook.nn.ClassifierSet`, to compute ``table1_diffs`` from.
-    dataset : str
-    head : (float, float)
-        Learning rate and momentum of the Table 1 heads.
-    fig1_left : mapping
-        :func:`s2_corner_check` of the Fig. 1 (left) setting.
-    s2_authors : ErrorRateStudy or ErrorRateSummary, optional
-        S2 of Fig. 1 built as the authors' code does (segment from :math:`\\mathbf p_e`, the corner
-        when :math:`\\mathbf p_e` is outside the hull).
-    permutation, fig4_permutation : ErrorRateStudy or ErrorRateSummary, optional
-        S1 of Fig. 1 and of App. Fig. 4 with the instances permuted instead of bootstrapped (the
-        authors' code), on the same datasets.
-    fig3_uniform : ErrorRateStudy or ErrorRateSummary, optional
-        S1 of App. Fig. 3 (M = 100) with :math:`t` taken at the uniform weights (``solver="uniform"``: COBYLA's
-        starting point, no minimisation), on the same datasets.
-    alphas : sequence of float, optional
-        Default: the figures' twelve levels.
-    n_bins : int, default 5
-        Bins of the Table 1 ECEs.
-    """
-    from credalbook.papers.mortier.error_rates import PAPER_ALPHAS
-
-    if (table1_diffs is None) == (sets is None):
-        raise ValueError("give exactly one of table1_diffs and sets")
-    alphas = list(PAPER_ALPHAS if alphas is None else alphas)
-    f1 = studies["Fig. 1"]
-
-    def type2(study):
-        counts = study.rejection_counts([0.05])
-        return {"R": study.n_datasets, "counts": {m: study.n_datasets - c[0] for m, c in counts.items()}}
-
-    out = {
-        "alphas": alphas,
-        "type1": {
-            fig: {"R": st["S1"].n_datasets, "counts": st["S1"].rejection_counts(alphas)} for fig, st in studies.items()
-        },
-        "type1_abs": {"R": f1["S1"].n_datasets, "counts": f1["S1"].rejection_counts(alphas, rule="abs")},
-        "type2": {s: type2(f1[s]) for s in ("S2", "S3")},
-        "type2_mean": {s: _per_dataset_mean(f1[s], [0.05], ECE_TESTS, rejections=False) for s in ("S2", "S3")},
-        "mean_type1": {fig: _per_dataset_mean(st["S1"], alphas) for fig, st in studies.items()},
-        "gap": {fig: _gap(st["S1"], alphas) for fig, st in studies.items()},
-        "solvers": {fig: st["S1"].config["solver"] for fig, st in studies.items()},
-        "table1": {
-            name: {k: row[k] for k in ("h0_conf", "h0_cwise", "avg_ece_conf", "ece_conf")}
-            for name, row in table1.items()
-        },
-        "dataset": dataset,
-        "head": [float(head[0]), float(head[1])],
-        "fig1_left": dict(fig1_left),
-    }
-    if table1_diffs is None:
-        from credalbook.papers.mortier.parts import table1_differences
-
-        table1_diffs = table1_differences(sets, table1, n_bins=n_bins)
-    out["table1_diffs"] = {k: list(table1_diffs[k]) for k in ("dn", "de")}
-    if s2_authors is not None:
-        out["type2_authors"] = type2(s2_authors)
-    if permutation is not None:
-        out["type1_permutation"] = {"R": permutation.n_datasets, "counts": permutation.rejection_counts(alphas)}
-    if fig4_permutation is not None:
-        out["gap_fig4_permutation"] = _gap(fig4_permutation, alphas)
-    if fig3_uniform is not None:
-        out["gap_fig3_uniform"] = _gap(fig3_uniform, alphas)
-    return out
-
-
-# --------------------------------------------------------------------------------------------
-# the rows
-# --------------------------------------------------------------------------------------------
 
 
 def _type1_claim(counts: Mapping, r: int, alphas, region: str, measures) -> tuple:
@@ -299,13 +157,25 @@ def compare(results: Mapping, *, chapter: str = "01_mortier_set_calibration") ->
     if missing:
         raise ValueError(f"results['alphas'] must hold the levels {TYPE1_ALPHAS}; missing {missing}")
     cmp = Comparison(chapter)
-    f1 = r["type1"]["Fig. 1"]
     rule_note = (
         "criterion per level α ≤ 0.62 (3α/2 < 1), combined with the rule 'all': agrees when every level "
         "agrees, differs when any level differs"
     )
 
-    # Fig. 1 left -------------------------------------------------------------------------------
+    _fig1_left(cmp, r, claim)
+    _fig1_type1(cmp, r, claim, alphas, rule_note)
+    _fig1_type2(cmp, r, claim)
+    _app_fig2(cmp, r, claim)
+    _app_fig3(cmp, r, claim)
+    _app_fig4(cmp, r, claim)
+    setting = _table1_setting(r)
+    _table1_decisions(cmp, r, claim, setting)
+    _table1_differences(cmp, r, claim, setting)
+    return cmp
+
+
+def _fig1_left(cmp: Comparison, r: Mapping, claim: dict) -> None:
+    """Fig. 1 (left): where scenario S2's segment ends."""
     fl = r["fig1_left"]
     j = at_least(
         int(fl["k"]),
@@ -328,7 +198,10 @@ def compare(results: Mapping, *, chapter: str = "01_mortier_set_calibration") ->
         "(Sec. 4.1) says 'the closest corner in Δ^K and p_e', which the authors' code reads as argmax p_e",
     )
 
-    # Fig. 1 right: Type I -------------------------------------------------------------------------
+
+def _fig1_type1(cmp: Comparison, r: Mapping, claim: dict, alphas: list, rule_note: str) -> None:
+    """Fig. 1 (right): the Type I errors of SKCE_ul and of the binned tests in S1."""
+    f1 = r["type1"]["Fig. 1"]
     j_t = combine(
         _type1_claim(f1["counts"], f1["R"], alphas, "exceeds", ["SKCE_ul"]),
         rule="all",
@@ -384,7 +257,9 @@ def compare(results: Mapping, *, chapter: str = "01_mortier_set_calibration") ->
         "Bradley's liberal bound 3α/2 (a conservative test agrees)",
     )
 
-    # Fig. 1 right: Type II ------------------------------------------------------------------------
+
+def _fig1_type2(cmp: Comparison, r: Mapping, claim: dict) -> None:
+    """Fig. 1 (right): the Type II errors in S2 and S3."""
     s2 = r["type2"]["S2"]
     parts = [
         rate_claim(
@@ -463,7 +338,9 @@ def compare(results: Mapping, *, chapter: str = "01_mortier_set_calibration") ->
         note="the Type I half of the claim is the row 'HL and ECE tests' above; rule 'all' over 2 scenarios × 4 tests",
     )
 
-    # App. Figs. 2-4 ---------------------------------------------------------------------------------
+
+def _app_fig2(cmp: Comparison, r: Mapping, claim: dict) -> None:
+    """App. Fig. 2: larger credal sets (u = 0.1) against Fig. 1's (u = 0.01)."""
     (a1, s1, n1), (a2_, s2_, n2_) = r["mean_type1"]["Fig. 1"], r["mean_type1"]["Fig. 2"]
     cmp.add(
         "App. Fig. 2",
@@ -481,7 +358,11 @@ def compare(results: Mapping, *, chapter: str = "01_mortier_set_calibration") ->
             tolerance_source="2 × the combined standard error over the datasets",
         ),
     )
-    (g1, e1, k1), (g3, e3, k3), (g4, e4, k4) = (r["gap"][f] for f in ("Fig. 1", "Fig. 3", "Fig. 4"))
+
+
+def _app_fig3(cmp: Comparison, r: Mapping, claim: dict) -> None:
+    """App. Fig. 3: M = 100 members against M = 10."""
+    (g1, e1, k1), (g3, e3, k3) = (r["gap"][f] for f in ("Fig. 1", "Fig. 3"))
 
     def little_change(g, e):
         d, se_d = g - g1, float(np.hypot(e1, e))
@@ -523,6 +404,11 @@ def compare(results: Mapping, *, chapter: str = "01_mortier_set_calibration") ->
             f"(R = {k1}, {k3})"
         ),
     )
+
+
+def _app_fig4(cmp: Comparison, r: Mapping, claim: dict) -> None:
+    """App. Fig. 4: K = 100 classes against K = 10."""
+    (g1, e1, k1), (g4, e4, k4) = (r["gap"][f] for f in ("Fig. 1", "Fig. 4"))
     j = ordered(
         g4,
         g1,
@@ -553,14 +439,21 @@ def compare(results: Mapping, *, chapter: str = "01_mortier_set_calibration") ->
         note="Alg. 1 as printed (instances bootstrapped); the figure's decisions t > q",
     )
 
-    # Table 1 -------------------------------------------------------------------------------------------
-    t1, dataset = r["table1"], r["dataset"]
+
+def _table1_setting(r: Mapping) -> str:
+    """The note of every Table 1 row: the data set, backbone and heads of this run."""
+    dataset = r["dataset"]
     lr, mom = r["head"]
-    setting = (
+    return (
         f"{dataset}, a small CNN backbone trained on it (the paper: ImageNet-pretrained MobileNetV2/VGG16 "
         f"features); heads trained with SGD, lr {lr:g}, momentum {mom:g}"
         + ("" if (lr, mom) == (1e-5, 0.99) else " (App. A.2: lr 1e-5, momentum 0.99, used at paper scale)")
     )
+
+
+def _table1_decisions(cmp: Comparison, r: Mapping, claim: dict, setting: str) -> None:
+    """Table 1: the H0 decisions (single network, deep ensemble, dropout networks; classwise)."""
+    t1 = r["table1"]
 
     def decision_row(quantity, kind, column, value, claim_key):
         k, n, others = _paper_count(kind, column, value)
@@ -599,6 +492,11 @@ def compare(results: Mapping, *, chapter: str = "01_mortier_set_calibration") ->
         ),
         note=setting,
     )
+
+
+def _table1_differences(cmp: Comparison, r: Mapping, claim: dict, setting: str) -> None:
+    """Table 1: the ECE_conf differences (dropout rates; the deep ensemble's weights)."""
+    t1 = r["table1"]
     dv, dse, dn = r["table1_diffs"]["dn"]
     k, n = (
         sum(rr["DN(0.6)"]["avg_ece_conf"] < rr["DN(0.1)"]["avg_ece_conf"] for _, _, rr in _paper_rows()),
@@ -638,4 +536,3 @@ def compare(results: Mapping, *, chapter: str = "01_mortier_set_calibration") ->
         note=setting + "; λ is fitted on the calibration split, so on the test split the difference is not "
         "fixed by construction (on the calibration split it is: a test asserts it)",
     )
-    return cmp

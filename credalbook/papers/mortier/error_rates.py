@@ -30,6 +30,7 @@ from credalbook._deprecation import renamed
 from credalbook._progress import progress_bar
 from credalbook._validation import check_choice, check_positive_int, check_probability
 from credalbook.cache import cached
+from credalbook.papers.mortier.measures import core_measure
 from credalbook.stats.bootstrap import (
     DECISION_RULES,
     exact_size,
@@ -301,9 +302,9 @@ def _measures(specs):
         name, n_bins = (spec, None) if isinstance(spec, str) else tuple(spec)
         if name == AUTHORS_HL:  # NaN where a cell has no expected count, as in tfmortie/calibration's hl
             b = n_bins or 10
-            out.append(calibration_measure("hl", n_bins=b, variant="authors"))
+            out.append(calibration_measure("hosmer_lemeshow", n_bins=b, variant="authors"))
         else:
-            out.append(calibration_measure(name, n_bins=n_bins or 10))
+            out.append(calibration_measure(core_measure(name), n_bins=n_bins or 10))
     return out
 
 

@@ -31,6 +31,7 @@ from credalbook.papers.mortier.error_rates import (
     set_test_error_rates,
     set_test_error_summary,
 )
+from credalbook.papers.mortier.measures import core_measure
 from credalbook.papers.parts import Part
 from credalbook.stats.bootstrap import SOLVERS
 
@@ -276,7 +277,7 @@ def solver_comparison(
     data = {s: credal_scenario(s, n_datasets=n_datasets, seed=data_seed) for s in scenarios}
     return {
         (s, tuple(g)): compare_solvers(
-            d.ens_probs, d.labels, measure=g[0], n_bins=g[1], n_resamples=n_resamples, seed=seed
+            d.ens_probs, d.labels, measure=core_measure(g[0]), n_bins=g[1], n_resamples=n_resamples, seed=seed
         )
         for s, d in data.items()
         for g in measures
@@ -363,6 +364,26 @@ def mortier_plan(
     >>> len(plan.parts), [p.name for p in plan.group_parts("k100")]
     (22, ['fig4-s1', 'k100-permutation'])
     """
+    seed = _checked_parameters(seed, solver, dataset, n_jobs)
+    parts = []
+    study = _study_adder(cfg, seed, n_jobs, parts)
+    groups = {"figures": {}}
+    for fig, setting in PAPER_SETTINGS.items():
+        key = fig.lower().replace(". ", "")
+        fig_solver = cfg["fig3_solver"] if setting["n_members"] > 10 else solver
+        groups["figures"][fig] = {
+            s: study(f"{key}-{s.lower()}", s, n_datasets=cfg[key], solver=fig_solver, **setting) for s in _SCENARIOS
+        }
+    parts.append(_solvers_part(cfg, seed))
+    groups["solvers"] = "solvers"
+    groups.update(_variant_studies(study, cfg, solver))
+    parts.append(_table1_part(cfg, dataset, seed, device))
+    groups["table1"] = parts[-1].name
+    return MortierPlan(parts=parts, groups=groups)
+
+
+def _checked_parameters(seed, solver: str, dataset: str, n_jobs: int) -> int:
+    """The chapter's parameters checked; the seed as an int."""
     seed = check_seed(seed, generator=False)
     if not isinstance(seed, int):
         raise ValueError(f"seed must be a non-negative integer; got {seed!r}")
@@ -371,10 +392,15 @@ def mortier_plan(
         raise ValueError(f"dataset must be a dataset's name; got {dataset!r}")
     if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs == 0:
         raise ValueError(f"n_jobs must be a non-zero integer (-1: all cores); got {n_jobs!r}")
-    parts, by_parameters = [], {}
+    return seed
+
+
+def _study_adder(cfg, seed: int, n_jobs: int, parts: list):
+    """``study(name, scenario, **kw)``: add the study to ``parts`` (or find the part that already computes it)
+    and return its part name."""
+    by_parameters = {}
 
     def study(name: str, scenario: str, **kw) -> str:
-        """Add the study (or find the part that already computes it); its part name."""
         part = Part(
             name,
             set_test_error_summary,
@@ -397,29 +423,30 @@ def mortier_plan(
             parts.append(part)
         return by_parameters[key]
 
-    fig1 = PAPER_SETTINGS["Fig. 1"]
-    groups = {"figures": {}}
-    for fig, setting in PAPER_SETTINGS.items():
-        key = fig.lower().replace(". ", "")
-        fig_solver = cfg["fig3_solver"] if setting["n_members"] > 10 else solver
-        groups["figures"][fig] = {
-            s: study(f"{key}-{s.lower()}", s, n_datasets=cfg[key], solver=fig_solver, **setting) for s in _SCENARIOS
-        }
-    parts.append(
-        Part(
-            "solvers",
-            solver_comparison,
-            {
-                "scenarios": ("S1", "S2"),
-                "measures": (("ece_conf", 10), ("hl", 5)),
-                "n_datasets": cfg["solver_datasets"],
-                "n_resamples": cfg["n_bootstrap"],
-                "seed": seed,
-                "data_seed": seed + 7,
-            },
-        )
+    return study
+
+
+def _solvers_part(cfg, seed: int) -> Part:
+    """The comparison of the minimisers of Alg. 1 line 7."""
+    return Part(
+        "solvers",
+        solver_comparison,
+        {
+            "scenarios": ("S1", "S2"),
+            "measures": (("ece_conf", 10), ("hl", 5)),
+            "n_datasets": cfg["solver_datasets"],
+            "n_resamples": cfg["n_bootstrap"],
+            "seed": seed,
+            "data_seed": seed + 7,
+        },
     )
-    groups["solvers"] = "solvers"
+
+
+def _variant_studies(study, cfg, solver: str) -> dict:
+    """The studies that change one setting of Fig. 1 or Figs. 3-4 (the authors' code, HL, permutations,
+    no minimisation): ``{group: part name(s)}``."""
+    fig1 = PAPER_SETTINGS["Fig. 1"]
+    groups = {}
     groups["variant"] = study(
         "variant-s1",
         "S1",
@@ -447,29 +474,29 @@ def mortier_plan(
     groups["fig3_uniform"] = study(
         "fig3-s1-uniform", "S1", n_datasets=cfg["fig3"], solver="uniform", **PAPER_SETTINGS["Fig. 3"]
     )
-    name = f"table1-{_part_name(dataset)}"
-    parts.append(
-        Part(
-            name,
-            classifier_set_table,
-            {
-                "dataset": dataset,
-                "n_members": cfg["n_members"],
-                "epochs": cfg["head_epochs"],
-                "lr": cfg["head_lr"],
-                "momentum": cfg["head_momentum"],
-                "backbone": {"n_train": cfg["backbone_train"], "epochs": cfg["backbone_epochs"], "seed": seed},
-                "seed": seed,
-                "n_bins": 5,
-                "alpha": 0.05,
-                "n_resamples": cfg["n_bootstrap"],
-                "solver": "cobyla",
-                "device": device,
-            },
-        )
+    return groups
+
+
+def _table1_part(cfg, dataset: str, seed: int, device: str) -> Part:
+    """Table 1: the classifier sets trained on ``dataset`` and their tests."""
+    return Part(
+        f"table1-{_part_name(dataset)}",
+        classifier_set_table,
+        {
+            "dataset": dataset,
+            "n_members": cfg["n_members"],
+            "epochs": cfg["head_epochs"],
+            "lr": cfg["head_lr"],
+            "momentum": cfg["head_momentum"],
+            "backbone": {"n_train": cfg["backbone_train"], "epochs": cfg["backbone_epochs"], "seed": seed},
+            "seed": seed,
+            "n_bins": 5,
+            "alpha": 0.05,
+            "n_resamples": cfg["n_bootstrap"],
+            "solver": "cobyla",
+            "device": device,
+        },
     )
-    groups["table1"] = name
-    return MortierPlan(parts=parts, groups=groups)
 
 
 def mortier_parts(cfg, **parameters) -> list:

@@ -20,6 +20,7 @@ from credalbook._deprecation import renamed
 from credalbook._validation import check_choice, check_positive_float, check_probability
 from credalbook.metrics.classification import accuracy, ece_classwise, ece_confidence
 from credalbook.papers.mortier.error_rates import PAPER_ALPHAS
+from credalbook.papers.mortier.measures import core_measure
 from credalbook.stats.bootstrap import (
     MeasureObjective,
     minimise_objective,
@@ -82,7 +83,7 @@ def evaluate_classifier_set(
         res = set_calibration_test(
             cal,
             y_cal,
-            measure=name,
+            measure=core_measure(name),
             n_bins=n_bins,
             n_resamples=n_resamples,
             alpha=alpha,
@@ -109,7 +110,7 @@ def compare_solvers(
     labels,
     *,
     solvers=("cobyla", "cobyla_powell", "multistart", "search", "search_descent"),
-    measure="ece_conf",
+    measure="ece_confidence",
     n_bins: int = 10,
     n_resamples: int = 100,
     alpha: float = 0.05,
@@ -153,7 +154,7 @@ def compare_solvers(
 
 def _solver_runs(ens_probs, labels, solvers, measure, n_bins, n_resamples, solver_options, seed):
     """The null samples (R, D) and, per solver, the minima, evaluations and seconds per test."""
-    g = as_measure(measure, n_bins=n_bins)
+    g = as_measure(core_measure(measure), n_bins=n_bins)
     ens = np.asarray(ens_probs, dtype=np.float64)
     y = np.asarray(labels)
     if ens.ndim != 4 or y.shape != ens.shape[:2]:
@@ -194,7 +195,7 @@ def solver_agreement(
     n_members: int = 10,
     n_classes: int = 10,
     u: float = 0.01,
-    measure="ece_conf",
+    measure="ece_confidence",
     n_bins: int = 10,
     n_resamples: int = 100,
     alpha: float = 0.05,

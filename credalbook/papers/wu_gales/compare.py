@@ -33,10 +33,12 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from credalbook.papers.criteria import AGREES, close_to, combine, DIFFERS, INCONCLUSIVE, Judgement, ordered, sign_claim
+from credalbook.papers.criteria import AGREES, close_to, combine, ordered, sign_claim
 from credalbook.papers.report import check_results, Comparison, reported
-from credalbook.papers.wu_gales.experiments import paired_estimate
-from credalbook.papers.wu_gales.reported import WG_PAPER_COMBINATION, wg_paper_reference
+from credalbook.papers.wu_gales.compare_combinations import _topologies
+from credalbook.papers.wu_gales.reported import wg_paper_reference
+from credalbook.papers.wu_gales.resampling import paired_estimate
+from credalbook.papers.wu_gales.rows import _est, _need, _sign, _TESTS, _where, _Z, count_rule
 
 __all__ = ["compare", "count_rule", "RESULT_KEYS"]
 
@@ -55,87 +57,6 @@ RESULT_KEYS = (
 )
 
 _CHAPTER = "04_wu_gales_ensemble_calibration"
-_Z = 2.0
-_BOOT = "bootstrap over the test instances (paired) and the spread over runs"
-_TESTS = "tests/papers/wu_gales/test_experiments.py"
-
-
-def count_rule(
-    parts: Mapping[str, Judgement],
-    need: int,
-    *,
-    what: str = "topologies",
-    source: str = "the paper's count in its table",
-) -> Judgement:
-    """Count per-case judgements: at least ``need`` of them must agree.
-
-    Agrees when the cases that agree reach ``need``; differs when the agreeing and inconclusive
-    cases together cannot reach it; inconclusive otherwise (:func:`~credalbook.papers.criteria.combine`
-    with ``need``), with every case's verdict and criterion in the row's criterion.
-
-    Examples
-    --------
-    >>> a, d, i = (Judgement(v, v) for v in ("agrees", "differs", "inconclusive"))
-    >>> count_rule({"x": a, "y": a, "z": d}, 2).verdict, count_rule({"x": a, "y": i, "z": d}, 2).verdict
-    ('agrees', 'inconclusive')
-    >>> count_rule({"x": a, "y": d, "z": d}, 2).verdict
-    'differs'
-    """
-    vs = [j.verdict for j in parts.values()]
-    n, k = len(vs), vs.count(AGREES)
-    verdict = combine(list(parts.values()), need=need).verdict
-    each = "; ".join(f"{name}: {j.verdict} ({j.criterion})" for name, j in parts.items())
-    crit = (
-        f"at least {need} of {n} {what} agree: {k} agree, {vs.count(DIFFERS)} differ, "
-        f"{vs.count(INCONCLUSIVE)} inconclusive [{each}]"
-    )
-    sources = "; ".join(dict.fromkeys([source] + [j.tolerance_source for j in parts.values() if j.tolerance_source]))
-    reps = {j.replicates for j in parts.values() if j.replicates is not None}
-    return Judgement(verdict, crit, None, sources, min(reps) if reps else None)
-
-
-#: The paper's sizes (Sec. 4.3: 45,000 / 5,000 / 10,000 images; App. A.4: ten runs; Table 1: ten members).
-_PAPER_SIZES = dict(n_val=5000, n_test=10000, members=10, n_runs=10)
-
-
-def _where(results: Mapping) -> str:
-    """The data, networks and (optional ``results["setting"]``) sizes behind a row, for its note."""
-    out = f"{results['dataset']}, {results['networks']} networks"
-    st = results.get("setting")
-    if st:
-        sub = ", ".join(f"{t} {k}" for t, k in st["subset"].items())
-        out += (
-            f"; {st['n_val']:,} validation / {st['n_test']:,} test images (paper {_PAPER_SIZES['n_val']:,} / "
-            f"{_PAPER_SIZES['n_test']:,}); {st['n_runs']} runs of {sub} members (paper {_PAPER_SIZES['n_runs']} "
-            f"runs of {_PAPER_SIZES['members']})"
-        )
-    return out
-
-
-def _need(paper_k: int, paper_n: int, n: int) -> int:
-    """The paper's count, scaled to n cases when the book has fewer (at least 1)."""
-    return paper_k if n == paper_n else max(1, math.ceil(paper_k * n / paper_n))
-
-
-def _est(plain: Mapping, a: str, b: str | None = None, metric: str = "ece") -> tuple[float, float]:
-    """Mean (over runs) of method a, or of a − b, and its standard error, from ``CalibrationStudy.plain()``."""
-    A = plain[a][metric]
-    if b is None:
-        return paired_estimate(A["runs"], A["boot"])
-    B = plain[b][metric]
-    return paired_estimate(A["runs"], A["boot"], B["runs"], B["boot"])
-
-
-def _sign(plain, a, b, relation, metric="ece", scale=100.0, unit="1e-2") -> Judgement:
-    d, se = _est(plain, a, b, metric)
-    return sign_claim(
-        d * scale,
-        relation=relation,
-        se=se * scale,
-        z=_Z,
-        name=f"{a} − {b} ({unit})",
-        tolerance_source=f"{_Z:g} × SE: {_BOOT}",
-    )
 
 
 def compare(results: Mapping, *, chapter: str = _CHAPTER) -> Comparison:
@@ -184,7 +105,8 @@ def compare(results: Mapping, *, chapter: str = _CHAPTER) -> Comparison:
     paper = reported("wu_gales")
     cmp = Comparison(chapter)
     _toys(cmp, results["toys"], paper)
-    _fig1(cmp, results["fig1"], results["propositions"], paper)
+    _fig1(cmp, results["fig1"], paper)
+    _prop1(cmp, results["propositions"], paper)
     _ensembles(cmp, results, paper)
     _singles(cmp, results, paper)
     _fig3(cmp, results, paper)
@@ -261,8 +183,9 @@ def _ace_curve(toy: Mapping) -> tuple[np.ndarray, np.ndarray]:
 
 
 # ------------------------------------------------------------------------------------ Fig. 1, Prop. 1
-def _fig1(cmp: Comparison, fig1: Mapping, props: Mapping, paper: dict) -> None:
-    F, C = paper["findings"], paper["claims"]
+def _fig1(cmp: Comparison, fig1: Mapping, paper: dict) -> None:
+    """Fig. 1: the ensemble's optimal temperature, its reliability and its accuracy against the temperature."""
+    F = paper["findings"]
     n = len(fig1)
     temps = {}
     for t, r in fig1.items():
@@ -327,6 +250,11 @@ def _fig1(cmp: Comparison, fig1: Mapping, props: Mapping, paper: dict) -> None:
         note=f"in percentage points; the paper gives no tolerance, so 'robust' is read against what ensembling "
         f"adds; quote: {F['fig1_accuracy']['quote']!r}",
     )
+
+
+def _prop1(cmp: Comparison, props: Mapping, paper: dict) -> None:
+    """Prop. 1 / Sec. 5: members calibrated each on its own make an under-confident ensemble."""
+    C = paper["claims"]
     p1 = {
         t: sign_claim(
             r["gap"],
@@ -368,13 +296,20 @@ def _other_table(dataset: str) -> tuple:
 
 
 def _ensembles(cmp: Comparison, results: Mapping, paper: dict) -> None:
+    """Tables 1 / 5 (the one of the dataset run): the claims counted over topologies, then each topology's dyn."""
     ref = wg_paper_reference(results["dataset"])
     name, table = ref["ensemble_name"], ref["ensemble"]
+    key = "table1" if name.startswith("Table 1") else "table5"
+    _ensemble_counts(cmp, results, name, table, paper["findings"][key]["quote"], paper)
+    _ensemble_dyn(cmp, results, name, table)
+    _other_ensemble_table(cmp, results, paper)
+
+
+def _ensemble_counts(cmp: Comparison, results: Mapping, name: str, table: Mapping, quote: str, paper: dict) -> None:
+    """Tables 1 / 5: pre, post and dyn. lower the ECE; pre alone; post or dyn. below pre; dyn. lowest."""
     ens = results["ensembles"]
     counts = _paper_counts(table)
     n = len(ens)
-    key = "table1" if name.startswith("Table 1") else "table5"
-    quote = paper["findings"][key]["quote"]
     floor_mean, floor_sd = results["ece_floor"]
     where = _where(results)
     setting = (
@@ -426,7 +361,12 @@ def _ensembles(cmp: Comparison, results: Mapping, paper: dict) -> None:
         judgement=count_rule(dyn_best, _need(counts["dyn_best"], counts["n"], n)),
         note=f"{setting}; quote: {quote!r}",
     )
-    for t, p in ens.items():
+
+
+def _ensemble_dyn(cmp: Comparison, results: Mapping, name: str, table: Mapping) -> None:
+    """Tables 1 / 5, one row per topology: dyn. lowers the ECE of the uncalibrated ensemble."""
+    where = _where(results)
+    for t, p in results["ensembles"].items():
         pr = table[t]
         none, _ = _est(p, "none")
         dyn, _ = _est(p, "dyn")
@@ -439,6 +379,10 @@ def _ensembles(cmp: Comparison, results: Mapping, paper: dict) -> None:
             judgement=_sign(p, "dyn", "none", "<"),
             note=where,
         )
+
+
+def _other_ensemble_table(cmp: Comparison, results: Mapping, paper: dict) -> None:
+    """Table 5 / 1 (the dataset not run): not run here."""
     key1, key3, data = _other_table(results["dataset"])
     other = paper[key1]
     cmp.not_run(
@@ -537,149 +481,3 @@ def _fig3(cmp: Comparison, results: Mapping, paper: dict) -> None:
         note=f"ECE of an exactly calibrated ensemble on this test set {floor_mean:.2f} ± {floor_sd:.2f} (1e-2); "
         f"quote: {F['quote']!r}",
     )
-
-
-# ----------------------------------------------------------------------------------- Tables 2, 6, 7
-def _paper_combination(table: str, weighting: str, structure, ensemble) -> dict:
-    """Paper rows of ``table`` with this configuration: topologies -> row (first row wins)."""
-    rows: dict = {}
-    for r in WG_PAPER_COMBINATION:
-        if (r["table"], r["weighting"], r["structure"], r["ensemble"]) == (table, weighting, structure, ensemble):
-            rows.setdefault(r["topologies"], r)
-    return rows
-
-
-def _diff(by, a, b) -> tuple[float, float]:
-    """ECE(a) − ECE(b) (1e-2) of two combinations and its paired bootstrap SE."""
-    ca, cb = by[a], by[b]
-    return paired_estimate(
-        [100 * ca["ece"]],
-        100 * np.asarray(ca["ece_boot"])[:, None],
-        [100 * cb["ece"]],
-        100 * np.asarray(cb["ece_boot"])[:, None],
-    )
-
-
-def _comb_sign(by, a, b, relation, name) -> Judgement:
-    d, se = _diff(by, a, b)
-    return sign_claim(
-        d,
-        relation=relation,
-        se=se,
-        z=_Z,
-        name=name,
-        tolerance_source=f"{_Z:g} × SE: bootstrap over the test instances (paired); one fit on the "
-        f"validation set, whose noise this SE does not cover",
-    )
-
-
-def _sets(tabled: Mapping, by: Mapping, key) -> list:
-    return [s for s in tabled if key(s) in by]
-
-
-def _topologies(cmp: Comparison, results: Mapping, paper: dict) -> None:
-    """Tables 2, 6, 7 and Fig. 2: rows whose topology sets the book ran."""
-    F = paper["findings"]
-    by = {(tuple(c["topologies"]), c["weighting"], c["structure"], c["ensemble"]): c for c in results["combinations"]}
-    where = _where(results)
-
-    ml2 = _paper_combination("2", "ml", "post", None)
-    full = max(ml2, key=len)
-    if (full, "ml", "post", None) in by and {"LEN", "RSN"} <= set(full):
-        c = by[(full, "ml", "post", None)]
-        w, se = dict(zip(full, c["weights"])), dict(zip(full, c["weights_se"]))
-        pw = ml2[full]["weights"]
-        j = ordered(
-            w["LEN"],
-            w["RSN"],
-            relation="<",
-            se_a=se["LEN"],
-            se_b=se["RSN"],
-            z=_Z,
-            names=("LEN weight", "RSN weight"),
-            tolerance_source=f"{_Z:g} × SE of the weights: bootstrap over the validation set",
-        )
-        cmp.add(
-            "Table 2",
-            "Max-LL weights of the four topologies: LeNet's below RSN's",
-            paper=", ".join(f"{t} {pw[t]:.2f}" for t in full),
-            book=", ".join(f"{t} {w[t]:.2f}" for t in full),
-            judgement=j,
-            cause="The members: four topologies (LeNet is not the weakest member here)",
-            note=f"the paper reads nothing into the weights beyond Sec. 4.1's {F['table2']['quote']!r}; {where}",
-        )
-
-    for table, weighting, label, quote in (
-        ("2", "ml", "Table 2 / Fig. 2", F["fig2"]["quote"]),
-        ("6", "auc", "Table 6", F["table6"]["quote"]),
-    ):
-        before = _paper_combination(table, weighting, "post", None)
-        after = _paper_combination(table, weighting, "post", "post")
-        paper_k = sum(after[s]["ece"] < r["ece"] for s, r in before.items())
-        sets = _sets(before, by, lambda s, w=weighting: (s, w, "post", "post"))
-        if not sets:
-            continue
-        parts = {
-            "+".join(s): _comb_sign(
-                by,
-                (s, weighting, "post", "post"),
-                (s, weighting, "post", None),
-                "<",
-                "ECE(ens. post) − ECE(none) (1e-2)",
-            )
-            for s in sets
-        }
-        cmp.add(
-            label,
-            f"ensemble calibration (post) lowers the ECE of the {weighting.upper() if weighting == 'auc' else 'Max-LL'}"
-            f" combination of calibrated structures (topology sets)",
-            paper=f"{paper_k} of {len(before)} sets",
-            book=f"{sum(j.verdict == AGREES for j in parts.values())} of {len(sets)} sets",
-            judgement=count_rule(parts, _need(paper_k, len(before), len(sets)), what="topology sets"),
-            note=f"quote: {quote!r}; {where}",
-        )
-
-    uni7 = {k: _paper_combination("7", "uniform", None, k) for k in (None, "post", "dyn")}
-    paper_dyn = sum(r["ece"] < uni7["post"][s]["ece"] for s, r in uni7["dyn"].items())
-    sets7 = _sets(uni7["dyn"], by, lambda s: (s, "uniform", None, "dyn"))
-    if sets7:
-        parts = {
-            "+".join(s): _comb_sign(
-                by, (s, "uniform", None, "dyn"), (s, "uniform", None, "post"), "<", "ECE(dyn.) − ECE(post) (1e-2)"
-            )
-            for s in sets7
-        }
-        cmp.add(
-            "Table 7",
-            "dyn. ensemble calibration has a lower ECE than post (uniform weights, topology sets)",
-            paper=f"{paper_dyn} of {len(uni7['dyn'])}",
-            book=f"{sum(j.verdict == AGREES for j in parts.values())} of {len(sets7)}",
-            judgement=count_rule(parts, _need(paper_dyn, len(uni7["dyn"]), len(sets7)), what="topology sets"),
-            note=f"quote: {F['table7']['quote']!r}; {where}",
-        )
-    uniform = sorted(uni7[None], key=len)  # without LeNet, then all four
-    small, big = uniform[0], uniform[-1]
-    if (
-        (big, "uniform", None, None) in by
-        and (small, "uniform", None, None) in by
-        and "LEN" in big
-        and "LEN" not in small
-    ):
-        with_len, without = by[(big, "uniform", None, None)]["ece"], by[(small, "uniform", None, None)]["ece"]
-        j = _comb_sign(
-            by,
-            (big, "uniform", None, None),
-            (small, "uniform", None, None),
-            ">",
-            "ECE(with LeNet) − ECE(without) (1e-2)",
-        )
-        cmp.add(
-            "Table 7 / App. A.4",
-            "adding LeNet to a uniform combination worsens its ECE (1e-2)",
-            paper=f"{uni7[None][big]['ece']:.2f} vs {uni7[None][small]['ece']:.2f}",
-            book=f"{100 * with_len:.2f} vs {100 * without:.2f}",
-            judgement=j,
-            cause="The members: four topologies (LeNet is not the weakest member here)",
-            note=f"on CIFAR-100 LeNet is far weaker and less over-confident than the deep members; quote: "
-            f"{F['lenet']['quote']!r}; {where}",
-        )

@@ -38,6 +38,10 @@ _PAPER = reported("wu_gales")
 WG_METRICS = tuple(_PAPER["table1"]["units"])
 #: Paper unit of each metric: printed value = raw value / unit.
 WG_UNITS = {m: float(u) for m, u in _PAPER["table1"]["units"].items()}
+#: The paper's name of a criterion -> its key in :func:`~credalbook.metrics.criteria_summary`, where they
+#: differ: Wu & Gales' all-label "ACE" (Eq. 12) is ``all_label_ece`` in the library, whose ``ace`` is
+#: the adaptive calibration error of Nixon et al. (2019). The paper's tables keep their column names.
+_SUMMARY_KEYS = {"ace": "all_label_ece"}
 
 
 def _value(v) -> float:

@@ -3,7 +3,8 @@ r"""ECE and accuracy of ensemble members and their ensemble against a shared tem
 :func:`temperature_sweep` scales every member's logits by one temperature t and scores the members,
 their "pre" ensemble (Eq. 27 with :math:`t_m = t`) and the post-combination prediction (Eq. 28) with
 the sample ECE of :func:`credalbook.metrics.ece`, giving the curves of Fig. 1 and the
-optimal temperatures of members and ensemble. The fitted ensemble calibrators live in
+optimal temperatures of members and ensemble. :func:`temperature_study` adds the reliability curves of
+the members at their optimal temperatures and of their ensemble. The fitted ensemble calibrators live in
 :mod:`credalbook.calibration.ensemble`.
 
 References
@@ -13,6 +14,7 @@ Wu, Gales. Should Ensemble Members Be Calibrated? arXiv:2101.05397 (2021), Fig. 
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -20,9 +22,12 @@ from scipy.special import log_softmax, softmax
 
 from credalbook._validation import as_numpy, check_labels, check_logits, check_weights
 from credalbook.metrics.classification import ece
-from credalbook.metrics.regions import check_epsilon, DEFAULT_EPSILON
+from credalbook.metrics.regions import check_epsilon, DEFAULT_EPSILON, global_top_label_gap
+from credalbook.metrics.reliability import reliability_curve, ReliabilityCurve
+from credalbook.papers.wu_gales.fitting import _probs
+from credalbook.papers.wu_gales.topologies import TopologyEnsemble
 
-__all__ = ["TemperatureSweep", "temperature_sweep"]
+__all__ = ["TemperatureStudy", "TemperatureSweep", "temperature_study", "temperature_sweep"]
 
 
 @dataclass(frozen=True)
@@ -144,4 +149,73 @@ def temperature_sweep(
         ensemble_accuracy=ens_acc,
         post_ece=post_ece,
         epsilon=eps,
+    )
+
+
+@dataclass(frozen=True)
+class TemperatureStudy:
+    """Fig. 1 for one topology (test set).
+
+    Attributes
+    ----------
+    topology : str
+    sweep : TemperatureSweep  ECE and accuracy of members, "pre" ensemble and post prediction against t
+    member_curves : list of ReliabilityCurve  each member at its own optimal temperature
+    calibrated_members_curve : ReliabilityCurve  the ensemble of those calibrated members
+    calibrated_ensemble_curve : ReliabilityCurve  the ensemble at its optimal shared temperature
+    calibrated_members_gap : float  global top-label gap (confidence − accuracy) of the ensemble of
+        calibrated members; negative: under-confident
+    calibrated_members_ece : float
+    calibrated_members_gap_se : float  standard error of that gap over the test instances (sd/√N)
+    accuracy_gain : float  the ensemble's accuracy (t = 1) minus its members' mean accuracy
+    """
+
+    topology: str
+    sweep: TemperatureSweep = field(repr=False)
+    member_curves: list = field(repr=False)
+    calibrated_members_curve: ReliabilityCurve = field(repr=False)
+    calibrated_ensemble_curve: ReliabilityCurve = field(repr=False)
+    calibrated_members_gap: float = math.nan
+    calibrated_members_ece: float = math.nan
+    calibrated_members_gap_se: float = math.nan
+    accuracy_gain: float = math.nan
+
+
+def temperature_study(
+    ens: TopologyEnsemble, *, temperatures=None, n_bins: int = 15, epsilon: float = DEFAULT_EPSILON
+) -> TemperatureStudy:
+    """Fig. 1: :func:`~credalbook.papers.wu_gales.temperature_sweep` on the test logits and reliability curves.
+
+    Optimal temperatures are read off the sweep on the test set, as the paper's figure does.
+
+    Examples
+    --------
+    Members that share a signal but add their own noise, each twice too sharp:
+
+    >>> rng = np.random.default_rng(0)
+    >>> s = rng.normal(size=(2000, 1, 4)); y = np.array([rng.choice(4, p=p) for p in softmax(s[:, 0], axis=1)])
+    >>> z = 2 * (s + 0.7 * rng.normal(size=(2000, 3, 4)))
+    >>> st = temperature_study(TopologyEnsemble(z, y, z, y, "RSN", (0, 1, 2), ([],) * 3, np.zeros(3), 0, {}))
+    >>> bool(st.sweep.ensemble_optimal_temperature < st.sweep.member_optimal_temperature.min())
+    True
+    >>> bool(st.calibrated_members_gap < 0)   # the ensemble of calibrated members is under-confident
+    True
+    """
+    sweep = temperature_sweep(ens.logits_test, ens.y_test, temperatures=temperatures, epsilon=epsilon)
+    z, y = ens.logits_test.astype(np.float64), ens.y_test
+    calibrated = _probs(z / sweep.member_optimal_temperature[:, None])
+    ens_cal = calibrated.mean(axis=1)
+    shared = _probs(z / sweep.ensemble_optimal_temperature).mean(axis=1)
+    gap_i = ens_cal.max(axis=1) - (ens_cal.argmax(axis=1) == y)
+    gain = float((_probs(z).mean(axis=1).argmax(axis=1) == y).mean() - (z.argmax(axis=2) == y[:, None]).mean())
+    return TemperatureStudy(
+        topology=ens.topology,
+        sweep=sweep,
+        member_curves=[reliability_curve(calibrated[:, m], y, n_bins=n_bins) for m in range(ens.n_members)],
+        calibrated_members_curve=reliability_curve(ens_cal, y, n_bins=n_bins),
+        calibrated_ensemble_curve=reliability_curve(shared, y, n_bins=n_bins),
+        calibrated_members_gap=global_top_label_gap(ens_cal, y),
+        calibrated_members_ece=ece(ens_cal, y, epsilon=epsilon),
+        calibrated_members_gap_se=float(gap_i.std(ddof=1) / math.sqrt(len(y))),
+        accuracy_gain=gain,
     )

@@ -10,6 +10,7 @@ r"""Toy data of Wu & Gales (2021, App. A.3): where calibration regions and ensem
 - :func:`paired_label_predictions` (Example 3, Alg. 2): predictions built from the labels of the
   sample itself, whose finite-sample ACE is exactly 0 while the ACE against the true distribution
   is 9/32 (:func:`paired_label_theoretical_ace`).
+- :func:`appendix_toys`: the values of all three (Example 1, Alg. 1 with the Fig. 4 curves over ε, Alg. 2).
 
 All generators are vectorised over instances and seeded with a :class:`numpy.random.Generator`
 (``seed`` may be an int, a Generator or None). The criteria are those of
@@ -23,16 +24,25 @@ Eqs. 41-50, Fig. 4.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 import numpy as np
 from scipy.stats import binom
 
 from credalbook._random import draw_labels
 from credalbook._validation import check_positive_float, check_positive_int
+from credalbook.cache import cached
+from credalbook.calibration.combination import ensemble_calibration
+from credalbook.metrics.classification import ece
+from credalbook.metrics.regions import acce, all_label_ece, DEFAULT_EPSILON, ecce
 
 __all__ = [
+    "WG_EPSILONS",
     "ToySample",
+    "ToyStudy",
+    "appendix_toys",
     "all_vs_top_label_example",
     "calibrated_members_ensemble",
     "paired_label_predictions",
@@ -243,3 +253,128 @@ def paired_label_theoretical_ace(n_classes: int = 4, bin_size: int = 2) -> float
     b = check_positive_int(bin_size, "bin_size")
     c = np.arange(b + 1)
     return float((np.abs(c / b - 1.0 / k) * binom.pmf(c, b, 1.0 / k)).sum())
+
+
+#: Region half-widths of the Fig. 4 curves (1/2 and above: one region, the global criteria).
+WG_EPSILONS = (0.002, 0.005, 0.01, 1 / 60, 1 / 30, 0.05, 0.1, 0.2, 0.3, 0.5)
+
+
+@dataclass(frozen=True)
+class ToyStudy:
+    """App. A.3: Example 1, Alg. 1 (Fig. 4) and Alg. 2.
+
+    Attributes
+    ----------
+    example1 : dict  ACE, ACCE, ECE, ECCE of Example 1 (ε = 0) and τ
+    epsilons : ndarray (E,)
+    ensemble_ace, ensemble_ece : ndarray (E,)  Alg. 1 ensemble against the true probabilities
+    member_ace, member_ece : ndarray (E,)  largest value over the members (0: all calibrated)
+    alg1_ace : float  ensemble ACE at ε = 1/30 (the paper's 0.0697)
+    alg1_ace_se : float  its Monte-Carlo standard error: the spread of the ACE over 10 equal parts of the
+        sample, divided by √10
+    alg1_gap_se : float  standard error of ``alg1_gap`` over the instances (sd/√N)
+    alg1_shared_ace : float  the same with regions shared by all members (Prop. 3: 0)
+    alg1_gap, alg1_accuracy_gain : float  the ensemble's global top-label gap and its accuracy gain over
+        the members (Prop. 1: calibrated members and a gain force a negative gap)
+    alg2_sample_ace, alg2_true_ace, alg2_theory : float  Alg. 2 ACE against the labels, against the true
+        distribution, and 9/32
+    sizes : dict  N of Alg. 1 and 2, K, M, b
+    """
+
+    example1: dict
+    epsilons: np.ndarray
+    ensemble_ace: np.ndarray
+    ensemble_ece: np.ndarray
+    member_ace: np.ndarray
+    member_ece: np.ndarray
+    alg1_ace: float
+    alg1_shared_ace: float
+    alg1_gap: float
+    alg1_accuracy_gain: float
+    alg2_sample_ace: float
+    alg2_true_ace: float
+    alg2_theory: float
+    sizes: dict = field(default_factory=dict)
+    alg1_ace_se: float = math.nan
+    alg1_gap_se: float = math.nan
+
+
+@cached
+def appendix_toys(
+    alg1_samples: int = 100_000,
+    alg2_samples: int = 100_000,
+    *,
+    n_members: int = 10,
+    n_classes: int = 4,
+    bin_size: int = 2,
+    epsilons: Sequence[float] = WG_EPSILONS,
+    tau: float = 0.05,
+    seed: int = 0,
+) -> ToyStudy:
+    """App. A.3 toy values: Example 1, Alg. 1 with the Fig. 4 curves over ε, and Alg. 2. Cached on disk.
+
+    Criteria are taken against the true class probabilities (the distributional definitions), so
+    every Alg. 1 member is exactly calibrated; the paper's N = 10⁶ is ``alg1_samples=1_000_000``.
+
+    Examples
+    --------
+    >>> toy = appendix_toys.__wrapped__(2000, 2000, n_members=3, epsilons=(1 / 30, 0.5))
+    >>> bool(toy.member_ace.max() < 1e-12), bool(toy.ensemble_ace[-1] < 1e-12), toy.alg2_sample_ace
+    (True, True, 0.0)
+    """
+    ex = all_vs_top_label_example(tau)
+    example1 = dict(
+        tau=tau,
+        **{
+            name: f(ex.probs, ex.true_probs, epsilon=0.0)
+            for name, f in (("ace", all_label_ece), ("acce", acce), ("ece", ece), ("ecce", ecce))
+        },
+    )
+    toy = calibrated_members_ensemble(
+        alg1_samples, n_classes=n_classes, n_members=n_members, bin_size=bin_size, seed=seed
+    )
+    eps = np.asarray(epsilons, dtype=np.float64)
+    truth = toy.true_probs
+    curves = {
+        name: np.array([f(toy.probs, truth, epsilon=e) for e in eps])
+        for name, f in (("ace", all_label_ece), ("ece", ece))
+    }
+    members = {
+        name: np.array([max(f(toy.ens_probs[:, m], truth, epsilon=e) for m in range(n_members)) for e in eps])
+        for name, f in (("ace", all_label_ece), ("ece", ece))
+    }
+    calib = ensemble_calibration(toy.ens_probs, truth)
+    shared = calibrated_members_ensemble(
+        alg1_samples, n_classes=n_classes, n_members=n_members, bin_size=bin_size, shared_regions=True, seed=seed
+    )
+    parts = np.array_split(np.arange(alg1_samples), 10)
+    ace_parts = [all_label_ece(toy.probs[i], truth[i], epsilon=DEFAULT_EPSILON) for i in parts]
+    ens_top = toy.probs.argmax(axis=1)
+    gap_i = toy.probs.max(axis=1) - truth[np.arange(alg1_samples), ens_top]
+    alg2 = paired_label_predictions(
+        alg2_samples - alg2_samples % n_classes, n_classes=n_classes, bin_size=bin_size, seed=seed
+    )
+    return ToyStudy(
+        example1=example1,
+        epsilons=eps,
+        ensemble_ace=curves["ace"],
+        ensemble_ece=curves["ece"],
+        member_ace=members["ace"],
+        member_ece=members["ece"],
+        alg1_ace=all_label_ece(toy.probs, truth, epsilon=DEFAULT_EPSILON),
+        alg1_shared_ace=all_label_ece(shared.probs, shared.true_probs, epsilon=DEFAULT_EPSILON),
+        alg1_gap=calib.ensemble_top_label_gap,
+        alg1_accuracy_gain=calib.accuracy_gain,
+        alg2_sample_ace=all_label_ece(alg2.probs, alg2.labels, epsilon=0.0),
+        alg2_true_ace=all_label_ece(alg2.probs, alg2.true_probs, epsilon=0.0),
+        alg2_theory=paired_label_theoretical_ace(n_classes, bin_size),
+        sizes=dict(
+            alg1_samples=alg1_samples,
+            alg2_samples=alg2_samples,
+            n_classes=n_classes,
+            n_members=n_members,
+            bin_size=bin_size,
+        ),
+        alg1_ace_se=float(np.std(ace_parts, ddof=1) / math.sqrt(len(parts))),
+        alg1_gap_se=float(gap_i.std(ddof=1) / math.sqrt(alg1_samples)),
+    )

@@ -1,5 +1,7 @@
 """Tests for credalbook.papers.mimori.alpha0: Newton's optimal log α0 (App. D.2) and Theorem 1 (App. D.3) of Mimori et al. 2022."""
 
+import warnings
+
 import numpy as np
 import pytest
 import torch
@@ -38,19 +40,19 @@ class TestOptimalLogAlpha0:
         y, p = self._grid()
         rng = np.random.default_rng(6)
         for lam in (0.001, 0.005, 0.1):
-            t = optimal_log_alpha0(y, p, reg=lam)
+            t = optimal_log_alpha0(p, y, reg=lam)
             for i in rng.choice(len(y), size=25, replace=False):
-                obj = lambda s: dirichlet_multinomial_nll(y[i : i + 1], p[i : i + 1], s, reg=lam)  # noqa: E731
+                obj = lambda s: dirichlet_multinomial_nll(p[i : i + 1], y[i : i + 1], s, reg=lam)  # noqa: E731
                 bound = 1 / (2 * lam)
                 ref = minimize_scalar(obj, bounds=(-bound, bound), method="bounded", options={"xatol": 1e-10})
                 assert obj(t[i]) <= ref.fun + 1e-10, (lam, y[i], p[i])
                 assert t[i] == pytest.approx(ref.x, abs=1e-4), (lam, y[i], p[i])
         # Autograd gradient of Eq. (50) vanishes at the optimum (a second check of Eq. 51).
-        t = optimal_log_alpha0(y, p, reg=0.005)
+        t = optimal_log_alpha0(p, y, reg=0.005)
         n = y.sum(1)
         tt = torch.tensor(t, requires_grad=True)
         total = sum(
-            dirichlet_multinomial_nll_torch(torch.tensor(y[g]), torch.tensor(p[g]), tt[g], reg=0.005)
+            dirichlet_multinomial_nll_torch(torch.tensor(p[g]), torch.tensor(y[g]), tt[g], reg=0.005)
             for g in (n == 2, n == 5, n == 10)
         )
         total.backward()
@@ -61,31 +63,31 @@ class TestOptimalLogAlpha0:
         y, p = self._grid()
         lams = np.array([0.001, 0.005, 0.02, 0.1])
         grid = np.repeat(lams, len(y))
-        t = optimal_log_alpha0(np.tile(y, (4, 1)), np.tile(p, (4, 1)), reg=grid).reshape(4, -1)
+        t = optimal_log_alpha0(np.tile(p, (4, 1)), np.tile(y, (4, 1)), reg=grid).reshape(4, -1)
         assert (t.min(1) < 0).all() and (t.max(1) > 0).all()
         assert np.all(np.diff(t.max(1) - t.min(1)) < 0)
         # Unanimous labels with f_1 < 1 push alpha0 down; a split pair (n = 2, K = 2) pushes it up.
-        t = optimal_log_alpha0([[5, 0], [1, 1], [1, 0], [0, 0]], [[0.6, 0.4], [0.6, 0.4], [0.6, 0.4], [0.6, 0.4]])
+        t = optimal_log_alpha0([[0.6, 0.4], [0.6, 0.4], [0.6, 0.4], [0.6, 0.4]], [[5, 0], [1, 1], [1, 0], [0, 0]])
         assert t[0] < -1 and t[1] > 1 and t[2] == 0.0 and t[3] == 0.0
         # Larger K and counts (the finite-sum form of Eq. 51) against minimize_scalar.
         rng = np.random.default_rng(7)
         f = rng.dirichlet(np.ones(6))
         h = rng.multinomial(40, rng.dirichlet(3 * f))[None]
-        t = optimal_log_alpha0(h, [f], reg=0.005)[0]
-        obj = lambda s: dirichlet_multinomial_nll(h, [f], s, reg=0.005)  # noqa: E731
+        t = optimal_log_alpha0([f], h, reg=0.005)[0]
+        obj = lambda s: dirichlet_multinomial_nll([f], h, s, reg=0.005)  # noqa: E731
         assert t == pytest.approx(
             minimize_scalar(obj, bounds=(-100, 100), method="bounded", options={"xatol": 1e-10}).x, abs=1e-5
         )
 
     def test_errors(self):
         with pytest.raises(ValueError, match="reg must be positive"):
-            optimal_log_alpha0([[1, 1]], [[0.5, 0.5]], reg=0.0)
+            optimal_log_alpha0([[0.5, 0.5]], [[1, 1]], reg=0.0)
         with pytest.raises(ValueError, match=r"probs\[0, 1\] = 0 but label_hist\[0, 1\] = 1"):
-            optimal_log_alpha0([[1, 1]], [[1.0, 0.0]])
+            optimal_log_alpha0([[1.0, 0.0]], [[1, 1]])
         with pytest.raises(ValueError, match="reg must be a scalar or have shape"):
-            optimal_log_alpha0([[1, 1]], [[0.5, 0.5]], reg=[0.1, 0.2])
+            optimal_log_alpha0([[0.5, 0.5]], [[1, 1]], reg=[0.1, 0.2])
         with pytest.raises(ValueError, match="same number of instances"):
-            optimal_log_alpha0([[1, 1], [2, 0]], [[0.5, 0.5]])
+            optimal_log_alpha0([[0.5, 0.5]], [[1, 1], [2, 0]])
 
 
 class TestAlpha0Intervals:
@@ -145,3 +147,24 @@ class TestAlpha0Intervals:
             dpe_conditional_loss(-1.0, u_q=0.5, s_z=0.5)
         with pytest.raises(ValueError, match=r"s_z must lie in \[0, 1\]"):
             dpe_conditional_loss(1.0, u_q=0.5, s_z=np.nan)
+
+
+class TestOldDataOrder:
+    """``optimal_log_alpha0(label_hist, probs)`` (the order before 0.6) gives the same numbers with a FutureWarning."""
+
+    def test_main(self):
+        y, p = TestOptimalLogAlpha0._grid()
+        new = optimal_log_alpha0(p, y, reg=0.005)
+        with pytest.warns(FutureWarning, match=r"optimal_log_alpha0\(label_hist, probs\) is deprecated since 0\.6"):
+            np.testing.assert_array_equal(optimal_log_alpha0(y, p, reg=0.005), new)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            np.testing.assert_array_equal(optimal_log_alpha0(p, y, reg=0.005), new)
+            np.testing.assert_array_equal(optimal_log_alpha0(label_hist=y, probs=p, reg=0.005), new)
+
+    def test_ambiguous(self):
+        """One-hot float rows (one label each, or hard predictions) are read as (probs, label_hist)."""
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            with pytest.raises(ValueError, match="label_hist must hold integer counts"):
+                optimal_log_alpha0([[1.0, 0.0]], [[0.3, 0.7]])

@@ -329,7 +329,7 @@ class TestByConstruction:
         z = 0.7 * q + 0.3 / 4
         truth = float(((q - z) ** 2).sum(axis=1).mean())
         for counts in (2, 10, variable_label_counts(len(q), mean=5.79, seed=1)):
-            est = [epistemic_loss(sample_label_hist(q, counts, seed=s), z) for s in range(40)]
+            est = [epistemic_loss(z, sample_label_hist(q, counts, seed=s)) for s in range(40)]
             m, se = np.mean(est), np.std(est, ddof=1) / np.sqrt(len(est))
             assert abs(m - truth) < 4 * se, (counts if np.isscalar(counts) else "variable", m, truth, se)
 

@@ -1,6 +1,7 @@
 """Tests for credalbook.papers.mimori.experiments and credalbook.papers.mimori.reported (Mimori et al. 2022 chapter)."""
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -73,7 +74,7 @@ class TestOptimalLogAlpha0Grid:
         assert g.log_alpha0[5].shape == (2, 6, len(g.z1))
         # relabelling the two classes: (y1, z1) and (n - y1, 1 - z1) have the same optimum
         np.testing.assert_allclose(g.log_alpha0[5], g.log_alpha0[5][:, ::-1, ::-1], atol=1e-7)
-        direct = optimal_log_alpha0([[3, 2]], [[0.2, 0.8]], reg=0.05)
+        direct = optimal_log_alpha0([[0.2, 0.8]], [[3, 2]], reg=0.05)
         assert g.log_alpha0[5][1, 3, list(g.z1).index(0.2)] == pytest.approx(direct[0], abs=1e-9)
         r = g.ranges()
         assert np.all(r[:, 0] < 0) and np.all(r[:, 1] > 0)
@@ -303,21 +304,34 @@ class TestReleasedCode:
         from credalbook.metrics import epistemic_loss
 
         h, z = [[2, 0], [1, 0]], [[1.0, 0.0], [0.5, 0.5]]
-        assert released_code_el_cl(h, z)["EL"] == pytest.approx(0.25)  # ((0.5² + 0.5²) + 0) / 2
-        assert epistemic_loss(h, z) == pytest.approx(0.0)
+        assert released_code_el_cl(z, h)["EL"] == pytest.approx(0.25)  # ((0.5² + 0.5²) + 0) / 2
+        assert epistemic_loss(z, h) == pytest.approx(0.0)
         # a bin with one instance: its plug-in CL (2/2 − 0.5)² / 1 per class stays in the released code's CL
-        one = released_code_el_cl([[2, 0]], [[0.5, 0.5]])
+        one = released_code_el_cl([[0.5, 0.5]], [[2, 0]])
         assert one["CL"] == pytest.approx(0.5)
-        assert cpe_loss_decomposition([[2, 0]], [[0.5, 0.5]]).cl_debiased == 0.0
+        assert cpe_loss_decomposition([[0.5, 0.5]], [[2, 0]]).cl_debiased == 0.0
 
     def test_agrees_with_the_book_when_sound(self):
         # every instance with ≥ 2 labels and every bin with ≥ 2 instances: the two computations coincide
         rng = np.random.default_rng(0)
         z = np.repeat(rng.dirichlet(np.ones(3), size=10), 30, axis=0)
         h = np.stack([rng.multinomial(4, p) for p in z])
-        d = cpe_loss_decomposition(h, z)
-        r = released_code_el_cl(h, z)
+        d = cpe_loss_decomposition(z, h)
+        r = released_code_el_cl(z, h)
         assert r["EL"] == pytest.approx(d.el_debiased) and r["CL"] == pytest.approx(d.cl_debiased)
+
+    def test_old_data_order(self):
+        """``released_code_el_cl(label_hist, probs)`` (before 0.6) gives the same numbers with a FutureWarning."""
+        h, z = [[2, 0], [1, 0], [1, 2]], [[1.0, 0.0], [0.5, 0.5], [0.2, 0.8]]
+        new = released_code_el_cl(z, h)
+        with pytest.warns(FutureWarning, match=r"released_code_el_cl\(label_hist, probs\) is deprecated since 0\.6"):
+            assert released_code_el_cl(h, z) == new
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            assert released_code_el_cl(z, h) == new and released_code_el_cl(label_hist=h, probs=z) == new
+        with warnings.catch_warnings():  # one-hot float rows: one label each, or hard predictions; the new order
+            warnings.simplefilter("error")
+            released_code_el_cl([[1.0, 0.0], [0.0, 1.0]], [[0.3, 0.7], [0.4, 0.6]])
 
     def test_demo(self):
         out = released_code_demo(n_runs=60, seed=0)

@@ -62,8 +62,8 @@ class TestPlotTheorem1Check:
 class TestPlotDPEReliability:
     def test_main(self):
         hist = np.array([[1, 1], [2, 0], [1, 1], [0, 2]])
-        raw = statistic_calibration(hist, [0.5, 0.45, 0.1, 0.4], n_bins=5)
-        alpha = statistic_calibration(hist, [0.3, 0.1, 0.35, 0.05], n_bins=5)
+        raw = statistic_calibration([0.5, 0.45, 0.1, 0.4], hist, n_bins=5)
+        alpha = statistic_calibration([0.3, 0.1, 0.35, 0.05], hist, n_bins=5)
         ax = plot_dpe_reliability({"Raw": raw, "Raw+α": alpha})
         assert [line.get_linestyle() for line in ax.lines[:2]] == [":", "-"]
         assert ax.lines[0].get_color() == ax.lines[1].get_color()  # one colour per base predictor

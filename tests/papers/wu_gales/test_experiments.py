@@ -275,7 +275,9 @@ class TestTopologyCombinations:
             )
             for t, e in ens.items()
         }
-        auc = topology_combinations(same, [(("LEN", "DSN121", "RSN"), "auc", "post", None)], n_boot_weights=1, **FIT)[0]
+        auc = topology_combinations(
+            same, [(("LEN", "DSN121", "RSN"), "auc", "post", None)], n_weight_resamples=1, **FIT
+        )[0]
         assert auc.weights.max() / auc.weights.min() <= 2 and auc.weights_se is None
 
     def test_errors(self):
