@@ -157,6 +157,35 @@ def _fit_calibrator(method, logits, hist, options, seed):
 # variable_labels = MDS's mean labels per validation and test image (App. E.1), lambda_alpha (Eq. 50,
 # App. D.2), n_samples = 20 MC-dropout / TTA samples (as in the authors' code).
 @cached(ignore=["device", "progress"])
+def _test_members(model, net, mix, logits_test, feats_test, *, n_samples: int, device, seed: int) -> dict:
+    """The test predictions of step 3 of :func:`mimori_predictions`: ``{"Raw" | "MCDO" | "TTA": (logits (N, S, K),
+    penultimate features (N, S, D))}`` (S = 1 for Raw; TTA only when the network was trained with augmentation)."""
+    members = {"Raw": (logits_test[:, None], feats_test[:, None])}
+    trunk, top = _split_at_first_dropout(model)
+    _, feats = mc_dropout_samples(
+        top, _apply(trunk, mix.test.images, device), n_samples=n_samples, device=device, seed=seed, return_features=True
+    )
+    members["MCDO"] = (
+        _apply(model.head, feats.reshape(-1, feats.shape[-1]), device).reshape(*feats.shape[:2], -1),
+        feats,
+    )
+    if net.augment is not None:
+        _, feats = tta_samples(
+            model,
+            mix.test.images,
+            augment=RandomAugment(**net.augment),
+            n_samples=n_samples,
+            device=device,
+            seed=seed,
+            return_features=True,
+        )
+        members["TTA"] = (
+            _apply(model.head, feats.reshape(-1, feats.shape[-1]), device).reshape(*feats.shape[:2], -1),
+            feats,
+        )
+    return members
+
+
 def mimori_predictions(
     dataset: str = "fashion_mnist",
     *,
@@ -214,29 +243,7 @@ def mimori_predictions(
     model = net.build()
     logits_val, feats_val = extract_features(model, mix.val.images, device=device)
     logits_test, feats_test = extract_features(model, mix.test.images, device=device)
-    members = {"Raw": (logits_test[:, None], feats_test[:, None])}
-    trunk, top = _split_at_first_dropout(model)
-    _, feats = mc_dropout_samples(
-        top, _apply(trunk, mix.test.images, device), n_samples=n_samples, device=device, seed=seed, return_features=True
-    )
-    members["MCDO"] = (
-        _apply(model.head, feats.reshape(-1, feats.shape[-1]), device).reshape(*feats.shape[:2], -1),
-        feats,
-    )
-    if net.augment is not None:
-        _, feats = tta_samples(
-            model,
-            mix.test.images,
-            augment=RandomAugment(**net.augment),
-            n_samples=n_samples,
-            device=device,
-            seed=seed,
-            return_features=True,
-        )
-        members["TTA"] = (
-            _apply(model.head, feats.reshape(-1, feats.shape[-1]), device).reshape(*feats.shape[:2], -1),
-            feats,
-        )
+    members = _test_members(model, net, mix, logits_test, feats_test, n_samples=n_samples, device=device, seed=seed)
     val_hist, test_hist, post_hist = _label_hists(mix, configs, variable_labels, seed)
     k = mix.n_classes
     predictors, temperatures = {}, {}
