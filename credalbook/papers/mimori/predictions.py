@@ -153,10 +153,6 @@ def _fit_calibrator(method, logits, hist, options, seed):
     return select_calibrator(logits, hist, method=method, seed=seed, **options).calibrator
 
 
-# Settings of the paper among the defaults below (not results; those are in reported.json):
-# variable_labels = MDS's mean labels per validation and test image (App. E.1), lambda_alpha (Eq. 50,
-# App. D.2), n_samples = 20 MC-dropout / TTA samples (as in the authors' code).
-@cached(ignore=["device", "progress"])
 def _test_members(model, net, mix, logits_test, feats_test, *, n_samples: int, device, seed: int) -> dict:
     """The test predictions of step 3 of :func:`mimori_predictions`: ``{"Raw" | "MCDO" | "TTA": (logits (N, S, K),
     penultimate features (N, S, D))}`` (S = 1 for Raw; TTA only when the network was trained with augmentation)."""
@@ -186,6 +182,10 @@ def _test_members(model, net, mix, logits_test, feats_test, *, n_samples: int, d
     return members
 
 
+# Settings of the paper among the defaults below (not results; those are in reported.json):
+# variable_labels = MDS's mean labels per validation and test image (App. E.1), lambda_alpha (Eq. 50,
+# App. D.2), n_samples = 20 MC-dropout / TTA samples (as in the authors' code).
+@cached(ignore=["device", "progress"])
 def mimori_predictions(
     dataset: str = "fashion_mnist",
     *,
