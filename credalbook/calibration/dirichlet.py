@@ -345,7 +345,7 @@ def dirichlet_multinomial_nll_torch(probs, label_hist, log_alpha0, *, reg: float
     that a label on a zero-probability class gives a large finite loss instead of NaN gradients.
     Only shapes are checked; reading :math:`\max_i n_i` is the one device sync when `probs` and `label_hist` are
     passed by keyword (given by position, both are read once on the CPU to recognise the old order
-    ``(label_hist, probs)``, which works until 0.7: :func:`credalbook._deprecation.swapped_label_hist`).
+    ``(label_hist, probs)``, which works until 0.7: ``credalbook._deprecation.swapped_label_hist``).
 
     Parameters
     ----------
