@@ -159,10 +159,135 @@ def check_labels(labels, *, n_classes: int, shape: tuple[int, ...], name: str = 
     return arr.astype(np.int64, copy=False)
 
 
+def _array_or_tensor(x, name: str):
+    """``x`` itself when it is a NumPy array or a tensor (whose dtype sets the tolerance), else ``as_numpy(x)``."""
+    return x if x is None or isinstance(x, np.ndarray) or _is_tensor(x) else as_numpy(x, name)
+
+
+def as_binary_probs(scores, name: str = "probs", *, from_logits: bool = False) -> np.ndarray:
+    r"""Binary scores of shape (N,) as the (N, 2) float64 rows :math:`[1 - p_i,\ p_i]` of two-class predictions.
+
+    ``scores`` hold :math:`p_i = P(y_i = 1)`, as scikit-learn's ``predict_proba(X)[:, 1]``: real
+    numbers (NumPy, lists or tensors of any float dtype) in [0, 1], within the tolerance
+    :func:`simplex_atol` of their dtype. They are converted to float64 before ``1 - p``, so the
+    rows equal ``np.stack([1 - p, p], axis=1)`` of the float64 scores bit for bit. With
+    ``from_logits=True`` they are finite logits :math:`z_i` and the rows are
+    :math:`[\sigma(-z_i),\ \sigma(z_i)]` with the logistic sigmoid ``scipy.special.expit`` in
+    float64 (no overflow for large :math:`|z_i|`).
+
+    Examples
+    --------
+    >>> as_binary_probs([0.25, 1.0]).tolist()
+    [[0.75, 0.25], [0.0, 1.0]]
+    >>> as_binary_probs(torch.tensor([0.0, 800.0]), from_logits=True).tolist()
+    [[0.5, 0.5], [0.0, 1.0]]
+    """
+    if not isinstance(from_logits, (bool, np.bool_)):
+        raise ValueError(f"from_logits must be True or False; got {from_logits!r}")
+    if from_logits:
+        from scipy.special import expit
+
+        z = check_logits(scores, name, ndim=1).numpy()
+        return np.stack([expit(-z), expit(z)], axis=1)
+    arr = check_real_dtype(as_numpy(scores, name), name)
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must have shape (N,) (binary scores P(y = 1)); got shape {arr.shape}")
+    if arr.shape[0] < 1:
+        raise ValueError(f"{name} must contain at least one instance; got shape {arr.shape}")
+    atol = simplex_atol(scores.dtype if _is_tensor(scores) else arr.dtype, 2)
+    p = arr.astype(np.float64, copy=False)
+    if not (p.min() >= -atol and p.max() <= 1 + atol):  # NaN fails both comparisons
+        i = int(np.argmax(~np.isfinite(p) | (p < -atol) | (p > 1 + atol)))
+        what = "be finite" if not np.isfinite(p[i]) else "lie in [0, 1]"
+        raise ValueError(f"{name} given as binary scores P(y = 1) must {what}; {name}[{i}] = {float(p[i])!r}")
+    rows = np.empty((p.shape[0], 2))
+    np.subtract(1.0, p, out=rows[:, 0])
+    rows[:, 1] = p
+    return rows
+
+
+def is_binary_scores(probs) -> bool:
+    """Whether ``probs`` is one-dimensional, binary scores P(y = 1) of shape (N,) (False for what is no array).
+
+    Examples
+    --------
+    >>> is_binary_scores([0.2, 0.9]), is_binary_scores([[0.8, 0.2]]), is_binary_scores(None)
+    (True, False, False)
+    """
+    if isinstance(probs, np.ndarray) or _is_tensor(probs):
+        return probs.ndim == 1
+    try:
+        return probs is not None and np.ndim(probs) == 1
+    except (TypeError, ValueError):  # ragged: the checks that follow say what is wrong
+        return False
+
+
+def check_probs_or_scores(probs, *, name: str = "probs") -> tuple[np.ndarray, bool]:
+    """``(rows, binary)``: :func:`check_probs` of (..., N, K) rows, or the (N, 2) rows of (N,) binary scores.
+
+    ``binary`` is True for binary scores (:func:`as_binary_probs`); rows with K >= 2 are returned
+    exactly as :func:`check_probs` returns them.
+
+    Examples
+    --------
+    >>> check_probs_or_scores([0.5, 1.0])[1], check_probs_or_scores([[0.5, 0.5]])[1]
+    (True, False)
+    """
+    x = _array_or_tensor(probs, name)
+    if x is not None and x.ndim == 1:
+        return as_binary_probs(x, name), True
+    return check_probs(x, name=name), False
+
+
+def check_binary_labels(labels, n_instances: int, *, name: str = "labels", probs_name: str = "probs") -> np.ndarray:
+    """Labels (N,) in {0, 1} of binary scores: integers, whole floats or bools; returned as int64.
+
+    Examples
+    --------
+    >>> check_binary_labels([True, False], 2).tolist()
+    [1, 0]
+    >>> check_binary_labels([0, 2], 2)
+    Traceback (most recent call last):
+    ...
+    ValueError: labels must lie in {0, 1} for binary scores probs of shape (N,); labels[1] = 2 (pass probs of shape (N, K) for K > 2 classes)
+    """
+    arr = as_numpy(labels, name)
+    if arr.shape != (n_instances,):
+        raise ValueError(
+            f"{name} must have shape ({n_instances},) to match the binary scores {probs_name} of shape "
+            f"({n_instances},); got {arr.shape}"
+        )
+    if arr.dtype.kind == "b":
+        return arr.astype(np.int64)
+    check_real_dtype(arr, name, allow_bool=False, what="hold binary labels 0 and 1 (integers, whole floats or bools)")
+    bad = (arr != 0) & (arr != 1)  # NaN and fractions too
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise ValueError(
+            f"{name} must lie in {{0, 1}} for binary scores {probs_name} of shape (N,); {name}[{i}] = {arr[i].item()!r} "
+            f"(pass {probs_name} of shape (N, K) for K > 2 classes)"
+        )
+    return arr.astype(np.int64, copy=False)
+
+
 def check_probs_labels(probs, labels, *, min_instances: int = 1) -> tuple[np.ndarray, np.ndarray]:
-    """Validate a ``(probs, labels)`` pair: ``(..., N, K)`` probabilities and ``(..., N)`` labels."""
-    p = check_probs(probs)
-    y = check_labels(labels, n_classes=p.shape[-1], shape=p.shape[:-1])
+    """Validate a ``(probs, labels)`` pair: ``(..., N, K)`` probabilities and ``(..., N)`` labels.
+
+    Binary scores ``probs`` of shape (N,), P(y = 1), become the (N, 2) rows ``[1 - p, p]``
+    (:func:`as_binary_probs`) and their labels are checked by :func:`check_binary_labels` (0/1 as
+    integers, whole floats or bools).
+
+    Examples
+    --------
+    >>> p, y = check_probs_labels([0.2, 0.9], [False, True])
+    >>> p.tolist(), y.tolist()
+    ([[0.8, 0.2], [0.09999999999999998, 0.9]], [0, 1])
+    """
+    p, binary = check_probs_or_scores(probs)
+    if binary:
+        y = check_binary_labels(labels, p.shape[0])
+    else:
+        y = check_labels(labels, n_classes=p.shape[-1], shape=p.shape[:-1])
     if p.shape[-2] < min_instances:
         raise ValueError(
             f"probs must contain at least {min_instances} instances for this measure; got N = {p.shape[-2]}"
@@ -338,7 +463,7 @@ def as_scalar(x):
 
 
 def check_logits(logits, name: str = "logits", ndim: int = 2) -> torch.Tensor:
-    """Finite real logits of shape (N, ..., K) with `ndim` dimensions -> float64 tensor (CPU)."""
+    """Finite real logits of shape (N, ..., K) with `ndim` dimensions (``ndim=1``: binary logits (N,)) -> float64 tensor (CPU)."""
     if isinstance(logits, torch.Tensor):
         t = logits.detach().cpu()
         if t.is_complex() or t.dtype == torch.bool:
@@ -349,10 +474,12 @@ def check_logits(logits, name: str = "logits", ndim: int = 2) -> torch.Tensor:
         if arr.dtype.kind not in "fiu" or arr.dtype == bool:
             raise ValueError(f"{name} must hold real numbers; got dtype {arr.dtype}")
         t = torch.from_numpy(np.array(arr, dtype=np.float64))
-    shape = "(N, K)" if ndim == 2 else "(N, M, K)" if ndim == 3 else f"{ndim} dimensions"
+    shape = {1: "(N,)", 2: "(N, K)", 3: "(N, M, K)"}.get(ndim, f"{ndim} dimensions")
     if t.ndim != ndim:
         raise ValueError(f"{name} must have shape {shape}; got shape {tuple(t.shape)}")
-    if t.shape[0] < 1 or t.shape[-1] < 2:
+    if ndim == 1 and t.shape[0] < 1:
+        raise ValueError(f"{name} must have at least one instance; got shape {tuple(t.shape)}")
+    if ndim > 1 and (t.shape[0] < 1 or t.shape[-1] < 2):
         raise ValueError(f"{name} must have at least one instance and two classes; got shape {tuple(t.shape)}")
     if not bool(torch.isfinite(t).all()):
         bad = tuple(int(i) for i in torch.nonzero(~torch.isfinite(t))[0])
@@ -398,7 +525,9 @@ def as_predictions(x, name: str = "probs", *, from_logits: bool = False, ndim: i
     """Predictions as float64 NumPy rows on the simplex: the one door for probabilities or logits.
 
     ``x`` is a NumPy array or a torch tensor (CPU or CUDA; float16, bfloat16, float32 or float64)
-    of shape (N, K) (``ndim=2``) or (N, M, K) (``ndim=3``, an ensemble). Probabilities are checked
+    of shape (N, K) (``ndim=2``) or (N, M, K) (``ndim=3``, an ensemble); with ``ndim=2`` a 1-D ``x`` of
+    shape (N,) holds binary scores P(y = 1) (or binary logits) and becomes the (N, 2) rows ``[1 - p, p]``
+    (:func:`as_binary_probs`: logits through the sigmoid, in float64). Probabilities are checked
     by :func:`check_probs` (with the tolerance of their dtype, :func:`simplex_atol`); with
     ``from_logits=True`` finite logits are checked by :func:`check_logits` and turned into
     probabilities by a softmax over the last axis in float64. Probabilities stored in a lower
@@ -412,9 +541,16 @@ def as_predictions(x, name: str = "probs", *, from_logits: bool = False, ndim: i
            [0.8808, 0.1192]])
     >>> as_predictions(np.ones((2, 3)) / 3).dtype
     dtype('float64')
+    >>> as_predictions([0.0, 2.0], from_logits=True).round(4)   # binary logits: [sigmoid(-z), sigmoid(z)]
+    array([[0.5   , 0.5   ],
+           [0.1192, 0.8808]])
     """
     if not isinstance(from_logits, (bool, np.bool_)):
         raise ValueError(f"from_logits must be True or False; got {from_logits!r}")
+    if ndim == 2:
+        x = _array_or_tensor(x, name)
+        if x is not None and x.ndim == 1:
+            return as_binary_probs(x, name, from_logits=from_logits)
     shape = "(N, K)" if ndim == 2 else "(N, M, K)" if ndim == 3 else f"{ndim} dimensions"
     if from_logits:
         return torch.softmax(check_logits(x, name, ndim=ndim), dim=-1).numpy()

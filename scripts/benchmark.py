@@ -408,14 +408,19 @@ def _run_case(tree: Path, case: str, timeout: float) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def bench_scale(before: str | None, cases, timeout: float, skip_before=()) -> None:
-    """Issue #27's targets at N = 10^6, K = 10: each case under REF's code and this checkout's, alternately."""
+def bench_scale(before: str | None, cases, timeout: float, skip_before=(), before_dir: str | None = None) -> None:
+    """Issue #27's targets at N = 10^6, K = 10: each case under REF's code and this checkout's, alternately.
+
+    `before_dir`: a directory holding the old code (e.g. ``git archive REF | tar -x -C DIR``) instead of a
+    worktree of `before` (which ``git worktree add`` would create).
+    """
     sys.path.insert(0, str(ROOT / "scripts"))
     from scale_cases import CASES
 
     trees = {"after": ROOT}
-    if before:
-        trees = {"before": _tree(before), "after": ROOT}
+    if before or before_dir:
+        trees = {"before": Path(before_dir) if before_dir else _tree(before), "after": ROOT}
+        before = before or str(before_dir)
     print(f"| case | {' | '.join(f'{t} s | {t} MiB | {t} value' for t in trees)} |" + (" ratio |" if before else ""))
     print("|---" * (1 + 3 * len(trees) + bool(before)) + "|")
     for case in cases or CASES:
@@ -531,6 +536,9 @@ def main() -> None:
         help="only App. Fig. 3's minimisers (M = 100) against SciPy COBYLA, R data sets per scenario",
     )
     parser.add_argument("--before", default=None, help="git revision to time side by side (with --only-scale)")
+    parser.add_argument(
+        "--before-dir", default=None, help="directory with the old code (git archive REF | tar -x), not a worktree"
+    )
     parser.add_argument("--cases", default="", help="comma-separated cases of scripts/scale_cases.py")
     parser.add_argument("--case-timeout", type=float, default=900.0)
     parser.add_argument("--skip-before", default="", help="cases not to run under --before (e.g. set_test: > 20 GiB)")
@@ -550,6 +558,7 @@ def main() -> None:
             [c for c in args.cases.split(",") if c],
             args.case_timeout,
             [c for c in args.skip_before.split(",") if c],
+            before_dir=args.before_dir,
         )
         return
     device = str(resolve_device(args.device))

@@ -182,6 +182,162 @@ CASES = {
 }
 
 
+# ---- issue 49, item 5: 15 bins, intervals, anchors (torchmetrics, netcal, one pass), files and the CLI ----
+N_FILE = 10**7
+DATA_DIR = os.environ.get("CREDALBOOK_BENCH_DATA", "/tmp/credalbook-bench-data")
+
+
+def _binned15(name, **options):
+    def case():
+        from credalbook import metrics
+
+        fn = getattr(metrics, name, None)
+        if fn is None:
+            return None
+        p, y = calibrated(N_BIG)
+        bins = {"epsilon": 1 / 30} if name == "all_label_ece" else {"n_bins": 15}  # 15 regions of width 1/15
+        return lambda: fn(p, y, **bins, **options)
+
+    return case
+
+
+def _interval(name):
+    def case():
+        from credalbook import metrics
+
+        p, y = calibrated(N_BIG)
+        fn = getattr(metrics, name)
+        return lambda: fn(p, y, n_bins=15, ci=0.95, n_resamples=200, seed=0).high
+
+    return case
+
+
+def _torchmetrics_ece():
+    """torchmetrics' multiclass_calibration_error (l1, 15 bins) on the same probabilities (float64 tensors)."""
+    try:
+        import torch
+        from torchmetrics.functional.classification import multiclass_calibration_error
+    except ImportError as err:
+        raise ImportError(f"torchmetrics not installed ({err})") from None
+    p, y = calibrated(N_BIG)
+    tp, ty = torch.from_numpy(p), torch.from_numpy(y)
+    return lambda: float(multiclass_calibration_error(tp, ty, num_classes=K, n_bins=15, norm="l1"))
+
+
+def _one_pass():
+    """One pass over the N = 10^6, K = 10 float64 probabilities: ``probs.sum()`` (the floor of a binned metric)."""
+    p, _ = calibrated(N_BIG)
+    return lambda: float(p.sum())
+
+
+def _overconfident_logits(n: int):
+    rng = np.random.default_rng(0)
+    logits = rng.normal(size=(n, K)) * 1.5
+    p = np.exp(logits - logits.max(1, keepdims=True))
+    p /= p.sum(1, keepdims=True)
+    y = (rng.random((n, 1)) > np.cumsum(p, axis=1)).sum(axis=1).clip(max=K - 1)
+    return 3 * logits, y
+
+
+def _temperature_1e5():
+    from credalbook.calibration import TemperatureScaling
+
+    logits, y = _overconfident_logits(10**5)
+    return lambda: float(TemperatureScaling().fit(logits, y).temperature)
+
+
+def _netcal_temperature():
+    """netcal's TemperatureScaling (its default fit, CPU) on the softmax of the same logits (value: T)."""
+    try:
+        from netcal.scaling import TemperatureScaling
+    except ImportError as err:
+        raise ImportError(f"netcal not installed ({err})") from None
+    logits, y = _overconfident_logits(10**5)
+    p = np.exp(logits - logits.max(1, keepdims=True))
+    p /= p.sum(1, keepdims=True)
+
+    def call():
+        ts = TemperatureScaling(detection=False, use_cuda=False)
+        ts.fit(p, y)
+        return 1.0 / float(np.ravel(ts.temperature)[0])  # netcal's "temperature" is the weight 1 / T
+
+    return call
+
+
+def _data_file(n: int, tag: str) -> tuple[str, str]:
+    """``probs`` (n, K) float64 and ``labels`` (n,) .npy files under DATA_DIR, written once, in chunks (calibrated)."""
+    probs, labels = os.path.join(DATA_DIR, f"p_{tag}.npy"), os.path.join(DATA_DIR, f"y_{tag}.npy")
+    if not (os.path.exists(probs) and os.path.exists(labels)):
+        import subprocess
+
+        os.makedirs(DATA_DIR, exist_ok=True)
+        subprocess.run([sys.executable, os.path.abspath(__file__), "--write-data", str(n), probs, labels], check=True)
+    return probs, labels
+
+
+def _write_data(n: int, probs: str, labels: str) -> None:
+    """Write the files of :func:`_data_file` in chunks of 10^6 rows (its own process: no memory left behind)."""
+    big_p = np.lib.format.open_memmap(probs + ".tmp", mode="w+", dtype=np.float64, shape=(n, K))
+    big_y = np.lib.format.open_memmap(labels + ".tmp", mode="w+", dtype=np.int64, shape=(n,))
+    for s in range(0, n, 10**6):
+        p, y = calibrated(min(10**6, n - s), seed=s)
+        big_p[s : s + len(y)], big_y[s : s + len(y)] = p, y
+    big_p.flush(), big_y.flush()
+    del big_p, big_y
+    os.replace(probs + ".tmp", probs)
+    os.replace(labels + ".tmp", labels)
+
+
+def _memmap_ece():
+    """load_array of an N = 10^7, K = 10 .npy (800 MB) and ece_confidence on it (peak RSS: this process)."""
+    from credalbook.data import load_array
+    from credalbook.metrics import ece_confidence
+
+    probs, labels = _data_file(N_FILE, "1e7")
+    return lambda: ece_confidence(load_array(probs), load_array(labels, name="labels"), n_bins=15)
+
+
+def _cli(*args, n: int | None = None):
+    """Wall time of ``credalbook ARGS`` in a fresh interpreter (this tree's code first on the path)."""
+
+    def case():
+        import subprocess
+        import tempfile
+
+        argv = list(args)
+        if n is not None:
+            probs, labels = _data_file(n, "1e6")
+            argv += ["--probs", probs, "--labels", labels, "--out", tempfile.mkdtemp(prefix="credalbook-bench-")]
+        cmd = [sys.executable, "-c", "import sys; from credalbook.cli import main; sys.exit(main())", *argv]
+
+        def call():
+            subprocess.run(cmd, check=True, capture_output=True)
+            return None
+
+        return call
+
+    return case
+
+
+CASES.update(
+    {
+        "one_pass": (_one_pass, 7, "anchor: one pass, probs.sum(), N = 10^6, K = 10"),
+        "torchmetrics_ece": (_torchmetrics_ece, 7, "anchor: torchmetrics multiclass_calibration_error, l1, 15 bins"),
+        "ece_confidence_15": (_binned15("ece_confidence"), 7, "ECE (confidence), 15 bins"),
+        "ece_classwise_15": (_binned15("ece_classwise"), 7, "ECE (classwise), 15 bins"),
+        "ace_15": (_binned15("ace"), 5, "ACE (Nixon et al.), 15 bins"),
+        "all_label_ece_15": (_binned15("all_label_ece"), 5, "all-label ECE (Wu & Gales), 15 bins"),
+        "ece_confidence_ci": (_interval("ece_confidence"), 3, "ECE (confidence), ci=0.95, 200 resamples"),
+        "ece_classwise_ci": (_interval("ece_classwise"), 3, "ECE (classwise), ci=0.95, 200 resamples"),
+        "temperature_1e5": (_temperature_1e5, 5, "TemperatureScaling().fit, N = 10^5 (value: T)"),
+        "netcal_temperature": (_netcal_temperature, 5, "anchor: netcal TemperatureScaling, N = 10^5 (value: T)"),
+        "memmap_1e7": (_memmap_ece, 1, "load_array + ece_confidence, memory-mapped .npy, N = 10^7"),
+        "evaluate_cli": (_cli("evaluate", n=N_BIG), 1, "`credalbook evaluate --probs --labels --out`, N = 10^6"),
+        "cli_help": (_cli("--help"), 5, "`credalbook --help`"),
+    }
+)
+
+
 def _ece_small(name):
     """One objective evaluation of Mortier et al.'s set test (N = 100, K = 10), 2000 times (value: the ECE)."""
 
@@ -306,4 +462,7 @@ def run(name: str) -> dict:
 
 
 if __name__ == "__main__":
-    print(json.dumps(run(sys.argv[1])))
+    if sys.argv[1] == "--write-data":
+        _write_data(int(sys.argv[2]), sys.argv[3], sys.argv[4])
+    else:
+        print(json.dumps(run(sys.argv[1])))

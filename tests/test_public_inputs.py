@@ -123,7 +123,8 @@ def _off_simplex(a, rng):
 
 # Malformations per role: name -> (world, valid value, rng) -> bad value.
 PROB_ROWS = {
-    "ndim_1": lambda w, v, r: np.asarray(v)[..., 0, :],
+    # (N·K,): 1-D, and of the wrong length for binary scores P(y = 1), which (N,) probs are where labels are given
+    "ndim_1": lambda w, v, r: np.asarray(v).reshape(-1),
     "scalar": lambda w, v, r: 0.5,
     "one_class": lambda w, v, r: np.ones((*np.shape(v)[:-1], 1)),
     "no_instance": lambda w, v, r: np.zeros((*np.shape(v)[:-2], 0, np.shape(v)[-1])),
@@ -380,6 +381,17 @@ _PL = dict(probs="probs", labels="labels")
 _EL = dict(ens_probs="ens_probs", labels="labels")
 _HP = dict(probs="probs", label_hist="label_hist")
 _EG = dict(eu="real", gain="real")
+#: Several models' predictions (stats.compare_models): model "a" malformed as a ``probs`` argument, or the mapping.
+MODELS = Role(
+    lambda w: {"a": w.probs, "b": w.probs[::-1].copy()},
+    {
+        **{f"a_{bad}": (lambda w, v, r, f=f: {"a": f(w, v["a"], r), "b": v["b"]}) for bad, f in PROB_ROWS.items()},
+        "empty": lambda w, v, r: {},
+        "list": lambda w, v, r: [v["a"], v["b"]],
+        "none": lambda w, v, r: None,
+        "other_n": lambda w, v, r: {"a": v["a"], "b": np.concatenate([v["b"], v["b"]])},
+    },
+)
 
 
 def _specs() -> list[Spec]:
@@ -490,6 +502,20 @@ def _specs() -> list[Spec]:
             fixed={"skce": False},
         ),
         Spec("metrics.epsilon_from_bins", M.epsilon_from_bins, {"n_bins": "n_bins"}),
+        Spec(
+            "metrics.describe_direction",
+            M.describe_direction,
+            {
+                "signed_error": Role(
+                    lambda w: 0.02, {k: f for k, f in POSITIVE.items() if k not in ("zero", "negative")}
+                ),
+                "kind": choice("confidence"),
+                "tolerance": "positive",
+                "digits": "count",
+            },
+            skip=(("digits", "zero"),),  # no decimals
+            finite=False,  # a sentence
+        ),
         Spec("metrics.global_calibration_gap", M.global_calibration_gap, _PL),
         Spec("metrics.global_top_label_gap", M.global_top_label_gap, _PL),
         Spec(
@@ -674,6 +700,29 @@ def _specs() -> list[Spec]:
             min_n=2,
             finite=False,
         ),
+        # the classical binary tests: K > 2, predictions that leave the statistic undefined (every p in
+        # {0, 1/2, 1}) and fewer groups than the reference needs are documented ValueErrors
+        Spec(
+            "stats.spiegelhalter_test",
+            S.spiegelhalter_test,
+            {**_PL, "alpha": "alpha"},
+            skip=(("probs", "ndim_1"),),  # (N,) scores P(y = 1) are binary predictions
+            precondition="binary predictions|variance of the statistic is 0",
+        ),
+        Spec(
+            "stats.hosmer_lemeshow_binary_test",
+            S.hosmer_lemeshow_binary_test,
+            {
+                **_PL,
+                "n_bins": "n_bins",
+                "alpha": "alpha",
+                "strategy": choice("quantile"),
+                "null": choice("chi2_external"),
+            },
+            skip=(("probs", "ndim_1"),),
+            precondition="binary predictions|needs at least|at least n_bins",
+            finite=False,  # an event where every probability of a group is 0 gives +inf, deliberately
+        ),
         Spec(
             "stats.null_rejection_rate",
             S.null_rejection_rate,
@@ -705,6 +754,20 @@ def _specs() -> list[Spec]:
             edge=False,
             min_n=10,
             max_n=12,
+        ),
+        Spec(
+            "stats.compare_models",
+            S.compare_models,
+            {
+                "models": MODELS,
+                "labels": "labels",
+                "n_bins": "n_bins",
+                "ci": "fraction",
+                "n_resamples": "count",
+                "seed": "seed",
+            },
+            fixed={"metrics": ("ece_confidence", "nll")},
+            lead="models",
         ),
         Spec(
             "stats.fit_weight_function",
@@ -1058,7 +1121,7 @@ EXCLUDED = {
 #: check_real_dtype). Fixing one turns its strict xfail into a failure: then delete its line here.
 _SEEDS = tuple(SEED)
 _NUMBER = ("zero", "negative", "nan", "inf", "bool", "string", "complex", "none")
-KNOWN_GROUPS: list = []  # every case found so far is fixed
+KNOWN_GROUPS: list = []
 KNOWN: dict[tuple[str, str, str], str] = {
     (name, arg, bad): reason for reason, cases in KNOWN_GROUPS for name, arg, bads in cases for bad in bads
 }
@@ -1092,6 +1155,7 @@ SPECS["metrics.bootstrap_ci"] = Spec(
     fixed={"metric": M.accuracy},
 )
 SPECS["stats.skce_test"].min_n = 4  # the linear estimator's normal null needs two pairs
+SPECS["metrics.consistency_bands"].skip += (("probs", "ndim_1"),)  # (N,) probs: binary scores P(y = 1)
 
 
 def test_every_public_callable_is_classified():

@@ -391,7 +391,10 @@ class TestPublicErrorPaths:
     @pytest.mark.parametrize(
         "probs, labels, pattern",
         [
-            ([0.2, 0.8], [0], r"probs must have at least 2 dimensions"),
+            ([0.2, 0.8], [0], r"labels must have shape \(2,\) to match the binary scores probs"),
+            ([0.2, 1.8], [0, 1], r"probs given as binary scores P\(y = 1\) must lie in \[0, 1\]; probs\[1\] = 1\.8"),
+            ([0.2, np.nan], [0, 1], r"probs given as binary scores P\(y = 1\) must be finite; probs\[1\] = nan"),
+            ([0.2, 0.8], [0, 2], r"labels must lie in \{0, 1\} for binary scores probs .*labels\[1\] = 2"),
             ([[1.0], [1.0]], [0, 0], r"probs must have at least 2 classes"),
             ([[np.nan, 1.0], [0.5, 0.5]], [0, 0], r"probs must be finite"),
             ([[np.inf, 0.0], [0.5, 0.5]], [0, 0], r"probs must be finite"),

@@ -183,6 +183,30 @@ def _scalar_method(value, x0: np.ndarray, max_iter: int, tol: float) -> tuple:
     return x, n_iter, problem
 
 
+def _bounded_method(value, x0: np.ndarray, f_start: float, max_iter: int, tol: float) -> tuple:
+    """``method="bounded"``: bounded Brent on the whole interval [-10, 10] of one log-parameter, for an
+    objective known to be unimodal there (no bracketing grid), and the two edges (a flat tail, as of separable
+    data, goes to its edge as in :func:`_scalar_search`); `x0` wins ties. Returns as :func:`_scalar_method`."""
+    res = minimize_scalar(
+        value, bounds=(-_LOG_BOUND, _LOG_BOUND), method="bounded", options={"xatol": tol, "maxiter": max_iter}
+    )
+    candidates = [(f_start, float(x0[0])), (value(-_LOG_BOUND), -_LOG_BOUND), (float(res.fun), float(res.x))]
+    _, x = min([*candidates, (value(_LOG_BOUND), _LOG_BOUND)], key=lambda c: c[0])  # the first of the smallest
+    problem = ""
+    if res.status == 1:
+        problem = (
+            f"the scalar search stopped at max_iter={max_iter} Brent iterations "
+            f"before the bracket shrank to tol={tol}; raise max_iter or tol"
+        )
+    elif _LOG_BOUND - abs(x) < 1e-3 and x != x0[0]:
+        problem = (
+            f"the optimum lies at the edge of the search interval (log-parameter "
+            f"{x:+.1f}): the objective keeps decreasing beyond it (separable "
+            f"data, or labels unrelated to the logits)"
+        )
+    return np.array([x]), int(res.nit), problem
+
+
 def _coordinate_method(value, x0: np.ndarray, f_start: float, max_iter: int, tol: float) -> tuple:
     """``method="coordinate"``: cyclic scalar searches until a sweep gains at most `tol`."""
     x, f, n_iter = x0.copy(), f_start, 0
@@ -256,7 +280,8 @@ def _fit_to_optimum(
     head. `method`:
     ``"lbfgs"`` (scipy's L-BFGS-B on all parameters, gradients by autograd, stopping when the
     largest gradient entry is at most `tol`), ``"scalar"`` (one log-parameter, see
-    :func:`_scalar_search`) or ``"coordinate"`` (cyclic scalar searches over log-parameters
+    :func:`_scalar_search`), ``"bounded"`` (one log-parameter of a unimodal objective, see
+    :func:`_bounded_method`) or ``"coordinate"`` (cyclic scalar searches over log-parameters
     until a sweep lowers the loss by at most `tol`; for non-smooth losses). Returns what
     :func:`fit_with_early_stopping` returns: a two-entry history (start, end), the number of
     iterations in place of the best epoch, and the held-out ``cv_loss`` (NaN without a
@@ -311,11 +336,12 @@ def _fit_to_optimum(
     start = {"epoch": 0, "train_loss": f_start, "cv_nll": held_out()}
     searches = {
         "scalar": lambda: _scalar_method(value, x0, max_iter, tol),
+        "bounded": lambda: _bounded_method(value, x0, f_start, max_iter, tol),
         "coordinate": lambda: _coordinate_method(value, x0, f_start, max_iter, tol),
         "lbfgs": lambda: _lbfgs_method(value_and_grad, x0, max_iter, tol),
     }
     if method not in searches:
-        raise ValueError(f"method must be 'lbfgs', 'scalar' or 'coordinate'; got {method!r}")
+        raise ValueError(f"method must be 'lbfgs', 'scalar', 'bounded' or 'coordinate'; got {method!r}")
     x, n_iter, problem = searches[method]()
     assign(np.asarray(x, dtype=np.float64))
     f = value(x)

@@ -37,6 +37,7 @@ their selection by held-out NLL are in :mod:`credalbook.calibration.selection`.
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -358,14 +359,15 @@ class Calibrator(nn.Module):
         self.n_classes_ = n_classes
         self.to(torch.float64)
         epoch_options = {"lr": lr, "max_epochs": max_epochs, "batch_size": batch_size, "lbfgs_iter": lbfgs_iter}
+        loss = self._fit_loss(z, hist, optimizer, cv_fraction)
         result = _fit_by_optimizer(
             self,
             (z,),
             hist,
-            loss=self.objective,
+            loss=loss,
             cv_loss=self.nll,
             optimizer=optimizer,
-            auto_method=self._auto_method(),
+            auto_method=getattr(loss, "auto_method", None) or self._auto_method(),
             max_iter=max_iter,
             tol=tol,
             cv_fraction=cv_fraction,
@@ -376,6 +378,11 @@ class Calibrator(nn.Module):
         self.history_, self.best_epoch_, self.cv_nll_ = result
         self.n_iter_ = self.best_epoch_ if optimizer == "auto" else len(self.history_)
         return self
+
+    def _fit_loss(self, z: torch.Tensor, hist: torch.Tensor, optimizer: str, cv_fraction):
+        """The loss :meth:`fit` minimises: :meth:`objective` (a subclass may give a faster equal one, with an
+        attribute ``auto_method`` naming the search of ``optimizer="auto"`` for it)."""
+        return self.objective
 
     # ---- prediction ----------------------------------------------------------------------
     def _check_fitted(self) -> None:
@@ -424,12 +431,37 @@ class TemperatureScaling(Calibrator):
     >>> ts = TemperatureScaling().fit(np.array([[4.0, 0.0]] * 6), [0, 0, 0, 0, 1, 1])
     >>> round(ts.temperature, 3)  # softmax(4 / T)_0 = 2/3 at T = 4 / log 2
     5.771
+
+    Parameters
+    ----------
+    precompute : bool, default True
+        With ``optimizer="auto"`` and nothing held out, the NLL comes from quantities computed once
+        (:func:`_temperature_nll`, one ``exp`` over the logits per evaluation) and, being unimodal
+        in log T, is minimised by bounded Brent on [-10, 10] without a bracketing grid: 5-10x
+        faster at N = 10⁵, K = 10, the same T up to the tolerance (tests: 1e-6). False: as before.
     """
 
     _log_scale_parameters = True
 
+    def __init__(self, *, precompute: bool = True) -> None:
+        super().__init__()
+        if not isinstance(precompute, (bool, np.bool_)):
+            raise ValueError(f"precompute must be True or False; got {precompute!r}")
+        self.precompute = bool(precompute)
+
     def _build(self, n_classes: int) -> None:
         self.log_t = nn.Parameter(torch.zeros((), dtype=torch.float64))
+
+    def _fit_loss(self, z: torch.Tensor, hist: torch.Tensor, optimizer: str, cv_fraction):
+        inherited = ("log_predict", "nll", "objective", "penalty")
+        plain = type(self).transform is TemperatureScaling.transform and all(
+            getattr(type(self), name) is getattr(Calibrator, name) for name in inherited
+        )
+        if not (getattr(self, "precompute", False) and plain and optimizer == "auto" and not cv_fraction):
+            return self.objective
+        loss = functools.partial(_detached_nll, _temperature_nll(z, hist), self)  # fit's rows, in any order
+        loss.auto_method = "bounded"  # unimodal in log T: bounded Brent on [-10, 10], no bracketing grid
+        return loss
 
     @property
     def temperature(self) -> float:
@@ -439,6 +471,35 @@ class TemperatureScaling(Calibrator):
 
     def transform(self, logits: torch.Tensor) -> torch.Tensor:
         return logits * torch.exp(-self.log_t)
+
+
+def _detached_nll(nll, calibrator: TemperatureScaling, *_) -> torch.Tensor:
+    return nll(calibrator.log_t.detach())
+
+
+def _temperature_nll(z: torch.Tensor, hist: torch.Tensor):
+    r"""The Eq. 84 NLL of ``softmax(z / T)`` as a function of ``log T``, from quantities computed once.
+
+    With :math:`d_{ik} = z_{ik} - \max_l z_{il} \le 0`, :math:`n_i = \sum_k h_{ik}` and
+    :math:`D = -\sum_{ik} h_{ik} d_{ik} \ge 0`,
+
+    .. math:: \mathrm{NLL}(T) = \Bigl[D / T + \sum_i n_i \log \sum_k e^{d_{ik}/T}\Bigr] / \sum_i n_i,
+
+    two sums of non-negative terms (no cancellation); one ``exp`` over the logits per evaluation.
+    """
+    d = z - z.max(dim=-1, keepdim=True).values
+    n = hist.sum(dim=-1)
+    total = float(n.sum())
+    dist = float(-(torch.where(hist > 0, hist * d, torch.zeros_like(d))).sum())
+    scratch = torch.empty_like(d)
+
+    def nll(log_t: torch.Tensor) -> torch.Tensor:
+        inv_t = torch.exp(-log_t)
+        torch.mul(d, inv_t, out=scratch)
+        scratch.exp_()
+        return (dist * inv_t + torch.dot(n, scratch.sum(dim=-1).log_())) / total
+
+    return nll
 
 
 class VectorScaling(Calibrator):

@@ -10,6 +10,7 @@ and the plotting are imported inside the functions that use them.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import inspect
 import sys
@@ -18,12 +19,22 @@ from pathlib import Path
 
 import numpy as np
 
-from credalbook.cli.files import output_folder, write_figures, write_report, write_tables
-from credalbook.cli.inputs import InputError, load_inputs
-from credalbook.cli.options import default_n_resamples
-from credalbook.cli.output import print_done, print_header, print_model, print_set_test
+from credalbook.cli.files import (
+    output_folder,
+    write_reliability_figures,
+    write_report,
+    write_tables,
+    write_test_figures,
+)
+from credalbook.cli.inputs import InputError, load_models
+from credalbook.cli.options import DEFAULT_BINARY_TESTS, default_n_resamples, DEFAULT_TESTS
+from credalbook.cli.output import print_comparison, print_done, print_header, print_model, print_set_test
+from credalbook.cli.reproduce import input_lines, library_calls
 
-__all__ = ["evaluate", "compute_metric", "run_test", "run_set_test"]
+__all__ = ["evaluate", "compute_metric", "run_test", "run_set_test", "OVERLAP_MAX_N"]
+
+#: Largest N whose reliability diagrams are drawn in a thread while the metrics are computed.
+OVERLAP_MAX_N = 2 * 10**6
 
 
 def _metric_function(name: str, probs: np.ndarray, n_bins: int):
@@ -40,7 +51,20 @@ def _metric_function(name: str, probs: np.ndarray, n_bins: int):
         "brier_score": metrics.brier_score,
         "ece_confidence": functools.partial(metrics.ece_confidence, n_bins=n_bins),
         "ece_classwise": functools.partial(metrics.ece_classwise, n_bins=n_bins),
+        "signed_calibration_error": _signed_error(),
     }[name]
+
+
+def _signed_error():
+    """:func:`credalbook.metrics.signed_calibration_error` of the top label."""
+    from credalbook.metrics import signed_calibration_error
+
+    return functools.partial(signed_calibration_error, kind="confidence")
+
+
+def available_metrics(names) -> tuple[str, ...]:
+    """The metrics of ``names``, in order."""
+    return tuple(names)
 
 
 def _has_ci(fn) -> bool:
@@ -85,6 +109,7 @@ def run_test(probs, labels, name: str, *, n_bins: int, n_resamples: int, alpha: 
         alpha=alpha,
         seed=seed,
         n_jobs=n_jobs,
+        direction=False,
         **options,
     )
 
@@ -134,19 +159,52 @@ def _estimate_dict(value) -> dict:
     return {"value": float(value), "low": None, "high": None, "level": None, "n_resamples": 0, "method": None}
 
 
-def _models(probs: np.ndarray) -> dict[str, np.ndarray]:
-    if probs.ndim == 2:
-        return {"model": probs}
-    out = {f"member_{m}": np.ascontiguousarray(probs[:, m]) for m in range(probs.shape[1])}
-    out["mean"] = probs.mean(axis=1)
+def _expand(models: dict) -> dict[str, np.ndarray]:
+    """The evaluated models: each input model, or for ``--ensemble`` its members and their mean."""
+    out = {}
+    for name, m in models.items():
+        if m.probs.ndim == 2:
+            out[name] = m.probs
+            continue
+        out.update({f"member_{j}": np.ascontiguousarray(m.probs[:, j]) for j in range(m.probs.shape[1])})
+        out["mean"] = m.probs.mean(axis=1)
     return out
 
 
-def _new_report(args, probs: np.ndarray, times: dict) -> dict:
-    """The report before anything is computed: version, inputs, settings, and empty results."""
+def _versions() -> dict:
+    import platform
+    from importlib import metadata
+
     from credalbook import __version__
 
-    n, k = probs.shape[0], probs.shape[-1]
+    out = {"credalbook": __version__, "python": platform.python_version()}
+    for package in ("numpy", "scipy", "torch", "matplotlib"):
+        try:
+            out[package] = metadata.version(package)
+        except metadata.PackageNotFoundError:
+            out[package] = None
+    return out
+
+
+def _baseline(args, models: dict) -> str | None:
+    """The model the others are compared with: ``--baseline``, default the first; None for one model."""
+    reference = getattr(args, "baseline", None)
+    if len(models) == 1:
+        if reference is not None and reference not in models:
+            raise InputError(f"--baseline {reference!r}: no model of that name (models: {', '.join(models)})")
+        return None
+    reference = reference or next(iter(models))
+    if reference not in models:
+        raise InputError(f"--baseline {reference!r}: no model of that name (models: {', '.join(models)})")
+    return reference
+
+
+def _new_report(args, models: dict, times: dict) -> dict:
+    """The report before anything is computed: versions, inputs, settings, and empty results."""
+    from credalbook import __version__
+
+    first = next(iter(models.values()))
+    n, k = first.probs.shape[0], first.probs.shape[-1]
     settings = {
         "n_bins": args.n_bins,
         "n_resamples": args.n_resamples,
@@ -156,35 +214,87 @@ def _new_report(args, probs: np.ndarray, times: dict) -> dict:
         "n_jobs": args.n_jobs,
         "tests": list(args.tests),
         "metrics": list(args.metrics),
+        "baseline": _baseline(args, models),
+    }
+    inputs = {
+        "probs": first.file if len(models) == 1 else [m.file for m in models.values()],
+        "labels": str(args.labels),
+        "logits": bool(args.logits),
+        "ensemble": bool(args.ensemble),
+        "n": int(n),
+        "n_classes": int(k),
+        "n_members": int(first.probs.shape[1]) if args.ensemble else None,
+        "binary": bool(first.binary),
+        "key": args.key,
+        "labels_key": args.labels_key,
+        "models": {
+            name: {"file": m.file, "logits": m.logits, "shape": list(m.shape), "binary": m.binary}
+            for name, m in models.items()
+        },
     }
     return {
         "credalbook_version": __version__,
-        "inputs": {
-            "probs": str(args.probs),
-            "labels": str(args.labels),
-            "logits": bool(args.logits),
-            "ensemble": bool(args.ensemble),
-            "n": int(n),
-            "n_classes": int(k),
-            "n_members": int(probs.shape[1]) if args.ensemble else None,
-        },
+        "versions": _versions(),
+        "inputs": inputs,
         "settings": settings,
         "models": {},
         "set_test": None,
+        "comparison": None,
         "timings_s": times,
         "files": [],
     }
 
 
+def _joint_metrics(args, p: np.ndarray, labels: np.ndarray, names, ci, clock: _Clock) -> dict:
+    """The intervals of the metrics :func:`credalbook.metrics.joint_intervals` takes, from one set of
+    resamples (each what the metric's own ``ci=`` gives, bit for bit); the signed error too when the
+    tests need their direction."""
+    from credalbook.metrics import joint_intervals, JOINT_METRICS
+
+    joint = [n for n in names if n in JOINT_METRICS]
+    if args.tests and "signed_calibration_error" not in joint:
+        joint.append("signed_calibration_error")
+    if ci is None or not joint:
+        return {}
+    with clock("metric intervals (" + ", ".join(joint) + ")"):
+        return joint_intervals(
+            p, labels, joint, n_bins=args.n_bins, ci=ci, n_resamples=args.n_resamples, seed=args.seed
+        )
+
+
 def _evaluate_model(args, p: np.ndarray, labels: np.ndarray, clock: _Clock) -> tuple[dict, dict]:
-    """The metrics (name → Estimate or float) and the tests (name → result) of one model, each step timed."""
+    """The metrics (name → Estimate or float) and the tests (name → result) of one model, each step timed.
+
+    The signed calibration error is computed once, with the metrics' interval, and every test result
+    carries it as its direction (``details["direction"]``, what :func:`~credalbook.stats.calibration_test`
+    attaches with the same resamples and seed).
+    """
     ci = None if args.no_ci else args.ci
+    names = available_metrics(args.metrics)
+    shared = _joint_metrics(args, p, labels, names, ci, clock)
     metrics = {}
-    for name in args.metrics:
+    for name in names:
+        if name in shared:
+            metrics[name] = shared[name]
+            continue
         with clock(f"metric {name}"):
             metrics[name] = compute_metric(
                 p, labels, name, n_bins=args.n_bins, ci=ci, n_resamples=args.n_resamples, seed=args.seed
             )
+    direction = metrics.get("signed_calibration_error", shared.get("signed_calibration_error"))
+    if direction is None and args.tests:
+        with clock("metric signed_calibration_error"):
+            direction = compute_metric(
+                p,
+                labels,
+                "signed_calibration_error",
+                n_bins=args.n_bins,
+                ci=ci,
+                n_resamples=args.n_resamples,
+                seed=args.seed,
+            )
+    if hasattr(direction, "replicates"):
+        direction = dataclasses.replace(direction, replicates=None)
     tests = {}
     for name in args.tests:
         with clock(f"test {name}"):
@@ -198,26 +308,111 @@ def _evaluate_model(args, p: np.ndarray, labels: np.ndarray, clock: _Clock) -> t
                 seed=args.seed,
                 n_jobs=args.n_jobs,
             )
+            tests[name].details["direction"] = direction
     return metrics, tests
 
 
-def _write_out(args, report: dict, probs: np.ndarray, labels: np.ndarray, results: dict, clock: _Clock) -> None:
-    """The tables and (without ``--no-plots``) the figures of ``--out``, their names added to ``report["files"]``."""
+def direction_text(estimate) -> str | None:
+    """Over- or under-confident, from the signed calibration error (:func:`credalbook.metrics.describe_direction`)."""
+    if estimate is None:
+        return None
+    from credalbook.metrics import describe_direction
+
+    return describe_direction(estimate)
+
+
+def decision_line(result, direction: str | None) -> str:
+    """The decision of a test in words, with the direction of the error when it rejects."""
+    if not result.rejected:
+        return "keep H0"
+    line = result.decision_line() if hasattr(result, "decision_line") else ""
+    if result.details.get("direction") is not None and line:
+        return line
+    return f"reject H0: {direction}" if direction else "reject H0 (miscalibrated)"
+
+
+def _model_entry(metrics: dict, tests: dict, call: dict) -> dict:
+    """The report of one model: plain numbers, the direction, the decision lines and the reproducing calls."""
+    direction = direction_text(metrics.get("signed_calibration_error"))
+    test_entries = {}
+    for name, result in tests.items():
+        test_entries[name] = {**result.summary(), "decision_line": decision_line(result, direction)}
+    return {
+        "metrics": {m: _estimate_dict(v) for m, v in metrics.items()},
+        "tests": test_entries,
+        "direction": direction,
+        "calls": call,
+    }
+
+
+def _compare(args, reference: str, models: dict[str, np.ndarray], labels: np.ndarray, clock: _Clock):
+    """:func:`credalbook.stats.compare_models` of the input models against ``reference``, on the chosen
+    metrics it knows (all of its defaults when none is chosen)."""
+    from credalbook.stats import compare_models, DEFAULT_METRICS
+
+    metrics = tuple(m for m in args.metrics if m in DEFAULT_METRICS) or DEFAULT_METRICS
+    with clock("compare models"):
+        return compare_models(
+            models,
+            labels,
+            metrics=metrics,
+            n_bins=args.n_bins,
+            ci=args.ci,
+            n_resamples=args.n_resamples,
+            seed=args.seed,
+            baseline=reference,
+        )
+
+
+class _Done:
+    """The files of diagrams drawn at once, with the interface of a future."""
+
+    def __init__(self, files: list[str]):
+        self.files = files
+
+    def result(self) -> list[str]:
+        return self.files
+
+
+def _start_diagrams(args, evaluated: dict, labels: np.ndarray, clock: _Clock):
+    """The reliability diagrams of ``--out`` (they need only the predictions; their bands have their own
+    seed); None without figures.
+
+    Up to :data:`OVERLAP_MAX_N` instances they are drawn in a thread while the metrics and tests are
+    computed (matplotlib's Python work runs while NumPy's kernels have released the GIL); above it
+    they are drawn at once, so that their temporary arrays do not add to those of the metrics.
+    """
+    if not args.out or args.no_plots:
+        return None
+    folder = output_folder(args.out)
+    options = {"folder": folder, "n_bins": args.n_bins, "n_resamples": args.n_resamples, "seed": args.seed}
+    if labels.shape[0] > OVERLAP_MAX_N:
+        with clock("plots"):
+            return _Done(write_reliability_figures(evaluated, labels, **options))
+    from concurrent.futures import ThreadPoolExecutor
+
+    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="credalbook-plots")
+    future = pool.submit(write_reliability_figures, evaluated, labels, **options)
+    pool.shutdown(wait=False)
+    return future
+
+
+def _write_out(args, report: dict, diagrams, results: dict, comparison, clock: _Clock) -> None:
+    """The tables, the figures (without ``--no-plots``) and ``report.html`` of ``--out``; names in ``report["files"]``."""
+    from credalbook.cli.report_page import write_page
+
     folder = output_folder(args.out)
     with clock("write tables"):
         report["files"] += write_tables(folder, report)
-    if args.no_plots:
-        return
-    with clock("plots"):
-        report["files"] += write_figures(
-            _models(probs),
-            labels,
-            folder=folder,
-            results=results,
-            n_bins=args.n_bins,
-            n_resamples=args.n_resamples,
-            seed=args.seed,
-        )
+    if diagrams is not None:
+        with clock("plots"):
+            report["files"] += diagrams.result()
+            report["files"] += write_test_figures(
+                results, folder=folder, comparison=comparison, n_resamples=args.n_resamples, seed=args.seed
+            )
+    report["files"].append("report.html")
+    with clock("report page"):
+        write_page(folder, report)
 
 
 def evaluate(args, *, out=None) -> dict:
@@ -225,38 +420,82 @@ def evaluate(args, *, out=None) -> dict:
     out = sys.stdout if out is None else out
     clock = _Clock()
     with clock("load"):
-        probs, labels = load_inputs(args)
+        models, labels = load_models(args)
+    first = next(iter(models.values()))
+    if args.tests is DEFAULT_TESTS and not args.ensemble and all(m.probs.shape[-1] == 2 for m in models.values()):
+        args.tests = DEFAULT_BINARY_TESTS
     if args.n_resamples is None:
-        args.n_resamples = default_n_resamples(probs.shape[0])
-    report = _new_report(args, probs, clock.times)
+        args.n_resamples = default_n_resamples(first.probs.shape[0])
+    report = _new_report(args, models, clock.times)
+    report["inputs"]["setup"] = input_lines(report)
+    evaluated = _expand(models)
+    calls = library_calls(report, list(evaluated), available_metrics(args.metrics))
+    if len(models) > 1:
+        calls["comparison"] = _comparison_call(args, report["settings"]["baseline"])
+    diagrams = _start_diagrams(args, evaluated, labels, clock)
     results = {}
     print_header(report, out)
-    for model, p in _models(probs).items():
+    for model, p in evaluated.items():
         metrics, tests = _evaluate_model(args, p, labels, clock)
         results[model] = tests
-        report["models"][model] = {
-            "metrics": {m: _estimate_dict(v) for m, v in metrics.items()},
-            "tests": {t: r.summary() for t, r in tests.items()},
-        }
+        report["models"][model] = _model_entry(metrics, tests, calls[model])
         print_model(model, report, out)
     if args.ensemble:
-        with clock("test set"):
-            set_result = run_set_test(
-                probs,
-                labels,
-                n_bins=args.n_bins,
-                n_resamples=args.n_resamples,
-                alpha=args.alpha,
-                seed=args.seed,
-                n_jobs=args.n_jobs,
-            )
-        results["set"] = {"set": set_result}
-        report["set_test"] = {**set_result.summary(), "weights": [float(w) for w in np.ravel(set_result.weights)]}
+        _set_test(args, first.probs, labels, report, results, clock)
+        report["set_test"]["call"] = calls["set"]
         print_set_test(report, out)
+    comparison = None
+    if len(models) > 1:
+        reference = report["settings"]["baseline"]
+        comparison = _compare(args, reference, {n: m.probs for n, m in models.items()}, labels, clock)
+        report["comparison"] = {
+            "baseline": reference,
+            "rows": _plain(comparison.to_rows()),
+            "call": calls["comparison"],
+        }
+        print_comparison(report, out)
     if args.out:
-        _write_out(args, report, probs, labels, results, clock)
+        _write_out(args, report, diagrams, results, comparison, clock)
     report["timings_s"] = {step: round(t, 4) for step, t in clock.times.items()}
     if args.out:
         write_report(Path(args.out), report)
     print_done(clock.times, out)
     return report
+
+
+def _comparison_call(args, reference: str) -> str:
+    from credalbook.stats import DEFAULT_METRICS
+
+    metrics = tuple(m for m in args.metrics if m in DEFAULT_METRICS) or DEFAULT_METRICS
+    return (
+        f"compare_models(models, labels, baseline={reference!r}, metrics={metrics!r}, "
+        f"n_bins={args.n_bins}, ci={args.ci}, n_resamples={args.n_resamples}, seed={args.seed})"
+    )
+
+
+def _plain(value):
+    """NumPy scalars and arrays inside rows as JSON numbers and lists."""
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    return value
+
+
+def _set_test(args, ens: np.ndarray, labels: np.ndarray, report: dict, results: dict, clock: _Clock) -> None:
+    with clock("test set"):
+        set_result = run_set_test(
+            ens,
+            labels,
+            n_bins=args.n_bins,
+            n_resamples=args.n_resamples,
+            alpha=args.alpha,
+            seed=args.seed,
+            n_jobs=args.n_jobs,
+        )
+    results["set"] = {"set": set_result}
+    report["set_test"] = {**set_result.summary(), "weights": [float(w) for w in np.ravel(set_result.weights)]}

@@ -16,7 +16,15 @@ import numpy as np
 
 from credalbook.cli.inputs import InputError
 
-__all__ = ["MAX_CLASSWISE_PANELS", "output_folder", "write_tables", "write_report", "write_figures"]
+__all__ = [
+    "MAX_CLASSWISE_PANELS",
+    "output_folder",
+    "write_tables",
+    "write_report",
+    "write_figures",
+    "write_reliability_figures",
+    "write_test_figures",
+]
 
 #: Largest number of classes for which ``--out`` gets a classwise reliability diagram (one panel per class).
 MAX_CLASSWISE_PANELS = 10
@@ -58,37 +66,40 @@ def write_report(folder: Path, report: dict) -> None:
 
 
 def _new_axes(n_panels: int = 1):
-    """A figure outside pyplot (no global state, no display) and its axes: one, or a grid of ``n_panels``."""
+    """A figure outside pyplot (no global state, no display) and its axes: one, or a grid of ``n_panels``.
+
+    Fixed margins instead of a layout engine: a layout solver on a grid of ten panels costs more
+    than drawing them.
+    """
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
     if n_panels == 1:
-        fig = Figure(figsize=(5, 4.5), layout="constrained")
+        fig = Figure(figsize=(5, 4.5))
         FigureCanvasAgg(fig)
+        fig.subplots_adjust(left=0.14, right=0.96, bottom=0.12, top=0.9)
         return fig, fig.add_subplot()
     ncols = min(n_panels, 5)
     nrows = -(-n_panels // ncols)
-    fig = Figure(figsize=(3.4 * ncols, 3.4 * nrows), layout="constrained")
+    fig = Figure(figsize=(3.4 * ncols, 3.4 * nrows))
     FigureCanvasAgg(fig)
-    axes = fig.subplots(nrows, ncols, squeeze=False).ravel()
+    axes = fig.subplots(nrows, ncols, squeeze=False, sharex=True, sharey=True).ravel()
+    fig.subplots_adjust(left=0.05, right=0.98, bottom=0.08, top=0.92, wspace=0.3, hspace=0.4)
     for extra in axes[n_panels:]:
         extra.set_axis_off()
     return fig, axes[:n_panels]
 
 
-def write_figures(
-    models: dict[str, np.ndarray],
-    labels: np.ndarray,
-    *,
-    folder: Path,
-    results: dict,
-    n_bins: int,
-    n_resamples: int,
-    seed,
+def _save(fig, path: Path) -> None:
+    fig.savefig(path, dpi=80)
+
+
+def write_reliability_figures(
+    models: dict[str, np.ndarray], labels: np.ndarray, *, folder: Path, n_bins: int, n_resamples: int, seed
 ) -> list[str]:
-    """The reliability diagrams of each model (top-label, and classwise for K <= :data:`MAX_CLASSWISE_PANELS`)
-    and the null distribution of each test with one; returns the names of the PNG files."""
-    from credalbook.plotting import plot_test_result, ReliabilityDisplay
+    """The reliability diagrams of each model: top-label, and classwise for K <= :data:`MAX_CLASSWISE_PANELS`
+    (panels sharing their axes); returns the names of the PNG files."""
+    from credalbook.plotting import ReliabilityDisplay
 
     files = []
     for model, p in models.items():
@@ -101,8 +112,24 @@ def write_figures(
             ReliabilityDisplay.from_predictions(
                 p, labels, kind=kind, n_bins=n_bins, ax=ax, name=model, seed=seed, n_resamples=n_resamples
             )
-            fig.savefig(folder / filename, dpi=100)
+            _save(fig, folder / filename)
             files.append(filename)
+    return files
+
+
+def write_test_figures(
+    results: dict, *, folder: Path, comparison=None, n_resamples: int = 1000, seed=None
+) -> list[str]:
+    """The null distribution of each test that has one, and with ``comparison`` (a
+    :class:`~credalbook.stats.ModelComparison`) the diagrams of all models overlaid; returns the names of the PNG files."""
+    from credalbook.plotting import plot_test_result
+
+    files = []
+    if comparison is not None:
+        fig, ax = _new_axes()
+        comparison.plot(ax=ax, n_resamples=n_resamples, seed=seed)
+        _save(fig, folder / "reliability_comparison.png")
+        files.append("reliability_comparison.png")
     for model, tests in results.items():
         for name, result in tests.items():
             if getattr(result, "null_distribution", None) is None and getattr(result, "null_model", None) is None:
@@ -110,6 +137,22 @@ def write_figures(
             fig, ax = _new_axes()
             plot_test_result(result, ax=ax)
             filename = "null_set.png" if model == "set" else f"null_{model}_{name}.png"
-            fig.savefig(folder / filename, dpi=100)
+            _save(fig, folder / filename)
             files.append(filename)
     return files
+
+
+def write_figures(
+    models: dict[str, np.ndarray],
+    labels: np.ndarray,
+    *,
+    folder: Path,
+    results: dict,
+    n_bins: int,
+    n_resamples: int,
+    seed,
+    comparison=None,
+) -> list[str]:
+    """:func:`write_reliability_figures` and :func:`write_test_figures`; returns the names of the PNG files."""
+    files = write_reliability_figures(models, labels, folder=folder, n_bins=n_bins, n_resamples=n_resamples, seed=seed)
+    return files + write_test_figures(results, folder=folder, comparison=comparison, n_resamples=n_resamples, seed=seed)

@@ -11,6 +11,7 @@ __all__ = [
     "RENAMED_METRICS",
     "TESTS",
     "DEFAULT_TESTS",
+    "DEFAULT_BINARY_TESTS",
     "TEST_LABELS",
     "MAX_AUTO_RESAMPLES",
     "MIN_AUTO_RESAMPLES",
@@ -26,6 +27,7 @@ METRICS = {
     "ece_confidence": "ECE confidence",
     "ece_classwise": "ECE classwise",
     "skce": "SKCE linear (Laplacian)",
+    "signed_calibration_error": "signed error (conf-acc)",
 }
 #: Old ``--metrics`` names, accepted with a deprecation message: old → new (the function's name).
 RENAMED_METRICS = {"brier": "brier_score", "ece_top_label": "ece_confidence"}
@@ -38,9 +40,14 @@ TESTS = (
     "skce_quadratic",
     "skce_distribution_free",
     "hosmer_lemeshow",
+    "spiegelhalter",
+    "hosmer_lemeshow_c",
+    "hosmer_lemeshow_h",
 )
 #: Tests run unless ``--tests`` says otherwise.
 DEFAULT_TESTS = ("consistency", "skce_linear", "hosmer_lemeshow")
+#: Tests run unless ``--tests`` says otherwise when every model is binary (two classes, or scores of shape (N,)).
+DEFAULT_BINARY_TESTS = ("consistency", "spiegelhalter", "hosmer_lemeshow_c")
 #: Label of each test (and of the test of a set, ``"set"``) in the printed table.
 TEST_LABELS = {
     "consistency": "consistency resampling, ECE top-label",
@@ -50,6 +57,9 @@ TEST_LABELS = {
     "skce_quadratic": "SKCE quadratic, bootstrap",
     "skce_distribution_free": "SKCE, distribution-free bound",
     "hosmer_lemeshow": "Hosmer-Lemeshow, resampled",
+    "spiegelhalter": "Spiegelhalter z, normal",
+    "hosmer_lemeshow_c": "Hosmer-Lemeshow C, chi2(g)",
+    "hosmer_lemeshow_h": "Hosmer-Lemeshow H, chi2(g)",
     "set": "set test (Mortier), ECE top-label",
 }
 #: Resamples without ``--n-resamples`` (:func:`default_n_resamples`): at most ``MAX_AUTO_RESAMPLES``,

@@ -10,7 +10,7 @@ import numpy as np
 
 from credalbook.cli.options import METRICS, TEST_LABELS
 
-__all__ = ["print_header", "print_model", "print_set_test", "print_done"]
+__all__ = ["print_header", "print_model", "print_set_test", "print_comparison", "print_done"]
 
 
 def _fmt(v, digits: int = 4) -> str:
@@ -21,14 +21,27 @@ def _fmt(v, digits: int = 4) -> str:
     return f"{v:#.{digits}g}" if abs(v) >= 1e-3 or v == 0 else f"{v:.2e}"
 
 
+def _describe_inputs(inp: dict) -> str:
+    """What was read: the files, probabilities or logits, binary scores."""
+    parts = []
+    for name, m in inp["models"].items():
+        kind = (
+            ("logits" if m["logits"] else "scores") if m["binary"] else ("logits" if m["logits"] else "probabilities")
+        )
+        label = "" if len(inp["models"]) == 1 else f"{name}: "
+        parts.append(f"{label}{kind} from {m['file']}")
+    return ", ".join(parts)
+
+
 def print_header(report: dict, out) -> None:
     """The inputs (instances, classes, members, files) and the settings."""
     inp, s = report["inputs"], report["settings"]
     members = f", {inp['n_members']} members" if inp["ensemble"] else ""
-    kind = "logits" if inp["logits"] else "probabilities"
+    binary = " (binary scores P(y = 1))" if inp.get("binary") else ""
+    several = f"{len(inp['models'])} models, " if len(inp["models"]) > 1 else ""
     print(
-        f"credalbook evaluate: {inp['n']} instances, {inp['n_classes']} classes{members} ({kind} from "
-        f"{inp['probs']}, labels from {inp['labels']})",
+        f"credalbook evaluate: {several}{inp['n']} instances, {inp['n_classes']} classes{binary}{members} "
+        f"({_describe_inputs(inp)}, labels from {inp['labels']})",
         file=out,
     )
     ci = f"{s['ci']:.0%} bootstrap CIs" if s["ci"] else "no CIs"
@@ -50,10 +63,12 @@ def print_model(model: str, report: dict, out) -> None:
             label = METRICS[name] + (f" (B={s['n_bins']})" if name.startswith("ece") else "")
             interval = f"[{_fmt(e['low'])}, {_fmt(e['high'])}]" if e["low"] is not None else ""
             print(f"  {label:<24}{_fmt(e['value']):>11}   {interval}", file=out)
+    if entry.get("direction"):
+        print(f"  direction: {entry['direction']}", file=out)
     if entry["tests"]:
         print(f"  {'test':<40}{'statistic':>11}{'p-value':>10}  decision at alpha = {s['alpha']}", file=out)
         for name, t in entry["tests"].items():
-            decision = "reject H0 (miscalibrated)" if t["rejected"] else "keep H0"
+            decision = t.get("decision_line") or ("reject H0 (miscalibrated)" if t["rejected"] else "keep H0")
             print(
                 f"  {TEST_LABELS.get(name, name):<40}{_fmt(t['statistic']):>11}{_fmt(t['pvalue'], 3):>10}  {decision}",
                 file=out,
@@ -71,6 +86,33 @@ def print_set_test(report: dict, out) -> None:
         f"p-value {_fmt(t['pvalue'], 3)}; {decision} at alpha = {s['alpha']}",
         file=out,
     )
+
+
+def print_comparison(report: dict, out) -> None:
+    """The comparison of several models (:func:`credalbook.stats.compare_models`): its rows, as a table."""
+    cmp = report["comparison"]
+    rows = cmp["rows"]
+    print(f"\n== comparison with {cmp['baseline']} (paired bootstrap) ==", file=out)
+    if not rows:
+        return
+    columns = list(rows[0])
+    cells = [[c for c in columns]] + [[format_cell(r.get(c)) for c in columns] for r in rows]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(columns))]
+    for row in cells:
+        print("  " + "  ".join(cell.rjust(w) for cell, w in zip(row, widths)), file=out)
+
+
+def format_cell(value) -> str:
+    """A table cell: numbers to 4 significant digits, None empty, anything else as text."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return str(value)
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return _fmt(value)
+    return str(value)
 
 
 def print_done(times: dict[str, float], out) -> None:

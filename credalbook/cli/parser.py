@@ -12,6 +12,7 @@ import warnings
 
 from credalbook.cli.options import (
     AUTO_RESAMPLE_WORK,
+    DEFAULT_BINARY_TESTS,
     DEFAULT_TESTS,
     MAX_AUTO_RESAMPLES,
     METRICS,
@@ -106,10 +107,14 @@ def build_parser() -> argparse.ArgumentParser:
         "evaluate",
         help="metrics with CIs and calibration tests for stored predictions",
         description="Evaluate the calibration of stored predictions: metrics with bootstrap confidence intervals "
-        "and calibration tests with p-values; figures and a JSON report with --out.",
+        "and calibration tests with p-values, for one model or several side by side; figures, a JSON report and "
+        "one self-contained report.html with --out.",
         epilog="Files: .npy, .npz (one array, or --key), .csv (numbers, optional header line; labels as one "
         "column), .pt/.pth (a tensor, or a dict of tensors with --key; read with weights_only=True). "
-        "Every interval and test uses --seed, so each number is reproduced by one library call.",
+        "Every interval and test uses --seed, so each number is reproduced by one library call "
+        "(report.html shows it). Several models, compared with the first (or --baseline) by paired bootstrap: "
+        "--probs A=a.npy --probs B=b.npy (or --probs a.npy --probs b.npy --name A --name B); add --logits-of B "
+        "when only B holds logits. (N,) scores are a binary classifier's P(y = 1), labels 0/1.",
     )
     _add_input_options(ev)
     _add_resampling_options(ev)
@@ -121,18 +126,45 @@ def build_parser() -> argparse.ArgumentParser:
 def _add_input_options(ev: argparse.ArgumentParser) -> None:
     """The files of ``evaluate`` and how to read them; ``--out``."""
     ev.add_argument(
-        "--probs", required=True, metavar="FILE", help="predictions: (N, K) probabilities, or (N, M, K) with --ensemble"
+        "--probs",
+        required=True,
+        action="append",
+        metavar="[NAME=]FILE",
+        help="predictions of a model: (N, K) probabilities, (N,) binary scores P(y = 1), or (N, M, K) with "
+        "--ensemble; repeat for several models (named NAME, by --name, or by their file names)",
     )
-    ev.add_argument("--labels", required=True, metavar="FILE", help="N integer labels in [0, K)")
+    ev.add_argument(
+        "--name", action="append", metavar="NAME", help="name of each --probs model, in order (instead of NAME=FILE)"
+    )
+    ev.add_argument("--labels", required=True, metavar="FILE", help="N integer labels in [0, K) (0/1 for scores)")
     ev.add_argument("--key", metavar="NAME", help="array of --probs in an .npz file or a dict saved by torch")
     ev.add_argument("--labels-key", metavar="NAME", help="array of --labels in an .npz or torch file")
-    ev.add_argument("--logits", action="store_true", help="--probs holds logits (softmax in float64)")
+    ev.add_argument(
+        "--logits",
+        action="store_true",
+        help="every --probs file holds logits (softmax, or sigmoid for (N,), in float64)",
+    )
+    ev.add_argument(
+        "--logits-of",
+        action="append",
+        metavar="NAME",
+        help="only the model NAME holds logits (repeat for several); mixes logits and probabilities",
+    )
+    ev.add_argument(
+        "--baseline",
+        metavar="NAME",
+        help="with several models: the model the others are compared with (default: the first)",
+    )
     ev.add_argument(
         "--ensemble",
         action="store_true",
         help="--probs is (N, M, K): evaluate every member, their mean, and test the set",
     )
-    ev.add_argument("--out", metavar="DIR", help="write report.json, metrics.csv, tests.csv and PNG figures here")
+    ev.add_argument(
+        "--out",
+        metavar="DIR",
+        help="write report.html (one self-contained page), report.json, metrics.csv, tests.csv and PNG figures here",
+    )
 
 
 def _add_resampling_options(ev: argparse.ArgumentParser) -> None:
@@ -180,7 +212,8 @@ def _add_selection_options(ev: argparse.ArgumentParser) -> None:
         type=_choices(TESTS),
         default=DEFAULT_TESTS,
         metavar="LIST",
-        help=f"comma-separated tests from {', '.join(TESTS)}, or 'none' (default {','.join(DEFAULT_TESTS)})",
+        help=f"comma-separated tests from {', '.join(TESTS)}, or 'none' (default {','.join(DEFAULT_TESTS)}; "
+        f"{','.join(DEFAULT_BINARY_TESTS)} when every model is binary)",
     )
     ev.add_argument(
         "--metrics",

@@ -43,6 +43,10 @@ def _load_npy(path: Path, name: str, key) -> np.ndarray:
         magic = fh.read(6)
     if magic != b"\x93NUMPY":  # np.load would take anything else for a pickle
         raise _fail(path, name, "is not a valid .npy file (no NumPy header; was it written by numpy.save?)")
+    try:  # memory-mapped, read-only: an 800 MB file costs no copy, its pages are read as they are used
+        return np.load(path, mmap_mode="r", allow_pickle=False)
+    except ValueError:  # object arrays cannot be mapped: the plain load below says why
+        pass
     try:
         return np.load(path, allow_pickle=False)
     except ValueError as err:  # object arrays, or a corrupt header
@@ -207,7 +211,8 @@ def load_array(path, *, key: str | None = None, name: str = "probs", ndim=None) 
         The file; its (case-insensitive) ending picks the reader:
 
         ``.npy``
-            :func:`numpy.load` with ``allow_pickle=False``.
+            :func:`numpy.load` with ``allow_pickle=False`` and ``mmap_mode="r"``: a read-only
+            array backed by the file, read as it is used (no copy of a large file in memory).
         ``.npz``
             The archive's single array, or the one named ``key``.
         ``.csv``

@@ -2,6 +2,13 @@
 distribution calibration errors (SKCE, Lp/KL/MMD), Wu & Gales' calibration-region criteria,
 label-histogram metrics and the evaluation of epistemic-uncertainty estimates.
 
+Binary classifiers: every metric and interval taking ``(probs, labels)`` also takes one score per
+instance, P(y = 1), of shape (N,) (scikit-learn's ``predict_proba(X)[:, 1]``) with labels 0/1 (integers,
+whole floats or bools), and gives exactly what the two-class rows ``np.stack([1 - p, p], axis=1)`` give
+(:func:`credalbook._validation.as_binary_probs`). The exceptions say so: :func:`reliability_curve` and
+:func:`consistency_bands` default to the diagram of P(y = 1), and :func:`smooth_ece` is the binary
+smooth ECE of P(y = 1).
+
 Only what a user calls is listed here; the engine helpers of the metrics (per-bin sums, bin indices
 without validation, the unvalidated ``*_batched`` forms, ...) are imported from their modules
 (:mod:`credalbook.metrics.binning`, :mod:`credalbook.metrics.classification`, :mod:`credalbook.metrics.kernel`, ...).
@@ -22,6 +29,13 @@ from credalbook.metrics.classification import (
 from credalbook.metrics.consistency import consistency_bands, ConsistencyBands
 from credalbook.metrics.criteria import calibrated_sampling_floor, criteria_summary
 from credalbook.metrics.differentiable import differentiable_ece
+from credalbook.metrics.direction import (
+    describe_direction,
+    DIRECTION_KINDS,
+    ece_split,
+    ECESplit,
+    signed_calibration_error,
+)
 from credalbook.metrics.distribution import (
     brier_estimator,
     dirichlet_kde_calibration_map,
@@ -48,6 +62,7 @@ from credalbook.metrics.epistemic import (
     interval_index,
 )
 from credalbook.metrics.intervals import bootstrap_ci, CI_METHODS, Estimate
+from credalbook.metrics.joint import joint_intervals, JOINT_METRICS
 from credalbook.metrics.kernel import AUTO_BLOCK_SIZE, QUADRATIC_MAX_N, skce, skce_laplacian, skce_ul, skce_uq
 from credalbook.metrics.kernels import (
     as_kernel,
@@ -119,6 +134,12 @@ __all__ = [
     "multiclass_auc",
     "nll",
     "differentiable_ece",
+    # the direction of miscalibration: over- or under-confident
+    "DIRECTION_KINDS",
+    "ECESplit",
+    "describe_direction",
+    "ece_split",
+    "signed_calibration_error",
     # reliability diagrams and their consistency bands
     "RELIABILITY_KINDS",
     "ReliabilityCurve",
@@ -126,6 +147,8 @@ __all__ = [
     "ConsistencyBands",
     "consistency_bands",
     # bootstrap intervals
+    "JOINT_METRICS",
+    "joint_intervals",
     "CI_METHODS",
     "Estimate",
     "bootstrap_ci",

@@ -3,9 +3,10 @@ r"""The core of the binned calibration errors: the ℓp error from bin statistic
 :func:`credalbook.metrics.ece_confidence` and :func:`credalbook.metrics.ece_classwise` bin with
 :func:`credalbook.metrics.bin_statistics` and turn the per-bin sums into an error here. Their ``ci=``
 keyword with equal-width bins resamples without re-binning: an instance's equal-width bin does not depend
-on the other instances, so its bins and weights are computed once and each replicate only sums them
-(:func:`credalbook.metrics.intervals.resample_counts` / ``resample_statistic`` with the same seed give the
-same resamples as gathering the rows). No validation here: the public errors check their inputs.
+on the other instances, so its bins and weights are computed once and each replicate only sums them,
+weighted by the multiplicities of its instances (:func:`credalbook.metrics.intervals.resample_counts` gives
+the resamples of ``resample_statistic`` with the same seed: the replicates of gathering the rows, up to
+the order of the sums). No validation here: the public errors check their inputs.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import functools
 import numpy as np
 
 from credalbook.metrics.binning import BinStatistics, equal_width_bin_index
-from credalbook.metrics.intervals import bootstrap_estimate, counts_estimate
+from credalbook.metrics.intervals import counts_estimate
 
 
 def _power_error(s: BinStatistics, norm: float, debiased: bool) -> np.ndarray:
@@ -57,37 +58,66 @@ def _classwise_counts_estimate(
     so the replicates equal those of binning the gathered rows up to the order of the sums
     (1e-12; a test holds them to a plain loop). About 3× faster at N = 10⁶, K = 10.
     """
+    n = p.shape[0]
+    hit = np.zeros(p.shape, dtype=bool)
+    hit[np.arange(n), y] = True
+    return _cells_counts_estimate(p, hit, value, n_bins=n_bins, norm=norm, debiased=debiased, **options)
+
+
+def _cells_counts_estimate(
+    x: np.ndarray, hit: np.ndarray, value: float, *, n_bins: int, norm: float, debiased: bool, **options
+):
+    """Bootstrap interval of the equal-width error of C problems, scores ``x`` (N, C) and outcomes ``hit``
+    (N, C) bool, from the multiplicities of the instances (see :func:`_classwise_counts_estimate`)."""
+    statistic = _cells_counts_statistic(x, hit, n_bins=n_bins, norm=norm, debiased=debiased)
+    return counts_estimate(statistic, x.shape[0], value, **options)
+
+
+def _cells_counts_statistic(x: np.ndarray, hit: np.ndarray, *, n_bins: int, norm: float, debiased: bool):
+    """``statistic(counts (R', N)) -> (R',)``: the equal-width error of C problems (scores ``x`` (N, C),
+    outcomes ``hit`` (N, C)) on replicates given by their multiplicities."""
     from scipy import sparse
 
-    n, k = p.shape
-    cells = equal_width_bin_index(p, n_bins)
+    n, k = x.shape
+    cells = equal_width_bin_index(x, n_bins)
     cells += n_bins * np.arange(k, dtype=np.intp)
-    index = np.int32 if n * k < 2**31 else np.int64  # scipy's index type: no copies in the constructor
+    index = np.int32 if n * k < 2**31 and k > 1 else np.intp  # scipy's index type; NumPy's for a bincount
     cells = cells.astype(index).ravel()
     indptr = np.arange(0, n * k + 1, k, dtype=index)
-    rows = np.arange(n)
-    w = np.negative(p)
-    w[rows, y] += 1.0  # 1 - x at the positive outcome, exactly as bin_statistics computes o - x
-    mats = [sparse.csr_matrix((w.ravel(), cells, indptr), shape=(n, k * n_bins))]
+    w = np.negative(x)
+    w[hit] += 1.0  # 1 - x at the positive outcome, exactly as bin_statistics computes o - x
+    weights = [w.ravel()]
     if norm != 1 or debiased:
-        hit = np.zeros((n, k))
-        hit[rows, y] = 1.0
-        mats += [
-            sparse.csr_matrix((np.ones(n * k), cells, indptr), shape=(n, k * n_bins)),
-            sparse.csr_matrix((hit.ravel(), cells, indptr), shape=(n, k * n_bins)),
-        ]
-    statistic = functools.partial(
-        _counts_error, mats=mats, n=n, n_classes=k, n_bins=n_bins, norm=norm, debiased=debiased
+        weights += [np.ones(n * k), hit.ravel().astype(np.float64)]
+    if k == 1:  # one bin per instance: a weighted bincount per replicate
+        terms = weights
+    else:  # (N, K·B) with K entries per row: one sparse product per chunk of replicates
+        terms = [sparse.csr_matrix((a, cells, indptr), shape=(n, k * n_bins)) for a in weights]
+    return functools.partial(
+        _counts_error, terms=terms, cells=cells, n=n, n_classes=k, n_bins=n_bins, norm=norm, debiased=debiased
     )
-    return counts_estimate(statistic, n, value, **options)
 
 
 def _counts_error(
-    counts: np.ndarray, *, mats: list, n: int, n_classes: int, n_bins: int, norm: float, debiased: bool
+    counts: np.ndarray,
+    *,
+    terms: list,
+    cells: np.ndarray,
+    n: int,
+    n_classes: int,
+    n_bins: int,
+    norm: float,
+    debiased: bool,
 ) -> np.ndarray:
-    """The classwise error of R' replicates with multiplicities ``counts`` (R', N) → (R',)."""
-    shape = (counts.shape[0], n_classes, n_bins)
-    sums = [np.ascontiguousarray(counts @ a).reshape(shape) for a in mats]  # C order: the sums of bin_statistics
+    """The error of R' replicates with multiplicities ``counts`` (R', N) → (R',): per-bin sums of the
+    ``terms`` (weights (N,) of the bins ``cells`` for one problem, else sparse (N, C·B) matrices)."""
+    m = counts.shape[0]
+    shape = (m, n_classes, n_bins)
+    if n_classes == 1:
+        sums = [np.stack([np.bincount(cells, weights=c * t, minlength=n_bins) for c in counts]) for t in terms]
+    else:
+        sums = [np.ascontiguousarray(counts @ t) for t in terms]  # C order: the sums of bin_statistics
+    sums = [a.reshape(shape) for a in sums]
     s = BinStatistics(
         gap=sums[0], counts=sums[1] if len(sums) > 1 else None, positives=sums[2] if len(sums) > 1 else None, n=n
     )
@@ -100,50 +130,9 @@ def _equal_width_estimate(
     """Bootstrap interval of an equal-width error of C problems (x (N, C), positive problem ``pos`` (N,) or -1).
 
     An instance's equal-width bins do not depend on the other instances, so they are computed once,
-    with the weights :math:`o - x` and the bin of the positive outcome; a replicate gathers those
-    and sums them per bin (one ``numpy.bincount``), in the order of the resampled instances, as
-    :func:`credalbook.metrics.bin_statistics` sums the resampled data. Used for the top-label
-    error (C = 1: a third of the time of gathering and binning the confidences); for K classes
-    gathering K bins and K weights per instance is slower than binning the gathered rows.
+    with the weights :math:`o - x`; a replicate weights them by the multiplicities of its instances
+    (:func:`_cells_counts_estimate`: the resample indices of gathering, the replicates of binning
+    the gathered data up to the order of the sums). Used for the top-label error (C = 1).
     """
-    n, c = x.shape
-    ids = equal_width_bin_index(x, n_bins) + n_bins * np.arange(c)
-    w = np.negative(x)
-    hit = np.flatnonzero(pos >= 0)
-    w[hit, pos[hit]] += 1.0  # 1 - x at the positive outcome, as bin_statistics computes o - x
-    hit_ids = np.full(n, -1, dtype=np.intp)
-    hit_ids[hit] = ids[hit, pos[hit]]
-    statistic = functools.partial(_replicate_error, n_bins=n_bins, n_problems=c, norm=norm, debiased=debiased)
-    if c == 1:  # 1-D arrays gather faster
-        ids, w = ids[:, 0].copy(), w[:, 0].copy()
-    data = (ids, w, hit_ids) if norm != 1 or debiased else (ids, w)
-    return bootstrap_estimate(statistic, data, value, **options)
-
-
-def _replicate_error(
-    ids: np.ndarray,
-    w: np.ndarray,
-    hit_ids: np.ndarray | None = None,
-    *,
-    n_bins: int,
-    n_problems: int,
-    norm: float,
-    debiased: bool,
-) -> np.ndarray:
-    """The binned error (mean over the problems) of R' replicates of gathered bins ``ids`` and weights ``w``
-    (R', N, C) or (R', N) for C = 1, and positive bins ``hit_ids`` (R', N; needed for norm != 1 or debiased) → (R',)."""
-    m, n = ids.shape[:2]
-    ids = ids.reshape(m, n, -1)
-    nb = n_problems * n_bins
-    offset = nb * np.arange(m, dtype=np.intp)
-    flat = (ids + offset[:, None, None]).ravel()
-    shape = (m, n_problems, n_bins)
-    gap = np.bincount(flat, weights=w.ravel(), minlength=m * nb).reshape(shape)
-    counts = positives = None
-    if norm != 1 or debiased:
-        counts = np.bincount(flat, minlength=m * nb).reshape(shape)
-        positives = np.bincount((hit_ids + offset[:, None])[hit_ids >= 0], minlength=m * nb).reshape(shape)
-    return _root(
-        _power_error(BinStatistics(gap=gap, counts=counts, positives=positives, n=n), norm, debiased).mean(axis=-1),
-        norm,
-    )
+    hit = pos[:, None] == np.arange(x.shape[1])
+    return _cells_counts_estimate(x, hit, value, n_bins=n_bins, norm=norm, debiased=debiased, **options)

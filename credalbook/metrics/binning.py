@@ -43,12 +43,14 @@ midpoints).
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
 
 from credalbook._deprecation import renamed, renamed_value
 from credalbook._validation import as_numpy, check_choice, check_n_bins, check_real_dtype, SIMPLEX_ATOL
+from credalbook.metrics.intervals import _THREADED_MIN_N, _workers
 
 # documented here; credalbook.metrics lists only what a user calls (BIN_STRATEGIES, BinStatistics, bin_ids,
 # bin_statistics), the engine helpers are imported from this module
@@ -376,6 +378,7 @@ def _bin_statistics(x: np.ndarray, pos: np.ndarray, n_bins: int, strategy: str, 
         npos = np.empty((r, c, n_bins), dtype=np.int64)
         group = max(1, min(c, _GROUP_VALUES // max(n, 1)))  # problems copied out at a time
         scratch = np.empty((group, n))
+        pool = ThreadPoolExecutor(_workers()) if c > 1 and n >= _THREADED_MIN_N and _workers() > 1 else None
         for a in range(r):
             hit = np.flatnonzero(pr[a] >= 0)
             cls = pr[a, hit]
@@ -386,10 +389,12 @@ def _bin_statistics(x: np.ndarray, pos: np.ndarray, n_bins: int, strategy: str, 
             for k0 in range(0, c, group):
                 k1 = min(c, k0 + group)
                 _transpose_into(xr[a, :, k0:k1], scratch[: k1 - k0])
-                for k in range(k0, k1):
-                    gap[a, k], cnt[a, k], npos[a, k] = _equal_mass_row(
-                        scratch[k - k0], pos_values[bounds[k] : bounds[k + 1]], n_bins
-                    )
+                chunks = [pos_values[bounds[k] : bounds[k + 1]] for k in range(k0, k1)]
+                rows = (pool.map if pool else map)(_equal_mass_row, scratch[: k1 - k0], chunks, [n_bins] * (k1 - k0))
+                for k, row in zip(range(k0, k1), rows):
+                    gap[a, k], cnt[a, k], npos[a, k] = row
+        if pool:
+            pool.shutdown()
     return BinStatistics(
         gap=gap.reshape(shape),
         counts=None if cnt is None or not counts else cnt.reshape(shape),

@@ -43,11 +43,18 @@ from dataclasses import dataclass
 import numpy as np
 
 from credalbook._deprecation import REMOVED_IN, renamed
-from credalbook._validation import as_rng, check_n_bins, check_positive_int, check_probability, check_probs
+from credalbook._validation import (
+    as_rng,
+    check_n_bins,
+    check_positive_int,
+    check_probability,
+    check_probs_or_scores,
+    is_binary_scores,
+)
 from credalbook.metrics.binning import check_strategy
 from credalbook.metrics.reliability import (
     check_class_index,
-    check_kind,
+    default_kind,
     reliability_bin_means,
     RELIABILITY_KINDS,
     reliability_values,
@@ -109,7 +116,7 @@ class ConsistencyBands:
 def consistency_bands(
     probs,
     *,
-    kind: str = "confidence",
+    kind: str | None = None,
     class_index: int | None = None,
     n_bins: int = 10,
     strategy: str = "uniform",
@@ -121,11 +128,13 @@ def consistency_bands(
 
     Parameters
     ----------
-    probs : array-like or tensor, shape (N, K)
-        The predictions; no labels are needed (the outcomes are drawn from the predictions).
-    kind : {"confidence", "classwise"}, default "confidence"
-        The confidence (top-label) diagram or the classwise one; ``"top_label"`` is an old spelling of
-        ``"confidence"``.
+    probs : array-like or tensor, shape (N, K), or (N,) binary scores P(y = 1)
+        The predictions; no labels are needed (the outcomes are drawn from the predictions). Binary
+        scores are the two-class rows ``[1 - p, p]``.
+    kind : {"confidence", "classwise"} or None, default None
+        The confidence (top-label) diagram or the classwise one; None: ``"confidence"`` for (N, K)
+        rows, the class-1 diagram (P(y = 1)) for binary scores, as
+        :func:`credalbook.metrics.reliability_curve`. ``"top_label"`` is an old spelling of ``"confidence"``.
     class_index : int or None
         With ``kind="classwise"``: one class, or None for all (i, k) pairs pooled.
     n_bins : int, default 10
@@ -157,13 +166,13 @@ def consistency_bands(
     >>> b.mean_predicted.tolist(), b.low.tolist(), b.high.tolist()
     ([0.5], [0.42], [0.58])
     """
-    kind = check_kind(kind, "consistency_bands")
+    kind, class_index = default_kind(kind, class_index, is_binary_scores(probs), "consistency_bands")
     n_bins = check_n_bins(n_bins)
     strategy = check_strategy(strategy, "consistency_bands")
     ci = check_probability(ci, "ci")
     n_resamples = check_positive_int(n_resamples, "n_resamples", minimum=2)
     rng = as_rng(seed)
-    p = check_probs(probs)
+    p, _ = check_probs_or_scores(probs)
     if p.ndim != 2:
         raise ValueError(f"probs must have shape (N, K) for consistency bands; got shape {p.shape}")
     check_class_index(class_index, kind, p.shape[1])

@@ -17,9 +17,17 @@ from __future__ import annotations
 import math
 import numbers
 
+import numpy as np
 import torch
 
-from credalbook._validation import check_n_bins, check_probs_2d, simplex_atol
+from credalbook._validation import (
+    as_binary_probs,
+    as_numpy,
+    check_binary_labels,
+    check_n_bins,
+    check_probs_2d,
+    simplex_atol,
+)
 from credalbook.metrics.label_hist import as_label_hist_tensor
 
 __all__ = ["differentiable_ece", "ece_surrogate"]
@@ -79,10 +87,12 @@ def differentiable_ece(probs, labels, *, n_bins: int = 15, bin_temperature: floa
 
     Parameters
     ----------
-    probs : torch.Tensor or array-like, shape (N, K)
-        Probability rows; a tensor keeps its autograd graph (converted to float64).
+    probs : torch.Tensor or array-like, shape (N, K) or (N,)
+        Probability rows; a tensor keeps its autograd graph (converted to float64). A 1-D array
+        holds binary scores P(y = 1), taken as the rows ``[1 - p, p]``.
     labels : array-like, shape (N,) or (N, K)
-        Integer labels or label histograms (non-negative integer counts).
+        Integer labels or label histograms (non-negative integer counts); with binary scores,
+        labels in {0, 1} (bool too).
     n_bins : int, default=15
         Number of equal-width bins B (the paper's 15, App. A.4).
     bin_temperature : float or None, default=None
@@ -110,7 +120,18 @@ def differentiable_ece(probs, labels, *, n_bins: int = 15, bin_temperature: floa
     n_bins = check_n_bins(n_bins)
     if bin_temperature is not None:
         bin_temperature = _check_temperature(bin_temperature)
-    if isinstance(probs, torch.Tensor):
+    binary = getattr(probs, "ndim", np.ndim(probs)) == 1
+    if binary:
+        labels = check_binary_labels(as_numpy(labels, "labels"), len(probs))
+    if binary and isinstance(probs, torch.Tensor):
+        det = probs.detach().to(torch.float64)
+        if probs.is_complex() or not bool(torch.isfinite(det).all()) or bool((det < 0).any() | (det > 1).any()):
+            raise ValueError("probs must be binary scores P(y = 1): finite and in [0, 1]")
+        p1 = probs.to(torch.float64)
+        p = torch.stack([1 - p1, p1], dim=-1)
+    elif binary:
+        p = torch.tensor(as_binary_probs(probs))
+    elif isinstance(probs, torch.Tensor):
         if probs.is_complex():
             raise ValueError(f"probs must be numeric (real numbers), got dtype {probs.dtype}")
         p = probs.to(torch.float64)

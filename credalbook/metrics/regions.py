@@ -85,7 +85,14 @@ import math
 
 import numpy as np
 
-from credalbook._validation import as_numpy, check_labels, check_n_bins, check_probs
+from credalbook._validation import (
+    as_numpy,
+    check_binary_labels,
+    check_labels,
+    check_n_bins,
+    check_probs,
+    check_probs_or_scores,
+)
 from credalbook.metrics.binning import bin_index, bin_sums, equal_width_bin_index, one_hot
 
 __all__ = [
@@ -110,7 +117,8 @@ DEFAULT_EPSILON = 1.0 / 30.0
 # Inputs and regions
 # ----------------------------------------------------------------------------------------------
 def check_probs_label_rows(probs, labels) -> tuple[np.ndarray, np.ndarray, bool]:
-    """Validate (N, K) probabilities and labels (N,) or label rows (N, K); return p, label rows, is_onehot.
+    """Validate (N, K) probabilities (or (N,) binary scores P(y = 1): rows [1 - p, p]) and labels (N,) or label
+    rows (N, K); return p, label rows, is_onehot.
 
     Integer labels become one-hot float64 rows; label rows (true class probabilities) must lie on the simplex.
 
@@ -120,7 +128,7 @@ def check_probs_label_rows(probs, labels) -> tuple[np.ndarray, np.ndarray, bool]
     >>> t.tolist(), onehot
     ([[0.0, 1.0]], True)
     """
-    p = check_probs(probs)
+    p, binary = check_probs_or_scores(probs)
     if p.ndim != 2:
         raise ValueError(f"probs must have shape (N, K); got {p.shape}")
     n, k = p.shape
@@ -131,7 +139,7 @@ def check_probs_label_rows(probs, labels) -> tuple[np.ndarray, np.ndarray, bool]
                 f"labels given as class probabilities must have shape {p.shape} like probs; got {raw.shape}"
             )
         return p, check_probs(raw, name="labels"), False
-    y = check_labels(raw, n_classes=k, shape=(n,))
+    y = check_binary_labels(raw, n) if binary else check_labels(raw, n_classes=k, shape=(n,))
     return p, one_hot(y, k), True
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from credalbook._deprecation import renamed, renamed_value
-from credalbook._validation import check_choice, check_n_bins, check_probs_labels
+from credalbook._validation import check_choice, check_n_bins, check_probs_labels, is_binary_scores
 from credalbook.metrics.binning import (
     bin_sums,
     check_strategy,
@@ -40,6 +40,8 @@ class ReliabilityCurve:
     observed : ndarray (B,) observed frequency / accuracy per bin (NaN if empty)
     kind : "confidence" or "classwise"
     class_index : int or None (classwise only; None pools all classes)
+    binary : bool
+        True when computed from binary scores (N,), P(y = 1) (displays then label the axes with P(y = 1)).
     """
 
     bin_edges: np.ndarray
@@ -48,6 +50,7 @@ class ReliabilityCurve:
     observed: np.ndarray
     kind: str
     class_index: int | None = None
+    binary: bool = False
 
     @property
     def calibration_error(self) -> float:
@@ -74,13 +77,30 @@ def check_kind(kind, where: str = "") -> str:
     )
 
 
+def default_kind(kind, class_index, binary: bool, where: str = "") -> tuple[str, int | None]:
+    """``(kind, class_index)`` with ``kind=None`` resolved: ``"confidence"`` for (N, K) rows, the class-1 curve
+    (``"classwise"``, ``class_index`` 1 unless given) for binary scores (N,), as scikit-learn's
+    ``calibration_curve``; a given ``kind`` is checked by :func:`check_kind`.
+
+    Examples
+    --------
+    >>> default_kind(None, None, True), default_kind(None, None, False), default_kind("confidence", None, True)
+    (('classwise', 1), ('confidence', None), ('confidence', None))
+    """
+    if kind is None:
+        if binary:
+            return "classwise", 1 if class_index is None else class_index
+        return "confidence", class_index
+    return check_kind(kind, where), class_index
+
+
 @renamed(binning="strategy")
 def reliability_curve(
     probs,
     labels,
     *,
     n_bins: int = 10,
-    kind: str = "confidence",
+    kind: str | None = None,
     class_index: int | None = None,
     strategy: str = "uniform",
 ):
@@ -92,13 +112,17 @@ def reliability_curve(
     ``strategy="quantile"`` cuts the binned values into bins of about equal counts
     (``credalbook.metrics.binning.equal_mass_cuts``); ``bin_edges`` then holds 0, the cuts and 1.
 
+    Binary scores (N,), P(y = 1), are the two-class rows ``[1 - p, p]``; by default their curve is
+    that of P(y = 1) (``kind="classwise"``, ``class_index=1``: scikit-learn's ``calibration_curve``).
+
     Parameters
     ----------
-    probs : array-like, shape (N, K)
-    labels : array-like of int, shape (N,)
+    probs : array-like, shape (N, K), or (N,) binary scores P(y = 1)
+    labels : array-like of int, shape (N,) (0/1 or bools for binary scores)
     n_bins : int, default 10
-    kind : {"confidence", "classwise"}, default "confidence"
-        ``"top_label"`` is an old spelling of ``"confidence"``.
+    kind : {"confidence", "classwise"} or None, default None
+        None: ``"confidence"`` for (N, K) rows, the class-1 curve for binary scores. ``"top_label"``
+        is an old spelling of ``"confidence"``.
     class_index : int or None
         With ``kind="classwise"``: one class, or None for all (i, k) pairs pooled.
     strategy : {"uniform", "quantile"}, default "uniform"
@@ -113,9 +137,13 @@ def reliability_curve(
     >>> c = reliability_curve([[0.9, 0.1], [0.1, 0.9], [0.6, 0.4]], [0, 0, 0], n_bins=2)
     >>> c.counts.tolist(), c.observed.tolist()
     ([0, 3], [nan, 0.6666666666666666])
+    >>> b = reliability_curve([0.1, 0.8, 0.9], [False, True, False], n_bins=2)   # binary scores: P(y = 1)
+    >>> b.kind, b.class_index, b.mean_predicted.tolist(), b.observed.tolist()
+    ('classwise', 1, [0.1, 0.8500000000000001], [0.0, 0.5])
     """
     n_bins = check_n_bins(n_bins)
-    kind = check_kind(kind, "reliability_curve")
+    binary = is_binary_scores(probs)
+    kind, class_index = default_kind(kind, class_index, binary, "reliability_curve")
     strategy = check_strategy(strategy, "reliability_curve")
     p, y = check_probs_labels(probs, labels)
     if p.ndim != 2:
@@ -132,6 +160,7 @@ def reliability_curve(
         observed=observed,
         kind=kind,
         class_index=None if class_index is None else int(class_index),
+        binary=binary,
     )
 
 

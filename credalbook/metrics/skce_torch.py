@@ -45,12 +45,15 @@ def _tensors(probs, labels, *, min_instances: int = 1):
     """Validate and return (probs float tensor, labels long tensor), keeping gradients, dtype and device.
 
     Validation sees the tensor's own dtype, so float16 and bfloat16 rows get the tolerance of their
-    precision (:func:`credalbook._validation.simplex_atol`).
+    precision (:func:`credalbook._validation.simplex_atol`). Binary scores (N,) become the rows
+    ``[1 - p, p]`` in the tensor's own dtype.
     """
     if isinstance(probs, torch.Tensor):
         with torch.no_grad():
             check_probs_labels(probs, labels, min_instances=min_instances)
         p = probs if probs.is_floating_point() else probs.double()
+        if p.ndim == 1:
+            p = torch.stack([1 - p, p], dim=-1)
         y = torch.as_tensor(labels, device=p.device).long()
         return p, y
     p, y = check_probs_labels(probs, labels, min_instances=min_instances)

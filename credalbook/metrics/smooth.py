@@ -51,7 +51,13 @@ import functools
 import numpy as np
 from scipy.signal import fftconvolve
 
-from credalbook._validation import as_numpy, check_labels, check_positive_float, check_probs_labels, check_real_dtype
+from credalbook._validation import (
+    as_numpy,
+    check_binary_labels,
+    check_positive_float,
+    check_probs_labels,
+    check_real_dtype,
+)
 from credalbook.metrics.intervals import bootstrap_estimate, check_ci_keyword
 
 __all__ = ["smooth_ece", "smooth_ece_bandwidth", "MIN_SMOOTH_ECE_BANDWIDTH"]
@@ -76,7 +82,7 @@ def _check_inputs(probs, labels) -> tuple[np.ndarray, np.ndarray]:
         if bad.any():
             i = int(np.argmax(bad))
             raise ValueError(f"probs given as binary probabilities P(y = 1) must lie in [0, 1]; probs[{i}] = {f[i]!r}")
-        y = check_labels(labels, n_classes=2, shape=f.shape)
+        y = check_binary_labels(labels, f.shape[0])
         return f, y.astype(np.float64)
     if arr.ndim != 2:
         raise ValueError(f"probs must have shape (N, K) (top-label) or (N,) (binary); got shape {arr.shape}")

@@ -16,6 +16,7 @@ from credalbook.plotting.calibration_tests import (
     plot_test_errors,
     plot_test_result,
 )
+from credalbook.plotting.comparison import plot_reliability_comparison
 from credalbook.plotting.reliability import (  # noqa: F401 - helpers of the papers' figures too
     draw_consistency_band,
     MAX_CLASS_PANELS,
@@ -35,6 +36,7 @@ __all__ = [
     "set_theme",
     "PALETTE",
     "plot_reliability_diagram",
+    "plot_reliability_comparison",
     "plot_rejection_rates",
     "simplex_coordinates",
     "plot_credal_scenario",

@@ -8,6 +8,7 @@ Compute functions never plot; :func:`plot_reliability_diagram` takes a
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 
 import numpy as np
@@ -27,6 +28,8 @@ def plot_reliability_diagram(
     Bars show the observed frequency (accuracy for confidence diagrams) of each non-empty bin at
     its mean predicted value, the diagonal marks perfect calibration, and the red segments the gap
     weighted into the ECE. With ``show_counts`` a histogram of bin counts is drawn along the bottom.
+    The curve of binary scores (``reliability_curve(p, labels)`` with ``p`` of shape (N,)) is that of
+    P(y = 1), and its axes say so.
 
     Parameters
     ----------
@@ -47,6 +50,8 @@ def plot_reliability_diagram(
     >>> ax = plot_reliability_diagram(reliability_curve([[0.9, 0.1], [0.3, 0.7]], [0, 0], n_bins=5))
     >>> [float(v) for v in ax.get_xlim()]
     [0.0, 1.0]
+    >>> plot_reliability_diagram(reliability_curve([0.9, 0.3], [1, 0], n_bins=5)).get_xlabel()
+    'mean predicted P(y = 1)'
     """
     if not isinstance(curve, ReliabilityCurve):
         raise ValueError(
@@ -86,6 +91,9 @@ def plot_reliability_diagram(
     if curve.kind == "confidence":
         ax.set_xlabel("confidence $c_i$")
         ax.set_ylabel("accuracy")
+    elif curve.binary and curve.class_index is not None:
+        ax.set_xlabel(f"mean predicted P(y = {curve.class_index})")
+        ax.set_ylabel(f"fraction of y = {curve.class_index}")
     else:
         which = "all classes" if curve.class_index is None else f"class {curve.class_index}"
         ax.set_xlabel(rf"predicted probability $\hat p_{{ik}}$ ({which})")
@@ -158,6 +166,13 @@ class ReliabilityDisplay:
     >>> d = ReliabilityDisplay.from_predictions(p, y, n_bins=10, n_resamples=200, seed=0)
     >>> d.curve.kind, d.band.ci, len(d.ax_.collections)   # the gaps and the band
     ('confidence', 0.95, 2)
+
+    Binary scores P(y = 1) (shape (N,)) draw the diagram of P(y = 1):
+
+    >>> s = rng.random(400)
+    >>> d = ReliabilityDisplay.from_predictions(s, rng.random(400) < s, n_resamples=200, seed=0)
+    >>> d.curve.kind, d.curve.class_index, d.ax_.get_xlabel()
+    ('classwise', 1, 'mean predicted P(y = 1)')
     """
 
     @renamed(bands="band")
@@ -197,7 +212,7 @@ class ReliabilityDisplay:
         probs,
         labels,
         *,
-        kind: str = "confidence",
+        kind: str | None = None,
         class_index: int | None = None,
         strategy: str = "uniform",
         n_bins: int = 15,
@@ -212,9 +227,12 @@ class ReliabilityDisplay:
 
         Parameters
         ----------
-        probs : array-like or tensor, shape (N, K)
-        labels : array-like or tensor of int, shape (N,)
-        kind : {"confidence", "classwise"}, default "confidence"
+        probs : array-like or tensor, shape (N, K), or (N,) binary scores P(y = 1)
+            Binary scores (as scikit-learn's ``predict_proba(X)[:, 1]``) are the two-class rows ``[1 - p, p]``.
+        labels : array-like or tensor of int, shape (N,) (0/1 or bools for binary scores)
+        kind : {"confidence", "classwise"} or None, default None
+            None: ``"confidence"`` for (N, K) rows, and for binary scores the diagram of P(y = 1)
+            (``"classwise"`` with ``class_index=1``, as scikit-learn's ``CalibrationDisplay``).
             ``"classwise"`` draws one panel per class, or only ``class_index``; ``"top_label"`` is an old
             spelling of ``"confidence"``.
         class_index : int, optional
@@ -237,12 +255,13 @@ class ReliabilityDisplay:
         -------
         ReliabilityDisplay
         """
-        from credalbook._validation import as_rng, check_probability, check_probs_labels
+        from credalbook._validation import as_rng, check_probability, check_probs_labels, is_binary_scores
         from credalbook.metrics import consistency_bands, reliability_curve
         from credalbook.metrics.binning import check_strategy
-        from credalbook.metrics.reliability import check_kind
+        from credalbook.metrics.reliability import default_kind
 
-        kind = check_kind(kind, "ReliabilityDisplay.from_predictions")
+        binary = is_binary_scores(probs)
+        kind, class_index = default_kind(kind, class_index, binary, "ReliabilityDisplay.from_predictions")
         strategy = check_strategy(strategy, "ReliabilityDisplay.from_predictions")
         if ci is not None:
             ci = check_probability(ci, "ci")
@@ -258,7 +277,12 @@ class ReliabilityDisplay:
                 f"{p.shape[1]} classes (pass class_index= to draw one)"
             )
         indices = list(range(p.shape[1])) if per_class else [class_index]
-        curves = [reliability_curve(p, y, n_bins=n_bins, kind=kind, class_index=c, strategy=strategy) for c in indices]
+        curves = [
+            dataclasses.replace(
+                reliability_curve(p, y, n_bins=n_bins, kind=kind, class_index=c, strategy=strategy), binary=binary
+            )
+            for c in indices
+        ]
         band_list = None
         if ci is not None:
             rng = as_rng(seed)
@@ -313,7 +337,7 @@ class ReliabilityDisplay:
             if bands is not None:
                 draw_consistency_band(panel, bands[i])
                 panel.legend(loc="upper left", frameon=True, fontsize="small")
-            if curve.kind == "classwise" and curve.class_index is not None:
+            if curve.kind == "classwise" and curve.class_index is not None and not curve.binary:
                 panel.set_title(f"class {curve.class_index}")
         self.ax_ = axes if many else axes[0]
         self.figure_ = axes[0].figure

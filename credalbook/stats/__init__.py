@@ -1,5 +1,6 @@
 """Calibration tests with p-values: the bootstrap test of one classifier and of a set of
-classifiers, the instance-dependent test with a learned weight function, Hosmer-Lemeshow, and the
+classifiers, the instance-dependent test with a learned weight function, Hosmer-Lemeshow, the
+classical binary tests (Spiegelhalter's z, Hosmer-Lemeshow's C and H), and the
 calibration measures the tests evaluate; the SKCE tests of Widmann et al.; one entry point,
 :func:`calibration_test`, whose results share :class:`TestResult` (one field ``pvalue``, one
 decision rule).
@@ -11,6 +12,7 @@ The engines underneath (:mod:`credalbook.stats.null_distribution`: ``null_statis
 modules but are not part of ``__all__``.
 """
 
+from credalbook.stats.binary_tests import BINARY_NULLS, hosmer_lemeshow_binary_test, spiegelhalter_test
 from credalbook.stats.bootstrap import (
     bootstrap_calibration_test,
     CalibrationTestResult,
@@ -21,6 +23,7 @@ from credalbook.stats.bootstrap import (
     SetTestOptions,
 )
 from credalbook.stats.classifier import calibration_test, METHODS
+from credalbook.stats.comparison import compare_models, DEFAULT_METRICS, ModelComparison
 from credalbook.stats.hosmer_lemeshow import (
     hosmer_lemeshow,
     hosmer_lemeshow_statistic,
@@ -57,6 +60,9 @@ __all__ = [
     "hosmer_lemeshow_statistic",
     "HosmerLemeshowResult",
     "null_rejection_rate",
+    "spiegelhalter_test",
+    "hosmer_lemeshow_binary_test",
+    "BINARY_NULLS",
     "instance_calibration_test",
     "InstanceTestOptions",
     "InstanceTestResult",
@@ -74,6 +80,9 @@ __all__ = [
     "TestResult",
     "calibration_test",
     "METHODS",
+    "compare_models",
+    "ModelComparison",
+    "DEFAULT_METRICS",
     "skce_test",
     "SKCETestOptions",
     "SKCE_TEST_ESTIMATORS",

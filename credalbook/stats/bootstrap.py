@@ -32,11 +32,14 @@ from credalbook._random import WEIGHT_PRIORS
 from credalbook._validation import (
     as_predictions,
     as_rng,
+    check_binary_labels,
     check_choice,
     check_ens_probs,
     check_positive_int,
     check_probability,
+    is_binary_scores,
 )
+from credalbook.stats.hosmer_lemeshow import _drawn_ahead
 from credalbook.stats.measures import as_measure
 
 # the names marked F401 are re-exported where they were before the minimiser moved to its own module
@@ -288,18 +291,32 @@ def _top_label_null(
     ``u ~ U(0, 1)`` and sums the weights :math:`1[\\text{hit}] - c` per bin (as
     :func:`credalbook.metrics.bin_statistics` sums :math:`o - x`). O(N) per replicate instead of
     O(N·K). Replicates are drawn in blocks of about :data:`TOP_LABEL_BLOCK` values (indices of the
-    whole block, then its uniforms), a number fixed by N and ``size``.
+    whole block, then its uniforms; the next block drawn in a background thread while this one is
+    summed), a number fixed by N and ``size``. The work per value: two gathers from 1-D tables (the
+    small ``bins`` table stays in cache), one comparison and one subtraction written in place, one
+    ``bincount``.
     """
     n = conf.shape[0]
     per = max(1, min(size, TOP_LABEL_BLOCK // n))
     out = np.empty(size)
-    for s in range(0, size, per):
-        m = min(per, size - s)
-        idx = _draw_indices(rng, n, (m,), resample)
-        c = conf[idx]
-        w = np.subtract(rng.random((m, n)) < c, c)  # 1 - c for a hit, -c otherwise: o - x
-        flat = (bins[idx] + (n_bins * np.arange(m, dtype=np.intp))[:, None]).ravel()
-        gap = np.bincount(flat, weights=w.ravel(), minlength=m * n_bins).reshape(m, n_bins)
+    blocks = [(s, min(per, size - s)) for s in range(0, size, per)]
+    largest = blocks[0][1] * n
+    # filled in turn (fresh arrays cost page faults): uniforms and bins of the drawn instances
+    buffers = [(np.empty(largest), np.empty(largest, dtype=np.intp)) for _ in blocks[:2]]
+    hit, c_buffer = np.empty(largest, dtype=bool), np.empty(largest)
+
+    def draw(j):  # in the background thread: the draws of block j, and the small gather of its bins
+        m, (u, flat) = blocks[j][1], buffers[j % 2]
+        idx = _draw_indices(rng, n, (m,), resample).ravel()
+        np.copyto(flat[: m * n], bins.take(idx))
+        return idx, rng.random(out=u[: m * n]), flat[: m * n]
+
+    for (s, m), (idx, u, flat) in zip(blocks, _drawn_ahead(draw, len(blocks))):
+        c = conf.take(idx, out=c_buffer[: m * n], mode="clip")  # valid indices; "clip" writes out unbuffered
+        w = np.subtract(np.less(u, c, out=hit[: m * n]), c, out=c)  # 1 - c for a hit, -c otherwise: o - x
+        if m > 1:
+            flat.reshape(m, n)[...] += (n_bins * np.arange(m, dtype=np.intp))[:, None]
+        gap = np.bincount(flat, weights=w, minlength=m * n_bins).reshape(m, n_bins)
         out[s : s + m] = np.abs(gap).sum(axis=1) / n
     return out
 
@@ -526,6 +543,8 @@ def bootstrap_calibration_test(
     (False, True)
     """
     p = as_predictions(probs, "probs", from_logits=from_logits)
+    if is_binary_scores(probs):
+        labels = check_binary_labels(labels, len(p))
     return set_calibration_test(
         p[:, None, :],
         labels,

@@ -75,12 +75,14 @@ from scipy import stats
 from credalbook._parallel import run_chunks
 from credalbook._validation import (
     as_predictions,
+    check_binary_labels,
     check_choice,
     check_labels,
     check_positive_float,
     check_positive_int,
     check_probability,
     check_seed,
+    is_binary_scores,
 )
 from credalbook.metrics.kernel import skce_batched
 from credalbook.metrics.kernels import as_kernel, LaplacianKernel, median_heuristic, ScalarKernel
@@ -374,7 +376,11 @@ def skce_test(
     n_resamples = check_positive_int(n_resamples, "n_resamples")
     check_seed(seed)
     p = as_predictions(probs, "probs", from_logits=from_logits)
-    y = check_labels(labels, n_classes=p.shape[1], shape=p.shape[:1])
+    y = (
+        check_binary_labels(labels, len(p))
+        if is_binary_scores(probs)
+        else check_labels(labels, n_classes=p.shape[1], shape=p.shape[:1])
+    )
     n, k = p.shape
     kern = _resolve_kernel(p, kernel, bandwidth)
     m = _resolve_block_size(estimator, null, n, opts.block_size)

@@ -9,10 +9,19 @@ set; :class:`~credalbook.stats.InstanceTestResult`: the weight function;
 :class:`~credalbook.stats.HosmerLemeshowResult`: the count statistic and the χ² degrees of
 freedom). Computing apart from plotting: :meth:`TestResult.plot` hands the result to
 :func:`credalbook.plotting.plot_test_result`.
+
+**The direction.** A rejected :math:`H_0` says that the predictions are miscalibrated, not which
+way. :meth:`TestResult.with_direction` puts the signed calibration error (mean confidence minus
+accuracy, :func:`credalbook.metrics.signed_calibration_error`, with its bootstrap interval) into
+``details["direction"]``; :meth:`TestResult.decision_line` then reads "reject H0 at α = 0.05
+(p = 0.001): over-confident (confidence exceeds accuracy by 0.031 [0.027, 0.035])" and
+:meth:`TestResult.summary` gains a ``"direction"`` entry with the same words.
 """
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import numbers
 import warnings
 from dataclasses import dataclass, field
@@ -151,7 +160,10 @@ class TestResult:
     def summary(self) -> dict:
         """Plain numbers and strings for tables and JSON: the scalar fields and scalar ``details``.
 
-        ``n_null`` is the number of null samples (0 for tests with a ``null_model``).
+        ``n_null`` is the number of null samples (0 for tests with a ``null_model``). When ``details``
+        holds a ``"direction"`` (see :meth:`with_direction`), ``"direction"`` is its description
+        (:func:`credalbook.metrics.describe_direction`), e.g. "over-confident (confidence exceeds
+        accuracy by 0.031 [0.027, 0.035])".
         """
         out = {
             "method": str(self.method),
@@ -171,6 +183,85 @@ class TestResult:
                 out.setdefault(key, float(value))
             elif isinstance(value, str) or value is None:
                 out.setdefault(key, value)
+        if self.details.get("direction") is not None:
+            out["direction"] = self._direction_text()
+        return out
+
+    def _direction_text(self) -> str:
+        """``details["direction"]`` in words: a signed error (number or Estimate) described, a text kept."""
+        from credalbook.metrics.direction import describe_direction
+
+        direction = self.details["direction"]
+        return direction if isinstance(direction, str) else describe_direction(direction)
+
+    def decision_line(self) -> str:
+        """The decision in words, with the direction of the error when ``details`` holds one.
+
+        "reject H0 at α = 0.05 (p = 0.001)" or "keep H0 at α = 0.05 (p = 0.41)"; a rejection is
+        followed by the direction of ``details["direction"]`` (:meth:`with_direction`), e.g.
+        ": over-confident (confidence exceeds accuracy by 0.031 [0.027, 0.035])". The p-value is
+        shown with two significant digits ("p < 0.001" below 0.001). A resampling test that rejects with
+        a p-value above α (the statistic between the critical value and the next null sample, see the
+        class docstring) says so: "(p = 0.06; the statistic exceeds the critical value 0.8949)".
+
+        Examples
+        --------
+        >>> from credalbook.metrics import Estimate
+        >>> res = TestResult(statistic=0.2, pvalue=0.001, alpha=0.05, rejected=True, method="z",
+        ...                  details={"direction": Estimate(0.031, 0.027, 0.035, 0.95, 1000, "percentile")})
+        >>> res.decision_line()
+        'reject H0 at α = 0.05 (p = 0.001): over-confident (confidence exceeds accuracy by 0.031 [0.027, 0.035])'
+        >>> TestResult(statistic=0.1, pvalue=0.41, alpha=0.05, rejected=False).decision_line()
+        'keep H0 at α = 0.05 (p = 0.41)'
+        """
+        p = float(self.pvalue)
+        shown = "p < 0.001" if p < 0.001 else f"p = {p:.2g}"
+        if self.rejected and p > float(self.alpha):  # the quantile rule of the class docstring, with R resamples
+            shown += f"; the statistic exceeds the critical value {float(self.threshold):.4g}"
+        line = f"{'reject' if self.rejected else 'keep'} H0 at α = {float(self.alpha):g} ({shown})"
+        if self.rejected and self.details.get("direction") is not None:
+            line += f": {self._direction_text()}"
+        return line
+
+    def with_direction(self, probs, labels, *, ci: float | None = 0.95, n_resamples: int = 1000, seed=None):
+        """This result with the signed calibration error of ``(probs, labels)`` in ``details["direction"]``.
+
+        The error is :func:`credalbook.metrics.signed_calibration_error` (mean confidence minus
+        accuracy, > 0: over-confident) with its bootstrap interval at level ``ci``: an
+        :class:`~credalbook.metrics.Estimate` without its replicates, so records stay small (a
+        plain float with ``ci=None``). :meth:`decision_line` and :meth:`summary` read it. A new
+        result of the same class is returned, every field (a subclass's too) that of this one and
+        ``details`` a new dict; this result is not changed.
+
+        Parameters
+        ----------
+        probs : array-like, shape (N, K)
+            The predictions the test was run on.
+        labels : array-like of int, shape (N,)
+        ci : float in (0, 1) or None, default 0.95
+        n_resamples : int, default 1000
+            Bootstrap replicates of the interval.
+        seed : None, int, SeedSequence or Generator
+            Seed of the resamples.
+
+        Returns
+        -------
+        TestResult
+
+        Examples
+        --------
+        >>> p = [[0.9, 0.1], [0.1, 0.9], [0.6, 0.4], [0.4, 0.6]] * 25
+        >>> res = TestResult(statistic=0.3, pvalue=0.001, alpha=0.05, rejected=True, method="z")
+        >>> res.with_direction(p, [0, 1, 1, 0] * 25, n_resamples=200, seed=0).decision_line()[:50]
+        'reject H0 at α = 0.05 (p = 0.001): over-confident '
+        """
+        from credalbook.metrics.direction import signed_calibration_error
+
+        est = signed_calibration_error(probs, labels, ci=ci, n_resamples=n_resamples, seed=seed)
+        if ci is not None:
+            est = dataclasses.replace(est, replicates=None)
+        out = copy.copy(self)
+        object.__setattr__(out, "details", {**self.details, "direction": est})
         return out
 
     def plot(self, *, ax=None):

@@ -113,13 +113,30 @@ class TestDifferentiableEce:
         with pytest.raises(ValueError, match=r"labels must have shape \(3,\) or \(3, 2\)"):
             differentiable_ece(p, [0, 1])
         with pytest.raises(ValueError, match=r"probs must have shape \(N, K\)"):
-            differentiable_ece(torch.ones(3), [0, 1, 0])
+            differentiable_ece(torch.ones(3, 2, 2), [0, 1, 0])
+        with pytest.raises(ValueError, match=r"binary scores P\(y = 1\): finite and in \[0, 1\]"):
+            differentiable_ece(torch.full((3,), 1.5), [0, 1, 0])
+        with pytest.raises(ValueError, match=r"labels must lie in \{0, 1\}"):
+            differentiable_ece(torch.full((3,), 0.5), [0, 2, 0])
+
         with pytest.raises(ValueError, match=r"n_bins must be an integer >= 1 and <= 1000000"):
             differentiable_ece(p, [0, 1, 0], n_bins=10**9)  # once tried to allocate 10^9 bins
         with pytest.raises(ValueError, match="probs must be numeric"):
             differentiable_ece(torch.full((3, 2), 0.5, dtype=torch.complex128), [0, 1, 0])  # was cast, imag dropped
         with pytest.raises(ValueError, match="probs must be numeric"):
             differentiable_ece(p.astype(complex), [0, 1, 0])
+
+    def test_binary_scores(self):
+        """1-D scores P(y = 1), as arrays and as tensors (gradient through the stacking), are the rows [1 - p, p]."""
+        rng = np.random.default_rng(0)
+        s = rng.random(50)
+        y = rng.random(50) < s
+        want = differentiable_ece(np.stack([1 - s, s], axis=1), y.astype(int), n_bins=5)
+        assert float(differentiable_ece(s, y, n_bins=5)) == float(want)
+        t = torch.tensor(s, requires_grad=True)
+        value = differentiable_ece(t, y, n_bins=5, bin_temperature=1e-2)
+        value.backward()
+        assert t.grad is not None and torch.isfinite(t.grad).all()
 
     def test_low_precision(self):
         """float16 softmax rows (off by ~1e-3) are accepted as tensors and arrays, with the float64 value."""

@@ -23,6 +23,8 @@ from credalbook.stats import (
 )
 from tests.stats._calibration_mc import binomial_band, MC_METHODS, rejection_rate, synthetic
 
+#: The methods of binary predictions only (K = 2), tested in tests/stats/test_binary_tests.py.
+BINARY_ONLY = ("spiegelhalter", "hosmer_lemeshow_c", "hosmer_lemeshow_h")
 GRID = [(n, k) for n in (50, 200, 1000) for k in (2, 5, 10)]
 
 
@@ -33,7 +35,7 @@ def _data(n=300, k=4, seed=0, temperature=1.0):
 class TestCalibrationTest:
     @pytest.mark.parametrize("method", METHODS)
     def test_main(self, method):
-        p, y = _data(temperature=0.5)
+        p, y = _data(k=2 if method in BINARY_ONLY else 4, temperature=0.5)
         res = calibration_test(p, y, method=method, n_resamples=99, seed=0)
         assert isinstance(res, TestResult) and 0 < res.pvalue <= 1
         # the one decision rule: the statistic beyond the critical value (Alg. 1's quantile rule for resampling tests)
@@ -80,8 +82,8 @@ class TestCalibrationTest:
 
     @pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA")
     def test_cuda(self):
-        p, y = _data(seed=2)
         for method in METHODS:
+            p, y = _data(k=2 if method in BINARY_ONLY else 4, seed=2)
             ref = calibration_test(p, y, method=method, n_resamples=49, seed=0)
             res = calibration_test(
                 torch.tensor(p, device="cuda"), torch.tensor(y, device="cuda"), method=method, n_resamples=49, seed=0

@@ -149,7 +149,8 @@ def _fit_calibrator(method, logits, hist, options, seed):
     if method not in CALIBRATORS:
         raise ValueError(f"calibrators must be among {sorted(CALIBRATORS)}; got {method!r}")
     if method == "ts":
-        return CALIBRATORS["ts"]().fit(logits, hist, seed=seed, **options)
+        # precompute=False: the grid-then-Brent search on the full objective that the records were computed with
+        return CALIBRATORS["ts"](precompute=False).fit(logits, hist, seed=seed, **options)
     return select_calibrator(logits, hist, method=method, seed=seed, **options).calibrator
 
 
