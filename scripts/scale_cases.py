@@ -18,6 +18,7 @@ import os
 import resource
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -308,10 +309,15 @@ def _cli(*args, n: int | None = None):
         if n is not None:
             probs, labels = _data_file(n, "1e6")
             argv += ["--probs", probs, "--labels", labels, "--out", tempfile.mkdtemp(prefix="credalbook-bench-")]
-        cmd = [sys.executable, "-c", "import sys; from credalbook.cli import main; sys.exit(main())", *argv]
+        # -P: not the working directory first on the path, so that PYTHONPATH's tree is the code under test
+        cmd = [sys.executable, "-P", "-c", "import sys; from credalbook.cli import main; sys.exit(main())", *argv]
+        import credalbook
+
+        tree = str(Path(credalbook.__file__).resolve().parents[1])  # the code under test, not the installed one
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [tree, os.environ.get("PYTHONPATH")]))}
 
         def call():
-            subprocess.run(cmd, check=True, capture_output=True)
+            subprocess.run(cmd, check=True, capture_output=True, env=env)
             return None
 
         return call
