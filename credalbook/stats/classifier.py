@@ -46,6 +46,7 @@ rejects calibrated held-out predictions about twice as often as α
 
 from __future__ import annotations
 
+import copy
 import warnings
 
 import numpy as np
@@ -185,7 +186,8 @@ def calibration_test(
     TestResult
         With ``direction=True``, the direction of the error in ``details["direction"]``: the signed calibration error
         (mean confidence − accuracy, :func:`credalbook.metrics.signed_calibration_error`) with its
-        95% bootstrap interval (``n_resamples`` replicates, seeded by ``seed``), which
+        95% bootstrap interval (``n_resamples`` replicates, seeded by ``seed``; a Generator is
+        copied, so the caller's generator advances by the test's draws alone), which
         :meth:`~credalbook.stats.TestResult.decision_line` and ``summary()`` state as over- or
         under-confident.
 
@@ -242,7 +244,11 @@ def calibration_test(
     result = _dispatch(method, p, y, measure, n_bins, n_resamples, alpha, seed, n_jobs, chunk_size, options)
     if not isinstance(direction, (bool, np.bool_)):
         raise ValueError(f"direction must be True or False; got {direction!r}")
-    return result.with_direction(p, y, ci=DIRECTION_LEVEL, n_resamples=n_resamples, seed=seed) if direction else result
+    if not direction:
+        return result
+    # a Generator is copied: the caller's stream advances by the test's draws alone, as without the direction
+    own = copy.deepcopy(seed) if isinstance(seed, np.random.Generator) else seed
+    return result.with_direction(p, y, ci=DIRECTION_LEVEL, n_resamples=n_resamples, seed=own)
 
 
 def _dispatch(method, p, y, measure, n_bins, n_resamples, alpha, seed, n_jobs, chunk_size, options) -> TestResult:

@@ -158,3 +158,18 @@ def test_decision_line_when_quantile_rule_rejects_above_alpha():
     res = TestResult(statistic=0.98, pvalue=0.06, alpha=0.05, rejected=True, threshold=0.8949)
     assert res.decision_line() == "reject H0 at α = 0.05 (p = 0.06; the statistic exceeds the critical value 0.8949)"
     assert TestResult(statistic=0.5, pvalue=0.06, alpha=0.05, rejected=False).decision_line().endswith("(p = 0.06)")
+
+
+def test_direction_leaves_the_callers_generator_alone():
+    """With a Generator seed, the direction's bootstrap does not advance it: a sequence of tests draws what it
+    drew without the direction."""
+    from credalbook.stats import calibration_test
+
+    p, y = _tempered(0.7, n=500)
+    with_dir, without = np.random.default_rng(5), np.random.default_rng(5)
+    for _ in range(2):
+        a = calibration_test(p, y, method="consistency", n_resamples=50, seed=with_dir)
+        b = calibration_test(p, y, method="consistency", n_resamples=50, seed=without, direction=False)
+        assert a.pvalue == b.pvalue and np.array_equal(a.null_distribution, b.null_distribution)
+        assert "direction" in a.details and "direction" not in b.details
+    assert with_dir.random() == without.random()
