@@ -436,7 +436,7 @@ class TemperatureScaling(Calibrator):
     ----------
     precompute : bool, default True
         With ``optimizer="auto"`` and nothing held out, the NLL comes from quantities computed once
-        (:func:`_temperature_nll`, one ``exp`` over the logits per evaluation) and, being unimodal
+        (``_temperature_nll``, one ``exp`` over the logits per evaluation) and, being unimodal
         in log T, is minimised by bounded Brent on [-10, 10] without a bracketing grid: 5-10x
         faster at N = 10⁵, K = 10, the same T up to the tolerance (tests: 1e-6). False: as before.
     """

@@ -33,7 +33,7 @@ files (:func:`credalbook.data.load_array`), and prints
 
 With ``--out DIR`` it writes ``report.html`` (one self-contained page with the inputs, the
 tables, the tests, the figures inlined, and the library call of each number:
-:mod:`credalbook.cli.report_page`), ``report.json`` (everything printed, the settings and the time of
+``credalbook.cli.report_page``), ``report.json`` (everything printed, the settings and the time of
 each step), ``metrics.csv``, ``tests.csv`` and PNG figures: per model a top-label reliability
 diagram with consistency bands (Bröcker & Smith 2007; :class:`credalbook.plotting.ReliabilityDisplay`)
 and, for K <= 10, a classwise one (a panel per class); for several models their overlay; per test

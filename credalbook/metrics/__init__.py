@@ -5,7 +5,7 @@ label-histogram metrics and the evaluation of epistemic-uncertainty estimates.
 Binary classifiers: every metric and interval taking ``(probs, labels)`` also takes one score per
 instance, P(y = 1), of shape (N,) (scikit-learn's ``predict_proba(X)[:, 1]``) with labels 0/1 (integers,
 whole floats or bools), and gives exactly what the two-class rows ``np.stack([1 - p, p], axis=1)`` give
-(:func:`credalbook._validation.as_binary_probs`). The exceptions say so: :func:`reliability_curve` and
+(``credalbook._validation.as_binary_probs``). The exceptions say so: :func:`reliability_curve` and
 :func:`consistency_bands` default to the diagram of P(y = 1), and :func:`smooth_ece` is the binary
 smooth ECE of P(y = 1).
 

@@ -4,7 +4,7 @@
 legend giving each model's binned ECE of the drawn curve) and shades each model's consistency band
 (:func:`credalbook.metrics.consistency_bands`, Bröcker & Smith 2007) in its colour.
 :meth:`credalbook.stats.ModelComparison.plot` draws it for the models of a comparison.
-:func:`model_predictions` is the door check that the comparison and this figure share.
+``model_predictions`` is the door check that the comparison and this figure share.
 """
 
 from __future__ import annotations
@@ -155,7 +155,7 @@ def plot_reliability_comparison(
     Parameters
     ----------
     models : mapping name -> array-like or tensor
-        Predictions of each model, as :func:`model_predictions` takes them: (N, K) probabilities,
+        Predictions of each model, as ``model_predictions`` takes them: (N, K) probabilities,
         (N,) scores P(y = 1), or logits (``from_logits``); the same N and K for all.
     labels : array-like of int, shape (N,)
     ax : matplotlib Axes, optional
