@@ -51,20 +51,8 @@ def _metric_function(name: str, probs: np.ndarray, n_bins: int):
         "brier_score": metrics.brier_score,
         "ece_confidence": functools.partial(metrics.ece_confidence, n_bins=n_bins),
         "ece_classwise": functools.partial(metrics.ece_classwise, n_bins=n_bins),
-        "signed_calibration_error": _signed_error(),
+        "signed_calibration_error": functools.partial(metrics.signed_calibration_error, kind="confidence"),
     }[name]
-
-
-def _signed_error():
-    """:func:`credalbook.metrics.signed_calibration_error` of the top label."""
-    from credalbook.metrics import signed_calibration_error
-
-    return functools.partial(signed_calibration_error, kind="confidence")
-
-
-def available_metrics(names) -> tuple[str, ...]:
-    """The metrics of ``names``, in order."""
-    return tuple(names)
 
 
 def _has_ci(fn) -> bool:
@@ -270,7 +258,7 @@ def _evaluate_model(args, p: np.ndarray, labels: np.ndarray, clock: _Clock) -> t
     attaches with the same resamples and seed).
     """
     ci = None if args.no_ci else args.ci
-    names = available_metrics(args.metrics)
+    names = tuple(args.metrics)
     shared = _joint_metrics(args, p, labels, names, ci, clock)
     metrics = {}
     for name in names:
@@ -429,7 +417,7 @@ def evaluate(args, *, out=None) -> dict:
     report = _new_report(args, models, clock.times)
     report["inputs"]["setup"] = input_lines(report)
     evaluated = _expand(models)
-    calls = library_calls(report, list(evaluated), available_metrics(args.metrics))
+    calls = library_calls(report, list(evaluated), tuple(args.metrics))
     if len(models) > 1:
         calls["comparison"] = _comparison_call(args, report["settings"]["baseline"])
     diagrams = _start_diagrams(args, evaluated, labels, clock)
