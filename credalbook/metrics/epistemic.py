@@ -224,6 +224,13 @@ def eu_reliability(eu, gain, *, cuts=None, n_bins: int = 20, bin_by=None) -> EUR
     intervals of the calibrated values. This is the design choice behind the "Calib. EECE" of
     :func:`evaluate_eu` (the paper does not spell it out).
 
+    Ties at a cut. Interval :math:`m` is :math:`[e_m, e_{m+1})`: a binning value equal to a cut falls in the
+    interval *above* it (:func:`interval_index`). Ties are common: the mutual information is clipped at 0, so
+    many estimates are exactly 0; then several equal-mass cuts of :func:`interval_cuts` are 0 as well, every
+    estimate equal to 0 falls in the interval above the last of those cuts, and the intervals below it stay
+    empty (count 0, left out of the EECE). Values tied at an interior cut likewise all go to the upper
+    interval, so its count exceeds the others'.
+
     Parameters
     ----------
     eu : array-like, shape (T,)

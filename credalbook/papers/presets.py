@@ -303,6 +303,8 @@ PRESETS = {
         # the recipe; quick: 3 epochs in batches of 32, learning rate divided once); n_train / n_test: images (None: all); val_fraction:
         # held-out share for temperatures and weights (paper: 5 000 of 50 000); fig1: topologies of Fig. 1; fig3_regions: R
         # of Fig. 3; n_iter: SGD steps of every temperature fit (App. A.4: 400); alg1/alg2_samples: N of App. A.3.
+        # regime_*: the CIFAR-100 regime on Fashion-MNIST (credalbook.papers.wu_gales.regime): training images per
+        # class (CIFAR-100: 450), validation and test images (None: the whole test split), members per topology, epochs.
         "tiny": dict(
             topologies=("LEN", "DSN100", "DSN121", "RSN"),
             network_scale="quick",
@@ -318,6 +320,11 @@ PRESETS = {
             n_iter=100,
             alg1_samples=20000,
             alg2_samples=20000,
+            regime_per_class=20,
+            regime_n_val=100,
+            regime_n_test=200,
+            regime_members=2,
+            regime_epochs=2,
         ),
         "quick": dict(
             topologies=("LEN", "DSN100", "DSN121", "RSN"),
@@ -337,6 +344,11 @@ PRESETS = {
             n_iter=400,
             alg1_samples=200000,
             alg2_samples=200000,
+            regime_per_class=100,
+            regime_n_val=1000,
+            regime_n_test=2000,
+            regime_members=3,
+            regime_epochs=20,
         ),
         "paper": dict(
             topologies=("LEN", "DSN100", "DSN121", "RSN"),
@@ -353,6 +365,11 @@ PRESETS = {
             n_iter=400,
             alg1_samples=1000000,
             alg2_samples=1000000,
+            regime_per_class=450,
+            regime_n_val=5000,
+            regime_n_test=None,
+            regime_members=10,
+            regime_epochs=100,
         ),
     },
     "05_epistemic_uncertainty_gp": {

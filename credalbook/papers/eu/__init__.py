@@ -36,7 +36,8 @@ from credalbook.papers.eu.experiments import (
     ToySplits,
 )
 from credalbook.papers.eu.figures import EU_CURVE_STYLE, plot_carved_discs, plot_eu_interval_figure, plot_eu_intervals
-from credalbook.papers.eu.parts import EU_GROUPS, eu_plan, EUPlan
+from credalbook.papers.eu.floor import eece_floor, study_floors
+from credalbook.papers.eu.parts import EU_CARVING_RANGES, EU_CAUSE_NOISE, EU_GROUPS, eu_plan, EUPlan
 from credalbook.papers.eu.real_data import (
     BinaryFeatures,
     pca_even_odd,
@@ -47,7 +48,7 @@ from credalbook.papers.eu.real_data import (
     real_eu_study,
     RealSplits,
 )
-from credalbook.papers.eu.toy_data import eu_toy_data, EUToyData, toy_disc_layout, TOY_GRID, TOY_N
+from credalbook.papers.eu.toy_data import eu_toy_data, EUToyData, toy_disc_layout, TOY_GRID, TOY_KEPT_FRACTIONS, TOY_N
 
 __all__ = [
     "BallLayout",
@@ -83,6 +84,8 @@ __all__ = [
     "plot_carved_discs",
     "plot_eu_interval_figure",
     "plot_eu_intervals",
+    "eece_floor",
+    "study_floors",
     "BinaryFeatures",
     "pca_even_odd",
     "real_eu_assemble",
@@ -95,7 +98,10 @@ __all__ = [
     "EUToyData",
     "toy_disc_layout",
     "TOY_GRID",
+    "TOY_KEPT_FRACTIONS",
     "TOY_N",
+    "EU_CARVING_RANGES",
+    "EU_CAUSE_NOISE",
     "EU_GROUPS",
     "EUPlan",
     "eu_plan",

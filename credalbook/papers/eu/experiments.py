@@ -251,8 +251,15 @@ def assemble_eu_run(
     n_samples: int = 1000,
     test_keep=None,
     seed: int = 0,
+    optimal_pred=None,
 ) -> EURun:
-    """Steps 3-5 of Sec. 5.2 from the four GPs' latent posteriors (``fits``: role -> :class:`EUFit`)."""
+    """Steps 3-5 of Sec. 5.2 from the four GPs' latent posteriors (``fits``: role -> :class:`EUFit`).
+
+    ``optimal_pred``: None (Def. 4 with :math:`f^* \\approx \\hat f_{aug}`, the paper's procedure) or a pair of
+    0/1 arrays, the predictions of another :math:`f^*` on all of :math:`\\mathcal D_{test}` and on
+    :math:`\\mathcal D_{test,2}` (e.g. the Bayes classifier of the toy data); they then replace those of
+    :math:`\\hat f_{aug}` and :math:`\\hat f_{aug,2}` in the gains and in ``accuracy["aug"]``, ``accuracy["aug_2"]``.
+    """
     y = np.asarray(y)
     missing = set(EU_ROLES) - set(fits)
     if missing:
@@ -281,6 +288,8 @@ def assemble_eu_run(
     est = eu_estimates(fits["train"].mean[keep], fits["train"].variance[keep], **opts)
     est2 = eu_estimates(fits["train_2"].mean, fits["train_2"].variance, **opts)
     pred_aug, pred_aug2 = (fits["aug"].mean[keep] > 0).astype(np.int64), (fits["aug_2"].mean > 0).astype(np.int64)
+    if optimal_pred is not None:
+        pred_aug, pred_aug2 = _optimal_pred(optimal_pred, keep, len(test2))
     gain = accuracy_gain(y[test], pred=est.pred, pred_optimal=pred_aug)
     gain2 = accuracy_gain(y[test2], pred=est2.pred, pred_optimal=pred_aug2)
     eu = {"M": est.mutual_information, "E": est.entropy}
@@ -321,6 +330,21 @@ def assemble_eu_run(
         fit_seconds=float(sum(seconds.values())),
         seed=int(seed),
     )
+
+
+def _optimal_pred(optimal_pred, keep: np.ndarray, n_test2: int) -> tuple:
+    """Check ``optimal_pred`` (predictions on all of D_test and on D_test,2) and apply ``keep`` to the first."""
+    if not isinstance(optimal_pred, (tuple, list)) or len(optimal_pred) != 2:
+        raise ValueError("optimal_pred must be None or a pair (predictions on D_test, predictions on D_test,2)")
+    out = []
+    for arr, want in zip(optimal_pred, (len(keep), n_test2)):
+        a = np.asarray(arr)
+        if a.shape != (want,) or not np.isin(a, (0, 1)).all():
+            raise ValueError(
+                f"optimal_pred must hold 0/1 arrays of lengths {(len(keep), n_test2)}; got shape {a.shape}"
+            )
+        out.append(a.astype(np.int64))
+    return out[0][keep], out[1]
 
 
 def run_eu_experiment(
@@ -521,8 +545,14 @@ def toy_eu_assemble(
     n_bins: int = 20,
     eu_method: str = "mc",
     n_samples: int = 1000,
+    gain_reference: str = "aug",
 ) -> EURun:
     """:func:`toy_eu_experiment` from the four GPs of :func:`toy_eu_fit` (``fits``: role -> :class:`EUFit`).
+
+    ``gain_reference="aug"`` measures the gain against :math:`\\hat f_{aug}` as the paper does (Def. 4 with
+    :math:`f^* \\approx \\hat f_{aug}`); ``"bayes"`` against the true Bayes classifier :math:`f^*` of the toy data
+    (:meth:`credalbook.papers.eu.EUToyData.bayes_probability` above 1/2), which separates what the GP's limited capacity does to the
+    gains from the rest (the fits are the same; :math:`\\hat f_{aug}` is not used).
 
     Examples
     --------
@@ -546,7 +576,18 @@ def toy_eu_assemble(
         n_samples=n_samples,
         test_keep=_toy_keep(t, low_aleatoric_discs, aleatoric_threshold),
         seed=seed,
+        optimal_pred=_toy_optimal(t, gain_reference),
     )
+
+
+def _toy_optimal(t: ToySplits, gain_reference: str):
+    """The Bayes classifier's predictions on D_test and D_test,2 (``"bayes"``), or None (``"aug"``: f_aug's)."""
+    if gain_reference == "aug":
+        return None
+    if gain_reference != "bayes":
+        raise ValueError(f"gain_reference must be 'aug' or 'bayes'; got {gain_reference!r}")
+    rows = (t.evaluation.test, t.calibration.test)
+    return tuple((t.data.bayes_probability(t.x[r]) > 0.5).astype(np.int64) for r in rows)
 
 
 def toy_eu_study(seeds=6, *, name: str = "toy data", progress: bool = True, n_jobs: int = 1, **kwargs) -> EUStudy:

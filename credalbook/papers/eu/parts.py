@@ -10,6 +10,7 @@ adds only its two calibration GPs, variant 2 (low-aleatoric test points dropped)
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -18,11 +19,33 @@ from credalbook.papers.eu.experiments import EU_ROLES, EUStudy, toy_eu_assemble,
 from credalbook.papers.eu.real_data import real_eu_assemble, real_eu_fit
 from credalbook.papers.parts import Part
 
-__all__ = ["EU_GROUPS", "EUPlan", "eu_parts", "eu_plan"]
+__all__ = ["EU_CARVING_RANGES", "EU_CAUSE_NOISE", "EU_GROUPS", "EUPlan", "eu_parts", "eu_plan"]
 
+#: The carving sensitivity study, fixed before it ran: the kept fractions :math:`p_i` of the discs rise linearly
+#: from the first value to the second (``credalbook.papers.eu.toy_disc_layout``), in the evaluation and the
+#: calibration discs alike, with every other setting of the main toy experiment and its seeds. (0, 0.6) is the
+#: book's main design (``credalbook.papers.eu.TOY_KEPT_FRACTIONS``: one disc emptied); (0.25, 0.85) is a milder
+#: design that the paper's only description ("some of the discs have fewer points removed than others") allows
+#: as well. Group ``carving_<first>-<last>`` holds a range's runs.
+EU_CARVING_RANGES = ((0.0, 0.6), (0.25, 0.85))
+#: The paired cause study, fixed before it ran: the toy noise sd of the book (0.3) against a noisier one (more
+#: test points of high aleatoric uncertainty), each with the gain measured against the GP ``f_aug`` (group
+#: ``noise_<sd>``, the paper's procedure) and against the true Bayes classifier (group ``bayes_<sd>``, the same
+#: fits: what the GP's capacity does); on a window of the toy data of the ``quick`` preset's size (at ``tiny`` and
+#: ``quick``, that scale's own window), with the main toy experiment's seeds.
+EU_CAUSE_NOISE = (0.3, 0.5)
 #: The experiments: the main toy experiment, the two mismatch variants of Sec. 5.3.2, the milder-carving
-#: sensitivity run, and the real data of Sec. 5.4.
-EU_GROUPS = ("toy", "large_calibration", "low_aleatoric", "carved_less", "real")
+#: sensitivity run, the real data of Sec. 5.4, the carving sensitivity study and the paired cause study.
+EU_GROUPS = (
+    "toy",
+    "large_calibration",
+    "low_aleatoric",
+    "carved_less",
+    "real",
+    *(f"carving_{lo:g}-{hi:g}" for lo, hi in EU_CARVING_RANGES),
+    *(f"{kind}_{sd:g}" for sd in EU_CAUSE_NOISE for kind in ("noise", "bayes")),
+)
+_CHAPTER = "05_epistemic_uncertainty_gp"
 
 
 @dataclass(frozen=True)
@@ -78,7 +101,9 @@ def eu_plan(
     >>> from credalbook.papers.presets import preset
     >>> plan = eu_plan(preset("05_epistemic_uncertainty_gp", "tiny"))
     >>> len(plan.parts), [p.name for p in plan.group_parts("large_calibration")][:3]
-    (20, ['toy-seed0-train', 'toy-seed0-aug', 'toy-seed1-train'])
+    (32, ['toy-seed0-train', 'toy-seed0-aug', 'toy-seed1-train'])
+    >>> [p.name for p in plan.group_parts("carving_0.25-0.85")][::4]
+    ['carved_less-seed0-train', 'carving_0.25-0.85-seed1-train']
     """
     if n_seeds is not None and (isinstance(n_seeds, bool) or not isinstance(n_seeds, int) or n_seeds < 1):
         raise ValueError(f"n_seeds must be a positive integer or None; got {n_seeds!r}")
@@ -141,7 +166,65 @@ def eu_plan(
             for role in EU_ROLES
         ]
         runs["real"].append((s, roles, real_eu_assemble, {"dataset": dataset, **real, **analysis}))
+    _study_parts(cfg, parts, runs, seeds=seeds, toy_noise_sd=toy_noise_sd, analysis=analysis, device=device)
     return EUPlan(parts=parts, runs=runs)
+
+
+def _cause_sizes(cfg) -> dict:
+    """Window, discs and GP of the paired cause study: the ``quick`` preset's at ``paper`` (full grid), else cfg's."""
+    if cfg["toy_window"] is None:
+        from credalbook.papers.presets import preset
+
+        cfg = preset(_CHAPTER, "quick")
+    return dict(window=cfg["toy_window"], discs=cfg["toy_discs"], gp=cfg["toy_gp"])
+
+
+def _study_parts(cfg, parts: list, runs: dict, *, seeds, toy_noise_sd, analysis: dict, device) -> None:
+    """Append the carving study and the paired cause study (:data:`EU_CARVING_RANGES`, :data:`EU_CAUSE_NOISE`).
+
+    A fit identical to one already planned (same function and arguments) is that part, under its name: the
+    book's own carving range is the main toy experiment, the milder one at seed 0 the ``carved_less`` run, and at
+    ``tiny`` and ``quick`` the cause study's noise 0.3 is the main toy experiment again. The new parts come in the
+    order in which a partial run already informs: the cheap cause study, then per seed the carving ranges' ``train``
+    and ``aug`` fits (rho_epi, raw EECE, the floor), then per seed their calibration fits.
+    """
+    known = {json.dumps(p.parameters(), sort_keys=True, default=str): p.name for p in parts}
+    new: dict = {}
+
+    def part(name: str, kwargs: dict) -> str:
+        candidate = Part(name, toy_eu_fit, kwargs)
+        key = json.dumps(candidate.parameters(), sort_keys=True, default=str)
+        if key not in known:
+            known[key] = name
+            new[name] = candidate
+        return known[key]
+
+    sizes = _cause_sizes(cfg)
+    order = {}
+    for sd in EU_CAUSE_NOISE:
+        kw = dict(noise_sd=sd, window=sizes["window"], evaluation=sizes["discs"], calibration=sizes["discs"])
+        runs.update({f"noise_{sd:g}": [], f"bayes_{sd:g}": []})
+        for s in seeds:
+            roles = {
+                r: part(f"noise_{sd:g}-seed{s}-{r}", {"seed": s, "role": r, **kw, "gp": sizes["gp"], "device": device})
+                for r in EU_ROLES
+            }
+            order.update({n: (0, 0, 0, 0) for n in roles.values()})
+            for kind, extra in (("noise", {}), ("bayes", {"gain_reference": "bayes"})):
+                runs[f"{kind}_{sd:g}"].append((s, roles, toy_eu_assemble, {**kw, **extra, **analysis}))
+    for i, (lo, hi) in enumerate(EU_CARVING_RANGES):
+        group = f"carving_{lo:g}-{hi:g}"
+        discs = {**cfg["toy_discs"], "p_train": (lo, hi)}
+        kw = dict(noise_sd=toy_noise_sd, window=cfg["toy_window"], evaluation=discs, calibration=discs)
+        runs[group] = []
+        for j, s in enumerate(seeds):
+            roles = {}
+            for k, r in enumerate(EU_ROLES):
+                kwargs = {"seed": s, "role": r, **kw, "gp": cfg["toy_gp"], "device": device}
+                roles[r] = part(f"{group}-seed{s}-{r}", kwargs)
+                order.setdefault(roles[r], (1, k // 2, j, i, k % 2))
+            runs[group].append((s, roles, toy_eu_assemble, {**kw, **analysis}))
+    parts += sorted(new.values(), key=lambda p: order[p.name])
 
 
 def eu_parts(cfg, **parameters) -> list:

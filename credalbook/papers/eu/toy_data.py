@@ -49,6 +49,7 @@ from credalbook.papers.eu.carving import _radius, BallLayout, BallSplit, grid_ce
 
 __all__ = [
     "TOY_GRID",
+    "TOY_KEPT_FRACTIONS",
     "TOY_N",
     "TOY_NOISE_SD",
     "EUToyData",
@@ -69,6 +70,13 @@ _K = TOY_GRID[0] * TOY_GRID[1]
 #: chosen with Table 1's uncalibrated EECE of Ê_E in view, that number is not judged by
 #: :func:`credalbook.papers.eu.compare` (matching it would be circular).
 TOY_NOISE_SD = 0.3
+#: The carving design of the book's main toy experiment (its choice; the paper gives no numbers): the fraction
+#: :math:`p_i` of each disc kept in :math:`\mathcal D_{train}` rises linearly from the first value to the second over
+#: the discs (C order), so with twelve discs :math:`p_i = 0, 0.055, \dots, 0.6` and the first disc is emptied (its
+#: points go to :math:`\mathcal D_{test}` and :math:`\mathcal D_{aug}` only). The paper says only that "some of the
+#: discs have fewer points removed than others"; ``credalbook.papers.eu.EU_CARVING_RANGES`` lists the designs the
+#: chapter's sensitivity study compares.
+TOY_KEPT_FRACTIONS = (0.0, 0.6)
 
 
 @dataclass(frozen=True)
@@ -218,7 +226,7 @@ def toy_disc_layout(
     *,
     shape=(4, 3),
     radius: float = 3.0,
-    p_train=(0.0, 0.6),
+    p_train=TOY_KEPT_FRACTIONS,
     q_test: float = 0.1,
     grid=TOY_GRID,
 ) -> BallLayout:
@@ -233,7 +241,8 @@ def toy_disc_layout(
       :math:`[0.5, 38.5] \times [0.5, 23.5]`; ``part="calibration"``: the same in the upper half
       :math:`[0.5, 38.5] \times [23.5, 46.5]` (:func:`credalbook.papers.eu.grid_centres`);
     * the kept fraction :math:`p_i` rises linearly from ``p_train[0]`` to ``p_train[1]`` over the
-      discs (C order), the test fraction is ``q_test`` in every disc.
+      discs (C order), the test fraction is ``q_test`` in every disc; the default is the book's design
+      :data:`TOY_KEPT_FRACTIONS`, :math:`(0, 0.6)`, which empties the first disc (:math:`p_0 = 0`).
 
     The default (4 × 3 discs of radius 3, :math:`p_i \in [0, 0.6]`, :math:`q_i = 0.1`) gives about
     2,300 points per disc and 2,800 test points; ``shape=(3, 1), radius=6.0`` gives the three large

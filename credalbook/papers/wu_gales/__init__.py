@@ -35,7 +35,21 @@ from credalbook.papers.wu_gales.figures import (
     plot_region_study,
     plot_temperature_study,
 )
-from credalbook.papers.wu_gales.parts import merge_topology_ensembles, wu_gales_parts, wu_gales_plan, WuGalesPlan
+from credalbook.papers.wu_gales.parts import (
+    merge_topology_ensembles,
+    regime_plan,
+    RegimePlan,
+    wu_gales_parts,
+    wu_gales_plan,
+    WuGalesPlan,
+)
+from credalbook.papers.wu_gales.regime import (
+    regime_member,
+    REGIME_NAME,
+    regime_network,
+    regime_split,
+    REGIME_TOPOLOGIES,
+)
 from credalbook.papers.wu_gales.reported import (
     WG_METRICS,
     WG_PAPER_COMBINATION,
@@ -94,6 +108,13 @@ __all__ = [
     "plot_region_study",
     "plot_temperature_study",
     "wu_gales_parts",
+    "regime_plan",
+    "RegimePlan",
+    "REGIME_NAME",
+    "REGIME_TOPOLOGIES",
+    "regime_member",
+    "regime_network",
+    "regime_split",
     "wu_gales_plan",
     "WuGalesPlan",
     "WG_METRICS",

@@ -30,9 +30,10 @@ import numpy as np
 
 from credalbook._validation import check_positive_int, check_seed
 from credalbook.papers.parts import Part
+from credalbook.papers.wu_gales.regime import regime_member
 from credalbook.papers.wu_gales.topologies import resolve_network_scale, topology_ensemble_logits, TopologyEnsemble
 
-__all__ = ["WuGalesPlan", "merge_topology_ensembles", "wu_gales_parts", "wu_gales_plan"]
+__all__ = ["RegimePlan", "WuGalesPlan", "merge_topology_ensembles", "regime_plan", "wu_gales_parts", "wu_gales_plan"]
 
 
 def merge_topology_ensembles(ensembles: Sequence[TopologyEnsemble]) -> TopologyEnsemble:
@@ -212,6 +213,120 @@ def wu_gales_plan(
     return WuGalesPlan(parts=parts, members=members, network_scale=network_scale)
 
 
+@dataclass(frozen=True)
+class RegimePlan:
+    """The members of the CIFAR-100 regime on Fashion-MNIST as parts, and their ensembles.
+
+    Attributes
+    ----------
+    parts : list of Part
+        One per member, named ``<dataset>-regime<per class>-<topology>-seed<s>``, seeds interleaved across
+        topologies (seed 0 of every topology, then seed 1, ...), so that a partial run already holds members
+        of each; its value is the dict of :func:`credalbook.papers.wu_gales.regime_member`.
+    members : dict
+        topology -> tuple of the part names of its members, in seed order.
+    """
+
+    parts: list
+    members: dict = field(repr=False)
+
+    def ensembles(self, values: dict) -> dict:
+        """topology -> :class:`credalbook.papers.wu_gales.TopologyEnsemble` of its members (validation and test).
+
+        Parameters
+        ----------
+        values : dict
+            part name -> value; parts of other plans are ignored.
+        """
+        if not isinstance(values, dict):
+            raise TypeError(f"values must be a dict of part name -> value; got {type(values).__name__}")
+        missing = [n for names in self.members.values() for n in names if n not in values]
+        if missing:
+            raise ValueError(f"values lacks the parts {missing}")
+        out = {}
+        for t, names in self.members.items():
+            one = []
+            for n in names:
+                v = values[n]
+                one.append(
+                    TopologyEnsemble(
+                        logits_val=v["logits_val"][:, None, :],
+                        y_val=v["y_val"],
+                        logits_test=v["logits_test"][:, None, :],
+                        y_test=v["y_test"],
+                        topology=t,
+                        seeds=(int(n.rsplit("-seed", 1)[1]),),
+                        histories=(v["history"],),
+                        seconds=np.array([v["seconds"]]),
+                        n_parameters=int(v["n_parameters"]),
+                        config=v["config"],
+                    )
+                )
+            out[t] = merge_topology_ensembles(one)
+        return out
+
+
+def regime_plan(cfg, *, seed: int = 0, dataset: str = "fashion_mnist", device="auto", **_ignored) -> RegimePlan:
+    """The members of the CIFAR-100 regime at preset ``cfg`` (keys ``regime_*``), as parts.
+
+    Member m of every topology is trained with seed ``seed + m`` (m < ``cfg["regime_members"]``) on the
+    split of :func:`credalbook.papers.wu_gales.regime_split` with ``split_seed = seed``.
+
+    Parameters
+    ----------
+    cfg : mapping
+        The chapter's preset.
+    seed : int, default=0
+    dataset : str, default="fashion_mnist"
+    device : str, default="auto"
+        Not part of a record's parameters.
+
+    Returns
+    -------
+    RegimePlan
+
+    References
+    ----------
+    Wu & Gales (2021), Sec. 4.3 and App. A.4.
+
+    Examples
+    --------
+    >>> from credalbook.papers.presets import preset
+    >>> plan = regime_plan(preset("04_wu_gales_ensemble_calibration", "paper"))
+    >>> len(plan.parts), [p.name for p in plan.parts[:5]]  # doctest: +NORMALIZE_WHITESPACE
+    (40, ['fashion_mnist-regime450-len-seed0', 'fashion_mnist-regime450-dsn100-seed0',
+          'fashion_mnist-regime450-dsn121-seed0', 'fashion_mnist-regime450-rsn-seed0',
+          'fashion_mnist-regime450-len-seed1'])
+    """
+    seed = check_seed(seed, generator=False)
+    if not isinstance(seed, int):
+        raise ValueError(f"seed must be a non-negative integer; got {seed!r}")
+    if not isinstance(dataset, str) or not dataset:
+        raise ValueError(f"dataset must be a dataset's name; got {dataset!r}")
+    m = check_positive_int(cfg["regime_members"], "cfg['regime_members']")
+    per_class = check_positive_int(cfg["regime_per_class"], "cfg['regime_per_class']")
+    data = dict(
+        dataset=dataset,
+        per_class_train=per_class,
+        n_val=cfg["regime_n_val"],
+        n_test=cfg["regime_n_test"],
+        split_seed=seed,
+        epochs=cfg["regime_epochs"],
+    )
+    topologies = tuple(cfg["topologies"])
+    parts, members = [], {t: [] for t in topologies}
+    for s in range(seed, seed + m):
+        for t in topologies:
+            name = f"{dataset.lower()}-regime{per_class}-{t.lower()}-seed{s}"
+            members[t].append(name)
+            parts.append(Part(name, regime_member, {**data, "topology": t, "seed": s, "device": device}))
+    return RegimePlan(parts=parts, members={t: tuple(n) for t, n in members.items()})
+
+
 def wu_gales_parts(cfg, **parameters) -> list:
-    """The parts of :func:`credalbook.papers.wu_gales.wu_gales_plan` (the chapter's entry in ``credalbook.papers.parts.PLANS``)."""
-    return wu_gales_plan(cfg, **parameters).parts
+    """The chapter's parts (the entry in ``credalbook.papers.parts.PLANS``).
+
+    The members of :func:`credalbook.papers.wu_gales.wu_gales_plan`, then those of
+    :func:`credalbook.papers.wu_gales.regime_plan`.
+    """
+    return wu_gales_plan(cfg, **parameters).parts + regime_plan(cfg, **parameters).parts

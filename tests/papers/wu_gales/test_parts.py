@@ -91,10 +91,12 @@ class TestWuGalesPlan:
         assert all(p.kwargs["scale"] == "paper" for p in gpu.parts)
         # the registered plan gives the same parts, and takes the chapter's other parameters in its stride
         via = plan_parts(CHAPTER, cfg, seed=3, dataset="cifar100", device="cpu", networks="auto", scale="paper")
-        assert [p.name for p in via] == [p.name for p in cpu.parts]
-        assert [p.parameters() for p in wu_gales_parts(cfg, seed=3, dataset="cifar100", device="cpu")] == [
+        assert [p.name for p in via][: len(cpu.parts)] == [p.name for p in cpu.parts]
+        assert [p.parameters() for p in wu_gales_parts(cfg, seed=3, dataset="cifar100", device="cpu")][:40] == [
             p.parameters() for p in cpu.parts
         ]
+        # then the members of the CIFAR-100 regime (tests/papers/wu_gales/test_regime.py)
+        assert len(via) == 80 and all("-regime450-" in p.name for p in via[40:])
         for p in cpu.parts + gpu.parts:  # JSON-able configuration only
             assert records.part_parameters(p) == json.loads(json.dumps(records.encode(p.parameters())))
 
