@@ -399,7 +399,8 @@ def fit_with_early_stopping(
     history : list of dict
         ``epoch``, ``train_loss`` (loss on the training part after the epoch), ``cv_nll``.
     best_epoch : int
-        Epoch whose parameters are kept (0: the initial ones were best).
+        Epoch whose parameters are kept (0: the initial ones were best, which emits a
+        :class:`sklearn.exceptions.ConvergenceWarning`: the fit ended where it started).
     best_cv : float
         Held-out criterion of the kept parameters (NaN without a held-out part).
 
@@ -485,4 +486,10 @@ def fit_with_early_stopping(
     history = train_loop(train_epoch, range(1, max_epochs + 1), stopping=stopping, monitor="cv_nll")
     stopping.restore(module.load_state_dict)
     best_cv, best_epoch = stopping.best, stopping.best_epoch
+    if best_epoch == 0 and n_cv and history:
+        _warn_convergence(
+            f"{type(module).__name__}.fit: kept its initial parameters: no epoch lowered the held-out loss "
+            f"below its value at the start ({float(best_cv):.6g}; {len(history)} epochs of {optimizer}, patience "
+            f"{patience}), so the fit ended where it started; raise lr (={lr}) or max_epochs, or use optimizer='auto'."
+        )
     return history, best_epoch, float(best_cv)

@@ -99,8 +99,22 @@ PRESETS = {
         # authors'-code variant; backbone_*/head_*: the Table 1 networks (head_lr/head_momentum: SGD of the heads;
         # the paper's App. A.2 gives 1e-5 / 0.99, used at paper scale; the smaller runs keep 1e-2 / 0.9, under
         # which the heads train in 20 epochs on the small backbone); illustration_u: spread of Fig. 1 left;
-        # corner_instances: S2 instances of the Fig. 1 (left) closest-corner check.
+        # corner_instances: S2 instances of the Fig. 1 (left) closest-corner check; fig1_search_datasets: Fig. 1's S1
+        # with fig3_solver (one minimiser for M = 10 and 100); fig3_cobyla_datasets: App. Fig. 3's S1 with NLopt's
+        # COBYLA (ECE tests, chunks of 20; fig3_cobyla_options: its settings, a
+        # smaller budget at tiny only, a smoke test); text_datasets: S2/S3 with the segment from p_e (Sec. 4.1's text);
+        # table1_*: the end-to-end Table 1 cells (data sets, seeds, Adam epochs, training images, SmallCNN body).
         "tiny": dict(
+            fig1_search_datasets=8,
+            fig3_cobyla_datasets=1,
+            fig3_cobyla_options={"maxiter": 100},
+            text_datasets=8,
+            table1_datasets=("digits",),
+            table1_seeds=1,
+            table1_epochs=1,
+            table1_train=300,
+            table1_channels=(8, 16),
+            table1_hidden=32,
             fig1=8,
             fig2=4,
             fig3=3,
@@ -120,6 +134,16 @@ PRESETS = {
             corner_instances=200,
         ),
         "quick": dict(
+            fig1_search_datasets=60,
+            fig3_cobyla_datasets=10,
+            fig3_cobyla_options={},
+            text_datasets=60,
+            table1_datasets=("fashion_mnist", "digits"),
+            table1_seeds=2,
+            table1_epochs=2,
+            table1_train=10000,
+            table1_channels=(32, 64),
+            table1_hidden=128,
             fig1=60,
             fig2=30,
             fig3=15,
@@ -139,6 +163,16 @@ PRESETS = {
             corner_instances=1000,
         ),
         "paper": dict(
+            fig1_search_datasets=1000,
+            fig3_cobyla_datasets=100,
+            fig3_cobyla_options={},
+            text_datasets=1000,
+            table1_datasets=("fashion_mnist", "digits"),
+            table1_seeds=3,
+            table1_epochs=2,
+            table1_train=None,
+            table1_channels=(32, 64),
+            table1_hidden=128,
             fig1=1000,
             fig2=1000,
             fig3=1000,
@@ -381,7 +415,8 @@ PRESETS = {
         # and updates up to rounding, about 0.8x the time per step at 1024-2048 inducing points). real_*: Sec. 5.4 on
         # `dataset` (PCA to 50, even vs odd), real_points = None: all images, train and test pooled.
         # n_samples: Monte-Carlo draws per point for the EU integrals; the paper uses Monte Carlo but gives no
-        # number of draws, so 1000 is the book's choice.
+        # number of draws, so 1000 is the book's choice. analogue_half_points: the half of the data of the Fashion-MNIST
+        # analogue (credalbook.papers.eu.analogue; its "all" is real_points).
         "tiny": dict(
             toy_seeds=2,
             toy_window=(8, 8),
@@ -395,6 +430,7 @@ PRESETS = {
             n_bins=20,
             real_seeds=1,
             real_points=3000,
+            analogue_half_points=1500,
             real_split=dict(n_centres=6, ball_size=0.04, p_train=(0.0, 0.6), q_test=0.15),
             real_gp=dict(
                 n_inducing=32,
@@ -419,6 +455,7 @@ PRESETS = {
             n_bins=20,
             real_seeds=2,
             real_points=20000,
+            analogue_half_points=10000,
             real_split=dict(n_centres=12, ball_size=0.04, p_train=(0.0, 0.6), q_test=0.15),
             real_gp=dict(
                 n_inducing=256,
@@ -443,6 +480,7 @@ PRESETS = {
             n_bins=20,
             real_seeds=6,
             real_points=None,
+            analogue_half_points=35000,
             real_split=dict(n_centres=12, ball_size=0.04, p_train=(0.0, 0.6), q_test=0.1),
             real_gp=dict(
                 n_inducing=1024,

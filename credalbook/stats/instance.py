@@ -206,10 +206,14 @@ def instance_calibration_test(
         ``resample`` : {"permutation", "bootstrap"}, default "permutation"
             How the null replicates treat the test instances: kept (each replicate only redraws the
             labels, :math:`y^*_i \sim \mathrm{Cat}(\hat{\mathbf p}_{\boldsymbol\lambda}(\mathbf x_i))`) or
-            resampled with replacement. With replacement, duplicated instances make every leave-one-out
-            KDE estimate (L_p, KL) see a neighbour with *identical* prediction whose label was drawn from
-            that very prediction, which lowers the null distribution: a calibrated predictor is then
-            rejected almost surely (shown in the chapter). Hence the default.
+            resampled with replacement first (``"bootstrap"``: Vaicenavicius et al.'s consistency resampling,
+            and what Jürgens et al.'s code does, mkjuergens/EnsembleCalibration@8dff2b5,
+            ``src/cal_test/bootstrap_test.py``, l. 185). With replacement, duplicated instances make every
+            leave-one-out KDE estimate (L_p, KL) see a neighbour with *identical* prediction whose label was
+            drawn from that very prediction, which moves the null distribution away from the statistic's
+            distribution on the real labels: on confident, calibrated predictions the p-value is close to 1,
+            on diffuse ones a calibrated predictor is rejected far more often than α (both shown in the
+            Jürgens et al. chapter). Hence the default.
         ``learner_options`` : dict, optional
             Passed to :func:`~credalbook.stats.fit_weight_function` (``hidden``, ``lr``, ``max_epochs``,
             ``patience``, ``score``, ``gamma``, ``device`` …).

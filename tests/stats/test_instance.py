@@ -53,6 +53,19 @@ class TestInstanceCalibrationTest:
         # the learned λ(x) applies to new features
         assert res.weight_function.weights(np.linspace(0, 5, 7)).shape == (7, 2)
 
+    def test_resample_bootstrap_is_the_authors_null(self):
+        """``resample="bootstrap"``: the null replicates of the combined predictor drawn with its instances resampled
+        with replacement; the default keeps the instances; the statistic is the same."""
+        sc = instance_scenario("binary", "H0-const", n_datasets=1, n_instances=400, seed=2)
+        args = (sc.features[0], sc.ens_probs[0], sc.labels[0])
+        kw = dict(measure="lp", n_resamples=30, learner_options={"max_epochs": 3}, seed=0, chunk_size=None)
+        default = instance_calibration_test(*args, **kw)
+        perm = instance_calibration_test(*args, resample="permutation", **kw)
+        boot = instance_calibration_test(*args, resample="bootstrap", **kw)
+        np.testing.assert_array_equal(default.null_distribution, perm.null_distribution)
+        assert boot.statistic == perm.statistic and boot.details["resample"] == "bootstrap"
+        assert not np.array_equal(boot.null_distribution, perm.null_distribution)
+
     def test_far_outside_is_rejected(self):
         sc = instance_scenario("binary", "H1-3", n_datasets=1, n_instances=1500, seed=1)
         res = instance_calibration_test(

@@ -4,7 +4,8 @@ chapter's resumable parts.
 """
 
 from credalbook.papers.juergens.authors_code import authors_lp_kde, authors_mmd_kce, kl_gradient_check, lp_clamp_effect
-from credalbook.papers.juergens.compare import compare, paper_table1, paper_table1_summary
+from credalbook.papers.juergens.authors_settings import authors_binary_scenario, AUTHORS_FIG34_SETTINGS, AUTHORS_LEARNER
+from credalbook.papers.juergens.compare import compare, paper_table1, paper_table1_cells, paper_table1_summary
 from credalbook.papers.juergens.error_rates import (
     instance_test_error_rates,
     instance_test_error_summary,
@@ -34,6 +35,10 @@ from credalbook.papers.juergens.real_sets import evaluate_instance_test, TABLE1_
 __all__ = [
     "compare",
     "paper_table1",
+    "paper_table1_cells",
+    "AUTHORS_FIG34_SETTINGS",
+    "AUTHORS_LEARNER",
+    "authors_binary_scenario",
     "paper_table1_summary",
     "instance_test_error_rates",
     "instance_test_error_summary",

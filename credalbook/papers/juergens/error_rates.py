@@ -21,6 +21,7 @@ from credalbook._progress import progress_bar
 from credalbook._validation import check_choice, check_positive_int, check_probability
 from credalbook.cache import cached
 from credalbook.metrics.distribution import ESTIMATORS
+from credalbook.papers.juergens.authors_settings import authors_binary_scenario
 from credalbook.papers.mortier.error_rates import ErrorRateStudy, ErrorRateSummary, PAPER_ALPHAS
 from credalbook.stats.bootstrap import (
     MeasureObjective,
@@ -60,6 +61,9 @@ JUERGENS_H1_ALPHAS = (0.005, 0.01, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3)
 #: al.'s twelve) and of the H1 panels, in increasing order.
 JUERGENS_SUMMARY_ALPHAS = tuple(sorted(set(PAPER_ALPHAS) | set(JUERGENS_H1_ALPHAS)))
 
+
+#: Who draws the datasets of a study (:func:`instance_test_error_rates`).
+SIMULATORS = ("book", "authors")
 
 #: Solvers that draw no random numbers: their minimisations can run apart from the estimator's stream.
 _RNG_FREE_SOLVERS = frozenset({"cobyla", "cobyla_powell", "slsqp", "grid"})
@@ -219,6 +223,7 @@ def instance_test_error_rates(
     seed: int = 0,
     n_jobs: int = 1,
     progress: bool = True,
+    simulator: str = "book",
 ) -> ErrorRateStudy:
     r"""Type I / II error study of the new test and of Mortier et al.'s test (Jürgens et al., Figs. 3-4).
 
@@ -242,8 +247,10 @@ def instance_test_error_rates(
         Also run Mortier et al.'s test.
     mortier_solver : str, default "cobyla_powell"
     mortier_resample : {"permutation", "bootstrap"}, default "permutation"
-        Null replicates of Mortier et al.'s test (the authors' code permutes; with the KDE
-        estimators resampling with replacement biases the null downwards, see ``resample``).
+        Null replicates of Mortier et al.'s test. The authors' baseline resamples the instances with
+        replacement (mkjuergens/EnsembleCalibration@8dff2b5, ``src/cal_test/bootstrap_test.py``, l. 316-323); with
+        the KDE estimators that biases the null, see ``resample`` of
+        :func:`~credalbook.stats.instance_calibration_test`.
     learner_options : dict, optional
         For :func:`~credalbook.stats.fit_weight_function`.
     device : str, default "cpu"
@@ -259,6 +266,10 @@ def instance_test_error_rates(
         depend on ``n_jobs`` (in worker processes the weight networks train with one torch thread: equal
         to a one-thread serial run).
     progress : bool
+    simulator : {"book", "authors"}, default "book"
+        Who draws the datasets: :func:`~credalbook.synthetic.instance_scenario`, or (binary setting only) the
+        authors' generator :func:`~credalbook.papers.juergens.authors_binary_scenario` (H1-1, H1-2, H1-3: their
+        ``setting`` 1, 2 and None).
 
     Returns
     -------
@@ -273,9 +284,11 @@ def instance_test_error_rates(
     n_jobs = check_n_jobs(n_jobs)
     start = time.perf_counter()
     seqs = np.random.SeedSequence(seed).spawn(2 + len(specs))
-    sc = instance_scenario(
-        setting, hypothesis, n_datasets=n_datasets, n_instances=n_instances, seed=np.random.default_rng(seqs[0])
-    )
+    check_choice(simulator, "simulator", SIMULATORS)
+    if simulator == "authors" and setting != "binary":
+        raise ValueError(f"simulator='authors' exists for setting='binary' only; got setting={setting!r}")
+    draw = instance_scenario if simulator == "book" else (lambda _, *a, **k: authors_binary_scenario(*a, **k))
+    sc = draw(setting, hypothesis, n_datasets=n_datasets, n_instances=n_instances, seed=np.random.default_rng(seqs[0]))
     opt, val, test = split_indices(n_instances, fractions, seed=np.random.default_rng(seqs[1]))
     x, ens, y = sc.features, sc.ens_probs, sc.labels
     r = x.shape[0]
@@ -311,6 +324,7 @@ def instance_test_error_rates(
         mortier_resample=mortier_resample,
         learner_options=dict(learner_options or {}),
         seed=seed,
+        **({} if simulator == "book" else {"simulator": simulator}),
     )
     return ErrorRateStudy(
         hypothesis,
@@ -380,7 +394,9 @@ def resampling_pitfall(
     Resampling the instances with replacement first (``"bootstrap"``, Vaicenavicius et al.) gives a duplicated
     instance a neighbour with an identical prediction whose label was drawn from that very prediction, which
     lowers the null distribution of the kernel estimators, so the calibrated predictor is rejected far more
-    often than α; keeping the instances (``"permutation"``, the authors' code) holds the level.
+    often than α; keeping the instances (``"permutation"``, the book's default) holds the level. The authors' code
+    kept them until commit 5636feb and resamples with replacement since b66dc2b (mkjuergens/EnsembleCalibration,
+    ``src/cal_test/bootstrap_test.py``, l. 185 at 8dff2b5).
 
     Parameters
     ----------

@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from credalbook._validation import check_choice
+from credalbook.papers.juergens.authors_settings import AUTHORS_LEARNER
 from credalbook.papers.juergens.error_rates import (
     instance_test_error_summary,
     JUERGENS_ESTIMATORS,
@@ -71,8 +72,10 @@ class JuergensPlan:
     ----------
     parts : list of Part
         ``<setting>-<hypothesis>`` (ten studies of Figs. 3-4), ``landscape-<estimator>`` (Figs. 6-7),
-        ``appb-<combination>`` (App. B), ``pitfall-<estimator>`` and ``table1-<architecture>`` (``a``, ``b``), in
-        that order.
+        ``appb-<combination>`` (App. B), ``pitfall-<estimator>``, ``table1-<architecture>`` (``a``, ``b``), then the
+        authors' variants: ``table1boot-<architecture>`` (their resampling), ``authors-binary-<hypothesis>``
+        (their binary generator) and ``authors-settings-<setting>-<hypothesis>`` (their λ-network and bandwidths),
+        in that order.
     bandwidths : dict
         ``"binary"``, ``"multiclass"`` (Figs. 3-4) and ``"landscape"`` (Figs. 6-7) → the SKCE bandwidth.
     """
@@ -117,7 +120,7 @@ def juergens_plan(
     >>> from credalbook.papers.presets import preset
     >>> plan = juergens_plan(preset("02_juergens_instance_calibration", "tiny"))
     >>> len(plan.parts), [p.name for p in plan.parts][::5]
-    (21, ['binary-h0-const', 'multiclass-h0-const', 'landscape-lp', 'appb-marginal', 'table1-b'])
+    (35, ['binary-h0-const', 'multiclass-h0-const', 'landscape-lp', 'appb-marginal', 'table1-b', 'authors-binary-h1-1', 'authors-settings-multiclass-h0-const'])
     """
     learner = dict(max_epochs=cfg["epochs"], patience=cfg["patience"])
     bandwidths = {s: _settings_bandwidth(s, cfg["instances"], seed) for s in SETTINGS}
@@ -128,7 +131,101 @@ def juergens_plan(
     parts += _app_b_parts(cfg, seed=seed)
     parts += _pitfall_parts(cfg, seed=seed)
     parts += _table1_parts(cfg, dataset=dataset, device=device, seed=seed)
+    parts += _authors_parts(cfg, bandwidths, learner, dataset=dataset, device=device, seed=seed)
     return JuergensPlan(parts=parts, bandwidths=bandwidths)
+
+
+#: The studies of the authors' binary generator (their ``setting`` 1 and None; H0 with their weights).
+AUTHORS_GENERATOR_HYPOTHESES = ("H0-const", "H0-inst", "H1-1", "H1-3")
+#: The studies with the authors' λ-network and bandwidths (:data:`AUTHORS_LEARNER`; 0.01 for L2, KL and MMD):
+#: (setting, simulator of the datasets, hypothesis).
+AUTHORS_SETTINGS_STUDIES = tuple(
+    [("binary", "authors", h) for h in ("H0-const", "H0-inst", "H1-3")]
+    + [("multiclass", "book", h) for h in HYPOTHESES]
+)
+#: Minutes on one core at ``paper`` scale of the parts :func:`juergens_plan` adds for the authors' resampling,
+#: generator and settings (from the wall times of the recorded parts they resemble).
+AUTHORS_PART_MINUTES = {
+    "table1boot-a": 5,
+    "table1boot-b": 6,
+    "authors-binary-h0-const": 12,
+    "authors-binary-h0-inst": 17,
+    "authors-binary-h1-1": 29,
+    "authors-binary-h1-3": 25,
+    "authors-settings-binary-h0-const": 12,
+    "authors-settings-binary-h0-inst": 17,
+    "authors-settings-binary-h1-3": 25,
+    "authors-settings-multiclass-h0-const": 25,
+    "authors-settings-multiclass-h0-inst": 25,
+    "authors-settings-multiclass-h1-1": 32,
+    "authors-settings-multiclass-h1-2": 30,
+    "authors-settings-multiclass-h1-3": 23,
+}
+
+
+def _study(name, setting, hypothesis, cfg, specs, learner, *, device, seed, **extra) -> Part:
+    return Part(
+        name,
+        instance_test_error_summary,
+        dict(
+            setting=setting,
+            hypothesis=hypothesis,
+            n_datasets=cfg["datasets"],
+            n_instances=cfg["instances"],
+            estimators=specs,
+            n_resamples=cfg["n_bootstrap"],
+            learner_options=learner,
+            device=device,
+            seed=seed,
+            alphas=JUERGENS_SUMMARY_ALPHAS,
+            **extra,
+        ),
+    )
+
+
+def _authors_parts(cfg, bandwidths, learner, *, dataset, device, seed) -> list:
+    """Table 1 with the authors' resampling; Fig. 3 with their generator; Figs. 3-4 with their settings."""
+    parts = [
+        Part(p.name.replace("table1-", "table1boot-"), p.func, {**p.kwargs, "resample": "bootstrap"})
+        for p in _table1_parts(cfg, dataset=dataset, device=device, seed=seed)
+    ]
+    book = tuple((e, {"bandwidth": bandwidths["binary"]} if e == "skce" else dict(o)) for e, o in JUERGENS_ESTIMATORS)
+    for h in AUTHORS_GENERATOR_HYPOTHESES:
+        parts.append(
+            _study(
+                f"authors-binary-{h.lower()}",
+                "binary",
+                h,
+                cfg,
+                book,
+                learner,
+                device=device,
+                seed=seed,
+                simulator="authors",
+            )
+        )
+    theirs = {**AUTHORS_LEARNER, "max_epochs": min(AUTHORS_LEARNER["max_epochs"], cfg["epochs"])}
+    theirs["patience"] = learner["patience"]
+    for setting, gen, h in AUTHORS_SETTINGS_STUDIES:
+        specs = tuple(
+            (e, {"bandwidth": bandwidths[setting]} if e == "skce" else {"bandwidth": 0.01})
+            for e, _ in JUERGENS_ESTIMATORS
+        )
+        extra = {"simulator": gen} if gen != "book" else {}
+        parts.append(
+            _study(
+                f"authors-settings-{setting}-{h.lower()}",
+                setting,
+                h,
+                cfg,
+                specs,
+                theirs,
+                device=device,
+                seed=seed,
+                **extra,
+            )
+        )
+    return parts
 
 
 def _study_parts(cfg, bandwidths, learner, *, device, seed) -> list:

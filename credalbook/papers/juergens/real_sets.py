@@ -10,11 +10,12 @@ from __future__ import annotations
 import numpy as np
 
 from credalbook._deprecation import renamed
-from credalbook._validation import check_positive_int, check_probability
+from credalbook._validation import check_choice, check_positive_int, check_probability
 from credalbook.metrics.classification import accuracy
 from credalbook.stats.bootstrap import bootstrap_calibration_test
 from credalbook.stats.instance import instance_calibration_test
 from credalbook.stats.measures import estimator_measure
+from credalbook.stats.null_distribution import RESAMPLING
 
 __all__ = ["evaluate_instance_test", "table1_rows", "TABLE1_ARCHITECTURES", "TABLE1_KINDS"]
 
@@ -40,6 +41,7 @@ def evaluate_instance_test(
     alpha: float = 0.01,
     learner_options: dict | None = None,
     seed: int = 0,
+    resample: str = "permutation",
 ) -> list[dict]:
     r"""Rows of Jürgens et al.'s Table 1 for one classifier set: mean predictor vs learned :math:`\boldsymbol\lambda(\mathbf x)`.
 
@@ -64,6 +66,10 @@ def evaluate_instance_test(
         The paper's level in Table 1.
     learner_options : dict, optional
     seed : int
+    resample : {"permutation", "bootstrap"}, default "permutation"
+        The null replicates of both tests: the test instances kept, only their labels redrawn, or drawn with
+        replacement first, as the authors' code does (mkjuergens/EnsembleCalibration@8dff2b5,
+        ``src/cal_test/bootstrap_test.py``, l. 185).
 
     Returns
     -------
@@ -72,6 +78,7 @@ def evaluate_instance_test(
         same with ``lambda_`` for the learned combination (``h0`` is "REJ." or "¬REJ.").
     """
     alpha = check_probability(alpha, "alpha")
+    check_choice(resample, "resample", RESAMPLING)
     val_fraction = check_probability(val_fraction, "val_fraction")
     cal, test = np.asarray(classifier_set.ens_probs_cal), np.asarray(classifier_set.ens_probs_test)
     fc, ft = np.asarray(features_cal, dtype=np.float64), np.asarray(features_test, dtype=np.float64)
@@ -97,14 +104,7 @@ def evaluate_instance_test(
         opts = dict((estimator_options or {}).get(name, {}))
         g = estimator_measure(name, **opts)
         base = bootstrap_calibration_test(
-            mean,
-            y_test,
-            measure=g,
-            n_resamples=n_resamples,
-            alpha=alpha,
-            resample="permutation",
-            seed=seed,
-            chunk_size=None,
+            mean, y_test, measure=g, n_resamples=n_resamples, alpha=alpha, resample=resample, seed=seed, chunk_size=None
         )
         new = instance_calibration_test(
             x,
@@ -118,6 +118,7 @@ def evaluate_instance_test(
             learner_options=learner_options,
             seed=seed,
             chunk_size=None,
+            resample=resample,
         )
         rows.append(
             {
@@ -149,6 +150,7 @@ def table1_rows(
     learner_options: dict | None = None,
     device: str = "auto",
     seed: int = 0,
+    resample: str = "permutation",
 ) -> dict:
     r"""The Table 1 rows of every classifier set on one frozen backbone (Jürgens et al., Sec. 4.3, Table 1).
 
@@ -174,6 +176,8 @@ def table1_rows(
         Where the backbone, the heads and the λ-networks train.
     seed : int
         Of the heads and of the tests.
+    resample : {"permutation", "bootstrap"}, default "permutation"
+        As in :func:`evaluate_instance_test` (``"bootstrap"``: the authors' resampling).
 
     Returns
     -------
@@ -206,6 +210,7 @@ def table1_rows(
             alpha=alpha,
             seed=seed,
             learner_options=learner,
+            resample=resample,
         ):
             rows[f"{name} · {row.pop('estimator')}"] = row
     return rows

@@ -11,7 +11,20 @@ from credalbook.papers.mimori.alpha0 import (
     posterior_conditional_epistemic_loss,
 )
 from credalbook.papers.mimori.compare import compare, POST_ROWS
-from credalbook.papers.mimori.evaluation import bootstrap_metrics, dpe_reliability, evaluate_predictors, ts_dpe_shift
+from credalbook.papers.mimori.controls import (
+    best_constant_alpha0,
+    constant_alpha0_posterior_el,
+    constant_dpe_shrinkage,
+    SharedTemperatureEnsembleScaling,
+)
+from credalbook.papers.mimori.evaluation import (
+    bootstrap_metrics,
+    dpe_reliability,
+    ensemble_temperature_scan,
+    evaluate_predictors,
+    pool_seeds,
+    ts_dpe_shift,
+)
 from credalbook.papers.mimori.figures import (
     plot_calibration_dispersion_map,
     plot_debiasing_study,
@@ -21,10 +34,13 @@ from credalbook.papers.mimori.figures import (
     plot_ts_shifts,
 )
 from credalbook.papers.mimori.networks import (
+    AUTHORS_NETWORK,
     build_mix_network,
+    chapter_setting,
     MIX_AUGMENTATIONS,
     mix_training_settings,
     MixNetwork,
+    STRONG_TTA_AUGMENT,
     train_mix_network,
 )
 from credalbook.papers.mimori.predictions import mimori_predictions, MimoriPredictions, PredictorOutputs
@@ -50,6 +66,15 @@ __all__ = [
     "compare",
     "POST_ROWS",
     "AlphaOptimumGrid",
+    "best_constant_alpha0",
+    "constant_alpha0_posterior_el",
+    "constant_dpe_shrinkage",
+    "SharedTemperatureEnsembleScaling",
+    "ensemble_temperature_scan",
+    "pool_seeds",
+    "AUTHORS_NETWORK",
+    "chapter_setting",
+    "STRONG_TTA_AUGMENT",
     "bootstrap_metrics",
     "build_mix_network",
     "debiasing_study",

@@ -17,28 +17,38 @@ Predictions in Medical Domain. arXiv:2007.01659 (2022).
 from __future__ import annotations
 
 import numpy as np
+from scipy.special import log_softmax
 
 from credalbook._deprecation import renamed
 from credalbook._parallel import check_n_jobs, sweep
 from credalbook._validation import check_positive_int
+from credalbook.calibration.scaling import histogram_nll
 from credalbook.metrics.label_hist import cpe_loss_decomposition, expected_squared_loss
-from credalbook.metrics.label_stats import statistic_calibration, statistic_squared_loss
+from credalbook.metrics.label_stats import statistic_calibration, statistic_mean_estimate, statistic_squared_loss
 from credalbook.papers.mimori.predictions import MimoriPredictions
 
-__all__ = ["evaluate_predictors", "bootstrap_metrics", "ts_dpe_shift", "dpe_reliability"]
+__all__ = [
+    "evaluate_predictors",
+    "bootstrap_metrics",
+    "ts_dpe_shift",
+    "dpe_reliability",
+    "ensemble_temperature_scan",
+    "pool_seeds",
+]
 
 
 def evaluate_predictors(predictions: MimoriPredictions, config, *, names=None, n_bins: int = 15) -> dict:
     r"""The metrics of Tables 1, 2 and 4-6 for each predictor of `config`, on the test histograms.
 
-    ``{name: {"Acc", "L_sq", "EL", "CE", "CL", "DL", "EL true", "L_phi", "CE_phi", "EL post"}}``:
+    ``{name: {"Acc", "L_sq", "EL", "CE", "CL", "DL", "EL true", "U_Q", "L_phi", "CE_phi", "EL post"}}``:
     accuracy against the majority label of each histogram; :math:`\hat L_{sq}` (Eq. 8),
     :math:`\widehat{\mathrm{EL}}` (Eq. 10), :math:`\widehat{\mathrm{CE}}`, :math:`\widehat{\mathrm{CL}}`
     and :math:`\widehat{\mathrm{DL}}` (Eqs. 14, 36; 15 bins); the true EL from the known Q;
     :math:`\hat L_{\phi^D}` (Eq. 40) and :math:`\widehat{\mathrm{CE}}_{\phi^D}` (Eq. 44) of the DPEs;
-    the unbiased EL of the posterior CPEs (Table 2; only where the predictor has them).
+    the unbiased EL of the posterior CPEs (Table 2; only where the predictor has them); ``"U_Q"`` the mean unbiased
+    disagreement of the histograms (:math:`\bar u_Q = \mathbb E[1 - \sum_k Q_k^2]`, the same for every predictor).
     """
-    outputs = {n: predictions.predictors[(config, n)] for n in names or predictions.names(config)}
+    outputs = {n: predictions.outputs(config, n) for n in names or predictions.names(config)}
     return _metric_rows(predictions.test_hist[config], predictions.true_probs, outputs, _cpe_groups(outputs), n_bins)
 
 
@@ -60,6 +70,8 @@ def _metric_rows(hist, true_probs, outputs: dict, groups: dict, n_bins: int, idx
     its predictors: the same function of the same numbers, so every value is that of the predictor alone."""
     take = (lambda a: a) if idx is None else (lambda a: a[idx])
     hist, truth = take(hist), take(true_probs)
+    gini = statistic_mean_estimate(hist)
+    u_q = float(np.mean(gini[np.isfinite(gini)])) if np.isfinite(gini).any() else float("nan")
     cpe_metrics, rows = {}, {}
     for name, p in outputs.items():
         if groups[name] not in cpe_metrics:
@@ -73,6 +85,7 @@ def _metric_rows(hist, true_probs, outputs: dict, groups: dict, n_bins: int, idx
                 "CL": d.cl_debiased,
                 "DL": d.dl_debiased,
                 "EL true": float(((probs - truth) ** 2).sum(axis=1).mean()),
+                "U_Q": u_q,
             }
         dpe = take(p.dpe)
         row = {
@@ -135,7 +148,7 @@ def bootstrap_metrics(
     rng = np.random.default_rng(np.random.SeedSequence([seed, 26]))
     idx = rng.integers(0, len(hist), size=(n_resamples, len(hist)))
     names = list(names or predictions.names(config))
-    outputs = {n: predictions.predictors[(config, n)] for n in names}
+    outputs = {n: predictions.outputs(config, n) for n in names}
     items = [
         (hist, predictions.true_probs, outputs, n_bins, idx[lo : lo + BOOT_CHUNK])
         for lo in range(0, n_resamples, BOOT_CHUNK)
@@ -182,3 +195,82 @@ def dpe_reliability(predictions: MimoriPredictions, config, names, *, n_bins: in
     """``{name: StatisticCalibration}`` of the DPEs against the test histograms' disagreement (Figs. 1, 5b)."""
     hist = predictions.test_hist[config]
     return {n: statistic_calibration(predictions.predictors[(config, n)].dpe, hist, n_bins=n_bins) for n in names}
+
+
+def ensemble_temperature_scan(
+    predictions: MimoriPredictions, config, *, base: str, temperatures, n_bins: int = 15
+) -> dict:
+    r"""The test metrics of an ensemble whose members are all divided by one temperature, for each of `temperatures`.
+
+    ``{T: {"NLL", "EL", "CL"}}``: the multinomial NLL (Eq. 84), :math:`\widehat{\mathrm{EL}}` and
+    :math:`\widehat{\mathrm{CL}}` of the ensemble mean :math:`\frac1S\sum_s \operatorname{softmax}(z^{(s)}/T)` of the
+    test members of `base` ("MCDO" or "TTA") against the test histograms of `config`: where the member-wise
+    temperature of ts (fitted on one deterministic network) and the ensemble-aware one
+    (:class:`~credalbook.papers.mimori.SharedTemperatureEnsembleScaling`) sit on the curve of the ensemble.
+    """
+    if base not in predictions.member_logits:
+        raise ValueError(f"base must be one of {sorted(predictions.member_logits)}; got {base!r}")
+    lg, hist = predictions.member_logits[base], predictions.test_hist[config]
+    out = {}
+    for t in temperatures:
+        t = float(t)
+        if not t > 0:
+            raise ValueError(f"temperatures must be positive; got {t}")
+        probs = np.exp(log_softmax(lg / t, axis=2)).mean(axis=1)
+        d = cpe_loss_decomposition(probs, hist, n_bins=n_bins)
+        out[t] = {
+            "NLL": histogram_nll(np.log(np.clip(probs, 1e-300, None)), hist),
+            "EL": d.el_debiased,
+            "CL": d.cl_debiased,
+        }
+    return out
+
+
+def pool_seeds(metrics: list, boot: list, *, seed: int = 0) -> tuple:
+    r"""Pool the metrics and bootstrap resamples of several training seeds (one network and Mix split per seed).
+
+    The pooled metric is the mean over the S seeds; its resamples are a two-level bootstrap: resample b draws S seeds
+    with replacement and averages their b-th resamples over the test instances, so that the standard errors of the
+    rows carry the variance of training (and of the data split and labels) as well as that of the test split.
+    With one seed the input is returned unchanged.
+
+    Parameters
+    ----------
+    metrics : list of dict
+        Per seed, ``{config: {name: {metric: value}}}`` (:func:`evaluate_predictors` per config).
+    boot : list of dict
+        Per seed, ``{config: {name: {metric: ndarray (n_resamples,)}}}`` (:func:`bootstrap_metrics`, same
+        `n_resamples` for every seed).
+    seed : int, default 0
+        Seeds the draw of seeds.
+
+    Returns
+    -------
+    (metrics, boot) : dicts of the input's shape
+
+    Examples
+    --------
+    >>> m = [{2: {"Raw": {"EL": v}}} for v in (0.1, 0.2)]
+    >>> b = [{2: {"Raw": {"EL": np.full(4, v)}}} for v in (0.1, 0.2)]
+    >>> pm, pb = pool_seeds(m, b)
+    >>> round(pm[2]["Raw"]["EL"], 3), pb[2]["Raw"]["EL"].shape
+    (0.15, (4,))
+    """
+    if not isinstance(metrics, list) or not isinstance(boot, list) or len(metrics) != len(boot) or not metrics:
+        raise ValueError("metrics and boot must be non-empty lists of the same length (one entry per seed)")
+    if len(metrics) == 1:
+        return metrics[0], boot[0]
+    n_seeds = len(metrics)
+    first = boot[0][next(iter(boot[0]))]
+    n_res = len(next(iter(first[next(iter(first))].values())))
+    draw = np.random.default_rng(np.random.SeedSequence([seed, 53])).integers(0, n_seeds, size=(n_res, n_seeds))
+    out_m, out_b = {}, {}
+    for c in metrics[0]:
+        out_m[c], out_b[c] = {}, {}
+        for n, row in metrics[0][c].items():
+            out_m[c][n] = {k: float(np.mean([m[c][n][k] for m in metrics])) for k in row}
+            out_b[c][n] = {}
+            for k in boot[0][c][n]:
+                stack = np.stack([b[c][n][k] for b in boot])  # (S, n_resamples)
+                out_b[c][n][k] = stack[draw, np.arange(n_res)[:, None]].mean(axis=1)
+    return out_m, out_b

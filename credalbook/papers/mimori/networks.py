@@ -14,17 +14,36 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import numpy as np
 import torch
 from torch import nn
 
 from credalbook._validation import check_choice
 from credalbook.cache import cached, checkpoint_path
 from credalbook.calibration.alpha import PAPER_AUGMENTATIONS, RandomAugment
-from credalbook.data.mix import make_mix_dataset
+from credalbook.data.mix import make_mix_dataset, variable_label_counts
 from credalbook.nn.training import fit
 from credalbook.nn.vgg import ThreeConvNet, VGGNet
 
-__all__ = ["MIX_AUGMENTATIONS", "MixNetwork", "build_mix_network", "mix_training_settings", "train_mix_network"]
+__all__ = [
+    "AUTHORS_NETWORK",
+    "MIX_AUGMENTATIONS",
+    "STRONG_TTA_AUGMENT",
+    "MixNetwork",
+    "build_mix_network",
+    "chapter_setting",
+    "mix_training_settings",
+    "train_mix_network",
+]
+
+#: The authors' three-conv network for Mix-MNIST: a dropout of rate 0.05 after each convolution block and a dense
+#: ReLU layer of 128 units with dropout before the output (m1m0r1/lh_calib, ``lh_calib/networks.py``, l. 18-37,
+#: ``build_simple_cnn``); ``arch_options`` of :func:`train_mix_network` for ``arch="threeconv"``.
+AUTHORS_NETWORK = {"conv_dropout": 0.05, "hidden": 128}
+
+#: The chapter's named setting for TTA with strong augmentation: the paper's Mix-CIFAR-10 augmentation (App. E.3:
+#: rotations up to 180°, shifts up to 10 pixels, horizontal flips), used in training and at test time.
+STRONG_TTA_AUGMENT = dict(PAPER_AUGMENTATIONS["mix_cifar10"])
 
 #: Training / TTA augmentation per base dataset: the paper's for CIFAR-10, none for MNIST (no TTA,
 #: as Table 4); Fashion-MNIST gets mild flips, shifts and rotations (our choice) so that TTA exists.
@@ -106,6 +125,24 @@ def _mix(dataset, sizes, mix_fraction, n_labels_test, seed):
     )
 
 
+def _replicated_labels(mix, mean: float, seed: int) -> tuple:
+    """Training images repeated once per label and their labels: each image's own label plus Poisson(mean − 1)
+    draws from its Q (:func:`train_mix_network`, ``train_labels``)."""
+    mean = float(mean)
+    if not mean >= 1:
+        raise ValueError(f"train_labels must be a mean number of labels of at least 1; got {mean}")
+    rng = np.random.default_rng(np.random.SeedSequence([seed, 84]))
+    n, k = len(mix.train.labels), mix.n_classes
+    q = np.asarray(mix.train.true_probs, dtype=np.float64)
+    extra = rng.multinomial(variable_label_counts(n, mean=mean, seed=rng) - 1, q / q.sum(axis=1, keepdims=True))
+    hist = extra + np.eye(k, dtype=extra.dtype)[np.asarray(mix.train.labels)]
+    counts = hist.sum(axis=1)
+    labels = np.repeat(np.tile(np.arange(k), n), hist.ravel())
+    return np.asarray(mix.train.images)[np.repeat(np.arange(n), counts)], labels.astype(
+        np.asarray(mix.train.labels).dtype
+    )
+
+
 @cached(ignore=["device", "progress"])
 def train_mix_network(
     dataset: str = "fashion_mnist",
@@ -122,8 +159,9 @@ def train_mix_network(
     seed: int = 0,
     device: str = "auto",
     progress: bool = True,
+    train_labels: float | None = None,
 ) -> MixNetwork:
-    """Train the base network on the single-labelled training split of a Mix dataset (App. E.2-E.3; cached).
+    r"""Train the base network on the single-labelled training split of a Mix dataset (App. E.2-E.3; cached).
 
     Adam (lr 1e-3, batch 128) with the schedule of :func:`mix_training_settings`; the validation loss
     (one label per instance) picks the kept weights. `augment` ("auto": :data:`MIX_AUGMENTATIONS`, a
@@ -131,6 +169,13 @@ def train_mix_network(
     training batches. `sizes` = (train, validation, test) instances (None: the paper's). The training
     keeps a checkpoint (:func:`~credalbook.cache.checkpoint_path`) after every epoch, so an interrupted
     paper-scale run resumes where it stopped when the function is called again with the same arguments.
+
+    `train_labels` = m (a mean number of labels, e.g. 5.79) trains on label histograms instead, the book's
+    analogue of MDS-full (App. F.3: "all the multiple training labels per example were employed") on the
+    variable-count Mix: each training image keeps its label and gets :math:`\mathrm{Poisson}(m - 1)` more drawn
+    from its Q, and the training loop sees every (image, label) pair, the image repeated once per label — the
+    multinomial NLL of Eq. 84 is the sum of the per-label cross-entropies, so this is the same loss (with minibatches
+    over labels). Validation (early stopping) keeps one label per image.
     """
     ckpt = checkpoint_path("train_mix_network", {k: v for k, v in locals().items() if k not in ("device", "progress")})
     mix = _mix(dataset, sizes, mix_fraction, n_labels_test, seed)
@@ -139,10 +184,11 @@ def train_mix_network(
     torch.manual_seed(seed)
     model = build_mix_network(arch, n_classes=mix.n_classes, image_shape=mix.image_shape, **options)
     settings = mix_training_settings(mix.image_shape, epochs)
+    x_train, y_train = _replicated_labels(mix, train_labels, seed) if train_labels is not None else (None, None)
     result = fit(
         model,
-        mix.train.images,
-        mix.train.labels,
+        mix.train.images if x_train is None else x_train,
+        mix.train.labels if y_train is None else y_train,
         x_val=mix.val.images,
         y_val=mix.val.labels,
         batch_size=batch_size,
@@ -167,4 +213,37 @@ def train_mix_network(
         result.best_epoch,
         result.epochs_run,
         result.seconds,
+    )
+
+
+def chapter_setting(scale: str, *, dataset: str = "fashion_mnist", seed: int = 0, n_seeds: int | None = None) -> dict:
+    """The chapter's network setting per scale: the paper's at ``"paper"``, the book's smaller one otherwise.
+
+    ``"paper"``: for grey images the authors' network (:data:`AUTHORS_NETWORK`) without augmentation (App. E.3 uses
+    none for Mix-MNIST; so no TTA in the main setting, as the paper's Table 4), with TTA decided in its own named
+    setting (:data:`STRONG_TTA_AUGMENT`, one seed); colour images keep the paper's augmentation ("auto"); three
+    seeds, so that the rows carry the variance of training. Other scales: the book's network ("auto" augmentation,
+    mild for Fashion-MNIST so that TTA exists) and one seed.
+
+    Returns
+    -------
+    dict
+        ``arch_options`` (extra options of the three-conv network), ``augment`` (for :func:`train_mix_network`),
+        ``seeds`` (tuple), ``tta_augment`` (the TTA setting's augmentation, or None for none).
+
+    Examples
+    --------
+    >>> chapter_setting("paper")["seeds"], chapter_setting("tiny", seed=4)["seeds"]
+    ((0, 1, 2), (4,))
+    """
+    scale = check_choice(scale, "scale", {"tiny", "quick", "paper"})
+    paper = scale == "paper" and not str(dataset).startswith("cifar")
+    n = (3 if scale == "paper" else 1) if n_seeds is None else n_seeds
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise ValueError(f"n_seeds must be a positive int or None; got {n_seeds!r}")
+    return dict(
+        arch_options=dict(AUTHORS_NETWORK) if paper else {},
+        augment=None if paper else "auto",
+        seeds=tuple(seed + i for i in range(n)),
+        tta_augment=dict(STRONG_TTA_AUGMENT) if paper else None,
     )

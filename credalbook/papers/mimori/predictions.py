@@ -43,6 +43,7 @@ from credalbook.data.mix import sample_label_hist, variable_label_counts
 from credalbook.nn.device import resolve_device
 from credalbook.nn.models import dropout_modules
 from credalbook.nn.vgg import ThreeConvNet
+from credalbook.papers.mimori.controls import constant_dpe_shrinkage, SharedTemperatureEnsembleScaling
 from credalbook.papers.mimori.networks import _mix, MixNetwork, train_mix_network
 
 __all__ = ["PredictorOutputs", "MimoriPredictions", "mimori_predictions"]
@@ -61,7 +62,7 @@ class PredictorOutputs:
 
 @dataclass(frozen=True)
 class MimoriPredictions:
-    """Outputs of :func:`mimori_predictions`.
+    r"""Outputs of :func:`mimori_predictions`.
 
     Attributes
     ----------
@@ -78,6 +79,17 @@ class MimoriPredictions:
         Names like "Raw", "Raw+ts+α", "MCDO+vs", "TTA+ms+α".
     temperatures : dict config -> float
     network : MixNetwork
+    controls : dict (config, name) -> PredictorOutputs
+        The controls of the chapter's rows (:meth:`control_names`): ``"X+γ"``, the DPEs of X shrunk by the
+        constant factor fitted on the validation histograms (:func:`~credalbook.papers.mimori.constant_dpe_shrinkage`);
+        ``"MCDO+ts(ens)"``, ``"TTA+ts(ens)"``, the members scaled by one temperature fitted to the NLL of the
+        validation ensemble mean (:class:`~credalbook.papers.mimori.SharedTemperatureEnsembleScaling`);
+        ``"MCDO (Σ)"``, ``"MCDO+ts (Σ)"``, …, the ensembles with the posterior of the authors' likelihood
+        :math:`\sum_k f_k^{y_k}` instead of Bayes' rule.
+    ensemble_temperatures : dict (config, base) -> float
+        The temperature of ``base+ts(ens)``.
+    member_logits : dict base -> ndarray (N, S, K)
+        Test logits of the MCDO / TTA members (for temperature scans of the ensemble means).
     """
 
     dataset: str
@@ -88,10 +100,22 @@ class MimoriPredictions:
     predictors: dict = field(repr=False)
     temperatures: dict
     network: MixNetwork = field(repr=False)
+    controls: dict = field(default_factory=dict, repr=False)
+    ensemble_temperatures: dict = field(default_factory=dict)
+    member_logits: dict = field(default_factory=dict, repr=False)
 
     def names(self, config) -> list:
         """Predictor names of `config` in table order."""
         return [n for c, n in self.predictors if c == config]
+
+    def control_names(self, config) -> list:
+        """Names of the controls of `config` (:attr:`controls`)."""
+        return [n for c, n in getattr(self, "controls", {}) if c == config]
+
+    def outputs(self, config, name) -> PredictorOutputs:
+        """The predictor or control `name` of `config`."""
+        key = (config, name)
+        return self.predictors[key] if key in self.predictors else getattr(self, "controls", {})[key]
 
 
 class _Top(nn.Module):
@@ -154,13 +178,14 @@ def _fit_calibrator(method, logits, hist, options, seed):
     return select_calibrator(logits, hist, method=method, seed=seed, **options).calibrator
 
 
-def _test_members(model, net, mix, logits_test, feats_test, *, n_samples: int, device, seed: int) -> dict:
-    """The test predictions of step 3 of :func:`mimori_predictions`: ``{"Raw" | "MCDO" | "TTA": (logits (N, S, K),
-    penultimate features (N, S, D))}`` (S = 1 for Raw; TTA only when the network was trained with augmentation)."""
+def _test_members(model, net, images, logits_test, feats_test, *, n_samples: int, device, seed: int) -> dict:
+    """The predictions of step 3 of :func:`mimori_predictions` on `images`: ``{"Raw" | "MCDO" | "TTA": (logits
+    (N, S, K), penultimate features (N, S, D))}`` (S = 1 for Raw; TTA only when the network was trained with
+    augmentation)."""
     members = {"Raw": (logits_test[:, None], feats_test[:, None])}
     trunk, top = _split_at_first_dropout(model)
     _, feats = mc_dropout_samples(
-        top, _apply(trunk, mix.test.images, device), n_samples=n_samples, device=device, seed=seed, return_features=True
+        top, _apply(trunk, images, device), n_samples=n_samples, device=device, seed=seed, return_features=True
     )
     members["MCDO"] = (
         _apply(model.head, feats.reshape(-1, feats.shape[-1]), device).reshape(*feats.shape[:2], -1),
@@ -169,7 +194,7 @@ def _test_members(model, net, mix, logits_test, feats_test, *, n_samples: int, d
     if net.augment is not None:
         _, feats = tta_samples(
             model,
-            mix.test.images,
+            images,
             augment=RandomAugment(**net.augment),
             n_samples=n_samples,
             device=device,
@@ -181,6 +206,34 @@ def _test_members(model, net, mix, logits_test, feats_test, *, n_samples: int, d
             feats,
         )
     return members
+
+
+#: Offset of the seed of the validation MC-dropout / TTA draws (the test draws use `seed` itself).
+_VAL_SEED = 7919
+
+
+def _calibrated(cal, logits: np.ndarray) -> np.ndarray:
+    """Member probabilities (N, S, K) of member logits through a fitted CPE calibrator (None: softmax)."""
+    if cal is None:
+        return softmax(logits, axis=2)
+    return cal.predict_proba(logits.reshape(-1, logits.shape[-1])).reshape(logits.shape)
+
+
+def _controls(cfg, name: str, ens: np.ndarray, val_ens: np.ndarray, val_hist, post_hist) -> dict:
+    """The controls of predictor `name` (:attr:`MimoriPredictions.controls`): its DPEs shrunk by the constant fitted
+    on validation and, for an ensemble, its posterior under the authors' Σ-likelihood."""
+    gamma = constant_dpe_shrinkage(ensemble_disagreement(val_ens), val_hist)
+    probs = ens.mean(axis=1)
+    out = {(cfg, f"{name}+γ"): PredictorOutputs(probs, gamma * ensemble_disagreement(ens))}
+    if ens.shape[1] > 1:
+        sum_post = ensemble_posterior_probs(ens, post_hist, likelihood="sum")
+        out[(cfg, f"{name} (Σ)")] = PredictorOutputs(probs, ensemble_disagreement(ens), sum_post)
+    return out
+
+
+def _fit_ensemble_temperature(val_logits: np.ndarray, val_hist, options: dict, seed: int) -> float:
+    """T of :class:`SharedTemperatureEnsembleScaling` on validation member logits (N, S, K), with the options of ts."""
+    return SharedTemperatureEnsembleScaling().fit(val_logits, val_hist, seed=seed, **options).temperature
 
 
 # Settings of the paper among the defaults below (not results; those are in reported.json):
@@ -207,6 +260,7 @@ def mimori_predictions(
     seed: int = 0,
     device: str = "auto",
     progress: bool = True,
+    train_labels: float | None = None,
 ) -> MimoriPredictions:
     r"""Every predictor of Tables 1, 2, 4-6 on the test split of a Mix dataset (cached).
 
@@ -221,6 +275,9 @@ def mimori_predictions(
        when `augment` is not None); each member's logits go through each calibrator and each α head
        gives a concentration per member, so that DPEs follow Eqs. 73-75, posterior CPEs Eq. 81 (Raw+α)
        and Eq. 83 (ensembles; none for ensembles with α, as in the paper).
+
+    `train_labels` (a mean number of labels per training image) trains the network on label histograms
+    (:func:`train_mix_network`: the analogue of MDS-full by label replication); None trains on one label (MDS-1).
     """
     configs = tuple(n_labels_val) + (("variable",) if variable_labels is not None else ())
     # App. E.4 fits ts / vs / ms and the α head with Adam (lr 1e-3, at most 50 epochs) and early stopping on a
@@ -238,16 +295,22 @@ def mimori_predictions(
         seed=seed,
         device=device,
         progress=progress,
+        **({} if train_labels is None else {"train_labels": train_labels}),
         **dict(training or {}),
     )
     mix = _mix(dataset, sizes, mix_fraction, n_labels_test, seed)
     model = net.build()
     logits_val, feats_val = extract_features(model, mix.val.images, device=device)
     logits_test, feats_test = extract_features(model, mix.test.images, device=device)
-    members = _test_members(model, net, mix, logits_test, feats_test, n_samples=n_samples, device=device, seed=seed)
+    members = _test_members(
+        model, net, mix.test.images, logits_test, feats_test, n_samples=n_samples, device=device, seed=seed
+    )
+    val_members = _test_members(
+        model, net, mix.val.images, logits_val, feats_val, n_samples=n_samples, device=device, seed=seed + _VAL_SEED
+    )
     val_hist, test_hist, post_hist = _label_hists(mix, configs, variable_labels, seed)
     k = mix.n_classes
-    predictors, temperatures = {}, {}
+    predictors, temperatures, controls, ens_temps = {}, {}, {}, {}
     for cfg in progress_bar(configs, progress=progress, desc="calibrate", leave=False):
         cals = {"": None, **{c: _fit_calibrator(c, logits_val, val_hist[cfg], opts, seed) for c in calibrators}}
         if "ts" in cals:
@@ -262,6 +325,9 @@ def mimori_predictions(
                 name, probs = base + (f"+{cname}" if cname else ""), ens.mean(axis=1)
                 post = None if base == "Raw" else ensemble_posterior_probs(ens, post_hist)
                 rows[name] = PredictorOutputs(probs, ensemble_disagreement(ens), post)
+                controls.update(
+                    _controls(cfg, name, ens, _calibrated(cal, val_members[base][0]), val_hist[cfg], post_hist)
+                )
                 rows[name + "+α"] = PredictorOutputs(
                     probs,
                     ensemble_disagreement(ens, alpha0=a0),
@@ -270,4 +336,25 @@ def mimori_predictions(
                 )
         order = [f"{b}{'+' + c if c else ''}{a}" for b in members for c in cals for a in ("", "+α")]
         predictors.update({(cfg, n): rows[n] for n in order})
-    return MimoriPredictions(dataset, configs, mix.test.true_probs, test_hist, post_hist, predictors, temperatures, net)
+        for base in ("MCDO", "TTA") if "ts" in cals else ():
+            if base in members:
+                t_ens = _fit_ensemble_temperature(val_members[base][0], val_hist[cfg], opts, seed)
+                ens_temps[(cfg, base)] = t_ens
+                ens = softmax(members[base][0] / t_ens, axis=2)
+                controls[(cfg, f"{base}+ts(ens)")] = PredictorOutputs(
+                    ens.mean(axis=1), ensemble_disagreement(ens), ensemble_posterior_probs(ens, post_hist)
+                )
+    member_logits = {b: lg for b, (lg, _) in members.items() if b != "Raw"}
+    return MimoriPredictions(
+        dataset,
+        configs,
+        mix.test.true_probs,
+        test_hist,
+        post_hist,
+        predictors,
+        temperatures,
+        net,
+        controls,
+        ens_temps,
+        member_logits,
+    )

@@ -3,7 +3,15 @@ studies of the set calibration test, real classifier sets, the chapter's figures
 computations whose small results are recorded).
 """
 
-from credalbook.papers.mortier.compare import chapter_results, compare, paper_table1, s2_corner_check
+from credalbook.papers.mortier.compare import (
+    chapter_results,
+    compare,
+    paper_table1,
+    s2_corner_check,
+    table1_cell_results,
+    type_one_gap,
+)
+from credalbook.papers.mortier.end_to_end import end_to_end_set, table1_cell, TABLE1_SETS, Table1Cell, TEST_VARIANTS
 from credalbook.papers.mortier.error_rates import (
     ErrorRateStudy,
     ErrorRateSummary,
@@ -18,6 +26,9 @@ from credalbook.papers.mortier.measures import core_measure, CORE_MEASURE_NAMES
 from credalbook.papers.mortier.parts import (
     classifier_set_table,
     ClassifierSetTable,
+    ECE_MEASURES,
+    error_rate_chunk,
+    merge_summaries,
     MORTIER_GROUPS,
     mortier_parts,
     mortier_plan,
@@ -55,4 +66,14 @@ __all__ = [
     "mortier_parts",
     "mortier_plan",
     "solver_comparison",
+    "table1_cell_results",
+    "end_to_end_set",
+    "table1_cell",
+    "Table1Cell",
+    "TABLE1_SETS",
+    "TEST_VARIANTS",
+    "ECE_MEASURES",
+    "error_rate_chunk",
+    "merge_summaries",
+    "type_one_gap",
 ]

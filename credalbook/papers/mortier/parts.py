@@ -10,6 +10,12 @@ the null samples are megabytes), and Table 1 is one part recorded as a :class:`C
 rows, the two ECE differences and the calibration-split check: no predictions, no weights of networks).
 A study the chapter runs twice under two names (App. Fig. 4's S1 is also the K = 100 comparison's
 bootstrap study) is one part.
+
+Beside them: Fig. 1's S1 with App. Fig. 3's minimiser and App. Fig. 3's S1 with NLopt's COBYLA (four ECE tests,
+one part per chunk of 20 datasets, :func:`error_rate_chunk`), so that each M = 10 → 100 comparison uses one
+minimiser; S2 and S3 with the segment from p_e as Sec. 4.1's text defines it; and Table 1 with every network
+trained end to end, one part per (data set, seed, classifier set) (:func:`~credalbook.papers.mortier.table1_cell`).
+The frozen-backbone Table 1 part stays as the group ``table1_frozen``.
 """
 
 from __future__ import annotations
@@ -26,6 +32,11 @@ from credalbook._deprecation import renamed
 from credalbook._validation import check_choice, check_seed
 from credalbook.metrics.classification import ece_confidence
 from credalbook.papers.mortier.error_rates import (
+    _measures,
+    _run_chunk,
+    CHUNK,
+    ErrorRateStudy,
+    ErrorRateSummary,
     PAPER_ALPHAS,
     PAPER_SETTINGS,
     set_test_error_rates,
@@ -36,10 +47,13 @@ from credalbook.papers.parts import Part
 from credalbook.stats.bootstrap import SOLVERS
 
 __all__ = [
+    "ECE_MEASURES",
     "MORTIER_GROUPS",
     "ClassifierSetTable",
     "MortierPlan",
     "classifier_set_table",
+    "error_rate_chunk",
+    "merge_summaries",
     "mortier_parts",
     "mortier_plan",
     "solver_comparison",
@@ -50,7 +64,24 @@ __all__ = [
 #: minimisers, the authors'-code variant of Fig. 1's S1, S2 as the authors' code builds it, the authors' HL
 #: statistic, K = 100 with the instances bootstrapped and permuted, Fig. 1's S1 permuted, App. Fig. 3's S1 with
 #: :math:`t` at the uniform weights (no minimisation: COBYLA's starting point), and Table 1.
-MORTIER_GROUPS = ("figures", "solvers", "variant", "s2_code", "hl", "k100", "permutation", "fig3_uniform", "table1")
+MORTIER_GROUPS = (
+    "figures",
+    "solvers",
+    "variant",
+    "s2_code",
+    "hl",
+    "k100",
+    "permutation",
+    "fig3_uniform",
+    "table1_frozen",
+    "one_minimiser",
+    "fig3_cobyla",
+    "text_segment",
+    "table1",
+)
+#: The four ECE tests (App. Fig. 3 with NLopt's COBYLA at M = 100 runs only these).
+ECE_MEASURES = (("ece_conf", 5), ("ece_conf", 10), ("ece_cwise", 5), ("ece_cwise", 10))
+_SET_PARTS = {"S": "s", "DN(0.1)": "dn0.1", "DN(0.6)": "dn0.6", "DE": "de"}
 _HL_MEASURES = (("hl", 5), ("hl", 10), ("hl_authors", 5), ("hl_authors", 10))
 _SCENARIOS = ("S1", "S2", "S3")
 
@@ -284,6 +315,114 @@ def solver_comparison(
     }
 
 
+def error_rate_chunk(
+    scenario: str,
+    *,
+    chunk: int,
+    n_datasets: int = 20,
+    alphas=PAPER_ALPHAS,
+    measures=ECE_MEASURES,
+    n_resamples: int = 100,
+    solver: str = "cobyla_powell",
+    solver_options: dict | None = None,
+    seed: int = 0,
+    **setting,
+) -> ErrorRateSummary:
+    """Chunk ``chunk`` of :func:`~credalbook.papers.mortier.set_test_error_rates` alone, summarised at ``alphas``.
+
+    A study draws its datasets in chunks of 20, chunk i from the i-th child of ``SeedSequence(seed)``; this
+    computes chunk i's first ``n_datasets`` (at most 20) datasets, so chunks 0-4 are the first 100 datasets of the
+    study with the same ``seed`` and setting, whatever its measures and minimiser (the null samples differ when
+    the measures do). It splits a long study (NLopt's COBYLA at M = 100: tens of seconds per test) into parts;
+    :func:`merge_summaries` joins them.
+
+    Parameters
+    ----------
+    scenario : {"S1", "S2", "S3"}
+    chunk : int
+        Index of the chunk (datasets ``20 chunk`` to ``20 chunk + n_datasets - 1`` of the study).
+    n_datasets : int, default 20
+    alphas, measures, n_resamples, solver, solver_options, seed
+        As for :func:`~credalbook.papers.mortier.set_test_error_rates`.
+    **setting
+        ``n_instances``, ``n_members``, ``n_classes``, ``u``.
+
+    Examples
+    --------
+    >>> kw = dict(n_instances=20, n_members=2, n_classes=3, u=0.5, n_resamples=10, measures=("skce_ul",))
+    >>> a = error_rate_chunk("S1", chunk=1, n_datasets=3, solver="search", **kw)
+    >>> b = set_test_error_rates.__wrapped__("S1", n_datasets=23, solver="search", n_jobs=1, progress=False, **kw)
+    >>> bool((a.p_values() == b.p_values()[:, 20:]).all()), a.n_datasets
+    (True, 3)
+    """
+    if isinstance(chunk, bool) or not isinstance(chunk, int) or chunk < 0:
+        raise ValueError(f"chunk must be a non-negative integer; got {chunk!r}")
+    if isinstance(n_datasets, bool) or not isinstance(n_datasets, int) or not 1 <= n_datasets <= CHUNK:
+        raise ValueError(f"n_datasets must be an integer in [1, {CHUNK}]; got {n_datasets!r}")
+    check_choice(solver, "solver", SOLVERS)
+    specs = tuple(measures)
+    seq = np.random.SeedSequence(seed).spawn(chunk + 1)[chunk]
+    setting = {**PAPER_SETTINGS["Fig. 1"], **setting}
+    start = time.perf_counter()
+    stats, nulls, nfev = _run_chunk(
+        scenario,
+        n_datasets,
+        setting,
+        specs,
+        n_resamples,
+        solver,
+        dict(solver_options or {}),
+        "uniform",
+        "bootstrap",
+        {"weight_prior": "uniform", "segment_start": "mean"},
+        seq,
+    )
+    config = dict(scenario=scenario, chunk=chunk, n_datasets=n_datasets, **setting, measures=specs,
+                  n_bootstrap=n_resamples, solver=solver, solver_options=dict(solver_options or {}), seed=seed)  # fmt: skip
+    names = tuple(g.name for g in _measures(specs))
+    study = ErrorRateStudy(scenario, names, stats, nulls, nfev, config, time.perf_counter() - start)
+    return study.summary(alphas)
+
+
+def merge_summaries(summaries) -> ErrorRateSummary:
+    """One :class:`~credalbook.papers.mortier.ErrorRateSummary` from summaries of the same tests on disjoint
+    datasets (e.g. the chunks of :func:`error_rate_chunk`), in order.
+
+    Examples
+    --------
+    >>> kw = dict(n_instances=20, n_members=2, n_classes=3, u=0.5, n_resamples=10, measures=("skce_ul",))
+    >>> m = merge_summaries([error_rate_chunk("S1", chunk=c, n_datasets=2, solver="search", **kw) for c in (0, 1)])
+    >>> m.n_datasets, m.rejection_rates([0.05]).shape
+    (4, (1, 1))
+    """
+    parts = list(summaries)
+    if not parts or not all(isinstance(p, ErrorRateSummary) for p in parts):
+        raise ValueError("summaries must be a non-empty sequence of ErrorRateSummary")
+    first = parts[0]
+    for p in parts[1:]:
+        if (p.measures, p.alphas, p.n_bootstrap, p.scenario) != (
+            first.measures,
+            first.alphas,
+            first.n_bootstrap,
+            first.scenario,
+        ):
+            raise ValueError("summaries must hold the same scenario, tests, levels and D")
+    weights = np.array([p.n_datasets for p in parts], dtype=np.float64)
+    return ErrorRateSummary(
+        scenario=first.scenario,
+        measures=first.measures,
+        alphas=first.alphas,
+        rejected=np.concatenate([p.rejected for p in parts], axis=-1),
+        rejected_abs=np.concatenate([p.rejected_abs for p in parts], axis=-1),
+        null_at_least=np.concatenate([p.null_at_least for p in parts], axis=-1),
+        null_nan=np.concatenate([p.null_nan for p in parts], axis=-1),
+        mean_evaluations=np.average([p.mean_evaluations for p in parts], axis=0, weights=weights),
+        n_bootstrap=first.n_bootstrap,
+        config=dict(first.config, chunks=[p.config.get("chunk") for p in parts]),
+        seconds=float(sum(p.seconds for p in parts)),
+    )
+
+
 @dataclass(frozen=True)
 class MortierPlan:
     """The chapter's parts, and which part gives each of its objects.
@@ -350,19 +489,24 @@ def mortier_plan(
         ``credalbook.papers.presets.preset("01_mortier_set_calibration", scale)``.
     seed, solver, dataset, device, n_jobs
         The chapter's parameters: ``solver`` minimises Alg. 1 line 7 in the studies with M = 10 (those with
-        M = 100 use the preset's ``fig3_solver``); ``device`` and ``n_jobs`` do not change any value.
+        M = 100 use the preset's ``fig3_solver``); ``dataset`` is that of the frozen-backbone Table 1 (the
+        end-to-end cells use the preset's ``table1_datasets`` and seeds ``seed, seed + 1, …``); ``device`` and
+        ``n_jobs`` do not change any value.
 
     Returns
     -------
     MortierPlan
-        22 parts at every scale (its ``parts``).
+        Its ``parts``: the error-rate studies, the minimisers, the frozen-backbone Table 1 and one Table 1 cell
+        per (data set, seed, classifier set).
 
     Examples
     --------
     >>> from credalbook.papers.presets import preset
     >>> plan = mortier_plan(preset("01_mortier_set_calibration", "tiny"))
     >>> len(plan.parts), [p.name for p in plan.group_parts("k100")]
-    (22, ['fig4-s1', 'k100-permutation'])
+    (30, ['fig4-s1', 'k100-permutation'])
+    >>> plan.groups["table1"]["digits"]["0"]["DN(0.6)"], plan.groups["fig3_cobyla"]
+    ('table1-digits-s0-dn0.6', {'0': 'fig3-s1-cobyla-c0'})
     """
     seed = _checked_parameters(seed, solver, dataset, n_jobs)
     parts = []
@@ -378,8 +522,51 @@ def mortier_plan(
     groups["solvers"] = "solvers"
     groups.update(_variant_studies(study, cfg, solver))
     parts.append(_table1_part(cfg, dataset, seed, device))
-    groups["table1"] = parts[-1].name
+    groups["table1_frozen"] = parts[-1].name
+    groups.update(_minimiser_studies(study, cfg, seed, parts))
+    groups["text_segment"] = {
+        s: study(f"{s.lower()}-text", s, n_datasets=cfg["text_datasets"], solver=solver, segment_start="centre",
+                 **PAPER_SETTINGS["Fig. 1"])
+        for s in ("S2", "S3")
+    }  # fmt: skip
+    groups["table1"] = _table1_cells(cfg, seed, device, parts)
     return MortierPlan(parts=parts, groups=groups)
+
+
+def _minimiser_studies(study, cfg, seed: int, parts: list) -> dict:
+    """App. Fig. 3 with one minimiser per comparison: Fig. 1's S1 with the M = 100 minimiser, and App. Fig. 3's
+    S1 with NLopt's COBYLA (the four ECE tests, in chunks of 20 datasets)."""
+    one = study("fig1-s1-search-descent", "S1", n_datasets=cfg["fig1_search_datasets"], solver=cfg["fig3_solver"],
+                **PAPER_SETTINGS["Fig. 1"])  # fmt: skip
+    chunks = {}
+    total = cfg["fig3_cobyla_datasets"]
+    for c, lo in enumerate(range(0, total, CHUNK)):
+        kwargs = dict(chunk=c, n_datasets=min(CHUNK, total - lo), alphas=PAPER_ALPHAS, measures=ECE_MEASURES,
+                      n_resamples=cfg["n_bootstrap"], solver="cobyla_powell", solver_options=dict(cfg["fig3_cobyla_options"]),
+                      seed=seed, **PAPER_SETTINGS["Fig. 3"])  # fmt: skip
+        parts.append(Part(f"fig3-s1-cobyla-c{c}", error_rate_chunk, {"scenario": "S1", **kwargs}))
+        chunks[str(c)] = parts[-1].name
+    return {"one_minimiser": one, "fig3_cobyla": chunks}
+
+
+def _table1_cells(cfg, seed: int, device: str, parts: list) -> dict:
+    """Table 1 end to end: one part per (data set, seed, classifier set) for the preset's data sets and seeds
+    ``seed, seed + 1, ...``; ``{data set: {seed: {set: part name}}}``."""
+    from credalbook.papers.mortier.end_to_end import table1_cell, TABLE1_SETS
+
+    cells = {}
+    for ds in cfg["table1_datasets"]:
+        cells[ds] = {}
+        for s in range(seed, seed + cfg["table1_seeds"]):
+            cells[ds][str(s)] = {}
+            for name in TABLE1_SETS:
+                kwargs = dict(dataset=ds, set_name=name, seed=s, n_members=cfg["n_members"],
+                              epochs=cfg["table1_epochs"], lr=1e-3, channels=tuple(cfg["table1_channels"]),
+                              hidden=cfg["table1_hidden"], n_train=cfg["table1_train"], n_bins=5, alpha=0.05,
+                              n_resamples=cfg["n_bootstrap"], solver="cobyla", device=device)  # fmt: skip
+                parts.append(Part(f"table1-{_part_name(ds)}-s{s}-{_SET_PARTS[name]}", table1_cell, kwargs))
+                cells[ds][str(s)][name] = parts[-1].name
+    return cells
 
 
 def _checked_parameters(seed, solver: str, dataset: str, n_jobs: int) -> int:

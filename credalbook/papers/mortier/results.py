@@ -13,7 +13,7 @@ import numpy as np
 
 from credalbook.papers.criteria import mean_se
 
-__all__ = ["chapter_results", "s2_corner_check"]
+__all__ = ["chapter_results", "s2_corner_check", "table1_cell_results", "type_one_gap"]
 
 #: The four ECE tests of Fig. 1, by their display names.
 ECE_TESTS = ("ECE_conf (B=5)", "ECE_conf (B=10)", "ECE_cwise (B=5)", "ECE_cwise (B=10)")
@@ -46,10 +46,15 @@ def _per_dataset_mean(study, alphas, measures=None, *, rejections: bool = True) 
     return list(mean_se(per_set))
 
 
-def _gap(study, alphas, n_boot: int = 500, seed: int = 0) -> list:
-    """[mean |Type I − α| over measures and levels, its bootstrap standard error over the datasets, R]."""
+def _gap(study, alphas, n_boot: int = 500, seed: int = 0, *, measures=None, n_datasets=None) -> list:
+    """[mean |Type I − α| over measures and levels, its bootstrap standard error over the datasets, R]
+    (of the tests ``measures`` and the first ``n_datasets`` datasets when given)."""
     alphas = np.asarray(alphas)
     rej = study.rejections(alphas).astype(np.float64)  # (T, A, R)
+    if measures is not None:
+        rej = rej[[study.measures.index(m) for m in measures]]
+    if n_datasets is not None:
+        rej = rej[..., :n_datasets]
     r = rej.shape[-1]
     value = float(np.abs(rej.mean(axis=-1) - alphas).mean())
     idx = np.random.default_rng(seed).integers(0, r, size=(n_boot, r))
@@ -72,6 +77,11 @@ def chapter_results(
     fig3_uniform=None,
     alphas=None,
     n_bins: int = 5,
+    one_minimiser=None,
+    fig3_cobyla=None,
+    text_segment=None,
+    hl=None,
+    table1_cells=None,
 ) -> dict:
     """The plain results dict :func:`compare` needs, from the chapter's objects.
 
@@ -104,6 +114,17 @@ def chapter_results(
         Default: the figures' twelve levels.
     n_bins : int, default 5
         Bins of the Table 1 ECEs.
+    one_minimiser : ErrorRateStudy or ErrorRateSummary, optional
+        S1 of Fig. 1 with App. Fig. 3's minimiser (same datasets as Fig. 1's S1).
+    fig3_cobyla : ErrorRateSummary, optional
+        S1 of App. Fig. 3 with NLopt's COBYLA, the four ECE tests, the study's first datasets
+        (:func:`~credalbook.papers.mortier.merge_summaries` of its chunks).
+    text_segment : mapping, optional
+        "S2", "S3" → study with the segment from :math:`\\mathbf p_e` and the printed Alg. 2 (Sec. 4.1's text).
+    hl : mapping, optional
+        Scenario → study of the book's and the authors' HL (measures ``HL (B=…)`` and ``HL authors (B=…)``).
+    table1_cells : mapping, optional
+        Data set → seed → classifier set → :class:`~credalbook.papers.mortier.Table1Cell`.
     """
     from credalbook.papers.mortier.error_rates import PAPER_ALPHAS
 
@@ -148,6 +169,106 @@ def chapter_results(
         out["gap_fig4_permutation"] = _gap(fig4_permutation, alphas)
     if fig3_uniform is not None:
         out["gap_fig3_uniform"] = _gap(fig3_uniform, alphas)
+    out["type1_abs_figs"] = {
+        fig: {"R": st["S1"].n_datasets, "counts": st["S1"].rejection_counts(alphas, rule="abs")}
+        for fig, st in studies.items()
+    }
+    out["type1_fig1_alpha05"] = {"R": f1["S1"].n_datasets, "counts": f1["S1"].rejection_counts([0.05])}
+    if permutation is not None:
+        out["gap_fig1_permutation"] = _gap(permutation, alphas)
+    if one_minimiser is not None:
+        out["gap_one_minimiser"] = {
+            "solver": one_minimiser.config["solver"],
+            "Fig. 1": _gap(one_minimiser, alphas),
+            "Fig. 3": out["gap"]["Fig. 3"],
+        }
+    if fig3_cobyla is not None:
+        r_c = fig3_cobyla.n_datasets
+        out["gap_cobyla"] = {
+            "Fig. 1": _gap(f1["S1"], alphas, measures=ECE_TESTS, n_datasets=r_c),
+            "Fig. 3": _gap(fig3_cobyla, alphas, measures=ECE_TESTS),
+            "solver_fig1": f1["S1"].config["solver"],
+        }
+    if text_segment is not None:
+        out["type2_text"] = {s: type2(text_segment[s]) for s in ("S2", "S3")}
+    if hl is not None:
+        out["hl_authors"] = type2(hl["S2"])
+    if table1_cells is not None:
+        out["table1_cells"] = table1_cell_results(table1_cells)
+    return out
+
+
+def type_one_gap(study, alphas=None, *, measures=None, n_datasets=None) -> list:
+    """[mean |Type I − α| over the tests and levels, bootstrap SE over the datasets, R] of an S1 study.
+
+    Parameters
+    ----------
+    study : ErrorRateStudy or ErrorRateSummary
+    alphas : sequence of float, optional
+        Default: the figures' twelve levels.
+    measures : sequence of str, optional
+        Display names of the tests to average over (default: all).
+    n_datasets : int, optional
+        Only the first ``n_datasets`` datasets.
+
+    Examples
+    --------
+    >>> from credalbook.papers.mortier.error_rates import set_test_error_rates
+    >>> st = set_test_error_rates.__wrapped__("S1", n_datasets=5, n_instances=20, n_members=2, n_classes=3, u=0.5,
+    ...                                       n_resamples=10, measures=("skce_ul",), n_jobs=1, progress=False)
+    >>> g = type_one_gap(st, [0.05, 0.5]); g[2], 0 <= g[0] <= 1
+    (5, True)
+    """
+    from credalbook.papers.mortier.error_rates import PAPER_ALPHAS
+
+    return _gap(study, list(PAPER_ALPHAS if alphas is None else alphas), measures=measures, n_datasets=n_datasets)
+
+
+def _paired(a, b) -> float:
+    """Standard error of a difference from its two terms on the same bootstrap resamples."""
+    d = np.asarray(a, dtype=np.float64) - np.asarray(b, dtype=np.float64)
+    return float(d.std(ddof=1))
+
+
+def table1_cell_results(cells: Mapping) -> list:
+    """The Table 1 cells as plain rows: one per (data set, seed), each set's decisions under both variants, its
+    test-split ECEs, and the two ECE differences with paired bootstrap SEs.
+
+    Parameters
+    ----------
+    cells : mapping
+        Data set → seed → classifier set name → :class:`~credalbook.papers.mortier.Table1Cell`.
+
+    Returns
+    -------
+    list of dict
+        ``{"dataset", "seed", "sets": {name: {"decisions": {variant: {"conf", "cwise"}}, "avg_ece_conf",
+        "member_acc", "member_ece_conf"}}, "dn": [DN(0.6) − DN(0.1) average ECE_conf, SE], "de": {variant:
+        [weighted − average ECE_conf, SE]}}``.
+    """
+    out = []
+    for ds, by_seed in cells.items():
+        for seed, sets in by_seed.items():
+            row = {"dataset": ds, "seed": int(seed), "sets": {}}
+            for name, c in sets.items():
+                row["sets"][name] = {
+                    "decisions": {v: {m: c.tests[v][f"h0_{m}"] for m in ("conf", "cwise")} for v in c.tests},
+                    "avg_acc": c.average["avg_acc"],
+                    "avg_ece_conf": c.average["avg_ece_conf"],
+                    "member_acc": [min(c.members["acc"]), max(c.members["acc"])],
+                    "member_ece_conf": [min(c.members["ece_conf"]), max(c.members["ece_conf"])],
+                }
+            dn6, dn1, de = sets["DN(0.6)"], sets["DN(0.1)"], sets["DE"]
+            row["dn"] = [
+                dn6.average["avg_ece_conf"] - dn1.average["avg_ece_conf"],
+                _paired(dn6.boot_ece["average"], dn1.boot_ece["average"]),
+            ]
+            row["de"] = {
+                v: [de.tests[v]["ece_conf"] - de.average["avg_ece_conf"],
+                    _paired(de.boot_ece[f"weighted_{v}"], de.boot_ece["average"])]
+                for v in de.tests
+            }  # fmt: skip
+            out.append(row)
     return out
 
 

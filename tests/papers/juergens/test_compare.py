@@ -6,9 +6,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from credalbook.papers.criteria import AGREES, DIFFERS_UNKNOWN, INCONCLUSIVE
-from credalbook.papers.juergens import compare, paper_table1, paper_table1_summary, summarise_error_rates
+from credalbook.papers.criteria import AGREES, DIFFERS_UNKNOWN, INCONCLUSIVE, NOT_RUN
+from credalbook.papers.juergens import (
+    compare,
+    paper_table1,
+    paper_table1_cells,
+    paper_table1_summary,
+    summarise_error_rates,
+)
 from credalbook.papers.juergens.compare import RESULT_KEYS
+from credalbook.papers.juergens.rows import app_b_closed_form, table1_decision_counts
 from credalbook.papers.mortier import ErrorRateStudy
 from credalbook.papers.report import reported
 
@@ -176,31 +183,62 @@ class TestCompare:
     def test_main(self):
         cmp = compare(_results())
         rows = cmp.rows
-        assert len(rows) == 15 and cmp.chapter == "02_juergens_instance_calibration"
-        assert [r.artifact for r in rows[:8]] == ["Fig. 3"] * 4 + ["Fig. 4"] * 4
+        assert len(rows) == 19 and cmp.chapter == "02_juergens_instance_calibration"
+        assert [r.artifact for r in rows[:8]] == ["Fig. 3"] * 5 + ["Fig. 4"] * 3
         assert all(r.criterion and r.verdict for r in rows)
         by = {(r.artifact, r.quantity.split(":")[0]): r for r in rows}
-        assert (
-            by[
-                ("Fig. 5", "L2 and KL biased upwards under H0, SKCE and MMD centred at 0 (means over the null draws)")
-            ].verdict
-            == AGREES
+        assert by[("Fig. 5", "SKCE and MMD empirically unbiased under H0")].verdict == AGREES
+        fig8 = next(r for r in rows if r.artifact == "Fig. 8")
+        assert fig8.verdict == AGREES
+        app_b = next(r for r in rows if r.artifact == "App. B")
+        assert app_b.verdict == AGREES and "book's own" in app_b.note and "1000/1000" in app_b.note
+        # without the authors' studies, Table 1 bootstrap, spreads and minima: honest "not run here" rows
+        assert sum(r.verdict == NOT_RUN for r in rows) == 5
+        t1 = [r for r in rows if r.artifact == "Table 1"]
+        assert t1[0].book == "0 of 24 cells" and t1[0].verdict == DIFFERS_UNKNOWN
+        assert "17–20 of 48" in t1[0].paper and "CIFAR-10 7–8 of 24" in t1[0].paper and "¬" in t1[0].paper
+        assert "fewest rejections" in t1[0].paper and "rejects more often" in t1[0].paper
+        assert "authors' code: 5" in t1[0].note and t1[1].verdict == NOT_RUN
+        kl = next(r for r in t1 if r.quantity.startswith("KL gives"))
+        assert kl.verdict == AGREES and kl.book == "+0.450 ± 0.015"
+        acc = t1[-1]
+        assert acc.quantity.startswith("λ(x) slightly increases") and "10 of 24 rows" in acc.paper
+        assert acc.verdict == INCONCLUSIVE and "paper's own numbers do not decide" in acc.criterion
+
+    def test_new_rows_with_their_results(self):
+        res = _results(
+            authors_binary=_error_rates(r=200, h1_new=1.0),
+            table1_bootstrap={k: {**v, "mean_h0": "REJ."} for k, v in _results()["table1"].items()},
+            landscape_spread={
+                e: {"at_truth": v, "range": 1.0}
+                for e, v in {
+                    "lp": [1.0, 1.1, 0.9, 1.0],
+                    "kl": [2.0, 2.1, 1.9, 2.0],
+                    "mmd": [1, 1.05, 0.95, 1.0],
+                    "skce": [0.1, 1.0, 0.3, 0.9],
+                }.items()
+            },
+            landscape_argmins={
+                "lp": {"simplex": [0.2, 0.3, 0.5], "lambda": [1, 0, 0]},
+                "skce": {"simplex": [0.2, 0.4, 0.4], "lambda": [0, 1, 0]},
+            },
         )
-        assert rows[11].artifact == "Fig. 8" and rows[11].verdict == AGREES
-        assert rows[10].artifact == "App. B" and rows[10].verdict == AGREES
-        # Table 1: the paper rejects all 48 cells, the fake book none → differs, cause unknown
-        t1 = rows[12]
-        assert t1.artifact == "Table 1" and t1.book == "0 of 24" and t1.verdict == DIFFERS_UNKNOWN
-        assert "17 of its 48 REJ. cells" in t1.note and "authors' code: 5" in t1.note
-        assert rows[13].verdict == AGREES and rows[13].book == "+0.450 ± 0.015"
-        assert rows[14].verdict == AGREES and "10 of 24 rows" in rows[14].paper
+        rows = compare(res).rows
+        assert len(rows) == 19 and not any(r.verdict == NOT_RUN for r in rows if r.artifact != "Fig. 3")
+        power = next(r for r in rows if r.quantity.startswith("high power"))
+        assert power.verdict == AGREES and "H1-3" in power.book
+        boot = [r for r in rows if r.artifact == "Table 1"][1]
+        assert boot.book == "12 of 24 cells" and boot.verdict == AGREES  # share 0.5 vs the paper's 0.3125 within 2 SE
+        assert [r for r in rows if r.artifact == "Table 1"][0].verdict == DIFFERS_UNKNOWN  # 0 of 24
+        assert next(r for r in rows if r.artifact == "Fig. 6").verdict == AGREES
+        assert next(r for r in rows if r.artifact == "Fig. 7").verdict == AGREES
 
     def test_type_one_rows_inconclusive_at_small_r(self):
-        """At R = 6 a rate moves in steps of 1/6: the Type I rows can neither agree nor differ."""
+        """At R = 6 even the pooled rate (2 panels × 3 estimators) cannot decide Bradley's band."""
         res = _results(error_rates={s: _error_rates(r=6, h0_new=0.05) for s in SETTINGS})
         rows = compare(res).rows
         fig4_level = next(r for r in rows if r.artifact == "Fig. 4" and "does not exceed α" in r.quantity)
-        assert fig4_level.verdict == INCONCLUSIVE and fig4_level.replicates == 6
+        assert fig4_level.verdict == INCONCLUSIVE and fig4_level.replicates == 36
 
     def test_type_one_rows_decide_at_large_r(self):
         res = _results(error_rates={s: _error_rates(r=3000, h0_new=0.03) for s in SETTINGS})
@@ -211,31 +249,25 @@ class TestCompare:
         fig4_level = next(r for r in compare(res).rows if r.artifact == "Fig. 4" and "does not exceed α" in r.quantity)
         assert fig4_level.verdict == AGREES
 
-    def test_accuracy_gain_of_one_image_is_inconclusive(self):
-        """The old row passed on +0.00125; judged with its standard error it cannot decide."""
-        res = _results()
-        gains = np.random.default_rng(0).normal(0.00125, 0.004, size=len(res["table1"]))
-        for g, row in zip(gains, res["table1"].values()):
-            row["lambda_acc"] = row["mean_acc"] + g
-        assert compare(res).rows[14].verdict == INCONCLUSIVE
+    def test_pooling_decides_where_cells_cannot(self):
+        """R = 100 per cell cannot decide [α/2, 3α/2] at α = 0.05; the pooled 600 draws can."""
+        res = _results(error_rates={s: _error_rates(r=100, h0_new=0.10) for s in SETTINGS})
+        fig3 = next(r for r in compare(res).rows if r.quantity.startswith("new test's Type I error close to α"))
+        assert fig3.verdict.startswith("differs")
 
     def test_no_tie_agrees(self):
         """Equal p-values of KL and L2 (a tie, e.g. zeros) never agree."""
         res = _results()
         for row in res["table1"].values():
             row["mean_p"] = row["lambda_p"] = 0.0
-        assert compare(res).rows[13].verdict.startswith("differs")
+        kl = next(r for r in compare(res).rows if r.quantity.startswith("KL gives"))
+        assert kl.verdict.startswith("differs")
 
     def test_disagreements(self):
-        res = _results(
-            error_rates={s: _error_rates(r=200, h0_new=0.5, h1_new=0.0, skce=1.0) for s in SETTINGS},
-            app_b=[{"k": 50, "n": 1000}, {"k": 300, "n": 1000}, {"k": 1000, "n": 1000}],
-        )
+        res = _results(error_rates={s: _error_rates(r=200, h0_new=0.5, h1_new=0.0, skce=1.0) for s in SETTINGS})
         rows = compare(res).rows
-        assert rows[0].verdict.startswith("differs")  # new far from α, Mortier at 0
-        assert rows[2].verdict.startswith("differs")  # no power
-        assert rows[10].verdict.startswith("differs")  # App. B second combination rejected 30%
-        assert rows[10].book == "50/1000, 300/1000" and "1000/1000" in rows[10].note
+        assert rows[0].verdict.startswith("differs")  # new far from α
+        assert rows[3].verdict.startswith("differs")  # SKCE not less powerful
 
     def test_errors(self):
         with pytest.raises(TypeError, match="results"):
@@ -245,6 +277,43 @@ class TestCompare:
         with pytest.raises(ValueError, match="centre_share"):
             compare(res)
         assert set(RESULT_KEYS) == set(_results())
+
+
+class TestRowsHelpers:
+    def test_paper_decisions(self):
+        """The decisions the paper's own p-values imply: 17-20 of 48 (CIFAR-100 10-12, CIFAR-10 7-8)."""
+        assert table1_decision_counts(paper_table1_cells()) == {"k": 17, "k_le": 20, "n": 48}
+        assert table1_decision_counts(paper_table1_cells("CIFAR-100")) == {"k": 10, "k_le": 12, "n": 24}
+        assert table1_decision_counts(paper_table1_cells("CIFAR-10")) == {"k": 7, "k_le": 8, "n": 24}
+
+    def test_app_b_closed_form(self):
+        gaps = app_b_closed_form()
+        assert gaps["conditional"] == pytest.approx(0.0, abs=1e-15) and gaps["marginal"] == pytest.approx(0.0)
+        assert gaps["uncalibrated"] == pytest.approx(0.2)  # predicts 0.3, E[Y] = 0.5
+
+    def test_paper_accuracy_gain_does_not_decide(self):
+        s = paper_table1_summary()
+        assert s["n_acc_up"] == 10 and abs(s["acc_gain"]) < 0.001
+
+
+def test_non_negative_estimators_are_positive_under_h0():
+    """Fig. 5's L2/KL half holds for any predictor: both estimators are non-negative (a test, not a row)."""
+    from credalbook.stats import estimator_measure
+
+    rng = np.random.default_rng(0)
+    p = rng.dirichlet(np.ones(4), size=(20, 60))
+    y = (rng.random((20, 60, 1)) > p.cumsum(-1)).sum(-1)
+    for name in ("lp", "kl"):
+        v = np.asarray(estimator_measure(name, bandwidth=0.1).func(p, y))
+        assert (v >= 0).all(), name
+
+
+def test_new_test_closer_to_alpha_than_mortier_by_construction():
+    """Mortier's rate sits at 0 under H0 by construction (below); then |rate − α| of any test whose rate lies in
+    [0, 2α] is at most Mortier's α: "closer to α than Mortier's" and "lower Type II than Mortier's" compare with a
+    test that cannot reject, so they are checks here, not rows."""
+    s = _error_rates(r=200, h0_new=0.08, h0_mortier=0.0, h1_new=0.9, h1_mortier=0.0)
+    assert s["gap"]["Mortier"] > s["gap"]["new"] and s["type2"]["Mortier"] > s["type2"]["new"]
 
 
 def test_mortier_conservative_by_construction():

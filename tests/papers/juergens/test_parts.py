@@ -25,6 +25,7 @@ from credalbook.papers.juergens import (
     table1_rows,
     weight_landscape,
 )
+from credalbook.papers.juergens.parts import AUTHORS_PART_MINUTES
 from credalbook.papers.mortier import ErrorRateStudy, ErrorRateSummary, PAPER_ALPHAS
 from credalbook.papers.parts import plan_parts
 from credalbook.papers.presets import preset
@@ -71,8 +72,28 @@ class TestPlan:
             "pitfall-kl",
             "table1-a",
             "table1-b",
+            "table1boot-a",
+            "table1boot-b",
+            *[f"authors-binary-{h}" for h in ("h0-const", "h0-inst", "h1-1", "h1-3")],
+            *[f"authors-settings-binary-{h}" for h in ("h0-const", "h0-inst", "h1-3")],
+            *[f"authors-settings-multiclass-{h.lower()}" for h in HYPOTHESES],
         ]
-        assert len(set(names)) == 21
+        assert len(set(names)) == 35
+        assert set(AUTHORS_PART_MINUTES) == set(names[21:])  # every added part has its estimate
+
+    def test_authors_variants(self):
+        """The added parts are the recorded ones with one setting changed each, named in their parameters."""
+        plan = juergens_plan(preset(CHAPTER, "paper"), seed=0)
+        for arch in ("a", "b"):
+            old, new = _part(plan, f"table1-{arch}"), _part(plan, f"table1boot-{arch}")
+            assert {**old.kwargs, "resample": "bootstrap"} == new.kwargs and "resample" not in old.kwargs
+        old, new = _part(plan, "binary-h1-3"), _part(plan, "authors-binary-h1-3")
+        assert {**old.kwargs, "simulator": "authors"} == new.kwargs
+        theirs = _part(plan, "authors-settings-multiclass-h1-2").kwargs
+        assert theirs["learner_options"] == {"hidden": (16, 16, 16), "lr": 1e-4, "max_epochs": 250, "patience": 100}
+        assert [o for _, o in theirs["estimators"][:3]] == [{"bandwidth": 0.01}] * 3
+        assert "simulator" not in theirs
+        assert _part(plan, "authors-settings-binary-h0-inst").kwargs["simulator"] == "authors"
 
     def test_paper_sizes_and_bandwidths(self):
         cfg = preset(CHAPTER, "paper")

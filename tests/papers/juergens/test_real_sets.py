@@ -49,3 +49,37 @@ class TestEvaluateInstanceTest:
             evaluate_instance_test(cs, fc[:10], ft)
         with pytest.raises(ValueError, match="n_test"):
             evaluate_instance_test(cs, fc, ft, n_test=1)
+
+
+class TestResample:
+    @pytest.mark.parametrize("resample", ["permutation", "bootstrap"])
+    def test_mean_predictor_is_the_direct_test(self, resample):
+        """The mean predictor's row is the consistency-resampling test with the same ``resample``."""
+        from credalbook.stats import bootstrap_calibration_test, estimator_measure
+
+        cs, fc, ft = _set(400, seed=3)
+        opts = dict(estimators=("lp",), n_test=None, n_resamples=40, learner_options={"max_epochs": 3}, seed=0)
+        row = evaluate_instance_test(cs, fc, ft, resample=resample, **opts)[0]
+        direct = bootstrap_calibration_test(
+            cs.ens_probs_test.mean(axis=1),
+            cs.y_test,
+            measure=estimator_measure("lp"),
+            n_resamples=40,
+            alpha=0.01,
+            resample=resample,
+            seed=0,
+            chunk_size=None,
+        )
+        assert row["mean_p"] == direct.pvalue and row["mean_ce"] == direct.statistic
+
+    def test_default_is_permutation(self):
+        cs, fc, ft = _set(300, seed=1)
+        opts = dict(estimators=("lp",), n_test=None, n_resamples=20, learner_options={"max_epochs": 2}, seed=0)
+        assert evaluate_instance_test(cs, fc, ft, **opts) == evaluate_instance_test(
+            cs, fc, ft, resample="permutation", **opts
+        )
+
+    def test_errors(self):
+        cs, fc, ft = _set(100)
+        with pytest.raises(ValueError, match="resample"):
+            evaluate_instance_test(cs, fc, ft, resample="jackknife")

@@ -95,7 +95,14 @@ class TestMortierPlan:
         parts = plan_parts(
             CHAPTER, cfg, scale=scale, seed=0, dataset="fashion_mnist", device="auto", solver="cobyla_powell", n_jobs=1
         )
-        assert [p.name for p in parts] == NAMES
+        chunks = [f"fig3-s1-cobyla-c{c}" for c in range(-(-cfg["fig3_cobyla_datasets"] // 20))]
+        cells = [
+            f"table1-{ds}-s{s}-{k}"
+            for ds in cfg["table1_datasets"]
+            for s in range(cfg["table1_seeds"])
+            for k in ("s", "dn0.1", "dn0.6", "de")
+        ]
+        assert [p.name for p in parts] == NAMES + ["fig1-s1-search-descent", *chunks, "s2-text", "s3-text", *cells]
         plan = mortier_plan(cfg, solver="cobyla_powell")
         assert tuple(plan.groups) == MORTIER_GROUPS
         by = {p.name: p for p in plan.parts}
@@ -119,6 +126,29 @@ class TestMortierPlan:
         t1 = by["table1-fashion_mnist"].kwargs
         assert t1["backbone"] == {"n_train": cfg["backbone_train"], "epochs": cfg["backbone_epochs"], "seed": 0}
         assert (t1["lr"], t1["momentum"], t1["n_members"]) == (cfg["head_lr"], cfg["head_momentum"], cfg["n_members"])
+        # one minimiser per comparison: Fig. 1's S1 with App. Fig. 3's minimiser; App. Fig. 3's S1 with COBYLA
+        one = by["fig1-s1-search-descent"].kwargs
+        assert (
+            one["solver"] == cfg["fig3_solver"]
+            and {k: one[k] for k in PAPER_SETTINGS["Fig. 1"]} == PAPER_SETTINGS["Fig. 1"]
+        )
+        assert one["n_datasets"] == cfg["fig1_search_datasets"]
+        c0 = by["fig3-s1-cobyla-c0"].kwargs
+        assert (c0["solver"], c0["chunk"], c0["seed"], c0["n_members"]) == ("cobyla_powell", 0, 0, 100)
+        assert sum(by[c].kwargs["n_datasets"] for c in chunks) == cfg["fig3_cobyla_datasets"]
+        text = by["s2-text"].kwargs
+        assert (
+            text["segment_start"] == "centre"
+            and "outside_start" not in text
+            and text["n_datasets"] == cfg["text_datasets"]
+        )
+        cell = by[cells[-1]].kwargs
+        assert (cell["set_name"], cell["solver"], cell["n_resamples"], cell["n_bins"]) == (
+            "DE",
+            "cobyla",
+            cfg["n_bootstrap"],
+            5,
+        )
 
     def test_parameters(self):
         cfg = preset(CHAPTER, "tiny")
@@ -129,7 +159,7 @@ class TestMortierPlan:
         assert all(other[n] != one[n] for n in NAMES)
         assert other["fig1-s1"]["solver"] == "search" and other["fig1-s1"]["seed"] == 1
         names = [p.name for p in mortier_plan(cfg, dataset="digits").parts]
-        assert names[-1] == "table1-digits" and len(set(names)) == len(names)
+        assert "table1-digits" in names and len(set(names)) == len(names)
         json.dumps(records.encode(one))  # JSON-able configuration
 
     def test_values(self):
@@ -137,11 +167,13 @@ class TestMortierPlan:
         values = {p.name: i for i, p in enumerate(plan.parts)}
         figures = plan.values("figures", values)
         assert list(figures) == list(PAPER_SETTINGS) and figures["Fig. 2"] == {"S1": 3, "S2": 4, "S3": 5}
-        assert plan.values("table1", values) == 21 and plan.values("k100", values) == {
+        assert plan.values("table1_frozen", values) == 21 and plan.values("k100", values) == {
             "bootstrap": 9,
             "permutation": 18,
         }
         assert plan.values("fig3_uniform", values) == 20
+        assert plan.values("table1", values) == {"digits": {"0": {"S": 26, "DN(0.1)": 27, "DN(0.6)": 28, "DE": 29}}}
+        assert plan.values("text_segment", values) == {"S2": 24, "S3": 25}
 
     def test_errors(self):
         plan = mortier_plan(preset(CHAPTER, "tiny"))
@@ -158,6 +190,34 @@ class TestMortierPlan:
             mortier_plan(cfg, n_jobs=0)
         with pytest.raises(ValueError, match="dataset"):
             mortier_plan(cfg, dataset="")
+
+
+class TestErrorRateChunk:
+    KW = dict(n_instances=20, n_members=2, n_classes=3, u=0.5, n_resamples=10, measures=("skce_ul", ("ece_conf", 5)))
+
+    def test_main(self, tmp_cache):
+        """Chunks 0 and 1 are the study's first 40 datasets, bit for bit (same tests, same seed)."""
+        from credalbook.papers.mortier import error_rate_chunk, merge_summaries
+
+        study = set_test_error_rates("S1", n_datasets=45, solver="search", seed=3, n_jobs=1, progress=False, **self.KW)
+        chunks = [error_rate_chunk("S1", chunk=c, solver="search", seed=3, **self.KW) for c in (0, 1)]
+        merged = merge_summaries(chunks)
+        full = study.summary()
+        np.testing.assert_array_equal(merged.rejected, full.rejected[..., :40])
+        np.testing.assert_array_equal(merged.null_at_least, full.null_at_least[:, :40])
+        assert merged.n_datasets == 40 and merged.config["chunks"] == [0, 1]
+
+    def test_errors(self):
+        from credalbook.papers.mortier import error_rate_chunk, merge_summaries
+
+        with pytest.raises(ValueError, match="chunk"):
+            error_rate_chunk("S1", chunk=-1, **self.KW)
+        with pytest.raises(ValueError, match="n_datasets"):
+            error_rate_chunk("S1", chunk=0, n_datasets=21, **self.KW)
+        with pytest.raises(ValueError, match="solver"):
+            error_rate_chunk("S1", chunk=0, solver="lbfgs", **self.KW)
+        with pytest.raises(ValueError, match="summaries"):
+            merge_summaries([])
 
 
 class TestStudyParts:

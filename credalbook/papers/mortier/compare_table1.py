@@ -1,0 +1,148 @@
+r"""The Table 1 rows of the Mortier et al. (2023) chapter, judged over every (data set, seed) cell.
+
+Each Table 1 claim of the paper rests on its ten data set × architecture rows ("¬REJ. on 9 of 10 rows"); the book
+counts the same decisions over its cells (:func:`~credalbook.papers.mortier.table1_cell_results`: every data set
+and seed, members trained end to end) under one named test variant, :data:`TABLE1_VARIANT` (the authors'
+real-data test, which made the paper's table), and states the other variant's count beside it. The claims' words
+are judged with rules of the same strength: "in general" and "most cases" as a majority, "almost never" as at most
+one cell in five, "in some cases" as at least one, "often" as a majority.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from credalbook.papers.criteria import at_least, sign_claim
+from credalbook.papers.report import Comparison
+
+__all__ = ["table1_rows"]
+
+ENSEMBLES = ("DN(0.1)", "DN(0.6)", "DE")
+_KINDS = ("S", "DN(0.1)", "DN(0.6)", "DE")
+
+
+def _paper_count(paper_rows, kinds, test) -> tuple[int, int]:
+    """How many of the paper's (row, kind) decisions satisfy ``test(row[kind])``."""
+    hits = [test(r[k]) for _, _, r in paper_rows for k in kinds]
+    return int(sum(hits)), len(hits)
+
+
+def _count(cells, kinds, variant, test) -> tuple[int, int]:
+    hits = [test(c["sets"][k]["decisions"][variant]) for c in cells for k in kinds]
+    return int(sum(hits)), len(hits)
+
+
+def _setting(cells, variant: str) -> str:
+    datasets = sorted({c["dataset"] for c in cells})
+    seeds = sorted({c["seed"] for c in cells})
+    test = (
+        "the authors' real-data test (Dir(1/M) null weights, caltest.py l. 87-88; instances permuted, l. 505; |t| > q)"
+        if variant == "authors"
+        else "Alg. 1 as printed (Dir(1) null weights, instances bootstrapped, t > q)"
+    )
+    return (
+        f"judged under {test}, SciPy's COBYLA, D = 100, 5 bins, α = 0.05, on the calibration half of each test split; "
+        f"cells: {', '.join(datasets)} × seeds {', '.join(map(str, seeds))}; every network (a SmallCNN body with the "
+        "authors' head, dropout → linear, nnet_cpp.cpp l. 101-106) trained end to end from its own initialisation "
+        "(Adam; the paper fine-tunes ImageNet-pretrained MobileNetV2/VGG16 with SGD, lr 1e-5, momentum 0.99)"
+    )
+
+
+def table1_rows(cmp: Comparison, cells: list, claim: dict, paper_rows: list, *, variant: str = "authors") -> None:
+    """Add the Table 1 rows (decisions, ECE differences, the abstract's claim) judged over ``cells``.
+
+    Parameters
+    ----------
+    cmp : Comparison
+    cells : list of dict
+        :func:`~credalbook.papers.mortier.table1_cell_results`.
+    claim : dict
+        Claim key → the paper's words (``reported.json``).
+    paper_rows : list
+        (data set, architecture, {set: row}) of the paper's Table 1.
+    variant : {"authors", "paper"}
+        The test variant the decision rows judge; the other's count is stated beside it.
+    """
+    other = "paper" if variant == "authors" else "authors"
+    setting = _setting(cells, variant)
+
+    def decision_row(quantity, kinds, measure, value, claim_key, need_of, reading):
+        k, n = _count(cells, kinds, variant, lambda d: d[measure] == value)
+        ko, _ = _count(cells, kinds, other, lambda d: d[measure] == value)
+        kp, np_ = _paper_count(paper_rows, kinds, lambda r: r[f"h0_{measure}"] == value)
+        cmp.add(
+            "Table 1",
+            quantity,
+            paper=f"{claim[claim_key]}: {value} on {kp} of {np_} rows",
+            book=f"{value} on {k} of {n} cells ({variant} test); {ko} of {n} with the {other} test",
+            judgement=at_least(k, n, need_of(n), what=f"cells with {value} ({measure})", tolerance_source=reading),
+            note=setting,
+        )
+
+    majority = lambda n: n // 2 + 1  # noqa: E731
+    decision_row(
+        "single network S rejected for ECE_conf", ("S",), "conf", "REJ.", "table1_single_rejected", majority,
+        "'in general' read as a majority of the cells",
+    )  # fmt: skip
+    decision_row(
+        "deep ensemble DE not rejected for ECE_conf", ("DE",), "conf", "¬REJ.", "table1_de_not_rejected",
+        lambda n: math.ceil(0.8 * n), "'almost never rejected' read as not rejected in at least 4 of 5 cells",
+    )  # fmt: skip
+    decision_row(
+        "DN(0.6) not rejected for ECE_conf in some cases", ("DN(0.6)",), "conf", "¬REJ.", "table1_dn06_not_rejected",
+        lambda n: 1, "'in some cases' read as at least one cell",
+    )  # fmt: skip
+    decision_row(
+        "not classwise calibrated in most cases: (set, cell) decisions rejected for ECE_cwise", _KINDS, "cwise",
+        "REJ.", "table1_not_classwise", majority, "'most cases' read as a majority of the four sets × cells",
+    )  # fmt: skip
+    rejected = lambda d: d["conf"] == "REJ." or d["cwise"] == "REJ."  # noqa: E731
+    k, n = _count(cells, ENSEMBLES, variant, rejected)
+    ko, _ = _count(cells, ENSEMBLES, other, rejected)
+    kp, np_ = _paper_count(paper_rows, ENSEMBLES, lambda r: r["h0_conf"] == "REJ." or r["h0_cwise"] == "REJ.")
+    cmp.add(
+        "Abstract",
+        "ensembles of deep networks often not calibrated: DN(0.1), DN(0.6), DE rejected for ECE_conf or ECE_cwise",
+        paper=f"{claim['abstract_often_not_calibrated']}: rejected on {kp} of {np_} ensemble rows",
+        book=f"rejected on {k} of {n} (ensemble set, cell) decisions ({variant} test); {ko} of {n} with the {other} test",
+        judgement=at_least(k, n, majority(n), what="ensemble decisions rejected",
+                           tolerance_source="'often' read as a majority (the book's reading)"),
+        note=setting,
+    )  # fmt: skip
+    _differences(cmp, cells, claim, paper_rows, variant, setting)
+
+
+def _pooled(values) -> tuple[float, float, int]:
+    """Mean difference over cells and its SE from the cells' (independent) paired bootstrap SEs."""
+    v = np.array([x[0] for x in values], dtype=np.float64)
+    se = np.array([x[1] for x in values], dtype=np.float64)
+    return float(v.mean()), float(np.sqrt((se**2).sum()) / len(v)), len(v)
+
+
+def _differences(cmp, cells, claim, paper_rows, variant, setting) -> None:
+    dv, dse, n = _pooled([c["dn"] for c in cells])
+    lower = sum(c["dn"][0] < 0 for c in cells)
+    kp = sum(r["DN(0.6)"]["avg_ece_conf"] < r["DN(0.1)"]["avg_ece_conf"] for _, _, r in paper_rows)
+    cmp.add(
+        "Table 1",
+        "DN(0.6) better confidence-calibrated than DN(0.1): average ECE_conf on the test split, mean over cells",
+        paper=f"{claim['table1_dropout_rate']}: lower on {kp} of {len(paper_rows)} rows",
+        book=f"DN(0.6) − DN(0.1) = {dv:+.4f} (SE {dse:.4f}); lower on {lower} of {n} cells",
+        judgement=sign_claim(dv, relation="<", se=dse, name="mean ECE_conf(DN(0.6)) − ECE_conf(DN(0.1))",
+                             replicates=n, tolerance_source="2 × the SE pooled from the cells' paired bootstraps"),
+        note=setting,
+    )  # fmt: skip
+    dv, dse, n = _pooled([c["de"][variant] for c in cells])
+    lower = sum(c["de"][variant][0] < 0 for c in cells)
+    kp = sum(r["DE"]["ece_conf"] < r["DE"]["avg_ece_conf"] for _, _, r in paper_rows)
+    cmp.add(
+        "Table 1",
+        "DE: weighted average better calibrated than the average (ECE_conf, test split), mean over cells",
+        paper=f"{claim['table1_de_difference']}: weighted lower on {kp} of {len(paper_rows)} rows",
+        book=f"weighted − average = {dv:+.4f} (SE {dse:.4f}); lower on {lower} of {n} cells",
+        judgement=sign_claim(dv, relation="<", se=dse, name="mean ECE_conf(weighted) − ECE_conf(average)",
+                             replicates=n, tolerance_source="2 × the SE pooled from the cells' paired bootstraps"),
+        note=setting + "; λ of the judged variant's ECE_conf test, fitted on the calibration half",
+    )  # fmt: skip

@@ -1,0 +1,304 @@
+r"""Table 1 of Mortier et al. (2023) with members trained end to end: one part per (data set, seed, set).
+
+The paper trains "all models end-to-end" (App. A.2) on ImageNet-pretrained MobileNetV2/VGG16 features; the
+authors' network puts dropout and one linear layer on the backbone's output (tfmortie/calibration@686d453,
+``calibration/src/main/cpp/nnet_cpp.cpp``, l. 101-106: ``Sequential(Dropout(dp), Linear(in_features, K))``).
+Pretrained weights cannot be had here, so every member is a :class:`~credalbook.nn.SmallCNN` body trained from
+its own random initialisation together with that head (:func:`end_to_end_set`):
+
+- **S**: one network, no dropout;
+- **DN(p)**: one network with dropout p before the last layer, M Monte-Carlo passes;
+- **DE**: M networks without dropout, each with its own initialisation and minibatch order.
+
+Every set gets its own seeds (no member is shared between sets). :func:`table1_cell` then runs Alg. 1 on the
+calibration split under two named test variants (:data:`TEST_VARIANTS`): Alg. 1 as printed (Dir(1) null
+weights, instances bootstrapped, :math:`t > q`) and the authors' real-data test (Dir(1/M) null weights,
+``caltest.py`` l. 87-88; instances permuted, l. 505; :math:`|t| > q`, l. 547), both with SciPy's COBYLA as in
+``final_results_experiments_data.py`` (l. 58). What a cell keeps is small: the decisions and p-values, the
+test-split accuracies and ECEs, and :math:`ECE_{conf}` on fixed bootstrap resamples of the test split, so that
+differences between sets (DN(0.6) − DN(0.1)) get paired standard errors across parts.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+import torch
+from torch import nn
+
+from credalbook._validation import check_choice, check_positive_int
+from credalbook.data.images import load_dataset
+from credalbook.data.splits import train_val_test_split
+from credalbook.metrics.classification import accuracy, ece_classwise, ece_confidence
+from credalbook.nn.member_predictions import ClassifierSet
+from credalbook.nn.models import mc_dropout_predict, SmallCNN
+from credalbook.nn.training import fit, predict_proba
+from credalbook.stats.bootstrap import set_calibration_test
+
+__all__ = ["TABLE1_SETS", "TEST_VARIANTS", "Table1Cell", "end_to_end_set", "table1_cell"]
+
+#: The four classifier sets of Table 1: name → dropout rate of the head (M = 1 for S).
+TABLE1_SETS = {"S": 0.0, "DN(0.1)": 0.1, "DN(0.6)": 0.6, "DE": 0.0}
+#: The two real-data tests: Alg. 1 as printed, and the authors' ``npbetest`` as their real-data script calls it.
+TEST_VARIANTS = {
+    "paper": dict(weight_prior="uniform", resample="bootstrap", rule="t"),
+    "authors": dict(weight_prior="sparse", resample="permutation", rule="abs"),
+}
+_BOOT_SEED = 2022
+
+
+@dataclass(frozen=True)
+class Table1Cell:
+    """One classifier set of Table 1 on one data set and seed, tested under both variants.
+
+    Attributes
+    ----------
+    dataset, set_name : str
+    seed : int
+    average : dict
+        Test split, plain average of the members: ``avg_acc``, ``avg_ece_conf``, ``avg_ece_cwise``.
+    tests : dict
+        Variant (:data:`TEST_VARIANTS`) → ``h0_conf``, ``p_conf``, ``acc_conf``, ``ece_conf``, and the same for
+        ``cwise`` (decisions on the calibration split; accuracy and ECE of the weighted average on the test split),
+        ``weights_conf``, ``weights_cwise`` (λ as lists).
+    boot_ece : dict
+        :math:`ECE_{conf}` on ``ece_resamples`` fixed bootstrap resamples of the test split (the same instances in every
+        cell of a data set): ``"average"`` and ``"weighted_<variant>"``.
+    members : dict
+        Per member on the test split: ``"acc"`` and ``"ece_conf"`` (lists; one entry per pass for DN).
+    n_cal, n_test : int
+    config : dict
+    seconds : float
+    """
+
+    dataset: str
+    set_name: str
+    seed: int
+    average: dict
+    tests: dict
+    boot_ece: dict = field(repr=False)
+    members: dict = field(repr=False)
+    n_cal: int = 0
+    n_test: int = 0
+    config: dict = field(default_factory=dict)
+    seconds: float = 0.0
+
+    def decision(self, variant: str, measure: str) -> str:
+        """ "REJ." or "¬REJ." of ``variant`` for ``measure`` ("conf" or "cwise")."""
+        check_choice(variant, "variant", tuple(TEST_VARIANTS))
+        check_choice(measure, "measure", ("conf", "cwise"))
+        return self.tests[variant][f"h0_{measure}"]
+
+
+def _network(image_shape, n_classes: int, *, dropout: float, channels, hidden: int, seed: int) -> SmallCNN:
+    """A SmallCNN body with the authors' head, Dropout(p) → Linear, initialised from ``seed``."""
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        net = SmallCNN(image_shape[0], n_classes, image_size=tuple(image_shape[1:]), channels=channels, hidden=hidden)
+        net.head = nn.Sequential(nn.Dropout(dropout), nn.Linear(hidden, n_classes))
+    return net
+
+
+def _member_seed(seed: int, set_name: str, member: int) -> int:
+    """Distinct seeds for every (seed, set, member): no network is shared between sets."""
+    return 10_000 * seed + 1_000 * list(TABLE1_SETS).index(set_name) + member
+
+
+def end_to_end_set(
+    dataset: str = "fashion_mnist",
+    *,
+    set_name: str,
+    n_members: int = 10,
+    seed: int = 0,
+    epochs: int = 5,
+    lr: float = 1e-3,
+    batch_size: int = 128,
+    channels=(32, 64),
+    hidden: int = 128,
+    n_train: int | None = None,
+    split_seed: int = 2022,
+    device: str = "cpu",
+    progress: bool = False,
+) -> ClassifierSet:
+    """Train one classifier set of Table 1 end to end (each network from its own initialisation).
+
+    Parameters
+    ----------
+    dataset : str
+        A name in :data:`credalbook.data.DATASETS`.
+    set_name : {"S", "DN(0.1)", "DN(0.6)", "DE"}
+    n_members : int, default 10
+        M of DN (passes) and DE (networks); S has one member.
+    seed : int
+        The cell's seed; each network's initialisation and minibatch order come from it, the set and the member.
+    epochs, lr, batch_size
+        Adam on the cross-entropy (:func:`~credalbook.nn.fit`), all epochs, no early stopping.
+    channels, hidden
+        Of the :class:`~credalbook.nn.SmallCNN` body; ``hidden`` is the width the head's linear layer reads.
+    n_train : int or None
+        Training images drawn with ``seed`` (all when None).
+    split_seed : int, default 2022
+        The 50/50 stratified division of the test split into calibration and test (the paper's seed).
+    device, progress
+        Where and how verbosely the networks train.
+
+    Returns
+    -------
+    ClassifierSet
+
+    Examples
+    --------
+    >>> cs = end_to_end_set("digits", set_name="DE", n_members=2, epochs=1, channels=(4,), hidden=8, n_train=200)
+    >>> cs.ens_probs_cal.shape, cs.ens_probs_test.shape
+    ((270, 2, 10), (269, 2, 10))
+    """
+    check_choice(set_name, "set_name", tuple(TABLE1_SETS))
+    n_members = check_positive_int(n_members, "n_members")
+    seed = check_positive_int(seed, "seed", minimum=0)
+    data = load_dataset(dataset)
+    x_train, y_train = np.asarray(data.x_train, dtype=np.float32), np.asarray(data.y_train)
+    if n_train is not None and check_positive_int(n_train, "n_train") < len(y_train):
+        keep = np.sort(np.random.default_rng(seed).choice(len(y_train), size=n_train, replace=False))
+        x_train, y_train = x_train[keep], y_train[keep]
+    x_test, y_test = np.asarray(data.x_test, dtype=np.float32), np.asarray(data.y_test)
+    idx_test, idx_cal, _ = train_val_test_split(len(y_test), val_fraction=0.5, seed=split_seed, stratify=y_test)
+    shape, k = x_train.shape[1:], data.n_classes
+    dropout = TABLE1_SETS[set_name]
+    train_kw = dict(epochs=epochs, batch_size=batch_size, optimizer="adam", lr=lr, device=device, progress=progress)
+    if set_name.startswith("DN"):
+        net = _network(
+            shape, k, dropout=dropout, channels=channels, hidden=hidden, seed=_member_seed(seed, set_name, 0)
+        )
+        fit(net, x_train, y_train, seed=_member_seed(seed, set_name, 0), **train_kw)
+        ens = mc_dropout_predict(net, x_test, n_samples=n_members, device=device, seed=_member_seed(seed, set_name, 0))
+    else:
+        probs = []
+        for m in range(1 if set_name == "S" else n_members):
+            s = _member_seed(seed, set_name, m)
+            net = _network(shape, k, dropout=0.0, channels=channels, hidden=hidden, seed=s)
+            fit(net, x_train, y_train, seed=s, **train_kw)
+            probs.append(predict_proba(net, x_test, device=device))
+        ens = np.stack(probs, axis=1)
+    return ClassifierSet(
+        ens_probs_cal=ens[idx_cal],
+        y_cal=y_test[idx_cal],
+        ens_probs_test=ens[idx_test],
+        y_test=y_test[idx_test],
+        kind="single" if set_name == "S" else "dropout" if set_name.startswith("DN") else "ensemble",
+        name=set_name,
+        idx_cal=idx_cal,
+        idx_test=idx_test,
+        config=dict(dataset=dataset, set_name=set_name, n_members=int(ens.shape[1]), seed=seed, epochs=epochs, lr=lr),
+    )
+
+
+def _boot_ece(probs, labels, idx, n_bins: int) -> list:
+    return [float(ece_confidence(probs[i], labels[i], n_bins=n_bins)) for i in idx]
+
+
+def _tests(cs: ClassifierSet, n_bins: int, alpha: float, n_resamples: int, solver: str, idx) -> tuple[dict, dict]:
+    """Both variants' decisions, and the weighted averages' ECE_conf on the fixed bootstrap resamples."""
+    cal, y_cal, test, y_test = cs.ens_probs_cal, cs.y_cal, cs.ens_probs_test, cs.y_test
+    tests, boot = {}, {}
+    for variant, options in TEST_VARIANTS.items():
+        row = {}
+        for key, name, metric in (
+            ("conf", "ece_confidence", ece_confidence),
+            ("cwise", "ece_classwise", ece_classwise),
+        ):
+            res = set_calibration_test(
+                cal, y_cal, measure=name, n_bins=n_bins, n_resamples=n_resamples, alpha=alpha, solver=solver,
+                seed=_BOOT_SEED, chunk_size=None, **options,
+            )  # fmt: skip
+            weighted = np.einsum("nmk,m->nk", test, res.weights)
+            row.update(
+                {
+                    f"h0_{key}": "REJ." if res.rejected else "¬REJ.",
+                    f"p_{key}": float(res.pvalue),
+                    f"acc_{key}": float(accuracy(weighted, y_test)),
+                    f"ece_{key}": float(metric(weighted, y_test, n_bins=n_bins)),
+                    f"weights_{key}": [float(w) for w in res.weights],
+                }
+            )
+            if key == "conf":
+                boot[f"weighted_{variant}"] = _boot_ece(weighted, y_test, idx, n_bins)
+        tests[variant] = row
+    return tests, boot
+
+
+def table1_cell(
+    dataset: str = "fashion_mnist",
+    *,
+    set_name: str,
+    seed: int = 0,
+    n_members: int = 10,
+    epochs: int = 5,
+    lr: float = 1e-3,
+    channels=(32, 64),
+    hidden: int = 128,
+    n_train: int | None = None,
+    n_bins: int = 5,
+    alpha: float = 0.05,
+    n_resamples: int = 100,
+    solver: str = "cobyla",
+    ece_resamples: int = 200,
+    device: str = "cpu",
+    progress: bool = False,
+) -> Table1Cell:
+    """One Table 1 cell: :func:`end_to_end_set`, then Alg. 1 under both :data:`TEST_VARIANTS`.
+
+    ``n_bins``, ``alpha``, ``n_resamples``, ``solver`` are those of the paper's real-data script (5 bins,
+    α = 0.05, D = 100, SciPy's COBYLA); fixed bootstrap resamples of the test split (drawn with seed
+    2022 from its size alone), ``ece_resamples`` of them, carry the paired standard errors of the ECE differences.
+
+    Examples
+    --------
+    >>> c = table1_cell("digits", set_name="DN(0.6)", n_members=3, epochs=1, channels=(4,), hidden=8, n_train=200,
+    ...                 n_resamples=10, solver="search", ece_resamples=5)
+    >>> sorted(c.tests), c.decision("authors", "conf") in ("REJ.", "¬REJ."), len(c.boot_ece["average"])
+    (['authors', 'paper'], True, 5)
+    """
+    start = time.perf_counter()
+    cs = end_to_end_set(
+        dataset, set_name=set_name, n_members=n_members, seed=seed, epochs=epochs, lr=lr, channels=channels,
+        hidden=hidden, n_train=n_train, device=device, progress=progress,
+    )  # fmt: skip
+    y = cs.y_test
+    idx = np.random.default_rng(_BOOT_SEED).integers(
+        0, len(y), size=(check_positive_int(ece_resamples, "ece_resamples"), len(y))
+    )
+    avg = cs.ens_probs_test.mean(axis=1)
+    tests, boot = _tests(cs, n_bins, alpha, n_resamples, solver, idx)
+    members = np.moveaxis(cs.ens_probs_test, 1, 0)
+    return Table1Cell(
+        dataset=dataset,
+        set_name=set_name,
+        seed=int(seed),
+        average={
+            "avg_acc": float(accuracy(avg, y)),
+            "avg_ece_conf": float(ece_confidence(avg, y, n_bins=n_bins)),
+            "avg_ece_cwise": float(ece_classwise(avg, y, n_bins=n_bins)),
+        },
+        tests=tests,
+        boot_ece={"average": _boot_ece(avg, y, idx, n_bins), **boot},
+        members={
+            "acc": [float(accuracy(p, y)) for p in members],
+            "ece_conf": [float(ece_confidence(p, y, n_bins=n_bins)) for p in members],
+        },
+        n_cal=int(len(cs.y_cal)),
+        n_test=int(len(y)),
+        config=dict(
+            cs.config,
+            n_train=n_train,
+            channels=list(channels),
+            hidden=hidden,
+            n_resamples=n_resamples,
+            solver=solver,
+            n_bins=n_bins,
+            alpha=alpha,
+            ece_resamples=ece_resamples,
+        ),  # fmt: skip
+        seconds=time.perf_counter() - start,
+    )

@@ -1,0 +1,208 @@
+"""The controls of the Mimori et al. chapter: closed forms against simulations and direct minimisations."""
+
+import numpy as np
+import pytest
+from scipy.optimize import minimize_scalar
+from scipy.special import softmax
+
+from credalbook.calibration import TemperatureScaling
+from credalbook.metrics import epistemic_loss, statistic_squared_loss
+from credalbook.papers.mimori import (
+    best_constant_alpha0,
+    compare,
+    constant_alpha0_posterior_el,
+    constant_dpe_shrinkage,
+    ensemble_temperature_scan,
+    evaluate_predictors,
+    MimoriPredictions,
+    PredictorOutputs,
+    SharedTemperatureEnsembleScaling,
+)
+from tests.papers.mimori.test_compare import _boot, _metrics, _results
+
+
+def _world(n=200_000, seed=0):
+    """Q on the 3-simplex, a noisy CPE Z, one label Y ~ Cat(Q)."""
+    rng = np.random.default_rng(seed)
+    q = rng.dirichlet([0.7, 0.7, 0.7], size=n)
+    z = 0.6 * q + 0.4 * rng.dirichlet([1.0, 1.0, 1.0], size=n)
+    y = np.eye(3)[(rng.random(n)[:, None] > np.cumsum(q, axis=1)).sum(axis=1)]
+    return q, z, y
+
+
+class TestConstantAlpha0:
+    def test_main(self):
+        """EL' = γ²·EL + (1 − γ)²·ū_Q against the simulated posterior (Eq. 19) of a constant α0."""
+        q, z, y = _world()
+        el, u = ((q - z) ** 2).sum(axis=1).mean(), (1 - (q**2).sum(axis=1)).mean()
+        for a0 in (0.3, 1.0, 4.0):
+            post = (a0 * z + y) / (a0 + 1)
+            sq = ((q - post) ** 2).sum(axis=1)
+            assert abs(constant_alpha0_posterior_el(el, u, a0) - sq.mean()) < 4 * sq.std() / np.sqrt(len(sq))
+        assert constant_alpha0_posterior_el(el, u, np.inf) == pytest.approx(el)
+
+    def test_best(self):
+        """The closed-form optimum against a bounded search over α0."""
+        for el, u in ((0.1258, 0.0998), (0.0388, 0.0998), (0.2, 0.01)):
+            a0, best = best_constant_alpha0(el, u)
+            res = minimize_scalar(
+                lambda t: constant_alpha0_posterior_el(el, u, np.exp(t)), bounds=(-10, 10), method="bounded"
+            )
+            assert float(best) == pytest.approx(res.fun, rel=1e-7) and float(a0) == pytest.approx(
+                np.exp(res.x), rel=1e-3
+            )
+        assert float(best_constant_alpha0(0.1258, 0.0998)[1]) == pytest.approx(0.1258 * 0.0998 / (0.1258 + 0.0998))
+        assert np.isinf(best_constant_alpha0(0.0, 0.1)[0])
+
+    def test_errors(self):
+        with pytest.raises(ValueError, match="el"):
+            constant_alpha0_posterior_el(-0.1, 0.1, 1.0)
+        with pytest.raises(ValueError, match="u_q"):
+            best_constant_alpha0(0.1, np.nan)
+        with pytest.raises(TypeError, match="alpha0"):
+            constant_alpha0_posterior_el(0.1, 0.1, "one")
+
+
+class TestConstantDpeShrinkage:
+    def test_main(self):
+        """The least-squares factor minimises L̂φ (Eq. 40) of γ·φ: against a scalar search."""
+        rng = np.random.default_rng(1)
+        q = rng.dirichlet([0.5, 0.5, 0.5], size=3000)
+        hist = np.stack([rng.multinomial(rng.integers(1, 6), p) for p in q])
+        dpe = np.clip(1 - (q**2).sum(axis=1) + 0.2, 0, 1)
+        g = constant_dpe_shrinkage(dpe, hist)
+        res = minimize_scalar(lambda t: statistic_squared_loss(t * dpe, hist), bounds=(0, 1), method="bounded")
+        assert g == pytest.approx(res.x, abs=1e-4) and 0 < g < 1
+
+    def test_errors(self):
+        with pytest.raises(ValueError, match="dpe"):
+            constant_dpe_shrinkage([1.5, 0.2], [[2, 0], [1, 1]])
+        with pytest.raises(ValueError, match="label_hist"):
+            constant_dpe_shrinkage([0.5, 0.2], [[2, 0]])
+        with pytest.raises(ValueError, match="zero"):
+            constant_dpe_shrinkage([0.0, 0.0], [[2, 0], [1, 1]])
+
+
+class TestSharedTemperatureEnsembleScaling:
+    def test_main(self):
+        """One member: the temperature of TemperatureScaling; identical members: the same temperature."""
+        rng = np.random.default_rng(2)
+        s = 2 * rng.normal(size=(2000, 3))
+        y = np.array([rng.choice(3, p=p) for p in softmax(s, axis=1)])
+        z = 2.5 * s
+        t_one = TemperatureScaling().fit(z, y).temperature
+        assert SharedTemperatureEnsembleScaling().fit(z[:, None], y).temperature == pytest.approx(t_one, rel=1e-5)
+        assert SharedTemperatureEnsembleScaling().fit(np.repeat(z[:, None], 3, axis=1), y).temperature == pytest.approx(
+            t_one, rel=1e-5
+        )
+
+    def test_softer_than_member_wise(self):
+        """Members spread around a calibrated mean: the mean is softer, so its temperature is below the members'."""
+        rng = np.random.default_rng(3)
+        s = 2 * rng.normal(size=(3000, 3))
+        y = np.array([rng.choice(3, p=p) for p in softmax(s, axis=1)])
+        members = 2 * s[:, None, :] + 1.5 * rng.normal(size=(3000, 10, 3))
+        t_members = TemperatureScaling().fit(members.reshape(-1, 3), np.repeat(y, 10)).temperature
+        assert SharedTemperatureEnsembleScaling().fit(members, y).temperature < t_members
+
+
+def _predictions(seed=0):
+    """A small MimoriPredictions with MCDO member logits."""
+    rng = np.random.default_rng(seed)
+    q = rng.dirichlet(np.ones(3), size=300)
+    hist = np.stack([rng.multinomial(5, p) for p in q])
+    lg = np.log(q)[:, None, :] * 2 + 0.3 * rng.normal(size=(300, 4, 3))
+    ens = softmax(lg, axis=2)
+    out = PredictorOutputs(ens.mean(axis=1), 1 - (ens**2).sum(axis=2).mean(axis=1))
+    return MimoriPredictions(
+        "demo", (5,), q, {5: hist}, hist[:, :1], {(5, "MCDO"): out}, {}, None, member_logits={"MCDO": lg}
+    )
+
+
+class TestEnsembleTemperatureScan:
+    def test_main(self):
+        """At T = 1 the scan gives the ensemble's own ÊL; at T = 2 that of the members divided by 2."""
+        pred = _predictions()
+        scan = ensemble_temperature_scan(pred, 5, base="MCDO", temperatures=(1.0, 2.0))
+        assert scan[1.0]["EL"] == pytest.approx(evaluate_predictors(pred, 5)["MCDO"]["EL"], rel=1e-12)
+        probs = softmax(pred.member_logits["MCDO"] / 2, axis=2).mean(axis=1)
+        assert scan[2.0]["EL"] == pytest.approx(epistemic_loss(probs, pred.test_hist[5]), rel=1e-12)
+
+    def test_errors(self):
+        pred = _predictions()
+        with pytest.raises(ValueError, match="base"):
+            ensemble_temperature_scan(pred, 5, base="TTA", temperatures=(1.0,))
+        with pytest.raises(ValueError, match="temperatures"):
+            ensemble_temperature_scan(pred, 5, base="MCDO", temperatures=(0.0,))
+
+
+def _with_controls(ens_el, gamma_phi=None):
+    """Results with the controls: MCDO+ts(ens) / TTA+ts(ens) at ÊL `ens_el` (ĈL as the base's), X+γ at L̂φ, ĈEφ
+    `gamma_phi` (None: the base's)."""
+    metrics = {c: _metrics() for c in (2, 5, "variable")}
+    for m in metrics.values():
+        for n in m:
+            m[n]["U_Q"] = 0.1
+    controls = {}
+    for c, m in metrics.items():
+        controls[c] = {
+            f"{b}+ts(ens)": dict(m[b], EL=ens_el, CL=m[b]["CL"] * 0.5, **{"EL post": ens_el}) for b in ("MCDO", "TTA")
+        }
+        for n in [n for n in m if not n.endswith("+α")]:
+            lp, cp = gamma_phi if gamma_phi is not None else (m[n]["L_phi"], m[n]["CE_phi"])
+            controls[c][n + "+γ"] = dict(m[n], L_phi=lp, CE_phi=cp)
+    return _results(metrics=metrics, boot=_boot(metrics), controls=controls, controls_boot=_boot(controls))
+
+
+class TestCompareWithControls:
+    def test_ensemble_aware_cause(self):
+        """Table 6's ts row: the ensembles' failure is shown caused when the ensemble-aware T lowers their ÊL."""
+        row = compare(_with_controls(0.02)).rows[3]
+        assert row.verdict == "differs — cause shown" and "ensembles and temperature" in row.cause
+        row = compare(_with_controls(0.05)).rows[3]  # the ensemble-aware T raises ÊL too: no cause computed
+        assert row.verdict == "differs — cause unknown" and row.cause == ""
+
+    def test_alpha_against_constant_shrinkage(self):
+        """α halves the DPE losses; a constant shrinkage that does better makes the α rows differ."""
+        rows = compare(_with_controls(0.02)).rows[5:7]
+        assert all(r.verdict == "agrees" and "constant shrinkage" in r.book for r in rows)
+        rows = compare(_with_controls(0.02, gamma_phi=(0.01, 0.01))).rows[5:7]
+        assert all(r.verdict == "differs — cause unknown" for r in rows)
+
+    def test_posterior_against_best_constant(self):
+        """Raw+α: ÊL 0.04 → 0.03; the best constant α0 gives 0.04·0.1/0.14 = 0.0286 < 0.03: differs."""
+        row = compare(_with_controls(0.02)).rows[8]
+        assert row.verdict == "differs — cause unknown" and "best constant α0: 0.0286" in row.book
+
+
+class TestCompareSettings:
+    def test_tta_setting(self):
+        """The TTA row is judged on the named setting when the chapter gives one."""
+        metrics = {c: {n: r for n, r in _metrics().items() if not n.startswith("TTA")} for c in (2, 5, "variable")}
+        tta_m = {2: {n: r for n, r in _metrics().items() if n in ("Raw", "MCDO", "TTA")}}
+        res = _results(
+            metrics=metrics, boot=_boot(metrics), tta=dict(metrics=tta_m, boot=_boot(tta_m), setting="strong")
+        )
+        row = next(r for r in compare(res).rows if r.artifact == "Table 5 (Table 6)")
+        assert row.verdict == "agrees" and "the TTA setting: strong" in row.note
+
+    def test_mds_full(self):
+        """Trained on every label: lower L̂sq, ÊL, L̂φ of Raw than the one-label network; α lowers the DPE losses."""
+        one = _metrics()
+        full = {n: dict(r, L_sq=r["L_sq"] - 0.01, EL=r["EL"] - 0.01, L_phi=r["L_phi"] - 0.01) for n, r in one.items()}
+        mf = dict(
+            metrics=full,
+            boot=_boot({"v": full})["v"],
+            base_metrics=one,
+            base_boot=_boot({"v": one})["v"],
+            train_labels=5.79,
+        )
+        rows = [r for r in compare(_results(mds_full=mf)).rows if r.artifact in ("Table 6 (MDS-full)", "Fig. 6")]
+        assert [r.verdict for r in rows] == ["agrees", "agrees"] and "label replication" in rows[0].note
+        mf["metrics"] = {n: dict(r, EL=r["EL"] + 0.01) for n, r in full.items()}
+        mf["boot"] = _boot({"v": mf["metrics"]})["v"]
+        assert compare(_results(mds_full=mf)).rows[-5].verdict == "differs — cause unknown"
+
+    def test_seeds_in_the_note(self):
+        assert "3 seeds pooled" in compare(_results(n_seeds=3)).rows[2].note
+        assert "one seed" in compare(_results()).rows[2].note

@@ -1,0 +1,64 @@
+"""Table 1 end to end (Mortier et al. 2023): networks trained from their own initialisations, both test variants."""
+
+import numpy as np
+import pytest
+
+from credalbook.papers.mortier import end_to_end_set, table1_cell, table1_cell_results, TEST_VARIANTS
+from credalbook.stats import set_calibration_test
+
+SMALL = dict(epochs=1, channels=(4,), hidden=8, n_train=200)
+
+
+class TestEndToEndSet:
+    def test_main(self):
+        de = end_to_end_set("digits", set_name="DE", n_members=3, **SMALL)
+        s = end_to_end_set("digits", set_name="S", n_members=3, **SMALL)
+        assert de.ens_probs_cal.shape == (270, 3, 10) and s.ens_probs_cal.shape == (270, 1, 10)
+        np.testing.assert_allclose(de.ens_probs_test.sum(axis=-1), 1.0)
+        # every member has its own initialisation: no two members, and not S, predict alike
+        p = de.ens_probs_test
+        assert min(np.abs(p[:, i] - p[:, j]).max() for i in range(3) for j in range(i)) > 1e-3
+        assert np.abs(p[:, 0] - s.ens_probs_test[:, 0]).max() > 1e-3
+        # the calibration/test division is the paper's (seed 2022, stratified, 50/50) and disjoint
+        assert not set(de.idx_cal) & set(de.idx_test) and len(de.idx_cal) + len(de.idx_test) == 539
+        # repeatable
+        again = end_to_end_set("digits", set_name="DE", n_members=3, **SMALL)
+        np.testing.assert_array_equal(again.ens_probs_test, de.ens_probs_test)
+
+    def test_dropout_passes_differ(self):
+        dn = end_to_end_set("digits", set_name="DN(0.6)", n_members=4, **SMALL)
+        assert np.abs(dn.ens_probs_test[:, 0] - dn.ens_probs_test[:, 1]).max() > 1e-3
+
+    def test_errors(self):
+        with pytest.raises(ValueError, match="set_name"):
+            end_to_end_set("digits", set_name="DN(0.3)", **SMALL)
+        with pytest.raises(ValueError, match="n_members"):
+            end_to_end_set("digits", set_name="DE", n_members=0, **SMALL)
+
+
+class TestTable1Cell:
+    def test_main(self):
+        kw = dict(n_members=3, n_resamples=20, solver="search", ece_resamples=30, **SMALL)
+        cells = {
+            "digits": {"0": {k: table1_cell("digits", set_name=k, **kw) for k in ("S", "DN(0.1)", "DN(0.6)", "DE")}}
+        }
+        de = cells["digits"]["0"]["DE"]
+        assert set(de.tests) == set(TEST_VARIANTS) and de.n_cal == 270 and de.n_test == 269
+        # the authors' variant is set_calibration_test with Dir(1/M) null weights, permutation and |t| > q
+        cs = end_to_end_set("digits", set_name="DE", n_members=3, **SMALL)
+        res = set_calibration_test(cs.ens_probs_cal, cs.y_cal, measure="ece_confidence", n_bins=5, n_resamples=20,
+                                   solver="search", seed=2022, chunk_size=None, weight_prior="sparse",
+                                   resample="permutation", rule="abs")  # fmt: skip
+        assert de.tests["authors"]["p_conf"] == pytest.approx(res.pvalue)
+        assert de.tests["authors"]["weights_conf"] == pytest.approx(list(res.weights))
+        # the fixed bootstrap resamples: same instances in every cell, so a difference has a paired SE
+        rows = table1_cell_results(cells)
+        assert len(rows) == 1 and set(rows[0]["de"]) == set(TEST_VARIANTS)
+        dn6, dn1 = cells["digits"]["0"]["DN(0.6)"], cells["digits"]["0"]["DN(0.1)"]
+        d = np.array(dn6.boot_ece["average"]) - np.array(dn1.boot_ece["average"])
+        assert rows[0]["dn"] == pytest.approx(
+            [dn6.average["avg_ece_conf"] - dn1.average["avg_ece_conf"], d.std(ddof=1)]
+        )
+        assert de.decision("paper", "cwise") in ("REJ.", "¬REJ.")
+        with pytest.raises(ValueError, match="variant"):
+            de.decision("ours", "conf")
