@@ -255,8 +255,38 @@ def _evaluate_model(args, p: np.ndarray, labels: np.ndarray, clock: _Clock) -> t
 
     The signed calibration error is computed once, with the metrics' interval, and every test result
     carries it as its direction (``details["direction"]``, what :func:`~credalbook.stats.calibration_test`
-    attaches with the same resamples and seed).
+    attaches with the same resamples and seed). Up to :data:`OVERLAP_MAX_N` instances the tests run in
+    a thread while the metrics are computed (each draws from its own generator of ``--seed``, so the
+    numbers are those of running them one after the other); above it one after the other, so that
+    their temporary arrays do not add to those of the metrics.
     """
+    pending = None
+    if args.tests and labels.shape[0] <= OVERLAP_MAX_N:
+        from concurrent.futures import ThreadPoolExecutor
+
+        pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="credalbook-tests")
+        pending = pool.submit(_tests_with_clock, args, p, labels)
+        pool.shutdown(wait=False)
+    metrics, direction = _model_metrics(args, p, labels, clock)
+    if pending is None:
+        tests = _run_tests(args, p, labels, clock)
+    else:
+        tests, test_clock = _wait(pending, clock)
+        for step, seconds in test_clock.times.items():
+            clock.times[step] = clock.times.get(step, 0.0) + seconds
+    for result in tests.values():
+        result.details["direction"] = direction
+    return metrics, tests
+
+
+def _wait(pending, clock: _Clock):
+    """The result of the tests' thread; the wait is a step of its own (the tests' own steps ran meanwhile)."""
+    with clock("wait for tests"):
+        return pending.result()
+
+
+def _model_metrics(args, p: np.ndarray, labels: np.ndarray, clock: _Clock):
+    """The metrics of one model (name → Estimate or float) and the direction of the tests (the signed error)."""
     ci = None if args.no_ci else args.ci
     names = tuple(args.metrics)
     shared = _joint_metrics(args, p, labels, names, ci, clock)
@@ -283,6 +313,11 @@ def _evaluate_model(args, p: np.ndarray, labels: np.ndarray, clock: _Clock) -> t
             )
     if hasattr(direction, "replicates"):
         direction = dataclasses.replace(direction, replicates=None)
+    return metrics, direction
+
+
+def _run_tests(args, p: np.ndarray, labels: np.ndarray, clock: _Clock):
+    """The tests of one model (name → result), each step timed on ``clock``."""
     tests = {}
     for name in args.tests:
         with clock(f"test {name}"):
@@ -296,8 +331,13 @@ def _evaluate_model(args, p: np.ndarray, labels: np.ndarray, clock: _Clock) -> t
                 seed=args.seed,
                 n_jobs=args.n_jobs,
             )
-            tests[name].details["direction"] = direction
-    return metrics, tests
+    return tests
+
+
+def _tests_with_clock(args, p: np.ndarray, labels: np.ndarray):
+    """:func:`_run_tests` on a clock of its own (for a thread): ``(tests, clock)``."""
+    clock = _Clock()
+    return _run_tests(args, p, labels, clock), clock
 
 
 def direction_text(estimate) -> str | None:

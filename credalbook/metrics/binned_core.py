@@ -79,13 +79,9 @@ def _cells_counts_statistic(x: np.ndarray, hit: np.ndarray, *, n_bins: int, norm
     from scipy import sparse
 
     n, k = x.shape
-    cells = equal_width_bin_index(x, n_bins)
-    cells += n_bins * np.arange(k, dtype=np.intp)
     index = np.int32 if n * k < 2**31 and k > 1 else np.intp  # scipy's index type; NumPy's for a bincount
-    cells = cells.astype(index).ravel()
+    cells, w = _cells_and_weights(x, hit, n_bins, index)
     indptr = np.arange(0, n * k + 1, k, dtype=index)
-    w = np.negative(x)
-    w[hit] += 1.0  # 1 - x at the positive outcome, exactly as bin_statistics computes o - x
     weights = [w.ravel()]
     if norm != 1 or debiased:
         weights += [np.ones(n * k), hit.ravel().astype(np.float64)]
@@ -96,6 +92,29 @@ def _cells_counts_statistic(x: np.ndarray, hit: np.ndarray, *, n_bins: int, norm
     return functools.partial(
         _counts_error, terms=terms, cells=cells, n=n, n_classes=k, n_bins=n_bins, norm=norm, debiased=debiased
     )
+
+
+#: Entries of ``x`` per block of :func:`_cells_and_weights` (temporaries of a few MiB at any N).
+_BLOCK_ENTRIES = 1 << 20
+
+
+def _cells_and_weights(x: np.ndarray, hit: np.ndarray, n_bins: int, index) -> tuple[np.ndarray, np.ndarray]:
+    """The cell ``c * n_bins + b`` (N·C,) of each (instance, problem c), of dtype ``index``, and its weight
+    ``hit - x`` (N, C), written block of rows by block of rows (each entry depends on its own value only)."""
+    n, k = x.shape
+    cells = np.empty(n * k, dtype=index)
+    w = np.empty((n, k))
+    offsets = n_bins * np.arange(k, dtype=np.intp)
+    step = max(1, _BLOCK_ENTRIES // k)
+    for s in range(0, n, step):
+        block = slice(s, min(n, s + step))
+        ids = equal_width_bin_index(x[block], n_bins)
+        ids += offsets
+        cells[block.start * k : block.stop * k] = ids.ravel()
+        wb = w[block]
+        np.negative(x[block], out=wb)
+        wb[hit[block]] += 1.0  # 1 - x at the positive outcome, exactly as bin_statistics computes o - x
+    return cells, w
 
 
 def _counts_error(

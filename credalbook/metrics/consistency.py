@@ -51,13 +51,14 @@ from credalbook._validation import (
     check_probs_or_scores,
     is_binary_scores,
 )
-from credalbook.metrics.binning import check_strategy
+from credalbook.metrics.binning import bin_sums, check_strategy
 from credalbook.metrics.reliability import (
     check_class_index,
     default_kind,
     reliability_bin_means,
     RELIABILITY_KINDS,
     reliability_values,
+    ReliabilityCurve,
 )
 
 __all__ = ["RELIABILITY_KINDS", "ConsistencyBands", "consistency_bands"]
@@ -211,3 +212,32 @@ def _band(
             q = np.nanquantile(o_star[:, nonempty], [(1 - ci) / 2, (1 + ci) / 2], axis=0)
         low[nonempty], high[nonempty] = q
     return low, high
+
+
+def curve_and_band(p, y, kind, class_index, n_bins, strategy, ci, n_resamples, seed):
+    """``(reliability_curve(p, y, ...), consistency_bands(p, ..., seed=seed))`` of checked (N, K) inputs from one
+    binning and no further validation: the same numbers and the same draws of the Generator ``seed``; the band is None
+    when ``ci`` is None. What ``credalbook.plotting.ReliabilityDisplay.from_predictions`` draws."""
+    pred, obs = reliability_values(p, y, kind, class_index)
+    idx, edges, counts, mean_pred = reliability_bin_means(pred, n_bins, strategy)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        observed = bin_sums(idx, obs, n_bins) / counts
+    index = None if class_index is None else int(class_index)
+    curve = ReliabilityCurve(
+        bin_edges=edges, counts=counts, mean_predicted=mean_pred, observed=observed, kind=kind, class_index=index
+    )
+    if ci is None:
+        return curve, None
+    low, high = _band(counts, mean_pred, ci=ci, n_resamples=n_resamples, rng=seed)
+    band = ConsistencyBands(
+        bin_edges=edges,
+        counts=counts,
+        mean_predicted=mean_pred,
+        low=low,
+        high=high,
+        ci=ci,
+        n_resamples=n_resamples,
+        kind=kind,
+        class_index=index,
+    )
+    return curve, band

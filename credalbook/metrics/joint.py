@@ -16,10 +16,10 @@ import functools
 
 import numpy as np
 
-from credalbook._validation import check_choice, check_n_bins, check_probs_labels
+from credalbook._validation import as_scalar, check_choice, check_n_bins, check_probs_labels
 from credalbook.metrics.binned_core import _cells_counts_statistic
-from credalbook.metrics.classification import _top_label, accuracy, brier_score, ece_classwise, ece_confidence, nll
-from credalbook.metrics.direction import _signed_terms, signed_calibration_error
+from credalbook.metrics.classification import _top_label, ece_classwise, ece_confidence
+from credalbook.metrics.direction import _signed_terms
 from credalbook.metrics.intervals import (
     check_ci_options,
     check_unbatched,
@@ -39,13 +39,15 @@ JOINT_METRICS = ("accuracy", "nll", "brier_score", "signed_calibration_error", "
 def _part(name: str, p: np.ndarray, y: np.ndarray, n_bins: int):
     """(value, statistic of the multiplicities) of one metric, as its own ``ci=`` computes them."""
     if name in ("accuracy", "nll", "brier_score", "signed_calibration_error"):
-        fn, terms = {
-            "accuracy": (accuracy, lambda: _accuracy_terms(p, y).astype(np.float64)),
-            "nll": (nll, lambda: _nll_terms(p, y, 1e-12)),
-            "brier_score": (brier_score, lambda: _brier_terms(p, y)),
-            "signed_calibration_error": (signed_calibration_error, lambda: _signed_terms(p, y, "confidence")),
-        }[name]
-        return fn(p, y), functools.partial(mean_of_counts, np.ascontiguousarray(terms(), dtype=np.float64))
+        # the terms and the value exactly as the metric computes them on checked inputs
+        terms = {
+            "accuracy": lambda: _accuracy_terms(p, y),
+            "nll": lambda: _nll_terms(p, y, 1e-12),
+            "brier_score": lambda: _brier_terms(p, y),
+            "signed_calibration_error": lambda: _signed_terms(p, y, "confidence"),
+        }[name]()
+        value = as_scalar(terms.mean(axis=-1))
+        return value, functools.partial(mean_of_counts, np.ascontiguousarray(terms, dtype=np.float64))
     if name == "ece_confidence":
         conf, positive = _top_label(p, y)
         hit = positive[:, None] == np.arange(conf.shape[1])

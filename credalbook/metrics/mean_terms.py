@@ -22,9 +22,24 @@ def _accuracy_terms(p: np.ndarray, y: np.ndarray) -> np.ndarray:
     return p.argmax(axis=-1) == y
 
 
+#: Entries of (N, K) rows per block of :func:`_brier_terms` (its temporaries stay a few MiB, not 3 copies of ``probs``).
+_BLOCK_ENTRIES = 1 << 20
+
+
 def _brier_terms(p: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Per-instance terms of :func:`~credalbook.metrics.brier_score`: the squared distance to the one-hot label."""
-    return ((p - one_hot(y, p.shape[-1])) ** 2).sum(axis=-1)
+    """Per-instance terms of :func:`~credalbook.metrics.brier_score`: the squared distance to the one-hot label.
+
+    Rows of (N, K) probabilities are taken in blocks of about :data:`_BLOCK_ENTRIES` entries; each
+    row's sum is the one of the whole array (the same reduction of the same K values).
+    """
+    if p.ndim != 2 or p.size <= _BLOCK_ENTRIES:
+        return ((p - one_hot(y, p.shape[-1])) ** 2).sum(axis=-1)
+    step = max(1, _BLOCK_ENTRIES // p.shape[1])
+    out = np.empty(p.shape[0])
+    for s in range(0, p.shape[0], step):
+        block = p[s : s + step]
+        out[s : s + step] = ((block - one_hot(y[s : s + step], p.shape[1])) ** 2).sum(axis=-1)
+    return out
 
 
 def _nll_terms(p: np.ndarray, y: np.ndarray, eps: float) -> np.ndarray:

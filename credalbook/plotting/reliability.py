@@ -255,16 +255,25 @@ class ReliabilityDisplay:
         -------
         ReliabilityDisplay
         """
-        from credalbook._validation import as_rng, check_probability, check_probs_labels, is_binary_scores
-        from credalbook.metrics import consistency_bands, reliability_curve
+        from credalbook._validation import (
+            as_rng,
+            check_n_bins,
+            check_positive_int,
+            check_probability,
+            check_probs_labels,
+            is_binary_scores,
+        )
         from credalbook.metrics.binning import check_strategy
-        from credalbook.metrics.reliability import default_kind
+        from credalbook.metrics.consistency import curve_and_band
+        from credalbook.metrics.reliability import check_class_index, default_kind
 
         binary = is_binary_scores(probs)
         kind, class_index = default_kind(kind, class_index, binary, "ReliabilityDisplay.from_predictions")
         strategy = check_strategy(strategy, "ReliabilityDisplay.from_predictions")
+        n_bins = check_n_bins(n_bins)
         if ci is not None:
             ci = check_probability(ci, "ci")
+            n_resamples = check_positive_int(n_resamples, "n_resamples", minimum=2)
         if not isinstance(show_counts, (bool, np.bool_)):
             raise ValueError(f"show_counts must be True or False; got {show_counts!r}")
         p, y = check_probs_labels(probs, labels)
@@ -276,29 +285,12 @@ class ReliabilityDisplay:
                 f"kind='classwise' draws one panel per class, at most {MAX_CLASS_PANELS}; got K = "
                 f"{p.shape[1]} classes (pass class_index= to draw one)"
             )
+        check_class_index(class_index, kind, p.shape[1])
         indices = list(range(p.shape[1])) if per_class else [class_index]
-        curves = [
-            dataclasses.replace(
-                reliability_curve(p, y, n_bins=n_bins, kind=kind, class_index=c, strategy=strategy), binary=binary
-            )
-            for c in indices
-        ]
-        band_list = None
-        if ci is not None:
-            rng = as_rng(seed)
-            band_list = [
-                consistency_bands(
-                    p,
-                    kind=kind,
-                    class_index=c,
-                    n_bins=n_bins,
-                    strategy=strategy,
-                    ci=ci,
-                    n_resamples=n_resamples,
-                    seed=rng,
-                )
-                for c in indices
-            ]
+        rng = None if ci is None else as_rng(seed)
+        pairs = [curve_and_band(p, y, kind, c, n_bins, strategy, ci, n_resamples, rng) for c in indices]
+        curves = [dataclasses.replace(curve, binary=binary) for curve, _ in pairs]
+        band_list = None if ci is None else [band for _, band in pairs]
         display = cls(
             curves if per_class else curves[0],
             None if band_list is None else (band_list if per_class else band_list[0]),
