@@ -198,7 +198,16 @@ class Comparison:
     rows: list[ComparisonRow] = field(default_factory=list)
 
     def add(
-        self, artifact: str, quantity: str, *, paper, book, judgement: Judgement, cause: str = "", note: str = ""
+        self,
+        artifact: str,
+        quantity: str,
+        *,
+        paper,
+        book,
+        judgement: Judgement,
+        cause: str = "",
+        note: str = "",
+        keep_cause: bool = False,
     ) -> None:
         """Append a judged row.
 
@@ -209,18 +218,23 @@ class Comparison:
         cause : str
             For a row that differs: the section or cell of the chapter that shows why (the verdict is
             then ``"differs — cause shown"``; without it ``"differs — cause unknown"``). A chapter may
-            pass the cause it expects; it is kept only when the row does differ.
+            pass the cause it expects; it is kept only when the row does differ, unless ``keep_cause``.
         note : str
             Where our setting differs from the paper's, and anything else a reader needs.
+        keep_cause : bool, default=False
+            Keep ``cause`` on a row that agrees or is inconclusive too (a computed cause that the
+            reader needs whatever the verdict); the verdict is the same either way.
         """
         if not isinstance(judgement, Judgement):
             raise TypeError(f"judgement must be a credalbook.papers.criteria.Judgement; got {type(judgement).__name__}")
         if not isinstance(cause, str) or not isinstance(note, str):
             raise TypeError("cause and note must be strings")
+        if not isinstance(keep_cause, bool):
+            raise TypeError(f"keep_cause must be a bool; got {type(keep_cause).__name__}")
         verdict = judgement.verdict
         if verdict == DIFFERS:
             verdict = DIFFERS_SHOWN if cause.strip() else DIFFERS_UNKNOWN
-        else:
+        elif not keep_cause:
             cause = ""  # a cause explains a difference; a row that does not differ keeps none
         self.rows.append(
             ComparisonRow(

@@ -50,6 +50,7 @@ from credalbook.papers.wu_gales.regime import (
     regime_split,
     REGIME_TOPOLOGIES,
 )
+from credalbook.papers.wu_gales.regime_study import regime_premises
 from credalbook.papers.wu_gales.reported import (
     WG_METRICS,
     WG_PAPER_COMBINATION,
@@ -71,6 +72,7 @@ from credalbook.papers.wu_gales.topologies import (
     TopologyEnsemble,
 )
 from credalbook.papers.wu_gales.toys import (
+    alg1_seed_spread,
     all_vs_top_label_example,
     calibrated_members_ensemble,
     paired_label_predictions,
@@ -80,6 +82,8 @@ from credalbook.papers.wu_gales.toys import (
 
 __all__ = [
     "compare",
+    "alg1_seed_spread",
+    "regime_premises",
     "appendix_toys",
     "boot_weights",
     "bootstrap_ece_accuracy",

@@ -44,7 +44,9 @@ class TopologyCombination:
     weighting : {"uniform", "ml", "auc"}
     structure, ensemble : None, "post" or "dyn"  calibration of each structure / of the combination
     weights : ndarray (S,)  estimated on the validation set (after structure calibration)
-    summary : dict  accuracy, nll, acce, all_label_ece (the paper's ACE), ecce, ece on the test set
+    summary : dict  accuracy, nll, acce, all_label_ece (the paper's ACE), ecce, ece on the test set, and
+        ``confidence_gap`` (mean top-label confidence − accuracy: below 0 the reliability curve lies above the
+        diagonal, under-confident) with ``confidence_gap_se`` (its standard error over the test instances)
     curve : ReliabilityCurve  of the combination on the test set (Fig. 2)
     boot : ndarray (B, 2) or None  ECE and accuracy on B bootstrap resamples of the test set (the same
         resamples for every combination of one call)
@@ -159,6 +161,7 @@ def topology_combinations(
         p = _fitted(
             ens_cal, lv, yv, n_regions=n_regions, regions=regions, criterion=criterion, n_iter=n_iter, weights=w
         )[0](lt)
+        gap = p.max(axis=1) - (p.argmax(axis=1) == yt)
         out.append(
             TopologyCombination(
                 tuple(topos),
@@ -166,7 +169,8 @@ def topology_combinations(
                 struct,
                 ens_cal,
                 w,
-                criteria_summary(p, yt, epsilon=epsilon, skce=False),
+                criteria_summary(p, yt, epsilon=epsilon, skce=False)
+                | dict(confidence_gap=float(gap.mean()), confidence_gap_se=float(gap.std(ddof=1) / np.sqrt(len(gap)))),
                 reliability_curve(p, yt, n_bins=n_bins),
                 bootstrap_ece_accuracy(p, yt, test_weights, epsilon=epsilon),
                 w_se,

@@ -67,7 +67,24 @@ def _where(results: Mapping) -> str:
             f"{_PAPER_SIZES['n_test']:,}); {st['n_runs']} runs of {sub} members (paper {_PAPER_SIZES['n_runs']} "
             f"runs of {_PAPER_SIZES['members']})"
         )
+        members = st.get("members")
+        if members and all(members.get(t) == k + 1 == st["n_runs"] for t, k in st["subset"].items()):
+            out += (
+                "; the runs are the leave-one-out subsets of one set of members per topology, so ±2σ is mostly "
+                "the test bootstrap"
+            )
+        nets = st.get("networks")
+        if nets:
+            out += (
+                "; parameters / epochs "
+                + ", ".join(f"{t} {r['parameters']:,} / {r['epochs']}" for t, r in nets.items())
+                + f" (paper: {_PAPER_NETWORKS})"
+            )
     return out
+
+
+#: The paper's networks (parameter counts from their original papers; epochs from their recipes, App. A.4).
+_PAPER_NETWORKS = "LeNet-5 0.06 M, DenseNet-BC-100 0.8 M / 300, DenseNet-121 7.0 M / 300, WRN-28-10 36.5 M / 200 epochs"
 
 
 def _need(paper_k: int, paper_n: int, n: int) -> int:

@@ -198,3 +198,38 @@ class TestPairedLabelTheoreticalAce:
             paired_label_theoretical_ace(1)
         with pytest.raises(ValueError, match="bin_size"):
             paired_label_theoretical_ace(4, 0)
+
+
+class TestAlg1SeedSpread:
+    def test_main(self):
+        """Seed k's draw is the App. A.3 toy of seed k: its truth ACE is appendix_toys' alg1_ace, its label ACE the
+        all-label ECE of that toy against its sampled labels; a window of seeds starting later reuses the same draws."""
+        from credalbook.papers.wu_gales import alg1_seed_spread, appendix_toys
+
+        out = alg1_seed_spread(2000, n_seeds=3, seed=1)
+        assert out["seeds"] == (1, 2, 3) and out["n_samples"] == 2000
+        assert out["labels"].shape == out["truth"].shape == (3,)
+        assert out["truth"][0] == pytest.approx(appendix_toys(2000, 200, seed=1).alg1_ace, abs=1e-12)
+        toy = calibrated_members_ensemble(2000, seed=2)
+        assert out["labels"][1] == pytest.approx(all_label_ece(toy.probs, toy.labels, epsilon=1 / 30), abs=1e-12)
+        np.testing.assert_array_equal(alg1_seed_spread(2000, n_seeds=2, seed=2)["truth"], out["truth"][1:])
+        assert np.all(out["labels"] != out["truth"])  # the sampled labels add their own noise
+
+    def test_spread_shrinks(self):
+        """The ACE against the truth concentrates as N grows (seed-to-seed spread about 1/√N)."""
+        from credalbook.papers.wu_gales import alg1_seed_spread
+
+        small, large = (alg1_seed_spread(n, n_seeds=5)["truth"].std(ddof=1) for n in (1000, 16000))
+        assert large < small / 2
+
+    def test_errors(self):
+        from credalbook.papers.wu_gales import alg1_seed_spread
+
+        for kwargs, name in (
+            (dict(n_samples=1), "n_samples"),
+            (dict(n_samples=100, n_seeds=1), "n_seeds"),
+            (dict(n_samples=100, seed=-1), "seed"),
+            (dict(n_samples=100, seed=1.5), "seed"),
+        ):
+            with pytest.raises(ValueError, match=name):
+                alg1_seed_spread(**kwargs)

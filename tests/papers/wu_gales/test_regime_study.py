@@ -1,0 +1,94 @@
+"""Tests for credalbook.papers.wu_gales.regime_study: the premises of the CIFAR-100 regime, measured on members."""
+
+import numpy as np
+import pytest
+from scipy.special import log_softmax, softmax
+
+from credalbook.metrics import ece
+from credalbook.papers.wu_gales import regime_premises, TopologyEnsemble
+
+
+def _ens(logits_val, y_val, logits_test, y_test, topology="LEN"):
+    m = logits_test.shape[1]
+    return TopologyEnsemble(
+        logits_val.astype(np.float32),
+        y_val,
+        logits_test.astype(np.float32),
+        y_test,
+        topology,
+        tuple(range(m)),
+        ([],) * m,
+        np.ones(m),
+        123,
+        {"epochs": 7},
+    )
+
+
+def _world(seed=0, n=400, m=3, k=4, scale=3.0):
+    rng = np.random.default_rng(seed)
+    z = rng.normal(size=(n, m, k)) * scale
+    y = rng.integers(0, k, n)
+    return z, y
+
+
+class TestRegimePremises:
+    def test_main(self):
+        """Every statistic against a direct computation from the logits."""
+        zv, yv = _world(1, n=300)
+        zt, yt = _world(2)
+        out = regime_premises({"LEN": _ens(zv, yv, zt, yt)}, train_nll={"LEN": [0.1, 0.2, 0.3]}, n_resamples=10)
+        r = out["LEN"]
+        p = softmax(zt.astype(np.float32).astype(np.float64), axis=-1)
+        conf, correct = p.max(-1), (p.argmax(-1) == yt[:, None])
+        assert r["member_accuracy"] == pytest.approx(correct.mean())
+        assert r["member_gap"] == pytest.approx(conf.mean() - correct.mean())
+        member_ece = np.mean([ece(p[:, j], yt) for j in range(3)])
+        ens_p = p.mean(1)
+        assert r["member_ece"] == pytest.approx(member_ece)
+        assert r["ensemble_ece"] == pytest.approx(ece(ens_p, yt))
+        assert r["ece_change"] == pytest.approx(ece(ens_p, yt) - member_ece)
+        assert r["ensemble_gap"] == pytest.approx(ens_p.max(1).mean() - (ens_p.argmax(1) == yt).mean())
+        lv = log_softmax(zv.astype(np.float32).astype(np.float64), axis=-1)
+        assert r["val_nll"] == pytest.approx(-lv[np.arange(300), :, yv].mean())
+        np.testing.assert_allclose(r["val_nll_members"], -lv[np.arange(300), :, yv].mean(0))
+        assert r["train_nll"] == pytest.approx(0.2) and r["n_members"] == 3
+        assert r["n_parameters"] == 123 and r["epochs"] == 7
+        # random logits × 3: over-confident members whose average is less confident (Eq. 18)
+        assert r["member_gap"] > 0.3 and r["ensemble_gap"] < r["member_gap"]
+        for key in ("member_accuracy_se", "member_gap_se", "ece_change_se"):
+            assert 0 < r[key] < 0.1, key
+
+    def test_standard_errors(self):
+        """The SE of the mean gap combines the test-instance spread (≈ sd/√N) with the spread over members; with
+        identical members the latter vanishes and the SE is that of one member's mean."""
+        zt, yt = _world(3, n=2000, m=1)
+        z = np.repeat(zt, 4, axis=1)
+        r = regime_premises({"RSN": _ens(z[:50], yt[:50], z, yt, "RSN")}, n_resamples=10)["RSN"]
+        p = softmax(zt[:, 0].astype(np.float32).astype(np.float64), axis=-1)
+        terms = p.max(1) - (p.argmax(1) == yt)
+        assert r["member_gap_se"] == pytest.approx(terms.std(ddof=1) / np.sqrt(2000))
+        assert r["ece_change"] == pytest.approx(0.0, abs=1e-12)  # the ensemble of copies is the member
+
+    def test_seeded(self):
+        zt, yt = _world(4)
+        e = {"LEN": _ens(zt[:50], yt[:50], zt, yt)}
+        a, b = (regime_premises(e, n_resamples=20, seed=5)["LEN"]["ece_change_se"] for _ in range(2))
+        assert a == b and regime_premises(e, n_resamples=20, seed=6)["LEN"]["ece_change_se"] != a
+
+    def test_errors(self):
+        zt, yt = _world(5, n=50)
+        e = {"LEN": _ens(zt, yt, zt, yt)}
+        with pytest.raises(ValueError, match="ensembles"):
+            regime_premises({})
+        with pytest.raises(TypeError, match="ensembles"):
+            regime_premises({"LEN": zt})
+        with pytest.raises(TypeError, match="train_nll"):
+            regime_premises(e, train_nll=[0.1, 0.2, 0.3])
+        with pytest.raises(ValueError, match="train_nll"):
+            regime_premises(e, train_nll={"LEN": [0.1, 0.2]})
+        with pytest.raises(ValueError, match="train_nll"):
+            regime_premises(e, train_nll={"LEN": [0.1, np.nan, 0.3]})
+        with pytest.raises(ValueError, match="n_resamples"):
+            regime_premises(e, n_resamples=1)
+        with pytest.raises(ValueError, match="seed"):
+            regime_premises(e, seed=-1)
