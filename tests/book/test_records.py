@@ -311,9 +311,9 @@ class TestStatus:
     def test_chapter_05_at_tiny(self, root):
         states = records.status(["05_epistemic_uncertainty_gp"], scale="tiny", root=root)
         assert [s.name for s in states][-1] == "chapter"
-        assert {s.state for s in states} == {"missing"} and len(states) == 33
+        assert {s.state for s in states} == {"missing"} and len(states) == 41
         text = records.format_status(states)
-        assert "05_epistemic_uncertainty_gp at tiny: 33 missing" in text
+        assert "05_epistemic_uncertainty_gp at tiny: 41 missing" in text
 
     def test_cli(self, tmp_path):
         env = {**__import__("os").environ, "CREDALBOOK_RECORDS_DIR": str(tmp_path)}

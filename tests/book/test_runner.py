@@ -382,5 +382,5 @@ class TestClaimPart:
             sleeper.kill()
             sleeper.wait()
         out = capsys.readouterr().out
-        assert out.count(f"is being computed by process {sleeper.pid}; skipped") == len(names) == 32
+        assert out.count(f"is being computed by process {sleeper.pid}; skipped") == len(names) == 40
         assert not (tmp_path / "records").exists()  # nothing computed, nothing recorded

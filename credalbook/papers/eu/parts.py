@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from credalbook.papers.eu.analogue import analogue_parts
 from credalbook.papers.eu.experiments import EU_ROLES, EUStudy, toy_eu_assemble, toy_eu_fit, TOY_NOISE_SD
 from credalbook.papers.eu.real_data import real_eu_assemble, real_eu_fit
 from credalbook.papers.parts import Part
@@ -35,7 +36,9 @@ EU_CARVING_RANGES = ((0.0, 0.6), (0.25, 0.85))
 #: ``quick``, that scale's own window), with the main toy experiment's seeds.
 EU_CAUSE_NOISE = (0.3, 0.5)
 #: The experiments: the main toy experiment, the two mismatch variants of Sec. 5.3.2, the milder-carving
-#: sensitivity run, the real data of Sec. 5.4, the carving sensitivity study and the paired cause study.
+#: sensitivity run, the real data of Sec. 5.4, the carving sensitivity study, the paired cause study and the
+#: Fashion-MNIST analogue of Sec. 5.4.1 (confusable garments split, all vs half the images:
+#: ``credalbook.papers.eu.analogue``).
 EU_GROUPS = (
     "toy",
     "large_calibration",
@@ -44,6 +47,8 @@ EU_GROUPS = (
     "real",
     *(f"carving_{lo:g}-{hi:g}" for lo, hi in EU_CARVING_RANGES),
     *(f"{kind}_{sd:g}" for sd in EU_CAUSE_NOISE for kind in ("noise", "bayes")),
+    "analogue_all",
+    "analogue_half",
 )
 _CHAPTER = "05_epistemic_uncertainty_gp"
 
@@ -101,7 +106,7 @@ def eu_plan(
     >>> from credalbook.papers.presets import preset
     >>> plan = eu_plan(preset("05_epistemic_uncertainty_gp", "tiny"))
     >>> len(plan.parts), [p.name for p in plan.group_parts("large_calibration")][:3]
-    (32, ['toy-seed0-train', 'toy-seed0-aug', 'toy-seed1-train'])
+    (40, ['toy-seed0-train', 'toy-seed0-aug', 'toy-seed1-train'])
     >>> [p.name for p in plan.group_parts("carving_0.25-0.85")][::4]
     ['carved_less-seed0-train', 'carving_0.25-0.85-seed1-train']
     """
@@ -167,6 +172,11 @@ def eu_plan(
         ]
         runs["real"].append((s, roles, real_eu_assemble, {"dataset": dataset, **real, **analysis}))
     _study_parts(cfg, parts, runs, seeds=seeds, toy_noise_sd=toy_noise_sd, analysis=analysis, device=device)
+    more, more_runs = analogue_parts(
+        cfg, seeds=[seed + i for i in range(n_seeds or cfg["real_seeds"])], analysis=analysis, device=device
+    )
+    parts += more
+    runs.update(more_runs)
     return EUPlan(parts=parts, runs=runs)
 
 

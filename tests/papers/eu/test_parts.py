@@ -29,8 +29,10 @@ class TestPlan:
         names = [p.name for p in plan.parts]
         # 6 seeds: 4 GPs for the main toy experiment, 2 for variant 1, none for variant 2; 4 for the one
         # sensitivity seed; 4 per real-data seed; then the carving study (the milder range's seeds 1-5: its seed 0
-        # is the sensitivity run, the book's range the main experiment) and the cause study (2 noise levels)
-        assert len(names) == 6 * 4 + 6 * 2 + 4 + 6 * 4 + 5 * 4 + 2 * 6 * 4 == 132 and len(set(names)) == 132
+        # is the sensitivity run, the book's range the main experiment), the cause study (2 noise levels) and, last,
+        # the Fashion-MNIST analogue (all and half the images, 4 GPs per seed each)
+        assert len(names) == 6 * 4 + 6 * 2 + 4 + 6 * 4 + 5 * 4 + 2 * 6 * 4 + 2 * 6 * 4 == 180 and len(set(names)) == 180
+        assert names[:132] == [p.name for p in plan.parts if not p.name.startswith("analogue-")]
         assert [p.name for p in plan.group_parts("low_aleatoric")] == [
             f"toy-seed{s}-{r}" for s in range(6) for r in EU_ROLES
         ]
@@ -41,7 +43,7 @@ class TestPlan:
         assert "real-kuzushiji49-seed5-aug_2" in [
             p.name for p in eu_plan(preset(CHAPTER, "paper"), dataset="kuzushiji49").parts
         ]
-        assert len(eu_plan(preset(CHAPTER, "paper"), n_seeds=1).parts) == 4 + 2 + 4 + 4 + 2 * 4
+        assert len(eu_plan(preset(CHAPTER, "paper"), n_seeds=1).parts) == 4 + 2 + 4 + 4 + 2 * 4 + 2 * 4
 
     def test_todays_parts_unchanged(self):
         # the first 64 parts at paper are today's, in today's order and with today's arguments
