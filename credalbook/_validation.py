@@ -9,9 +9,9 @@ fails, so validating N = 10⁶ rows of K = 10 probabilities costs a few millisec
 from __future__ import annotations
 
 import numbers
+import sys
 
 import numpy as np
-import torch
 
 #: Smallest tolerance on ``|sum(row) - 1|`` and on the [0, 1] range for probability rows. Softmax
 #: outputs in float32 are off by ~1e-7; anything beyond 1e-4 is a real mistake. Low-precision
@@ -32,6 +32,29 @@ def _is_tensor(x) -> bool:
     return hasattr(x, "detach") and hasattr(x, "cpu")  # torch.Tensor without an isinstance check
 
 
+def loaded_torch():
+    """The torch module if it is imported (a tensor or a torch dtype can exist only then), else None."""
+    return sys.modules.get("torch")
+
+
+def is_torch_tensor(x) -> bool:
+    """Whether ``x`` is a torch tensor, without importing torch (no tensor exists before it is imported)."""
+    return (torch := loaded_torch()) is not None and isinstance(x, torch.Tensor)
+
+
+class _LazyTorch:
+    """``torch``, imported on the first use of one of its attributes (``torch.softmax``, ``torch.Tensor``):
+    a module that handles tensors only in some of its calls imports it as ``torch`` from here."""
+
+    def __getattr__(self, name: str):
+        import torch
+
+        return getattr(torch, name)
+
+
+lazy_torch = _LazyTorch()
+
+
 def as_numpy(x, name: str) -> np.ndarray:
     """Return ``x`` as a NumPy array; torch tensors are detached and moved to the CPU.
 
@@ -41,7 +64,7 @@ def as_numpy(x, name: str) -> np.ndarray:
         raise ValueError(f"{name} must be an array, got None")
     if _is_tensor(x):
         x = x.detach().cpu()
-        if x.dtype == torch.bfloat16:
+        if x.dtype == lazy_torch.bfloat16:
             x = x.float()
         x = x.numpy()
     try:
@@ -80,8 +103,10 @@ def simplex_atol(dtype, n_classes: int) -> float:
     >>> simplex_atol(np.float64, 10), round(simplex_atol(np.float16, 10), 6)
     (0.0001, 0.009766)
     """
-    dtype = dtype if isinstance(dtype, torch.dtype) else np.dtype(dtype)
-    if isinstance(dtype, torch.dtype):
+    torch = loaded_torch()
+    is_torch_dtype = torch is not None and isinstance(dtype, torch.dtype)
+    dtype = dtype if is_torch_dtype else np.dtype(dtype)
+    if is_torch_dtype:
         eps = torch.finfo(dtype).eps if dtype.is_floating_point else 0.0
     else:
         eps = float(np.finfo(dtype).eps) if dtype.kind == "f" else 0.0
@@ -179,6 +204,7 @@ def as_binary_probs(scores, name: str = "probs", *, from_logits: bool = False) -
     --------
     >>> as_binary_probs([0.25, 1.0]).tolist()
     [[0.75, 0.25], [0.0, 1.0]]
+    >>> import torch
     >>> as_binary_probs(torch.tensor([0.0, 800.0]), from_logits=True).tolist()
     [[0.5, 0.5], [0.0, 1.0]]
     """
@@ -462,8 +488,10 @@ def as_scalar(x):
     return float(x) if np.ndim(x) == 0 else x
 
 
-def check_logits(logits, name: str = "logits", ndim: int = 2) -> torch.Tensor:
+def check_logits(logits, name: str = "logits", ndim: int = 2):
     """Finite real logits of shape (N, ..., K) with `ndim` dimensions (``ndim=1``: binary logits (N,)) -> float64 tensor (CPU)."""
+    import torch
+
     if isinstance(logits, torch.Tensor):
         t = logits.detach().cpu()
         if t.is_complex() or t.dtype == torch.bool:
@@ -536,6 +564,7 @@ def as_predictions(x, name: str = "probs", *, from_logits: bool = False, ndim: i
 
     Examples
     --------
+    >>> import torch
     >>> as_predictions(torch.tensor([[0.0, 0.0], [2.0, 0.0]], dtype=torch.float16), from_logits=True).round(4)
     array([[0.5   , 0.5   ],
            [0.8808, 0.1192]])
@@ -553,14 +582,18 @@ def as_predictions(x, name: str = "probs", *, from_logits: bool = False, ndim: i
             return as_binary_probs(x, name, from_logits=from_logits)
     shape = "(N, K)" if ndim == 2 else "(N, M, K)" if ndim == 3 else f"{ndim} dimensions"
     if from_logits:
-        return torch.softmax(check_logits(x, name, ndim=ndim), dim=-1).numpy()
+        return lazy_torch.softmax(check_logits(x, name, ndim=ndim), dim=-1).numpy()
     if x is not None and not _is_tensor(x) and not isinstance(x, np.ndarray):
         x = as_numpy(x, name)
     if x is not None and x.ndim != ndim:
         raise ValueError(f"{name} must have shape {shape}; got shape {tuple(x.shape)}")
     dtype = x.dtype if x is not None else None
     p = check_ens_probs(x, name, exact_ndim=True) if ndim == 3 else check_probs(x, name=name, min_ndim=ndim)
-    if dtype not in (np.float64, torch.float64):  # float16/32 rows: back onto the simplex in float64
+    torch = loaded_torch()
+    if dtype not in (
+        np.float64,
+        *(() if torch is None else (torch.float64,)),
+    ):  # float16/32 rows: back onto the simplex in float64
         p = np.maximum(p, 0.0)
         p /= p.sum(axis=-1, keepdims=True)
     return p

@@ -39,6 +39,27 @@ def _tied_probs(n, k, seed):
 
 
 class TestRowMax:
+    @pytest.fixture(autouse=True)
+    def _torch_imported(self):
+        import torch  # noqa: F401 - the fast route runs only once torch is imported
+
+    @pytest.mark.parametrize("torch_loaded", [True, False])
+    def test_torch_only_when_imported(self, monkeypatch, torch_loaded):
+        """The route follows whether torch is imported (importing it costs far more than it saves); both give NumPy's result."""
+        import torch
+
+        if not torch_loaded:
+            monkeypatch.setattr(classification, "loaded_torch", lambda: None)
+        calls = []
+        real = torch.max
+        monkeypatch.setattr(torch, "max", lambda *a, **k: calls.append(1) or real(*a, **k))
+        p = _tied_probs(classification._TORCH_MAX_SIZE // 5 + 3, 5, seed=4)
+        y = np.zeros(p.shape[0], dtype=np.int64)
+        conf, pos = classification._top_label(p, y)
+        ref_conf, ref_pos = _top_label_reference(p, y)
+        assert np.array_equal(conf.view(np.int64), ref_conf.view(np.int64)) and np.array_equal(pos, ref_pos)
+        assert len(calls) == int(torch_loaded)
+
     @pytest.mark.parametrize("k", [2, 3, 10, 17])
     def test_ties_and_signed_zeros(self, k):
         """Above the torch threshold: the same confidences (bit for bit, sign of zero included) and the first

@@ -260,16 +260,16 @@ def _evaluate_model(args, p: np.ndarray, labels: np.ndarray, clock: _Clock) -> t
     numbers are those of running them one after the other); above it one after the other, so that
     their temporary arrays do not add to those of the metrics.
     """
-    pending = None
+    pending, skce_terms = None, _shared_skce(args, p, labels)
     if args.tests and labels.shape[0] <= OVERLAP_MAX_N:
         from concurrent.futures import ThreadPoolExecutor
 
         pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="credalbook-tests")
-        pending = pool.submit(_tests_with_clock, args, p, labels)
+        pending = pool.submit(_tests_with_clock, args, p, labels, skce_terms)
         pool.shutdown(wait=False)
-    metrics, direction = _model_metrics(args, p, labels, clock)
+    metrics, direction = _model_metrics(args, p, labels, clock, skce_terms)
     if pending is None:
-        tests = _run_tests(args, p, labels, clock)
+        tests = _run_tests(args, p, labels, clock, skce_terms)
     else:
         tests, test_clock = _wait(pending, clock)
         for step, seconds in test_clock.times.items():
@@ -279,13 +279,21 @@ def _evaluate_model(args, p: np.ndarray, labels: np.ndarray, clock: _Clock) -> t
     return metrics, tests
 
 
+def _shared_skce(args, p: np.ndarray, labels: np.ndarray):
+    """The linear SKCE terms shared by the ``skce`` metric and the ``skce_linear`` test, when both run."""
+    from credalbook.cli.shared_skce import SharedSKCE
+
+    shared = SharedSKCE(p, labels)
+    return shared if "skce" in args.metrics and "skce_linear" in args.tests and shared.usable else None
+
+
 def _wait(pending, clock: _Clock):
     """The result of the tests' thread; the wait is a step of its own (the tests' own steps ran meanwhile)."""
     with clock("wait for tests"):
         return pending.result()
 
 
-def _model_metrics(args, p: np.ndarray, labels: np.ndarray, clock: _Clock):
+def _model_metrics(args, p: np.ndarray, labels: np.ndarray, clock: _Clock, skce_terms=None):
     """The metrics of one model (name → Estimate or float) and the direction of the tests (the signed error)."""
     ci = None if args.no_ci else args.ci
     names = tuple(args.metrics)
@@ -296,6 +304,9 @@ def _model_metrics(args, p: np.ndarray, labels: np.ndarray, clock: _Clock):
             metrics[name] = shared[name]
             continue
         with clock(f"metric {name}"):
+            if name == "skce" and skce_terms is not None:
+                metrics[name] = skce_terms.metric(ci=ci, n_resamples=args.n_resamples, seed=args.seed)
+                continue
             metrics[name] = compute_metric(
                 p, labels, name, n_bins=args.n_bins, ci=ci, n_resamples=args.n_resamples, seed=args.seed
             )
@@ -316,11 +327,14 @@ def _model_metrics(args, p: np.ndarray, labels: np.ndarray, clock: _Clock):
     return metrics, direction
 
 
-def _run_tests(args, p: np.ndarray, labels: np.ndarray, clock: _Clock):
+def _run_tests(args, p: np.ndarray, labels: np.ndarray, clock: _Clock, skce_terms=None):
     """The tests of one model (name → result), each step timed on ``clock``."""
     tests = {}
     for name in args.tests:
         with clock(f"test {name}"):
+            if name == "skce_linear" and skce_terms is not None:
+                tests[name] = skce_terms.test(alpha=args.alpha)
+                continue
             tests[name] = run_test(
                 p,
                 labels,
@@ -334,10 +348,10 @@ def _run_tests(args, p: np.ndarray, labels: np.ndarray, clock: _Clock):
     return tests
 
 
-def _tests_with_clock(args, p: np.ndarray, labels: np.ndarray):
+def _tests_with_clock(args, p: np.ndarray, labels: np.ndarray, skce_terms=None):
     """:func:`_run_tests` on a clock of its own (for a thread): ``(tests, clock)``."""
     clock = _Clock()
-    return _run_tests(args, p, labels, clock), clock
+    return _run_tests(args, p, labels, clock, skce_terms), clock
 
 
 def direction_text(estimate) -> str | None:

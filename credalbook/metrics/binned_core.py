@@ -73,9 +73,12 @@ def _cells_counts_estimate(
     return counts_estimate(statistic, x.shape[0], value, **options)
 
 
-def _cells_counts_statistic(x: np.ndarray, hit: np.ndarray, *, n_bins: int, norm: float, debiased: bool):
+def _cells_counts_statistic(
+    x: np.ndarray, hit: np.ndarray, *, n_bins: int, norm: float, debiased: bool, per_problem: bool = False
+):
     """``statistic(counts (R', N)) -> (R',)``: the equal-width error of C problems (scores ``x`` (N, C),
-    outcomes ``hit`` (N, C)) on replicates given by their multiplicities."""
+    outcomes ``hit`` (N, C)) on replicates given by their multiplicities; ``per_problem``: the
+    problems' terms (R', C) of :func:`_power_error`, before their mean."""
     from scipy import sparse
 
     n, k = x.shape
@@ -90,9 +93,21 @@ def _cells_counts_statistic(x: np.ndarray, hit: np.ndarray, *, n_bins: int, norm
     else:  # (N, K·B) with K entries per row: one sparse product per chunk of replicates
         terms = [sparse.csr_matrix((a, cells, indptr), shape=(n, k * n_bins)) for a in weights]
     return functools.partial(
-        _counts_error, terms=terms, cells=cells, n=n, n_classes=k, n_bins=n_bins, norm=norm, debiased=debiased
+        _counts_error,
+        terms=terms,
+        cells=cells,
+        n=n,
+        n_classes=k,
+        n_bins=n_bins,
+        norm=norm,
+        debiased=debiased,
+        per_problem=per_problem,
     )
 
+
+#: Bytes of the classwise weights of the bootstrap held at once (:func:`class_groups`): above, the
+#: classes are taken in groups, each on the same resamples drawn again.
+CLASSWISE_BYTES = 3 << 27
 
 #: Entries of ``x`` per block of :func:`_cells_and_weights` (temporaries of a few MiB at any N).
 _BLOCK_ENTRIES = 1 << 20
@@ -127,6 +142,7 @@ def _counts_error(
     n_bins: int,
     norm: float,
     debiased: bool,
+    per_problem: bool = False,
 ) -> np.ndarray:
     """The error of R' replicates with multiplicities ``counts`` (R', N) → (R',): per-bin sums of the
     ``terms`` (weights (N,) of the bins ``cells`` for one problem, else sparse (N, C·B) matrices)."""
@@ -140,7 +156,27 @@ def _counts_error(
     s = BinStatistics(
         gap=sums[0], counts=sums[1] if len(sums) > 1 else None, positives=sums[2] if len(sums) > 1 else None, n=n
     )
-    return _root(_power_error(s, norm, debiased).mean(axis=-1), norm)
+    power = _power_error(s, norm, debiased)
+    return power if per_problem else _root(power.mean(axis=-1), norm)
+
+
+def class_groups(n: int, k: int, max_bytes: int | None = None) -> list[slice] | None:
+    """Groups of at least two classes whose classwise weights (12 bytes per instance and class: the
+    weight and its cell) fit ``max_bytes`` (default :data:`CLASSWISE_BYTES`); None when all K fit at once.
+
+    Examples
+    --------
+    >>> class_groups(10**6, 10), class_groups(10**7, 10)
+    (None, [slice(0, 2, None), slice(2, 5, None), slice(5, 8, None), slice(8, 10, None)])
+    """
+    max_bytes = CLASSWISE_BYTES if max_bytes is None else max_bytes
+    if 12 * n * k <= max_bytes:
+        return None
+    n_groups = min(-(-k // max(2, max_bytes // (12 * n))), k // 2)
+    if n_groups < 2:
+        return None
+    bounds = [round(i * k / n_groups) for i in range(n_groups + 1)]
+    return [slice(a, b) for a, b in zip(bounds, bounds[1:])]
 
 
 def _equal_width_estimate(

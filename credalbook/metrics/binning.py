@@ -257,7 +257,7 @@ def bin_sums(ids: np.ndarray, weights: np.ndarray | None, n_bins: int) -> np.nda
     """
     batch_shape, n = ids.shape[:-1], ids.shape[-1]
     n_rows = int(np.prod(batch_shape, dtype=np.int64))
-    flat = (ids.reshape(n_rows, n) + n_bins * np.arange(n_rows)[:, None]).ravel()
+    flat = ids.reshape(n) if n_rows == 1 else (ids.reshape(n_rows, n) + n_bins * np.arange(n_rows)[:, None]).ravel()
     w = None if weights is None else weights.reshape(-1)
     return np.bincount(flat, weights=w, minlength=n_rows * n_bins).reshape(*batch_shape, n_bins)
 

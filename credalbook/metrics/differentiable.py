@@ -18,7 +18,6 @@ import math
 import numbers
 
 import numpy as np
-import torch
 
 from credalbook._validation import (
     as_binary_probs,
@@ -26,8 +25,10 @@ from credalbook._validation import (
     check_binary_labels,
     check_n_bins,
     check_probs_2d,
+    is_torch_tensor,
     simplex_atol,
 )
+from credalbook._validation import lazy_torch as torch
 from credalbook.metrics.label_hist import as_label_hist_tensor
 
 __all__ = ["differentiable_ece", "ece_surrogate"]
@@ -123,7 +124,7 @@ def differentiable_ece(probs, labels, *, n_bins: int = 15, bin_temperature: floa
     binary = getattr(probs, "ndim", np.ndim(probs)) == 1
     if binary:
         labels = check_binary_labels(as_numpy(labels, "labels"), len(probs))
-    if binary and isinstance(probs, torch.Tensor):
+    if binary and is_torch_tensor(probs):
         det = probs.detach().to(torch.float64)
         if probs.is_complex() or not bool(torch.isfinite(det).all()) or bool((det < 0).any() | (det > 1).any()):
             raise ValueError("probs must be binary scores P(y = 1): finite and in [0, 1]")
@@ -131,7 +132,7 @@ def differentiable_ece(probs, labels, *, n_bins: int = 15, bin_temperature: floa
         p = torch.stack([1 - p1, p1], dim=-1)
     elif binary:
         p = torch.tensor(as_binary_probs(probs))
-    elif isinstance(probs, torch.Tensor):
+    elif is_torch_tensor(probs):
         if probs.is_complex():
             raise ValueError(f"probs must be numeric (real numbers), got dtype {probs.dtype}")
         p = probs.to(torch.float64)

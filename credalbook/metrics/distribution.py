@@ -57,9 +57,8 @@ from __future__ import annotations
 import functools
 import math
 
-import torch
-
 from credalbook._validation import check_choice, check_positive_float
+from credalbook._validation import lazy_torch as torch
 from credalbook.metrics.kernel import (
     _check_block_size,
     _skce_torch,

@@ -86,6 +86,8 @@ _WORK_FACTOR = 2
 _THREADED_MIN_N = 1 << 15
 # Replicates per chunk of resample_counts: enough for the sparse products of a statistic to run near memory speed.
 _COUNTS_STEP = 8
+# Bytes of the jobs :func:`resample_counts` keeps in flight on threads (one job, a plain loop, above).
+_IN_FLIGHT_BYTES = 1 << 28
 
 _BATCH_CAPABLE: set = set()
 
@@ -290,6 +292,8 @@ def resample_counts(statistic: Callable, n: int, *, n_resamples: int, seed) -> n
     """
     rng = as_rng(seed)
     workers = _workers() if n >= _THREADED_MIN_N and n_resamples > 1 else 1
+    # each job in flight holds its indices, a counts buffer and a bincount: 24 bytes per instance
+    workers = workers if workers == 1 else min(workers, max(1, _IN_FLIGHT_BYTES // (24 * n) - 1))
     # counts of R' replicates (and copies the statistic may make of them) in CHUNK_BYTES, per chunk in flight
     step = int(max(1, min(n_resamples, CHUNK_BYTES // max(1, 32 * n))))
     if workers > 1:

@@ -12,12 +12,13 @@ the work: the report of ``credalbook evaluate`` uses it.
 
 from __future__ import annotations
 
+import copy
 import functools
 
 import numpy as np
 
 from credalbook._validation import as_scalar, check_choice, check_n_bins, check_probs_labels
-from credalbook.metrics.binned_core import _cells_counts_statistic
+from credalbook.metrics.binned_core import _cells_counts_statistic, class_groups
 from credalbook.metrics.classification import _top_label, ece_classwise, ece_confidence
 from credalbook.metrics.direction import _signed_terms
 from credalbook.metrics.intervals import (
@@ -103,6 +104,11 @@ def joint_intervals(
     level, n_resamples, seed, method = check_ci_options(ci, n_resamples, seed)
     p, y = check_probs_labels(probs, labels)
     check_unbatched(p)
+    groups = class_groups(*p.shape) if "ece_classwise" in names else None
+    if groups is not None:
+        return _in_passes(
+            p, y, names, groups, n_bins=n_bins, ci=level, n_resamples=n_resamples, seed=seed, method=method
+        )
     parts = [_part(name, p, y, n_bins) for name in names]
     statistic = functools.partial(joint_statistic, [stat for _, stat in parts])
     reps = resample_counts(statistic, p.shape[0], n_resamples=n_resamples, seed=seed)
@@ -110,3 +116,41 @@ def joint_intervals(
         name: interval(value, reps[:, j], ci=level, method=method)
         for j, (name, (value, _)) in enumerate(zip(names, parts))
     }
+
+
+def _pass_seeds(seed, n_passes: int):
+    """The seed of each of ``n_passes`` passes over the same resamples: an integer or SeedSequence as
+    it is, None as one fresh SeedSequence, a Generator copied for all passes but the last (which
+    leaves it where one pass leaves it)."""
+    if seed is None:
+        seed = np.random.SeedSequence()
+    if not isinstance(seed, np.random.Generator):
+        return [seed] * n_passes
+    return [copy.deepcopy(seed) for _ in range(n_passes - 1)] + [seed]
+
+
+def _in_passes(p, y, names, groups, *, n_bins: int, ci: float, n_resamples: int, seed, method: str) -> dict:
+    """:func:`joint_intervals` with the classwise weights built for one group of classes at a time (large
+    N·K): the other metrics on one pass over the resamples, then each group's per-class errors on the
+    same resamples drawn again, their mean over the classes the replicate of ``ece_classwise``."""
+    n, k = p.shape
+    seeds = _pass_seeds(seed, 1 + len(groups))
+    others = [name for name in names if name != "ece_classwise"]
+    out = {}
+    if others:
+        parts = [_part(name, p, y, n_bins) for name in others]
+        statistic = functools.partial(joint_statistic, [stat for _, stat in parts])
+        reps = resample_counts(statistic, n, n_resamples=n_resamples, seed=seeds[0])
+        out = {
+            name: interval(value, reps[:, j], ci=ci, method=method)
+            for j, (name, (value, _)) in enumerate(zip(others, parts))
+        }
+        del parts, statistic
+    errors = np.empty((n_resamples, k))
+    for group, group_seed in zip(groups, seeds[1:]):
+        hit = y[:, None] == np.arange(group.start, group.stop)  # the columns of the one-hot labels
+        statistic = _cells_counts_statistic(p[:, group], hit, n_bins=n_bins, norm=1, debiased=False, per_problem=True)
+        errors[:, group] = resample_counts(statistic, n, n_resamples=n_resamples, seed=group_seed)
+        del statistic
+    out["ece_classwise"] = interval(ece_classwise(p, y, n_bins=n_bins), errors.mean(axis=-1), ci=ci, method=method)
+    return {name: out[name] for name in names}

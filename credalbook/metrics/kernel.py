@@ -64,7 +64,6 @@ import functools
 from collections.abc import Callable
 
 import numpy as np
-import torch
 
 from credalbook._validation import (
     as_scalar,
@@ -73,15 +72,26 @@ from credalbook._validation import (
     check_positive_int,
     check_probs_labels,
     check_seed,
+    is_torch_tensor,
 )
+from credalbook._validation import lazy_torch as torch
 from credalbook.metrics.intervals import batch_capable, bootstrap_estimate, check_ci_keyword, check_unbatched
-from credalbook.metrics.kernels import as_kernel, DEFAULT_BANDWIDTH, LaplacianKernel, median_heuristic, ScalarKernel
+from credalbook.metrics.kernels import (
+    as_kernel,
+    DEFAULT_BANDWIDTH,
+    GaussianKernel,
+    LaplacianKernel,
+    median_heuristic,
+    ScalarKernel,
+    TVKernel,
+)
 from credalbook.metrics.regions import check_probs_label_rows
 from credalbook.metrics.skce_core import (
     _linear,
     _linear_terms,
     _quadratic,
     _quadratic_scalar,
+    linear_terms_in_chunks,
     skce_pair_term,
     skce_residuals,
 )
@@ -229,7 +239,7 @@ def skce_batched(p, y, kernel: Callable, *, estimator: str = "quadratic", block_
     >>> round(float(skce_batched(p, np.array([0, 1]), TVKernel(2.0), estimator="linear")), 6)
     -0.147699
     """
-    if isinstance(p, torch.Tensor):
+    if is_torch_tensor(p):
         if not isinstance(kernel, ScalarKernel):
             raise TypeError(
                 f"kernel must be a ScalarKernel (TVKernel, LaplacianKernel, GaussianKernel) "
@@ -339,7 +349,7 @@ def skce(
     check_choice(estimator, "estimator", SKCE_ESTIMATORS)
     kern = as_kernel(kernel, bandwidth)
     check_ci_keyword(ci, n_resamples, seed)
-    if isinstance(probs, torch.Tensor) and ci is None:
+    if is_torch_tensor(probs) and ci is None:
         p, y = _tensors(probs, labels, min_instances=2)
     else:
         p, y = check_probs_labels(probs, labels, min_instances=2)
@@ -350,7 +360,11 @@ def skce(
             p, y, kern, resolve_estimator(estimator, p.shape[-2]), block_size, ci=ci, n_resamples=n_resamples, seed=seed
         )
     value = skce_batched(p, y, kern, estimator=estimator, block_size=block_size)
-    return value if isinstance(value, torch.Tensor) else as_scalar(value)
+    return value if is_torch_tensor(value) else as_scalar(value)
+
+
+#: Kernels that compute one value per row pair, whose linear terms may be taken in chunks of pairs.
+_ROW_KERNELS = (GaussianKernel, LaplacianKernel, TVKernel)
 
 
 def _mean_last(terms: np.ndarray) -> np.ndarray:
@@ -362,7 +376,9 @@ def _skce_estimate(p: np.ndarray, y: np.ndarray, kern: Callable, estimator: str,
     computed as :func:`skce_batched` computes it (the mean of the same terms), once."""
     check_unbatched(p)
     n = p.shape[0]
-    if estimator == "linear":
+    if estimator == "linear" and type(kern) in _ROW_KERNELS and y.ndim == 1:
+        terms = linear_terms_in_chunks(p, y, kern)  # the same terms in a few MiB of working memory
+    elif estimator == "linear":
         terms = _linear_terms(p, skce_residuals(p, y), kern)
     elif estimator == "block":
         n_blocks = n // block_size

@@ -29,10 +29,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-import torch
 from scipy.spatial.distance import cdist, pdist
 
 from credalbook._validation import as_rng, check_positive_float, check_positive_int, check_probs
+from credalbook._validation import lazy_torch as torch
 
 __all__ = [
     "DEFAULT_BANDWIDTH",

@@ -31,8 +31,6 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-import torch
-import torch.nn.functional as F
 
 from credalbook._deprecation import swapped_label_hist
 from credalbook._validation import (
@@ -45,6 +43,7 @@ from credalbook._validation import (
     fmt_index,
     MAX_BINS,
 )
+from credalbook._validation import lazy_torch as torch
 from credalbook.metrics.binning import bin_index, bin_sums, equal_width_bin_index, uniform_edges
 from credalbook.metrics.reliability import ReliabilityCurve
 
@@ -146,7 +145,7 @@ def as_label_hist_tensor(labels, n: int, k: int, name: str = "labels") -> torch.
             raise ValueError(f"{name} given as labels (N,) must be integers")
         if n and (arr.min() < 0 or arr.max() >= k):
             raise ValueError(f"{name} must be labels in [0, {k}); got labels from {arr.min()} to {arr.max()}")
-        return F.one_hot(torch.from_numpy(arr.astype(np.int64)), k).to(torch.float64)
+        return torch.nn.functional.one_hot(torch.from_numpy(arr.astype(np.int64)), k).to(torch.float64)
     if arr.shape != (n, k):
         raise ValueError(f"{name} must have shape ({n},) or ({n}, {k}) to match the logits; got {arr.shape}")
     counts = check_label_hist(arr, n_classes=k, min_labels=0, name=name)

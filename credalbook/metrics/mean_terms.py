@@ -19,7 +19,22 @@ from credalbook.metrics.intervals import counts_estimate, mean_of_counts
 
 def _accuracy_terms(p: np.ndarray, y: np.ndarray) -> np.ndarray:
     """Per-instance hits of :func:`~credalbook.metrics.accuracy`: ``argmax(p) == y`` (..., N) bool."""
-    return p.argmax(axis=-1) == y
+    return row_argmax(p) == y
+
+
+#: Rows per block of :func:`row_argmax`.
+_ARGMAX_ROWS = 1 << 15
+
+
+def row_argmax(p: np.ndarray) -> np.ndarray:
+    """``p.argmax(axis=-1)``; a read-only (N, K) array (a memory-mapped file) block of rows by block of
+    rows: NumPy copies a read-only array whole before its arg-max. The same indices, each row's own."""
+    if p.flags.writeable or p.ndim != 2 or p.shape[0] <= _ARGMAX_ROWS:
+        return p.argmax(axis=-1)
+    out = np.empty(p.shape[0], dtype=np.intp)
+    for s in range(0, p.shape[0], _ARGMAX_ROWS):
+        out[s : s + _ARGMAX_ROWS] = p[s : s + _ARGMAX_ROWS].argmax(axis=-1)
+    return out
 
 
 #: Entries of (N, K) rows per block of :func:`_brier_terms` (its temporaries stay a few MiB, not 3 copies of ``probs``).

@@ -24,6 +24,7 @@ from credalbook.metrics.binning import (
     one_hot,
     uniform_edges,
 )
+from credalbook.metrics.mean_terms import row_argmax
 
 __all__ = ["RELIABILITY_KINDS", "ReliabilityCurve", "reliability_curve"]
 
@@ -182,7 +183,7 @@ def reliability_values(p: np.ndarray, y: np.ndarray | None, kind: str, class_ind
     :math:`1[y_i = k]` of one class, or of all (i, k) pairs (flattened) when ``class_index`` is None.
     """
     if kind == "confidence":
-        return p.max(axis=1), None if y is None else (p.argmax(axis=1) == y).astype(np.float64)
+        return p.max(axis=1), None if y is None else (row_argmax(p) == y).astype(np.float64)
     if class_index is None:
         return p.ravel(), None if y is None else one_hot(y, p.shape[1]).ravel()
     return p[:, class_index], None if y is None else (y == class_index).astype(np.float64)

@@ -46,6 +46,27 @@ def skce_pair_term(kern: np.ndarray, r_a: np.ndarray, r_b: np.ndarray) -> np.nda
     )
 
 
+#: Pairs of the linear estimator computed at once by :func:`linear_terms_in_chunks` (working arrays of
+#: a few MiB instead of several (N, K) arrays).
+_LINEAR_CHUNK = 1 << 16
+
+
+def linear_terms_in_chunks(p: np.ndarray, y: np.ndarray, kernel: Callable, chunk: int = _LINEAR_CHUNK) -> np.ndarray:
+    """The terms of :func:`_linear_terms` for (N, K) ``p`` and (N,) labels ``y``, ``chunk`` pairs at a time.
+
+    Each term takes the same operations on the same rows (residuals, the kernel of the pair, the
+    pair term), so the terms equal those of ``_linear_terms(p, skce_residuals(p, y), kernel)`` bit for
+    bit, for a ``kernel`` that works row by row (the built-in kernels).
+    """
+    half = p.shape[0] // 2
+    out = np.empty(half)
+    for s in range(0, half, chunk):
+        e = min(half, s + chunk)
+        ps, ys = p[2 * s : 2 * e], y[2 * s : 2 * e]
+        out[s:e] = _linear_terms(ps, skce_residuals(ps, ys), kernel)
+    return out
+
+
 def _linear(p: np.ndarray, r: np.ndarray, kernel: Callable) -> np.ndarray:
     """Eq. 8: mean over the pairs (2i, 2i+1) along axis -2; (..., N, K) → (...)."""
     return _linear_terms(p, r, kernel).mean(axis=-1)

@@ -9,10 +9,8 @@ The estimators themselves (:func:`credalbook.metrics.kernel._skce_torch`) choose
 
 from __future__ import annotations
 
-import torch
-from torch.utils.checkpoint import checkpoint
-
-from credalbook._validation import check_probs_labels
+from credalbook._validation import check_probs_labels, is_torch_tensor
+from credalbook._validation import lazy_torch as torch
 from credalbook.metrics.kernels import ScalarKernel
 
 
@@ -36,7 +34,7 @@ def _torch_quadratic_total(
     total = None
     for s in range(0, n, step):
         args = (p3[:, s : s + step], r3[:, s : s + step], p3, rk3)
-        part = checkpoint(rows_total, *args, use_reentrant=False) if grad else rows_total(*args)
+        part = torch.utils.checkpoint.checkpoint(rows_total, *args, use_reentrant=False) if grad else rows_total(*args)
         total = part if total is None else total + part
     return total
 
@@ -48,7 +46,7 @@ def _tensors(probs, labels, *, min_instances: int = 1):
     precision (:func:`credalbook._validation.simplex_atol`). Binary scores (N,) become the rows
     ``[1 - p, p]`` in the tensor's own dtype.
     """
-    if isinstance(probs, torch.Tensor):
+    if is_torch_tensor(probs):
         with torch.no_grad():
             check_probs_labels(probs, labels, min_instances=min_instances)
         p = probs if probs.is_floating_point() else probs.double()

@@ -78,6 +78,8 @@ _NULLS = ("resampling", "chi2", "chi2_external")
 #: instances per inner step (the working arrays stay in the CPU cache).
 _RESAMPLE_DRAWS = 1 << 22
 _INSTANCE_CHUNK = 1 << 16
+#: Bytes of the class-major copy of the predictions held at once (above: groups of classes).
+_CLASS_ROWS_BYTES = 1 << 27
 
 
 @dataclass(frozen=True, kw_only=True, init=False)
@@ -360,7 +362,7 @@ def hosmer_lemeshow(
     if p.ndim != 2:
         raise ValueError(f"probs must have shape (N, K); got {p.shape} (use hosmer_lemeshow_statistic for batches)")
     k = p.shape[1]
-    by_class = np.ascontiguousarray(p.T)
+    by_class = np.ascontiguousarray(p.T) if p.nbytes <= _CLASS_ROWS_BYTES else None  # else groups of classes
     cells, sizes, p_sums = _cells(p, n_bins, grouping, by_class=by_class)
     observed = np.bincount(cells.ravel().take(np.arange(p.shape[0]) * k + y), minlength=sizes.size * k)
     stat, count_stat = (float(v) for v in _statistics(p_sums, observed.reshape(-1, k).astype(np.float64), sizes))
@@ -370,14 +372,16 @@ def hosmer_lemeshow(
         dof = (k - 1) * (n_bins - 2) if null == "chi2" else (k - 1) * n_bins
         p_chi2 = float(stats.chi2.sf(count_stat, dof))
         return _hl_result(stat, count_stat, p_chi2, alpha, null, grouping, n_bins, dof, None, p.shape)
-    cdf = np.cumsum(by_class[:-1], axis=0)  # (K − 1, N): np.cumsum(p, axis=-1), the same sums
+    # (K − 1, N): np.cumsum(p, axis=-1), the same sums
+    cdf = None if by_class is None else np.cumsum(by_class[:-1], axis=0)  # None: by chunks of instances
+    del by_class
     t_null = resample_null(
         _resampled_statistics,
         n_resamples,
         seed=rng,
         n_jobs=n_jobs,
         chunk_size=chunk_size,
-        args=(cells, cdf, p_sums, sizes),
+        args=(cells, cdf, p_sums, sizes, p),
     )
     pvalue = (1 + np.count_nonzero(t_null >= stat)) / (1 + n_resamples)
     return _hl_result(stat, count_stat, float(pvalue), alpha, null, grouping, n_bins, None, t_null, p.shape)
@@ -471,27 +475,40 @@ def _cells(p: np.ndarray, n_bins: int, grouping: str, *, by_class: np.ndarray | 
         _, starts, sizes, p_sums = binning = _binning(p, n_bins, grouping)
         return _cell_table(p, binning).reshape(n, k).astype(dtype), sizes, p_sums
     starts = _bin_starts(n, n_bins)
-    by_class = np.ascontiguousarray(p.T) if by_class is None else by_class
-    ranked = _sorted_rows(by_class)
-    p_sums = np.add.reduceat(ranked, starts, axis=-1).T  # the sums of _binned_sums, bit for bit
-    edges = np.ascontiguousarray(ranked[:, starts[1:]])
+    groups = _class_groups(p) if by_class is None else [(0, by_class)]
     cells, above = np.empty((k, n), dtype), np.empty(n, dtype=bool)
-    for c in range(k):
-        x, bins = by_class[c], np.zeros(n, dtype)
-        for edge in edges[c]:
-            bins += np.greater(x, edge, out=above).view(np.uint8)
-        tied = np.flatnonzero(edges[c].take(bins, mode="clip") == x) if n_bins > 1 else []  # x equal to an edge
-        for value in np.unique(x[tied]):
-            members = tied[x[tied] == value]  # in index order
-            rank = np.searchsorted(ranked[c], value) + np.arange(members.size)
-            bins[members] = np.searchsorted(starts, rank, side="right") - 1
-        cells[c] = bins * k + c
-    return np.ascontiguousarray(cells.T), np.diff(np.append(starts, n)), p_sums
+    sums = np.empty((k, starts.size))  # p_sums = sums.T, laid out as before
+    for c0, rows in groups:
+        ranked = _sorted_rows(rows)
+        sums[c0 : c0 + len(rows)] = np.add.reduceat(ranked, starts, axis=-1)  # the sums of _binned_sums, bit for bit
+        edges = np.ascontiguousarray(ranked[:, starts[1:]])
+        for j, x in enumerate(rows):
+            bins = np.zeros(n, dtype)
+            for edge in edges[j]:
+                bins += np.greater(x, edge, out=above).view(np.uint8)
+            tied = np.flatnonzero(edges[j].take(bins, mode="clip") == x) if n_bins > 1 else []  # x equal to an edge
+            for value in np.unique(x[tied]):
+                members = tied[x[tied] == value]  # in index order
+                rank = np.searchsorted(ranked[j], value) + np.arange(members.size)
+                bins[members] = np.searchsorted(starts, rank, side="right") - 1
+            cells[c0 + j] = bins * k + (c0 + j)
+        del rows, ranked, x  # before the next group is copied
+    return np.ascontiguousarray(cells.T), np.diff(np.append(starts, n)), sums.T
 
 
-def _resampled_statistics(n_resamples, rng, cells, cdf, p_sums, sizes):
+def _class_groups(p: np.ndarray):
+    """``(c0, rows)``: the class-major copy ``p[:, c0:c1].T`` of groups of classes, each at most
+    :data:`_CLASS_ROWS_BYTES` (one group, ``np.ascontiguousarray(p.T)``, below it)."""
+    n, k = p.shape
+    per = max(1, min(k, _CLASS_ROWS_BYTES // max(1, 8 * n)))
+    for c0 in range(0, k, per):
+        yield c0, np.ascontiguousarray(p[:, c0 : c0 + per].T)
+
+
+def _resampled_statistics(n_resamples, rng, cells, cdf, p_sums, sizes, p=None):
     r"""Eq. 3 for R label resamples, from the cells (N, K) of :func:`_cells` and the cumulative
-    probabilities ``cdf`` (K − 1, N) of the predictions.
+    probabilities ``cdf`` (K − 1, N) of the predictions (None: ``np.cumsum(p, axis=-1)`` of each chunk of
+    instances as it is counted, the same sums, for a large ``p`` (N, K)).
 
     Draws the uniforms of :func:`credalbook._random.draw_labels` (``rng.random((R, N))``, in chunks
     of resamples, the next chunk drawn in a background thread while this one is counted) and turns
@@ -503,7 +520,6 @@ def _resampled_statistics(n_resamples, rng, cells, cdf, p_sums, sizes):
     n, k = cells.shape
     n_cells = sizes.size * k
     flat_cells = cells.ravel()
-    first = np.arange(n) * k  # flat index of (i, class 0)
     chunk = max(1, _RESAMPLE_DRAWS // n)
     step = min(n, _INSTANCE_CHUNK)
     out = np.empty(n_resamples)
@@ -520,10 +536,11 @@ def _resampled_statistics(n_resamples, rng, cells, cdf, p_sums, sizes):
         for s in range(0, n, step):
             e = min(n, s + step)
             lab, h = labels[:, : e - s], hit[:, : e - s]
+            rows = cdf[:, s:e] if cdf is not None else np.cumsum(p[s:e, :-1], axis=1).T
             lab[...] = 0
             for c in range(k - 1):
-                lab += np.greater_equal(u[:, s:e], cdf[c, s:e], out=h).view(np.uint8)
-            cell = flat_cells.take(first[s:e] + lab)  # (i, y*_i) → its cell
+                lab += np.greater_equal(u[:, s:e], rows[c], out=h).view(np.uint8)
+            cell = flat_cells.take(np.arange(s * k, e * k, k) + lab)  # (i, y*_i) → its cell, i·K the flat (i, 0)
             counts += np.bincount((cell + offsets).ravel(), minlength=r * n_cells)
         o_sums = counts.reshape(r, sizes.size, k).astype(np.float64)
         out[lo : lo + r] = _statistics(p_sums, o_sums, sizes)[0]
