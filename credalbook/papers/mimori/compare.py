@@ -191,7 +191,7 @@ def compare(results: dict, *, chapter: str = _CHAPTER) -> Comparison:
         - ``temperatures`` (optional): ``{config: T}`` of temperature scaling; where some T < 1 the row
           "ts degrades the DPEs" names the App. F.2 section as the cause when it differs.
         - ``controls``, ``controls_boot`` (optional): the same metrics and resamples (the same seed) for the
-          controls of :attr:`~credalbook.papers.mimori.MimoriPredictions.controls` ("X+γ", "MCDO+ts(ens)",
+          controls of ``MimoriPredictions.controls`` ("X+γ", "MCDO+ts(ens)",
           "MCDO (Σ)", …): the α rows are judged against the constant DPE shrinkage as well, the ts row of Table 6
           names the ensemble-aware fit as its cause where that fit computes it.
         - ``tta`` (optional): ``{"metrics", "boot", "setting"}`` of the named TTA setting (a network trained and

@@ -47,7 +47,7 @@ def _per_dataset_mean(study, alphas, measures=None, *, rejections: bool = True) 
 
 
 def _gap(study, alphas, n_boot: int = 500, seed: int = 0, *, measures=None, n_datasets=None) -> list:
-    """[mean |Type I − α| over measures and levels, its bootstrap standard error over the datasets, R]
+    """[mean absolute difference of Type I and α over measures and levels, its bootstrap standard error over the datasets, R]
     (of the tests ``measures`` and the first ``n_datasets`` datasets when given)."""
     alphas = np.asarray(alphas)
     rej = study.rejections(alphas).astype(np.float64)  # (T, A, R)
@@ -199,7 +199,7 @@ def chapter_results(
 
 
 def type_one_gap(study, alphas=None, *, measures=None, n_datasets=None) -> list:
-    """[mean |Type I − α| over the tests and levels, bootstrap SE over the datasets, R] of an S1 study.
+    """[mean absolute difference of Type I and α over the tests and levels, bootstrap SE over the datasets, R] of an S1 study.
 
     Parameters
     ----------
