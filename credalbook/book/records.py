@@ -1193,9 +1193,12 @@ def _revalidate_chapter(chapter: str, nb: Path, scale: str, check_scale: str, pa
 def _closest(part, checks, k: int) -> list:
     """At most ``k`` parts of ``checks`` with ``part``'s function that share the most keyword values with it (the
     same topology, scenario, role...; seeds aside), in plan order: the check exercises the record's own
-    configuration, and only it."""
+    configuration, and only it. Parts that pass a keyword ``part`` does not (an option added after the record)
+    are left out while any other remains."""
     mine = json.loads(json.dumps(encode(part.kwargs)))
     same = [p for p in checks if p.function == part.function]
+    # a check part must not pass a keyword the record's call did not: the record's code may not know it
+    same = [p for p in same if set(p.kwargs) <= set(part.kwargs)] or same
     shared = {
         p.name: sum(
             json.loads(json.dumps(encode(v))) == mine.get(key)

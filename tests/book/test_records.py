@@ -469,6 +469,27 @@ def test_revalidation_checks_the_closest_parts():
     assert records._closest(paper["fashion_mnist-quick-len-seed5"], [], 4) == []
 
 
+def test_revalidation_checks_without_newer_keywords():
+    """A record made before an option existed is checked with tiny parts that do not pass that option (the
+    record's code would refuse it): the Juergens error-rate parts before ``simulator`` was added."""
+    from credalbook.papers.parts import plan_parts
+    from credalbook.papers.presets import preset
+
+    ch = "02_juergens_instance_calibration"
+    params = dict(seed=0, device="cpu")
+    paper = {p.name: p for p in plan_parts(ch, preset(ch, "paper"), scale="paper", **params)}
+    tiny = plan_parts(ch, preset(ch, "tiny"), scale="tiny", **params)
+    old = next(
+        p
+        for p in paper.values()
+        if "simulator" not in p.kwargs and any("simulator" in q.kwargs for q in tiny if q.function == p.function)
+    )
+    picked = records._closest(old, tiny, 4)
+    assert picked and all("simulator" not in p.kwargs for p in picked)
+    new = next(p for p in paper.values() if p.kwargs.get("simulator") == "authors")
+    assert all(p.kwargs.get("simulator") == "authors" for p in records._closest(new, tiny, 4))
+
+
 PRIMER = "00_calibration_primer"
 
 
