@@ -1,4 +1,4 @@
-"""Every chapter shows its paper-scale record: the ``publish(...)`` call is its cell's last expression (a line
+"""credalbook.book.chapters: every chapter shows its paper-scale record: the ``publish(...)`` call is its cell's last expression (a line
 after it, a ``glue`` for instance, would leave the record undisplayed; the book test finds that only after a
 ten-minute build)."""
 
