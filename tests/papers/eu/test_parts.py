@@ -23,6 +23,19 @@ from credalbook.papers.presets import preset
 CHAPTER = "05_epistemic_uncertainty_gp"
 
 
+def _toy_kw(cfg):
+    """The keywords of a direct ``toy_eu_experiment`` at preset ``cfg`` (what the plan's toy parts pass)."""
+    return dict(
+        window=cfg["toy_window"],
+        evaluation=cfg["toy_discs"],
+        calibration=cfg["toy_discs"],
+        gp=cfg["toy_gp"],
+        n_bins=cfg["n_bins"],
+        n_samples=cfg["n_samples"],
+        device="cpu",
+    )
+
+
 class TestPlan:
     def test_names_and_sharing(self):
         plan = eu_plan(preset(CHAPTER, "paper"))
@@ -123,15 +136,7 @@ class TestAssembly:
         fits = {k: records.decode(json.loads(json.dumps(records.encode(v)))) for k, v in fits.items()}  # via a record
         assert all(isinstance(v, EUFit) for v in fits.values())
         n_discs = int(np.prod(cfg["toy_discs"]["shape"]))
-        kw = dict(
-            window=cfg["toy_window"],
-            evaluation=cfg["toy_discs"],
-            calibration=cfg["toy_discs"],
-            gp=cfg["toy_gp"],
-            n_bins=cfg["n_bins"],
-            n_samples=cfg["n_samples"],
-            device="cpu",
-        )
+        kw = _toy_kw(cfg)
         for group, extra in (
             ("toy", {}),
             ("large_calibration", {"calibration": {**cfg["toy_discs"], **cfg["toy_large_discs"]}}),
@@ -164,17 +169,7 @@ class TestAssembly:
         assert bayes.accuracy["aug"] == pytest.approx(np.mean(f_star == y), abs=1e-15)
         np.testing.assert_array_equal(aug.eu["M"], bayes.eu["M"])  # same f_tr, same estimates
         assert aug.accuracy["train"] == bayes.accuracy["train"] and not np.array_equal(aug.gain, bayes.gain)
-        direct = toy_eu_experiment(
-            0,
-            noise_sd=0.5,
-            window=cfg["toy_window"],
-            evaluation=cfg["toy_discs"],
-            calibration=cfg["toy_discs"],
-            gp=cfg["toy_gp"],
-            n_bins=cfg["n_bins"],
-            n_samples=cfg["n_samples"],
-            device="cpu",
-        )
+        direct = toy_eu_experiment(0, noise_sd=0.5, **_toy_kw(cfg))
         np.testing.assert_array_equal(aug.gain, direct.gain)
         with pytest.raises(ValueError, match="gain_reference must be"):
             toy_eu_assemble(0, {}, gain_reference="f_star")
