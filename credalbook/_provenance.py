@@ -256,7 +256,10 @@ def _defining_module(module: str, name: str, depth: int = 0) -> str:
     path = _module_path(module)
     if path is None or path.name != "__init__.py" or depth > 20:
         return module
-    for node in _tree(path).body:
+    body = _tree(path).body
+    # statements of the package itself, and those under a top-level ``if`` (the ``if TYPE_CHECKING:``
+    # block that names what a module ``__getattr__`` imports on first access)
+    for node in body + [n for top in body if isinstance(top, ast.If) for n in top.body]:
         if isinstance(node, ast.ImportFrom):
             for a in node.names:
                 if (a.asname or a.name) == name:

@@ -55,6 +55,23 @@ class _LazyTorch:
 lazy_torch = _LazyTorch()
 
 
+class _LazyModule:
+    """A module imported on the first use of one of its attributes: ``scipy.stats`` costs about half a second
+    to import, which a command that never reaches a p-value (``credalbook --help``, the metrics) need not pay."""
+
+    def __init__(self, name: str):
+        self._name = name
+
+    def __getattr__(self, attr: str):
+        import importlib
+
+        return getattr(importlib.import_module(self._name), attr)
+
+
+#: ``scipy.stats``, imported on first use (the modules of p-values import it as ``stats`` from here).
+lazy_scipy_stats = _LazyModule("scipy.stats")
+
+
 def as_numpy(x, name: str) -> np.ndarray:
     """Return ``x`` as a NumPy array; torch tensors are detached and moved to the CPU.
 

@@ -720,6 +720,11 @@ class TestReportPage:
                 assert (value.low, value.high) == (entry["metrics"][name]["low"], entry["metrics"][name]["high"]), call
             for name, call in entry["calls"]["tests"].items():
                 assert call in page and eval(call, namespace).pvalue == entry["tests"][name]["pvalue"], call
+            split = eval(entry["calls"]["ece_split"], namespace)
+            assert entry["calls"]["ece_split"] in page and entry["ece_split"]["text"] in page
+            assert (split.over, split.under) == (entry["ece_split"]["over"], entry["ece_split"]["under"])
+            # the split adds up to the reported top-label ECE (the same bins), up to the order of the sums
+            assert split.over + split.under == pytest.approx(entry["metrics"]["ece_confidence"]["value"], rel=1e-12)
         assert report["comparison"]["call"] in page
         assert eval(report["comparison"]["call"], namespace).to_rows() == report["comparison"]["rows"]
 

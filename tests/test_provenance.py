@@ -1,6 +1,7 @@
 """credalbook._provenance: code fingerprints, import closures, machine and commit facts."""
 
 import re
+from pathlib import Path
 
 import pytest
 
@@ -67,6 +68,28 @@ class TestImportClosure:
         found = prov._imports_of("credalbook.fake.m", mod)
         # a name imported from a package is followed to the module that defines it; __version__ is no code
         assert found == {"credalbook.metrics.classification", "credalbook.gp.classifier"}
+
+    def test_names_a_package_imports_on_first_access(self, tmp_path):
+        """``credalbook.stats`` imports its torch-based names on first access (a module ``__getattr__``);
+        its ``if TYPE_CHECKING:`` block names them, and the closure follows that block to their modules."""
+        import ast
+
+        import credalbook.stats as stats
+
+        mod = tmp_path / "m.py"
+        mod.write_text("from credalbook.stats import instance_calibration_test, WeightFunction, calibration_test\n")
+        found = prov._imports_of("credalbook.fake.m", mod)
+        assert found == {
+            "credalbook.stats.instance",
+            "credalbook.stats.weight_learning",
+            "credalbook.stats.classifier",
+        }
+        # the lazy table and the TYPE_CHECKING block name the same things, from the same modules
+        tree = ast.parse(Path(stats.__file__).read_text())
+        block = next(n for n in tree.body if isinstance(n, ast.If))
+        named = {a.name: node.module for node in block.body for a in node.names}
+        assert named == stats._LAZY
+        assert all(getattr(stats, name) is not None for name in stats._LAZY)
 
     def test_unhashed_packages_are_left_out(self):
         closure = prov.import_closure("credalbook.book.records")

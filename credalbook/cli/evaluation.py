@@ -373,8 +373,32 @@ def decision_line(result, direction: str | None) -> str:
     return f"reject H0: {direction}" if direction else "reject H0 (miscalibrated)"
 
 
-def _model_entry(metrics: dict, tests: dict, call: dict) -> dict:
-    """The report of one model: plain numbers, the direction, the decision lines and the reproducing calls."""
+def _ece_split(args, p: np.ndarray, labels: np.ndarray, clock: _Clock) -> dict | None:
+    """The top-label ECE split into its over- and under-confident bins (:func:`credalbook.metrics.ece_split`,
+    the bins of ``ece_confidence``), when ``ece_confidence`` is reported; None otherwise."""
+    if "ece_confidence" not in args.metrics:
+        return None
+    from credalbook.metrics import ece_split
+
+    with clock("metric ece_split"):
+        split = ece_split(p, labels, kind="confidence", n_bins=args.n_bins)
+    return {"over": float(split.over), "under": float(split.under), "n_bins": int(split.n_bins)}
+
+
+def split_text(split: dict | None) -> str | None:
+    """The ECE split in words: how much of the top-label ECE comes from over- and from under-confident bins."""
+    if split is None:
+        return None
+    total = split["over"] + split["under"]
+    share = f" ({split['over'] / total:.0%} of it over-confident)" if total > 0 else ""
+    return (
+        f"ECE = {total:.4g} = {split['over']:.4g} from over-confident bins "
+        f"+ {split['under']:.4g} from under-confident bins{share}"
+    )
+
+
+def _model_entry(metrics: dict, tests: dict, call: dict, split: dict | None = None) -> dict:
+    """The report of one model: plain numbers, the direction, the ECE split, the decision lines and the reproducing calls."""
     direction = direction_text(metrics.get("signed_calibration_error"))
     test_entries = {}
     for name, result in tests.items():
@@ -383,6 +407,7 @@ def _model_entry(metrics: dict, tests: dict, call: dict) -> dict:
         "metrics": {m: _estimate_dict(v) for m, v in metrics.items()},
         "tests": test_entries,
         "direction": direction,
+        "ece_split": None if split is None else {**split, "text": split_text(split)},
         "calls": call,
     }
 
@@ -480,7 +505,7 @@ def evaluate(args, *, out=None) -> dict:
     for model, p in evaluated.items():
         metrics, tests = _evaluate_model(args, p, labels, clock)
         results[model] = tests
-        report["models"][model] = _model_entry(metrics, tests, calls[model])
+        report["models"][model] = _model_entry(metrics, tests, calls[model], _ece_split(args, p, labels, clock))
         print_model(model, report, out)
     if args.ensemble:
         _set_test(args, first.probs, labels, report, results, clock)

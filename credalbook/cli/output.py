@@ -65,6 +65,8 @@ def print_model(model: str, report: dict, out) -> None:
             print(f"  {label:<24}{_fmt(e['value']):>11}   {interval}", file=out)
     if entry.get("direction"):
         print(f"  direction: {entry['direction']}", file=out)
+    if entry.get("ece_split"):
+        print(f"  split (B={entry['ece_split']['n_bins']}): {entry['ece_split']['text']}", file=out)
     if entry["tests"]:
         print(f"  {'test':<40}{'statistic':>11}{'p-value':>10}  decision at alpha = {s['alpha']}", file=out)
         for name, t in entry["tests"].items():

@@ -123,6 +123,18 @@ def _metrics(report: dict) -> str:
     directions = [(m, e["direction"]) for m, e in report["models"].items() if e.get("direction")]
     if directions:
         out += "<ul>" + "".join(f"<li><b>{_e(m)}</b>: {_e(d)}</li>" for m, d in directions) + "</ul>\n"
+    splits = [(m, e) for m, e in report["models"].items() if e.get("ece_split")]
+    if splits:
+        rows = [
+            [_td(m), _td(_num(e["ece_split"]["over"]), num=True), _td(_num(e["ece_split"]["under"]), num=True)]
+            + [_td(e["ece_split"]["text"]), _code(e.get("calls", {}).get("ece_split", ""))]
+            for m, e in splits
+        ]
+        out += "<h3>Where the top-label ECE comes from</h3>\n" + _table(
+            ["model", "over-confident bins", "under-confident bins", "in words", "library call"],
+            rows,
+            css_id="ece-split",
+        )
     return out
 
 

@@ -31,8 +31,8 @@ def input_lines(report: dict) -> list[str]:
     lines = [
         "import numpy as np",
         "from credalbook.data import load_array",
-        "from credalbook.metrics import (accuracy, brier_score, ece_classwise, ece_confidence, LaplacianKernel,",
-        "                                median_heuristic, nll, signed_calibration_error, skce)",
+        "from credalbook.metrics import (accuracy, brier_score, ece_classwise, ece_confidence, ece_split,",
+        "                                LaplacianKernel, median_heuristic, nll, signed_calibration_error, skce)",
         "from credalbook.stats import calibration_test, compare_models, set_calibration_test",
     ]
     if any(m["logits"] and m["binary"] for m in inp["models"].values()):
@@ -84,7 +84,8 @@ def _test_call(name: str, p: str, s: dict) -> str:
 
 
 def library_calls(report: dict, models: list[str], metrics) -> dict:
-    """Per model ``{"metrics": {name: call}, "tests": {name: call}}``, and the call of the set test under ``"set"``.
+    """Per model ``{"metrics": {name: call}, "tests": {name: call}}`` (and ``"ece_split"``, the call of the ECE
+    split, when ``ece_confidence`` is among ``metrics``), and the call of the set test under ``"set"``.
 
     Examples
     --------
@@ -102,6 +103,8 @@ def library_calls(report: dict, models: list[str], metrics) -> dict:
             "metrics": {name: _metric_call(name, p, s) for name in metrics},
             "tests": {name: _test_call(name, p, s) for name in s["tests"]},
         }
+        if "ece_confidence" in metrics:
+            out[model]["ece_split"] = f'ece_split({p}, labels, kind="confidence", n_bins={s["n_bins"]})'
     jobs = ", chunk_size=None" if s.get("n_jobs") is None else f", n_jobs={s['n_jobs']}"
     out["set"] = (
         f'set_calibration_test(ens_probs, labels, measure="ece_confidence", n_bins={s["n_bins"]}, '

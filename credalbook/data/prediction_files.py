@@ -22,7 +22,8 @@ import zipfile
 from pathlib import Path
 
 import numpy as np
-import torch
+
+from credalbook._validation import lazy_torch as torch
 
 __all__ = ["load_array", "PREDICTION_FILE_SUFFIXES"]
 

@@ -6,8 +6,6 @@ live in :mod:`credalbook.metrics.classification`, which re-exports :func:`multic
 
 from __future__ import annotations
 
-from scipy.stats import rankdata
-
 from credalbook._validation import check_choice
 from credalbook.metrics.regions import check_probs_label_rows
 
@@ -50,6 +48,8 @@ def multiclass_auc(probs, labels, *, kind: str = "ovr") -> float:
         if kind == "confidence":
             raise ValueError("labels must make some predictions correct and some wrong for a confidence AUC")
         raise ValueError("labels must contain at least two classes for a one-vs-rest AUC")
+    from scipy.stats import rankdata  # imported here: scipy.stats is slow to import
+
     ranks = rankdata(scores, axis=0)  # average ranks for ties
     u = (ranks * pos).sum(axis=0) - n_pos * (n_pos + 1) / 2.0
     return float((u[valid] / (n_pos[valid] * n_neg[valid])).mean())

@@ -18,10 +18,10 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
 
 from credalbook._deprecation import REMOVED_IN, renamed
 from credalbook._validation import as_numpy, check_n_bins
+from credalbook._validation import lazy_scipy_stats as stats
 from credalbook.metrics.binning import bin_sums, cut_index, equal_mass_cuts
 from credalbook.metrics.uncertainty import _binary, _vector
 

@@ -49,7 +49,6 @@ from __future__ import annotations
 import functools
 
 import numpy as np
-from scipy.signal import fftconvolve
 
 from credalbook._validation import (
     as_numpy,
@@ -126,6 +125,8 @@ class _SmoothECE:
     @staticmethod
     def _smooth(values: np.ndarray, sigma: float) -> np.ndarray:
         """Convolve grid values with the Gaussian truncated at ±1/2, the grid mirrored at 0 and 1."""
+        from scipy.signal import fftconvolve  # imported here: scipy.signal is slow to import
+
         g = values.shape[0]
         d = np.linspace(0.0, 1.0, g) - 0.5
         kernel = np.exp(-d * d / (2 * sigma * sigma)) / (np.sqrt(2 * np.pi) * sigma)

@@ -28,10 +28,10 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
 from scipy.special import entr, expit
 
 from credalbook._validation import as_numpy, check_choice, check_positive_int, check_real_dtype, check_seed
+from credalbook._validation import lazy_scipy_stats as stats
 
 __all__ = [
     "EUEstimates",

@@ -12,6 +12,8 @@ The engines underneath (:mod:`credalbook.stats.null_distribution`: ``null_statis
 modules but are not part of ``__all__``.
 """
 
+from typing import TYPE_CHECKING
+
 from credalbook.stats.binary_tests import BINARY_NULLS, hosmer_lemeshow_binary_test, spiegelhalter_test
 from credalbook.stats.bootstrap import (
     bootstrap_calibration_test,
@@ -30,19 +32,54 @@ from credalbook.stats.hosmer_lemeshow import (
     HosmerLemeshowResult,
     null_rejection_rate,
 )
-from credalbook.stats.instance import instance_calibration_test, InstanceTestOptions, InstanceTestResult, split_indices
 from credalbook.stats.kernel_tests import SKCE_NULLS, skce_test, SKCE_TEST_ESTIMATORS, SKCETestOptions
 from credalbook.stats.measures import as_measure, calibration_measure, CalibrationMeasure, estimator_measure, MEASURES
 from credalbook.stats.minimise import minimise_calibration_measure, Minimum, SOLVERS
 from credalbook.stats.null_distribution import NULL_CHUNK
 from credalbook.stats.result import TestResult
-from credalbook.stats.weight_learning import (
-    fit_weight_function,
-    LOSS_PRESETS,
-    PROPER_SCORES,
-    WeightFunction,
-    WeightLearningConfig,
-)
+
+if TYPE_CHECKING:  # imported on first access (they import torch); named here for readers, type checkers
+    # and the provenance of records, which follows these statements to the defining modules
+    from credalbook.stats.instance import (
+        instance_calibration_test,
+        InstanceTestOptions,
+        InstanceTestResult,
+        split_indices,
+    )
+    from credalbook.stats.weight_learning import (
+        fit_weight_function,
+        LOSS_PRESETS,
+        PROPER_SCORES,
+        WeightFunction,
+        WeightLearningConfig,
+    )
+
+#: Names of the instance-dependent test and its weight learning (they import torch): name -> module.
+_LAZY = {
+    **dict.fromkeys(
+        ("instance_calibration_test", "InstanceTestOptions", "InstanceTestResult", "split_indices"),
+        "credalbook.stats.instance",
+    ),
+    **dict.fromkeys(
+        ("fit_weight_function", "LOSS_PRESETS", "PROPER_SCORES", "WeightFunction", "WeightLearningConfig"),
+        "credalbook.stats.weight_learning",
+    ),
+}
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        import importlib
+
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))
+
 
 __all__ = [
     "bootstrap_calibration_test",

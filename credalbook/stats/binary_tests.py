@@ -60,7 +60,6 @@ Sec. 5.2.2.
 from __future__ import annotations
 
 import numpy as np
-from scipy import stats
 
 from credalbook._validation import (
     as_predictions,
@@ -71,6 +70,7 @@ from credalbook._validation import (
     check_probability,
     is_binary_scores,
 )
+from credalbook._validation import lazy_scipy_stats as stats
 from credalbook.metrics.binning import bin_ids, check_strategy
 from credalbook.stats.result import exceeds, TestResult
 

@@ -51,7 +51,6 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
 
 from credalbook._deprecation import REMOVED_IN, renamed
 from credalbook._parallel import check_n_jobs
@@ -64,6 +63,7 @@ from credalbook._validation import (
     check_probability,
     check_probs_labels,
 )
+from credalbook._validation import lazy_scipy_stats as stats
 from credalbook.metrics.classification import one_hot
 from credalbook.stats.null_distribution import check_chunk_size, NULL_CHUNK, resample_null
 from credalbook.stats.result import critical_value, exceeds, TestResult

@@ -70,7 +70,6 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
 
 from credalbook._parallel import run_chunks
 from credalbook._validation import (
@@ -84,6 +83,7 @@ from credalbook._validation import (
     check_seed,
     is_binary_scores,
 )
+from credalbook._validation import lazy_scipy_stats as stats
 from credalbook.metrics.kernel import skce_batched
 from credalbook.metrics.kernels import as_kernel, LaplacianKernel, median_heuristic, ScalarKernel
 from credalbook.metrics.skce_core import skce_pair_term, skce_residuals

@@ -31,10 +31,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
-import torch
 
 from credalbook._deprecation import renamed_value
 from credalbook._validation import as_scalar, check_choice, check_n_bins, check_positive_float, check_probs_labels
+from credalbook._validation import lazy_torch as torch
 from credalbook.metrics.classification import ece_classwise_batched, ece_confidence_batched
 from credalbook.metrics.distribution import estimator_function
 from credalbook.metrics.kernel import as_kernel, DEFAULT_BANDWIDTH, skce_batched

@@ -44,7 +44,7 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy import special, stats
+from scipy import special
 from scipy.spatial.distance import cdist
 
 from credalbook._deprecation import renamed
@@ -59,6 +59,7 @@ from credalbook._validation import (
     check_probs,
     check_seed,
 )
+from credalbook._validation import lazy_scipy_stats as stats
 
 __all__ = [
     "WIDMANN_MODELS",
