@@ -10,7 +10,6 @@ thread, and gives each exactly what its own call gives.
 
 from __future__ import annotations
 
-import math
 import threading
 
 import numpy as np
@@ -57,30 +56,12 @@ class SharedSKCE:
 
     def test(self, *, alpha: float):
         """What ``calibration_test(p, labels, method="skce_linear", alpha=alpha, direction=False)`` returns."""
-        from scipy import stats
-
-        from credalbook.stats.result import exceeds, TestResult
+        from credalbook.stats.kernel_tests import _asymptotic_test
 
         kernel, terms = self._kernel_terms()
         n, k = self._p.shape
-        estimate, n_blocks = float(terms.mean()), len(terms)
-        stderr = float(terms.std(ddof=1) / math.sqrt(n_blocks))
-        if stderr > 0:  # the normal limit of the mean of the pair terms
-            z, pvalue, model = estimate / stderr, float(stats.norm.sf(estimate / stderr)), stats.norm(0.0, stderr)
-            threshold = stderr * float(stats.norm.isf(alpha))
-        else:  # every term equal: no variance to test against
-            z, pvalue, model, threshold = (math.inf if estimate > 0 else 0.0), float(estimate <= 0), None, 0.0
         details = {"n": n, "K": k, "estimator": "linear", "null": "asymptotic", "kernel": repr(kernel)}
-        return TestResult(
-            statistic=estimate,
-            pvalue=pvalue,
-            alpha=alpha,
-            rejected=exceeds(estimate, threshold),
-            method="skce_linear",
-            null_model=model,
-            threshold=threshold,
-            details={**details, "estimate": estimate, "z": z, "stderr": stderr, "n_blocks": n_blocks},
-        )
+        return _asymptotic_test(terms, float(terms.mean()), "linear", alpha, details)
 
 
 def _mean_last(terms: np.ndarray) -> np.ndarray:

@@ -179,6 +179,11 @@ def consistency_bands(
     check_class_index(class_index, kind, p.shape[1])
     pred, _ = reliability_values(p, None, kind, class_index)
     _, edges, counts, mean_pred = reliability_bin_means(pred, n_bins, strategy)
+    return _bands(edges, counts, mean_pred, ci=ci, n_resamples=n_resamples, rng=rng, kind=kind, class_index=class_index)
+
+
+def _bands(edges, counts, mean_pred, *, ci: float, n_resamples: int, rng, kind: str, class_index) -> ConsistencyBands:
+    """The :class:`ConsistencyBands` of binned predictions (their edges, counts and mean predictions)."""
     low, high = _band(counts, mean_pred, ci=ci, n_resamples=n_resamples, rng=rng)
     return ConsistencyBands(
         bin_edges=edges,
@@ -228,16 +233,6 @@ def curve_and_band(p, y, kind, class_index, n_bins, strategy, ci, n_resamples, s
     )
     if ci is None:
         return curve, None
-    low, high = _band(counts, mean_pred, ci=ci, n_resamples=n_resamples, rng=seed)
-    band = ConsistencyBands(
-        bin_edges=edges,
-        counts=counts,
-        mean_predicted=mean_pred,
-        low=low,
-        high=high,
-        ci=ci,
-        n_resamples=n_resamples,
-        kind=kind,
-        class_index=index,
+    return curve, _bands(
+        edges, counts, mean_pred, ci=ci, n_resamples=n_resamples, rng=seed, kind=kind, class_index=class_index
     )
-    return curve, band

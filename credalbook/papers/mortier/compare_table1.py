@@ -121,28 +121,32 @@ def _pooled(values) -> tuple[float, float, int]:
     return float(v.mean()), float(np.sqrt((se**2).sum()) / len(v)), len(v)
 
 
-def _differences(cmp, cells, claim, paper_rows, variant, setting) -> None:
-    dv, dse, n = _pooled([c["dn"] for c in cells])
-    lower = sum(c["dn"][0] < 0 for c in cells)
-    kp = sum(r["DN(0.6)"]["avg_ece_conf"] < r["DN(0.1)"]["avg_ece_conf"] for _, _, r in paper_rows)
+def _difference_row(cmp, diffs, claim: str, what: str, paper: str, name: str, note: str) -> None:
+    """A row "the mean over cells of a paired difference is below 0", from each cell's (difference, SE)."""
+    dv, dse, n = _pooled(diffs)
+    lower = sum(d[0] < 0 for d in diffs)
     cmp.add(
-        "Table 1",
-        "DN(0.6) better confidence-calibrated than DN(0.1): average ECE_conf on the test split, mean over cells",
-        paper=f"{claim['table1_dropout_rate']}: lower on {kp} of {len(paper_rows)} rows",
-        book=f"DN(0.6) − DN(0.1) = {dv:+.4f} (SE {dse:.4f}); lower on {lower} of {n} cells",
-        judgement=sign_claim(dv, relation="<", se=dse, name="mean ECE_conf(DN(0.6)) − ECE_conf(DN(0.1))",
-                             replicates=n, tolerance_source="2 × the SE pooled from the cells' paired bootstraps"),
-        note=setting,
+        "Table 1", claim, paper=paper,
+        book=f"{what} = {dv:+.4f} (SE {dse:.4f}); lower on {lower} of {n} cells",
+        judgement=sign_claim(dv, relation="<", se=dse, name=name, replicates=n,
+                             tolerance_source="2 × the SE pooled from the cells' paired bootstraps"),
+        note=note,
     )  # fmt: skip
-    dv, dse, n = _pooled([c["de"][variant] for c in cells])
-    lower = sum(c["de"][variant][0] < 0 for c in cells)
+
+
+def _differences(cmp, cells, claim, paper_rows, variant, setting) -> None:
+    kp = sum(r["DN(0.6)"]["avg_ece_conf"] < r["DN(0.1)"]["avg_ece_conf"] for _, _, r in paper_rows)
+    _difference_row(
+        cmp, [c["dn"] for c in cells],
+        "DN(0.6) better confidence-calibrated than DN(0.1): average ECE_conf on the test split, mean over cells",
+        "DN(0.6) − DN(0.1)", f"{claim['table1_dropout_rate']}: lower on {kp} of {len(paper_rows)} rows",
+        "mean ECE_conf(DN(0.6)) − ECE_conf(DN(0.1))", setting,
+    )  # fmt: skip
     kp = sum(r["DE"]["ece_conf"] < r["DE"]["avg_ece_conf"] for _, _, r in paper_rows)
-    cmp.add(
-        "Table 1",
+    _difference_row(
+        cmp, [c["de"][variant] for c in cells],
         "DE: weighted average better calibrated than the average (ECE_conf, test split), mean over cells",
-        paper=f"{claim['table1_de_difference']}: weighted lower on {kp} of {len(paper_rows)} rows",
-        book=f"weighted − average = {dv:+.4f} (SE {dse:.4f}); lower on {lower} of {n} cells",
-        judgement=sign_claim(dv, relation="<", se=dse, name="mean ECE_conf(weighted) − ECE_conf(average)",
-                             replicates=n, tolerance_source="2 × the SE pooled from the cells' paired bootstraps"),
-        note=setting + "; λ of the judged variant's ECE_conf test, fitted on the calibration half",
+        "weighted − average", f"{claim['table1_de_difference']}: weighted lower on {kp} of {len(paper_rows)} rows",
+        "mean ECE_conf(weighted) − ECE_conf(average)",
+        setting + "; λ of the judged variant's ECE_conf test, fitted on the calibration half",
     )  # fmt: skip
