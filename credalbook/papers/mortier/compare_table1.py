@@ -37,6 +37,7 @@ def _count(cells, kinds, variant, test) -> tuple[int, int]:
 def _setting(cells, variant: str) -> str:
     datasets = sorted({c["dataset"] for c in cells})
     seeds = sorted({c["seed"] for c in cells})
+    epochs = ", ".join(f"{d} {e}" for d, e in sorted({(c["dataset"], c.get("epochs")) for c in cells}) if e)
     test = (
         "the authors' real-data test (Dir(1/M) null weights, caltest.py l. 87-88; instances permuted, l. 505; |t| > q)"
         if variant == "authors"
@@ -46,7 +47,8 @@ def _setting(cells, variant: str) -> str:
         f"judged under {test}, SciPy's COBYLA, D = 100, 5 bins, α = 0.05, on the calibration half of each test split; "
         f"cells: {', '.join(datasets)} × seeds {', '.join(map(str, seeds))}; every network (a SmallCNN body with the "
         "authors' head, dropout → linear, nnet_cpp.cpp l. 101-106) trained end to end from its own initialisation "
-        "(Adam; the paper fine-tunes ImageNet-pretrained MobileNetV2/VGG16 with SGD, lr 1e-5, momentum 0.99)"
+        f"(Adam, batches of 128, epochs {epochs or 'as configured'}: the same number of steps on each data set; "
+        "the paper fine-tunes ImageNet-pretrained MobileNetV2/VGG16 with SGD, lr 1e-5, momentum 0.99)"
     )
 
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import math
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -554,6 +555,7 @@ def _table1_cells(cfg, seed: int, device: str, parts: list) -> dict:
     ``seed, seed + 1, ...``; ``{data set: {seed: {set: part name}}}``."""
     from credalbook.papers.mortier.end_to_end import table1_cell, TABLE1_SETS
 
+    epochs_of = _table1_epochs(cfg["table1_datasets"], cfg["table1_epochs"], cfg["table1_train"])
     cells = {}
     for ds in cfg["table1_datasets"]:
         cells[ds] = {}
@@ -561,12 +563,33 @@ def _table1_cells(cfg, seed: int, device: str, parts: list) -> dict:
             cells[ds][str(s)] = {}
             for name in TABLE1_SETS:
                 kwargs = dict(dataset=ds, set_name=name, seed=s, n_members=cfg["n_members"],
-                              epochs=cfg["table1_epochs"], lr=1e-3, channels=tuple(cfg["table1_channels"]),
+                              epochs=epochs_of[ds], lr=1e-3, channels=tuple(cfg["table1_channels"]),
                               hidden=cfg["table1_hidden"], n_train=cfg["table1_train"], n_bins=5, alpha=0.05,
                               n_resamples=cfg["n_bootstrap"], solver="cobyla", device=device)  # fmt: skip
                 parts.append(Part(f"table1-{_part_name(ds)}-s{s}-{_SET_PARTS[name]}", table1_cell, kwargs))
                 cells[ds][str(s)][name] = parts[-1].name
     return cells
+
+
+def _table1_epochs(datasets, epochs: int, n_train: int | None, batch_size: int = 128) -> dict:
+    """Training epochs per Table 1 data set: ``epochs`` for the first, and for each other as many epochs as give
+    the first's number of Adam steps (batches of ``batch_size`` from at most ``n_train`` training images), so that
+    a small data set's networks are trained as long, in steps, as the large one's (its epochs rounded up).
+
+    Examples
+    --------
+    >>> _table1_epochs(("fashion_mnist", "digits"), 2, None)   # 2 x 469 = 938 steps; digits: 94 x 10 = 940
+    {'fashion_mnist': 2, 'digits': 94}
+    """
+    from credalbook.data import load_dataset
+
+    def steps_per_epoch(ds: str) -> int:
+        n = len(load_dataset(ds).y_train)
+        return math.ceil((n if n_train is None else min(n, n_train)) / batch_size)
+
+    first, *others = datasets
+    steps = epochs * steps_per_epoch(first)
+    return {first: epochs, **{ds: math.ceil(steps / steps_per_epoch(ds)) for ds in others}}
 
 
 def _checked_parameters(seed, solver: str, dataset: str, n_jobs: int) -> int:

@@ -242,14 +242,14 @@ def table1_cell_results(cells: Mapping) -> list:
     Returns
     -------
     list of dict
-        ``{"dataset", "seed", "sets": {name: {"decisions": {variant: {"conf", "cwise"}}, "avg_ece_conf",
+        ``{"dataset", "seed", "epochs" (the networks' training epochs), "sets": {name: {"decisions": {variant: {"conf", "cwise"}}, "avg_ece_conf",
         "member_acc", "member_ece_conf"}}, "dn": [DN(0.6) − DN(0.1) average ECE_conf, SE], "de": {variant:
         [weighted − average ECE_conf, SE]}}``.
     """
     out = []
     for ds, by_seed in cells.items():
         for seed, sets in by_seed.items():
-            row = {"dataset": ds, "seed": int(seed), "sets": {}}
+            row = {"dataset": ds, "seed": int(seed), "epochs": int(sets["S"].config["epochs"]), "sets": {}}
             for name, c in sets.items():
                 row["sets"][name] = {
                     "decisions": {v: {m: c.tests[v][f"h0_{m}"] for m in ("conf", "cwise")} for v in c.tests},
