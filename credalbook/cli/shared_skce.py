@@ -56,12 +56,12 @@ class SharedSKCE:
 
     def test(self, *, alpha: float):
         """What ``calibration_test(p, labels, method="skce_linear", alpha=alpha, direction=False)`` returns."""
-        from credalbook.stats.kernel_tests import _asymptotic_test
+        from credalbook.stats.kernel_tests import skce_asymptotic_test
 
         kernel, terms = self._kernel_terms()
         n, k = self._p.shape
         details = {"n": n, "K": k, "estimator": "linear", "null": "asymptotic", "kernel": repr(kernel)}
-        return _asymptotic_test(terms, float(terms.mean()), "linear", alpha, details)
+        return skce_asymptotic_test(terms, float(terms.mean()), "linear", alpha, details)
 
 
 def _mean_last(terms: np.ndarray) -> np.ndarray:

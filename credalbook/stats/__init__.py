@@ -8,7 +8,7 @@ decision rule).
 The engines underneath (:mod:`credalbook.stats.null_distribution`: ``null_statistics``,
 ``null_replicates``; :mod:`credalbook.stats.minimise`: ``MeasureObjective``, ``minimise_objective``;
 :mod:`credalbook.stats.kernel_tests`: ``skce_block_values``, ``skce_quadratic_statistic``,
-``skce_bootstrap_null``) do not validate their inputs; they are importable here and from their
+``skce_bootstrap_null``, ``skce_asymptotic_test``) do not validate their inputs; they are importable here and from their
 modules but are not part of ``__all__``.
 """
 

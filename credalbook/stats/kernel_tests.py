@@ -396,7 +396,7 @@ def skce_test(
         n_blocks, estimate = len(values), float(values.mean())
     if null == "distribution_free":
         return _distribution_free_test(estimate, n_blocks * (m // 2), _check_bound(opts.bound, kern), alpha, details)
-    return _asymptotic_test(values, estimate, estimator, alpha, details)
+    return skce_asymptotic_test(values, estimate, estimator, alpha, details)
 
 
 def _check_estimator_null(estimator: str, null: str | None) -> str:
@@ -474,8 +474,11 @@ def _distribution_free_test(estimate: float, n_eff: int, b: float, alpha: float,
     )
 
 
-def _asymptotic_test(values: np.ndarray, estimate: float, estimator: str, alpha: float, details: dict) -> TestResult:
-    """The normal limit of the mean of the block values (the linear and block estimators)."""
+def skce_asymptotic_test(
+    values: np.ndarray, estimate: float, estimator: str, alpha: float, details: dict
+) -> TestResult:
+    """The normal limit of the mean of the block values (the linear and block estimators): the test of
+    :func:`skce_test` from its block values (an engine: no validation)."""
     n_blocks = len(values)
     stderr = float(values.std(ddof=1) / math.sqrt(n_blocks))
     if stderr > 0:

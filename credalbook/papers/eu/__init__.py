@@ -11,6 +11,7 @@ from credalbook.papers.eu.carving import (
     grid_centres,
     neighbour_radius,
 )
+from credalbook.papers.eu.chapter_views import recorded_fits
 from credalbook.papers.eu.compare import compare
 from credalbook.papers.eu.experiments import (
     assemble_eu_run,
@@ -68,6 +69,7 @@ __all__ = [
     "EURun",
     "EUStudy",
     "compare",
+    "recorded_fits",
     "assemble_eu_run",
     "compare_summary",
     "eu_gp_fit",
