@@ -4,7 +4,12 @@ chapter's resumable parts.
 """
 
 from credalbook.papers.juergens.authors_code import authors_lp_kde, authors_mmd_kce, kl_gradient_check, lp_clamp_effect
-from credalbook.papers.juergens.authors_settings import authors_binary_scenario, AUTHORS_FIG34_SETTINGS, AUTHORS_LEARNER
+from credalbook.papers.juergens.authors_settings import (
+    authors_binary_scenario,
+    AUTHORS_FIG34_SETTINGS,
+    AUTHORS_LEARNER,
+    authors_multiclass_scenario,
+)
 from credalbook.papers.juergens.compare import compare, paper_table1, paper_table1_cells, paper_table1_summary
 from credalbook.papers.juergens.error_rates import (
     instance_test_error_rates,
@@ -29,6 +34,7 @@ from credalbook.papers.juergens.estimators import (
     weight_landscape,
 )
 from credalbook.papers.juergens.figures import plot_instance_error_rates, plot_landscape
+from credalbook.papers.juergens.mortier_v0 import mortier_v0_null, mortier_v0_test, MortierV0Result
 from credalbook.papers.juergens.parts import juergens_parts, juergens_plan, JuergensPlan, study_part_name
 from credalbook.papers.juergens.real_sets import evaluate_instance_test, TABLE1_ARCHITECTURES, TABLE1_KINDS, table1_rows
 
@@ -39,6 +45,7 @@ __all__ = [
     "AUTHORS_FIG34_SETTINGS",
     "AUTHORS_LEARNER",
     "authors_binary_scenario",
+    "authors_multiclass_scenario",
     "paper_table1_summary",
     "instance_test_error_rates",
     "instance_test_error_summary",
@@ -69,6 +76,9 @@ __all__ = [
     "TABLE1_ARCHITECTURES",
     "TABLE1_KINDS",
     "juergens_parts",
+    "mortier_v0_null",
+    "mortier_v0_test",
+    "MortierV0Result",
     "juergens_plan",
     "JuergensPlan",
     "study_part_name",

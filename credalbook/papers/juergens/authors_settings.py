@@ -28,11 +28,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from credalbook._random import draw_labels
-from credalbook._validation import as_rng, check_choice, check_positive_int
-from credalbook.synthetic.instance_scenarios import HYPOTHESES, InstanceScenario
+from credalbook._random import dirichlet, draw_labels
+from credalbook._validation import as_rng, check_choice, check_positive_float, check_positive_int
+from credalbook.credal.geometry import boundary_point
+from credalbook.synthetic.instance_scenarios import HYPOTHESES, INSTANCE_SETTINGS, InstanceScenario
 
-__all__ = ["AUTHORS_FIG34_SETTINGS", "AUTHORS_LEARNER", "authors_binary_scenario"]
+__all__ = ["AUTHORS_FIG34_SETTINGS", "AUTHORS_LEARNER", "authors_binary_scenario", "authors_multiclass_scenario"]
 
 #: The members' intervals of the binary setting (``src/config/config_cal_test.py``, l. 25).
 AUTHORS_BOUNDS = ((0.5, 0.8), (0.7, 0.9))
@@ -49,9 +50,10 @@ AUTHORS_FIG34_SETTINGS = {
     "multi-class generator": "members constant in x from one prior, H0 weights drawn per instance "
     "(src/data/synthetic/multiclass_dirichlet_new.py, l. 67-72; src/utils/helpers.py, l. 176-179); "
     "book: per-instance members, weights per dataset",
-    "Mortier baseline": "'v0': minimises on all data, a Dir(1) λ per instance, instances resampled with "
-    "replacement (src/cal_test/bootstrap_test.py, l. 316-323); book: on the test split, one λ per replicate, "
-    "instances kept",
+    "Mortier baseline": "'v0': the minimum over a constant λ on the split it tests on (src/utils/minimization.py, "
+    "l. 134-147), null with instances drawn with replacement, a Dir(1) λ per instance, three decimals kept "
+    "(src/cal_test/bootstrap_test.py, l. 314-330); book: one λ per replicate, instances kept "
+    "(both run in the authors-settings studies)",
 }
 _GRID = 256
 _X_RANGE = (0.0, 5.0)
@@ -141,3 +143,120 @@ def authors_binary_scenario(
     labels = draw_labels(truth, rng)
     config = dict(setting="binary", hypothesis=hypothesis, n_datasets=r, n_instances=n, generator="authors")
     return InstanceScenario(x[..., None], ens, labels, truth, weights, "binary", hypothesis, config)
+
+
+#: The distances of the multi-class H1 panels (``degs_h1``, ``src/run_t1t2_analysis.py``, l. 251).
+AUTHORS_H1_DEGREES = (0.02, 0.1, 0.15)
+#: Upper end of the intervals of the H0-inst weights' scores (``sample_lambda``'s ``variance``,
+#: ``src/utils/helpers.py``, l. 159).
+_SCORE_RANGE = 5.0
+
+
+def _multiclass_weights(rng, x, hypothesis, m):
+    """``sample_lambda`` (``helpers.py``, l. 154-181): (R, N, M) weights of the convex combination."""
+    r, n = x.shape
+    if hypothesis == "H0-const":  # x_dep=False: a Dir(1) draw per instance
+        return dirichlet(np.ones(m), rng, (r, n))
+    scores = np.empty((r, n, m))
+    for i, xi in enumerate(x):
+        for j in range(m):
+            y = np.polyval(np.polyfit(xi, rng.uniform(size=n), 2), xi)
+            a, b = rng.uniform(0, _SCORE_RANGE, size=2)  # ab_scale into [a, b]; a > b reverses the curve
+            scores[i, :, j] = (b - a) * (y - y.min()) / (y.max() - y.min()) + a
+    w = np.exp(scores - scores.max(-1, keepdims=True))
+    return w / w.sum(-1, keepdims=True)
+
+
+def authors_multiclass_scenario(
+    hypothesis: str,
+    *,
+    n_datasets: int = 100,
+    n_instances: int = 2000,
+    n_members: int = INSTANCE_SETTINGS["multiclass"]["n_members"],
+    n_classes: int = INSTANCE_SETTINGS["multiclass"]["n_classes"],
+    u: float = INSTANCE_SETTINGS["multiclass"]["u"],
+    seed=None,
+) -> InstanceScenario:
+    r"""R datasets of the authors' multi-class Dirichlet generator (``syn_exp_multiclass``).
+
+    Transcribes mkjuergens/EnsembleCalibration@8dff2b5, ``src/data/synthetic/multiclass_dirichlet_new.py``:
+    per dataset one prior :math:`\mathbf a_0 \sim \mathrm{Dir}(\mathbf 1_K)` and M members
+    :math:`\hat{\mathbf p}^{(m)} \sim \mathrm{Dir}(\mathbf a_0 K / u)`, **constant in x** (l. 67-72: one draw
+    per member, repeated for every instance). The truth:
+
+    * ``"H0-const"`` (their ``x_dep=False``): :math:`\sum_m \lambda_{im} \hat{\mathbf p}^{(m)}` with a
+      :math:`\boldsymbol\lambda_i \sim \mathrm{Dir}(\mathbf 1_M)` drawn **per instance**, independent of x
+      (``src/utils/helpers.py``, l. 176-179);
+    * ``"H0-inst"`` (``x_dep=True``): :math:`\boldsymbol\lambda(x) = \mathrm{softmax}_m(s_m(x))`,
+      :math:`s_m` the degree-2 least-squares polynomial through :math:`(x_i, u_i)`, :math:`u_i \sim U(0, 1)`,
+      min-max rescaled into :math:`[a_m, b_m]` with :math:`a_m, b_m \sim U(0, 5)` (``helpers.py``,
+      l. 164-174, 238-254; :math:`a_m > b_m` turns the curve upside down, as there);
+    * ``"H1-1/2/3"`` (``sample_p_bar_h1_deg``, l. 115-128, with ``deg`` 0.02, 0.1, 0.15): one class c per dataset,
+      :math:`\mathbf p_b` where the segment from the prior's mean :math:`\mathbf a_0` to :math:`\mathbf e_c`
+      leaves the hull on their grid of 100 points (``get_boundary``, ``src/utils/polytope.py``, l. 120-185;
+      :math:`\mathbf a_0` itself when it lies outside the hull), and the truth
+      :math:`\deg\,\mathbf e_c + (1-\deg)\,\mathbf p_b`, the same for every instance.
+
+    Parameters
+    ----------
+    hypothesis : {"H0-const", "H0-inst", "H1-1", "H1-2", "H1-3"}
+    n_datasets : int, default 100
+    n_instances : int, default 2000
+    n_members, n_classes : int, default 10
+        M and K: the paper's App. D.1 and the runner's defaults (``src/run_t1t2_analysis.py``, l. 322-323; its
+        ``config_dirichlet_mlp`` has 5 and 5, ``src/config/config_cal_test.py``, l. 553-569).
+    u : float, default 0.1
+        ``uncertainty`` (``syn_exp_multiclass``'s default, which the runner keeps).
+    seed : int, numpy Generator or None
+
+    Returns
+    -------
+    InstanceScenario
+        ``setting="multiclass"``; ``config["generator"] == "authors"``.
+
+    Examples
+    --------
+    >>> sc = authors_multiclass_scenario("H0-const", n_datasets=2, n_instances=30, seed=0)
+    >>> sc.ens_probs.shape, bool(np.ptp(sc.ens_probs, axis=1).max() == 0)
+    ((2, 30, 10, 10), True)
+    >>> bool(np.allclose(np.einsum("rnmk,rnm->rnk", sc.ens_probs, sc.weights), sc.truth))
+    True
+    """
+    check_choice(hypothesis, "hypothesis", HYPOTHESES)
+    r = check_positive_int(n_datasets, "n_datasets")
+    n = check_positive_int(n_instances, "n_instances", minimum=4)
+    m = check_positive_int(n_members, "n_members", minimum=2)
+    k = check_positive_int(n_classes, "n_classes", minimum=2)
+    u = check_positive_float(u, "u")
+    rng = as_rng(seed)
+    x = rng.uniform(*_X_RANGE, size=(r, n))
+    a0 = dirichlet(np.ones(k), rng, (r,))
+    members = _members(rng, a0, k, u, m)
+    ens = np.broadcast_to(members[:, None], (r, n, m, k)).copy()
+    weights = None
+    if hypothesis.startswith("H0"):
+        weights = _multiclass_weights(rng, x, hypothesis, m)
+        truth = np.einsum("rnmk,rnm->rnk", ens, weights)
+    else:
+        deg = AUTHORS_H1_DEGREES[int(hypothesis[-1]) - 1]
+        corner = np.eye(k)[rng.integers(0, k, size=r)]
+        pb = boundary_point(members, a0, corner, method="grid", n_grid=100).point
+        t = deg * corner + (1 - deg) * pb
+        truth = np.broadcast_to((t / t.sum(-1, keepdims=True))[:, None], (r, n, k)).copy()
+    labels = draw_labels(truth, rng)
+    config = dict(
+        setting="multiclass",
+        hypothesis=hypothesis,
+        n_datasets=r,
+        n_instances=n,
+        n_members=m,
+        n_classes=k,
+        u=u,
+        generator="authors",
+    )
+    return InstanceScenario(x[..., None], ens, labels, truth, weights, "multiclass", hypothesis, config)
+
+
+def _members(rng, a0, k, u, m):
+    """(R, M, K): M draws of Dir(a0 K / u) per dataset."""
+    return dirichlet(np.broadcast_to(a0[:, None, :] * k / u, (a0.shape[0], m, k)), rng)

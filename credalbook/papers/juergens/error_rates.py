@@ -21,7 +21,8 @@ from credalbook._progress import progress_bar
 from credalbook._validation import check_choice, check_positive_int, check_probability
 from credalbook.cache import cached
 from credalbook.metrics.distribution import ESTIMATORS
-from credalbook.papers.juergens.authors_settings import authors_binary_scenario
+from credalbook.papers.juergens.authors_settings import authors_binary_scenario, authors_multiclass_scenario
+from credalbook.papers.juergens.mortier_v0 import mortier_v0_null
 from credalbook.papers.mortier.error_rates import ErrorRateStudy, ErrorRateSummary, PAPER_ALPHAS
 from credalbook.stats.bootstrap import (
     MeasureObjective,
@@ -100,9 +101,11 @@ def _estimator_unit(
     with_minima,
     learner,
     device,
+    mortier_v0=False,
 ):
-    """One estimator's weight network, statistics and null samples (and Mortier's minima if ``with_minima``),
-    all from the estimator's own stream ``seq`` in the order of the serial study."""
+    """One estimator's weight network, statistics and null samples (and Mortier's minima if ``with_minima``; the
+    null of the authors' baseline if ``mortier_v0``), all from the estimator's own stream ``seq`` in the order of
+    the serial study."""
     rng = np.random.default_rng(seq)
     g = estimator_measure(name, **opts)
     wf = fit_weight_function(
@@ -123,10 +126,11 @@ def _estimator_unit(
     stat = g.func(p, y_test)
     null = null_statistics(p[:, :, None, :], g.func, n_resamples, "uniform", resample, rng)
     if not mortier:
-        return stat, null, wf.best_epoch, None, None
+        return stat, null, wf.best_epoch, None, None, None
     null_m = null_statistics(ens_test, g.func, n_resamples, "uniform", mortier_resample, rng)
     minima = _minima(ens_test, y_test, g, mortier_solver, rng) if with_minima else None
-    return stat, null, wf.best_epoch, null_m, minima
+    null_v0 = mortier_v0_null(ens_test, g.func, n_resamples, rng) if mortier_v0 else None
+    return stat, null, wf.best_epoch, null_m, minima, null_v0
 
 
 def _unit(kind, args):
@@ -140,12 +144,13 @@ def _unit(kind, args):
     )
 
 
-def _test_names(specs):
-    names = []
+def _test_names(specs, mortier_v0=False):
+    names, v0 = [], []
     for name, opts in specs:
         label = estimator_measure(name, **opts).name
         names += [f"{label} · new", f"{label} · Mortier"]
-    return tuple(names)
+        v0.append(f"{label} · Mortier v0")
+    return tuple(names + (v0 if mortier_v0 else []))
 
 
 def _checked_options(setting, hypothesis, estimators, n_resamples, resample, mortier_solver, mortier_resample):
@@ -187,11 +192,15 @@ def _work_items(data, specs, seqs, options, split_minima):
 
 
 def _collect(items, results, arrays, *, mortier, n_datasets, steps):
-    """Write the results of the work units ``items`` into ``arrays`` = (stats, nulls, nfev), in place."""
+    """Write the results of the work units ``items`` into ``arrays`` = (stats, nulls, nfev), in place (the rows
+    of the authors' baseline, after the 2 T others, take their nulls here and Mortier's statistics later)."""
     stats, nulls, nfev = arrays
+    n_pairs = 2 * sum(kind == "estimator" for kind, _, _ in items)
     for (kind, t, _), res in zip(items, results):
         if kind == "estimator":
-            stats[2 * t], nulls[2 * t], nfev[2 * t], null_m, minima = res
+            stats[2 * t], nulls[2 * t], nfev[2 * t], null_m, minima, null_v0 = res
+            if null_v0 is not None:
+                nulls[n_pairs + t] = null_v0
             if mortier:
                 nulls[2 * t + 1] = null_m
             if minima is not None:
@@ -224,6 +233,7 @@ def instance_test_error_rates(
     n_jobs: int = 1,
     progress: bool = True,
     simulator: str = "book",
+    mortier_v0: bool = False,
 ) -> ErrorRateStudy:
     r"""Type I / II error study of the new test and of Mortier et al.'s test (Jürgens et al., Figs. 3-4).
 
@@ -267,9 +277,15 @@ def instance_test_error_rates(
         to a one-thread serial run).
     progress : bool
     simulator : {"book", "authors"}, default "book"
-        Who draws the datasets: :func:`~credalbook.synthetic.instance_scenario`, or (binary setting only) the
-        authors' generator :func:`~credalbook.papers.juergens.authors_binary_scenario` (H1-1, H1-2, H1-3: their
-        ``setting`` 1, 2 and None).
+        Who draws the datasets: :func:`~credalbook.synthetic.instance_scenario`, or the authors' generators
+        :func:`~credalbook.papers.juergens.authors_binary_scenario` (H1-1, H1-2, H1-3: their ``setting`` 1, 2 and
+        None) and :func:`~credalbook.papers.juergens.authors_multiclass_scenario` (members constant in x, H0
+        weights per instance).
+
+    mortier_v0 : bool, default False
+        Also the authors' Mortier baseline (:func:`~credalbook.papers.juergens.mortier_v0_null`; needs
+        ``mortier``): Mortier et al.'s statistic with the null of their ``npbe_test_ensemble_v0``, named
+        ``"<estimator> · Mortier v0"`` after the others.
 
     Returns
     -------
@@ -285,14 +301,15 @@ def instance_test_error_rates(
     start = time.perf_counter()
     seqs = np.random.SeedSequence(seed).spawn(2 + len(specs))
     check_choice(simulator, "simulator", SIMULATORS)
-    if simulator == "authors" and setting != "binary":
-        raise ValueError(f"simulator='authors' exists for setting='binary' only; got setting={setting!r}")
-    draw = instance_scenario if simulator == "book" else (lambda _, *a, **k: authors_binary_scenario(*a, **k))
+    authors = authors_binary_scenario if setting == "binary" else authors_multiclass_scenario
+    draw = instance_scenario if simulator == "book" else (lambda _, *a, **k: authors(*a, **k))
     sc = draw(setting, hypothesis, n_datasets=n_datasets, n_instances=n_instances, seed=np.random.default_rng(seqs[0]))
     opt, val, test = split_indices(n_instances, fractions, seed=np.random.default_rng(seqs[1]))
     x, ens, y = sc.features, sc.ens_probs, sc.labels
     r = x.shape[0]
-    names = _test_names(specs)
+    if mortier_v0 and not mortier:
+        raise ValueError("mortier_v0=True needs mortier=True (it shares Mortier et al.'s statistic)")
+    names = _test_names(specs, mortier_v0)
     stats = np.full((len(names), r), np.nan)
     nulls = np.full((len(names), r, n_resamples), np.nan)
     nfev = np.zeros((len(names), r), dtype=np.int64)
@@ -305,9 +322,12 @@ def instance_test_error_rates(
     split_minima = mortier and mortier_solver in _RNG_FREE_SOLVERS
     learner = check_learner_options(learner_options)
     options = (n_resamples, resample, mortier, mortier_resample, mortier_solver, not split_minima, learner, device)
+    options += (True,) if mortier_v0 else ()
     items = _work_items((x, ens, y, opt, val, test), specs, seqs[2:], options, split_minima)
     results = sweep(_unit, [(kind, args) for kind, _, args in items], n_jobs=n_jobs)
     _collect(items, results, (stats, nulls, nfev), mortier=mortier, n_datasets=r, steps=steps)
+    if mortier_v0:
+        stats[2 * len(specs) :], nfev[2 * len(specs) :] = stats[1 : 2 * len(specs) : 2], nfev[1 : 2 * len(specs) : 2]
     steps.close()
     keep = [i for i, nm in enumerate(names) if mortier or nm.endswith("new")]
     config = dict(
@@ -325,6 +345,7 @@ def instance_test_error_rates(
         learner_options=dict(learner_options or {}),
         seed=seed,
         **({} if simulator == "book" else {"simulator": simulator}),
+        **({"mortier_v0": True} if mortier_v0 else {}),
     )
     return ErrorRateStudy(
         hypothesis,

@@ -74,7 +74,9 @@ class JuergensPlan:
         ``<setting>-<hypothesis>`` (ten studies of Figs. 3-4), ``landscape-<estimator>`` (Figs. 6-7),
         ``appb-<combination>`` (App. B), ``pitfall-<estimator>``, ``table1-<architecture>`` (``a``, ``b``), then the
         authors' variants: ``table1boot-<architecture>`` (their resampling), ``authors-binary-<hypothesis>``
-        (their binary generator) and ``authors-settings-<setting>-<hypothesis>`` (their λ-network and bandwidths),
+        (their binary generator) and ``authors-settings-<setting>-<hypothesis>`` (their λ-network, bandwidths, generators and
+        Mortier baseline "v0"), then ``testsize-binary-<hypothesis>`` (the binary H0 studies with a four times larger
+        test split),
         in that order.
     bandwidths : dict
         ``"binary"``, ``"multiclass"`` (Figs. 3-4) and ``"landscape"`` (Figs. 6-7) → the SKCE bandwidth.
@@ -120,7 +122,7 @@ def juergens_plan(
     >>> from credalbook.papers.presets import preset
     >>> plan = juergens_plan(preset("02_juergens_instance_calibration", "tiny"))
     >>> len(plan.parts), [p.name for p in plan.parts][::5]
-    (35, ['binary-h0-const', 'multiclass-h0-const', 'landscape-lp', 'appb-marginal', 'table1-b', 'authors-binary-h1-1', 'authors-settings-multiclass-h0-const'])
+    (37, ['binary-h0-const', 'multiclass-h0-const', 'landscape-lp', 'appb-marginal', 'table1-b', 'authors-binary-h1-1', 'authors-settings-multiclass-h0-const', 'testsize-binary-h0-const'])
     """
     learner = dict(max_epochs=cfg["epochs"], patience=cfg["patience"])
     bandwidths = {s: _settings_bandwidth(s, cfg["instances"], seed) for s in SETTINGS}
@@ -132,16 +134,17 @@ def juergens_plan(
     parts += _pitfall_parts(cfg, seed=seed)
     parts += _table1_parts(cfg, dataset=dataset, device=device, seed=seed)
     parts += _authors_parts(cfg, bandwidths, learner, dataset=dataset, device=device, seed=seed)
+    parts += _test_size_parts(cfg, bandwidths, learner, device=device, seed=seed)
     return JuergensPlan(parts=parts, bandwidths=bandwidths)
 
 
 #: The studies of the authors' binary generator (their ``setting`` 1 and None; H0 with their weights).
 AUTHORS_GENERATOR_HYPOTHESES = ("H0-const", "H0-inst", "H1-1", "H1-3")
-#: The studies with the authors' λ-network and bandwidths (:data:`AUTHORS_LEARNER`; 0.01 for L2, KL and MMD):
-#: (setting, simulator of the datasets, hypothesis).
+#: The studies with the authors' λ-network and bandwidths (:data:`AUTHORS_LEARNER`; 0.01 for L2, KL and MMD), their
+#: generators and their Mortier baseline beside Mortier et al.'s (``mortier_v0``): (setting, simulator, hypothesis).
 AUTHORS_SETTINGS_STUDIES = tuple(
     [("binary", "authors", h) for h in ("H0-const", "H0-inst", "H1-3")]
-    + [("multiclass", "book", h) for h in HYPOTHESES]
+    + [("multiclass", "authors", h) for h in HYPOTHESES]
 )
 #: Minutes on one core at ``paper`` scale of the parts :func:`juergens_plan` adds for the authors' resampling,
 #: generator and settings (from the wall times of the recorded parts they resemble).
@@ -160,6 +163,8 @@ AUTHORS_PART_MINUTES = {
     "authors-settings-multiclass-h1-1": 32,
     "authors-settings-multiclass-h1-2": 30,
     "authors-settings-multiclass-h1-3": 23,
+    "testsize-binary-h0-const": 25,
+    "testsize-binary-h0-inst": 30,
 }
 
 
@@ -211,7 +216,7 @@ def _authors_parts(cfg, bandwidths, learner, *, dataset, device, seed) -> list:
             (e, {"bandwidth": bandwidths[setting]} if e == "skce" else {"bandwidth": 0.01})
             for e, _ in JUERGENS_ESTIMATORS
         )
-        extra = {"simulator": gen} if gen != "book" else {}
+        extra = {"simulator": gen, "mortier_v0": True} if gen != "book" else {"mortier_v0": True}
         parts.append(
             _study(
                 f"authors-settings-{setting}-{h.lower()}",
@@ -228,6 +233,34 @@ def _authors_parts(cfg, bandwidths, learner, *, dataset, device, seed) -> list:
     return parts
 
 
+#: The test-size study (Sec. 4.1: "above-α cases caused by the generalisation error and the test size"): the binary
+#: H0 studies with four times the test split and the same optimisation and validation splits (of 8/5 the instances,
+#: fractions 0.375 / 0.125 / 0.5), the new test only; compared with ``binary-h0-const`` and ``binary-h0-inst``.
+TEST_SIZE_FRACTIONS = (0.375, 0.125, 0.5)
+TEST_SIZE_HYPOTHESES = ("H0-const", "H0-inst")
+
+
+def _test_size_parts(cfg, bandwidths, learner, *, device, seed) -> list:
+    """``testsize-binary-<hypothesis>``: the binary H0 studies with a four times larger test split."""
+    specs = tuple((e, {"bandwidth": bandwidths["binary"]} if e == "skce" else dict(o)) for e, o in JUERGENS_ESTIMATORS)
+    big = {**cfg, "instances": cfg["instances"] * 8 // 5}
+    return [
+        _study(
+            f"testsize-binary-{h.lower()}",
+            "binary",
+            h,
+            big,
+            specs,
+            learner,
+            device=device,
+            seed=seed,
+            fractions=TEST_SIZE_FRACTIONS,
+            mortier=False,
+        )
+        for h in TEST_SIZE_HYPOTHESES
+    ]
+
+
 def _study_parts(cfg, bandwidths, learner, *, device, seed) -> list:
     """Figs. 3-4: one part per (setting, hypothesis) study."""
     parts = []
@@ -236,24 +269,7 @@ def _study_parts(cfg, bandwidths, learner, *, device, seed) -> list:
             (e, {"bandwidth": bandwidths[setting]} if e == "skce" else dict(o)) for e, o in JUERGENS_ESTIMATORS
         )
         for h in HYPOTHESES:
-            parts.append(
-                Part(
-                    study_part_name(setting, h),
-                    instance_test_error_summary,
-                    dict(
-                        setting=setting,
-                        hypothesis=h,
-                        n_datasets=cfg["datasets"],
-                        n_instances=cfg["instances"],
-                        estimators=specs,
-                        n_resamples=cfg["n_bootstrap"],
-                        learner_options=learner,
-                        device=device,
-                        seed=seed,
-                        alphas=JUERGENS_SUMMARY_ALPHAS,
-                    ),
-                )
-            )
+            parts.append(_study(study_part_name(setting, h), setting, h, cfg, specs, learner, device=device, seed=seed))
     return parts
 
 

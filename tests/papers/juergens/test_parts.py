@@ -77,8 +77,10 @@ class TestPlan:
             *[f"authors-binary-{h}" for h in ("h0-const", "h0-inst", "h1-1", "h1-3")],
             *[f"authors-settings-binary-{h}" for h in ("h0-const", "h0-inst", "h1-3")],
             *[f"authors-settings-multiclass-{h.lower()}" for h in HYPOTHESES],
+            "testsize-binary-h0-const",
+            "testsize-binary-h0-inst",
         ]
-        assert len(set(names)) == 35
+        assert len(set(names)) == 37
         assert set(AUTHORS_PART_MINUTES) == set(names[21:])  # every added part has its estimate
 
     def test_authors_variants(self):
@@ -92,8 +94,18 @@ class TestPlan:
         theirs = _part(plan, "authors-settings-multiclass-h1-2").kwargs
         assert theirs["learner_options"] == {"hidden": (16, 16, 16), "lr": 1e-4, "max_epochs": 250, "patience": 100}
         assert [o for _, o in theirs["estimators"][:3]] == [{"bandwidth": 0.01}] * 3
-        assert "simulator" not in theirs
+        assert theirs["simulator"] == "authors" and theirs["mortier_v0"]  # their generator and Mortier baseline
         assert _part(plan, "authors-settings-binary-h0-inst").kwargs["simulator"] == "authors"
+
+    def test_test_size_study_changes_only_the_test_split(self):
+        from credalbook.stats.instance import split_indices
+
+        plan = juergens_plan(preset(CHAPTER, "paper"), seed=0)
+        old, new = _part(plan, "binary-h0-inst").kwargs, _part(plan, "testsize-binary-h0-inst").kwargs
+        assert {k: v for k, v in new.items() if k not in ("fractions", "mortier")} == {**old, "n_instances": 3200}
+        sizes = [len(i) for i in split_indices(old["n_instances"], seed=0)]
+        big = [len(i) for i in split_indices(new["n_instances"], new["fractions"], seed=0)]
+        assert big[:2] == sizes[:2] and big[2] == 4 * sizes[2] and not new["mortier"]
 
     def test_paper_sizes_and_bandwidths(self):
         cfg = preset(CHAPTER, "paper")
