@@ -79,11 +79,7 @@ class TestImportClosure:
         mod = tmp_path / "m.py"
         mod.write_text("from credalbook.stats import instance_calibration_test, WeightFunction, calibration_test\n")
         found = prov._imports_of("credalbook.fake.m", mod)
-        assert found == {
-            "credalbook.stats.instance",
-            "credalbook.stats.weight_learning",
-            "credalbook.stats.classifier",
-        }
+        assert found == {"credalbook.stats.instance", "credalbook.stats.weight_learning", "credalbook.stats.classifier"}
         # the lazy table and the TYPE_CHECKING block name the same things, from the same modules
         tree = ast.parse(Path(stats.__file__).read_text())
         block = next(n for n in tree.body if isinstance(n, ast.If))
