@@ -105,7 +105,7 @@ def mortier_v0_test(
         The members' predictions on the instances it minimises and tests on.
     labels : array-like, shape (N,)
     estimator : str, default "lp"
-        One of :data:`~credalbook.metrics.distribution.ESTIMATORS`.
+        One of :data:`credalbook.metrics.ESTIMATORS`.
     estimator_options : dict, optional
         Options of the estimator (e.g. ``bandwidth``).
     n_resamples : int, default 100
