@@ -11,7 +11,15 @@ from credalbook.papers.mortier.compare import (
     table1_cell_results,
     type_one_gap,
 )
-from credalbook.papers.mortier.end_to_end import end_to_end_set, table1_cell, TABLE1_SETS, Table1Cell, TEST_VARIANTS
+from credalbook.papers.mortier.end_to_end import (
+    end_to_end_set,
+    RegimeCell,
+    table1_cell,
+    table1_regime_cell,
+    TABLE1_SETS,
+    Table1Cell,
+    TEST_VARIANTS,
+)
 from credalbook.papers.mortier.error_rates import (
     ErrorRateStudy,
     ErrorRateSummary,
@@ -69,6 +77,8 @@ __all__ = [
     "table1_cell_results",
     "end_to_end_set",
     "table1_cell",
+    "table1_regime_cell",
+    "RegimeCell",
     "Table1Cell",
     "TABLE1_SETS",
     "TEST_VARIANTS",

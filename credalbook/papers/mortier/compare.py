@@ -214,7 +214,12 @@ def compare(results: Mapping, *, chapter: str = "01_mortier_set_calibration") ->
     if "table1_cells" in r:
         from credalbook.papers.mortier.compare_table1 import table1_rows
 
-        table1_rows(cmp, r["table1_cells"], claim, _paper_rows(), variant=TABLE1_VARIANT)
+        if "table1_regime" in r:  # the regime the claims need, judged; the short training beside it as the control
+            table1_rows(
+                cmp, r["table1_regime"], claim, _paper_rows(), variant=TABLE1_VARIANT, control=r["table1_cells"]
+            )
+        else:
+            table1_rows(cmp, r["table1_cells"], claim, _paper_rows(), variant=TABLE1_VARIANT)
     else:
         setting = _table1_setting(r)
         _table1_decisions(cmp, r, claim, setting)

@@ -6,6 +6,13 @@ and seed, members trained end to end) under one named test variant, :data:`TABLE
 real-data test, which made the paper's table), and states the other variant's count beside it. The claims' words
 are judged with rules of the same strength: "in general" and "most cases" as a majority, "almost never" as at most
 one cell in five, "in some cases" as at least one, "often" as a majority.
+
+The claims rest on a regime: single deep networks that are not calibrated "as in Guo et al. (2017)", i.e.
+over-confident, and deep ensembles better calibrated than their single networks (the paper's Table 1: DE's average
+ECE_conf below S's on 6 of its 10 rows). When the cells come from that regime
+(:func:`~credalbook.papers.mortier.table1_regime_cell`), two premise rows judge it first, every dependent row's note
+says whether they held, and the cells trained briefly on all images (under-confident) are stated beside each count
+as the control: the same experiment with the training changed.
 """
 
 from __future__ import annotations
@@ -36,6 +43,7 @@ def _count(cells, kinds, variant, test) -> tuple[int, int]:
 
 def _setting(cells, variant: str) -> str:
     datasets = sorted({c["dataset"] for c in cells})
+    images = sorted({str(c.get("n_train") or "all") for c in cells})
     seeds = sorted({c["seed"] for c in cells})
     epochs = ", ".join(f"{d} {e}" for d, e in sorted({(c["dataset"], c.get("epochs")) for c in cells}) if e)
     test = (
@@ -48,11 +56,59 @@ def _setting(cells, variant: str) -> str:
         f"cells: {', '.join(datasets)} × seeds {', '.join(map(str, seeds))}; every network (a SmallCNN body with the "
         "authors' head, dropout → linear, nnet_cpp.cpp l. 101-106) trained end to end from its own initialisation "
         f"(Adam, batches of 128, epochs {epochs or 'as configured'}: the same number of steps on each data set; "
+        f"training images: {', '.join(images)} per data set; "
         "the paper fine-tunes ImageNet-pretrained MobileNetV2/VGG16 with SGD, lr 1e-5, momentum 0.99)"
     )
 
 
-def table1_rows(cmp: Comparison, cells: list, claim: dict, paper_rows: list, *, variant: str = "authors") -> None:
+def _premises(cmp: Comparison, cells: list, paper_rows: list, control, setting: str) -> str:
+    """The two premise rows of the regime (over-confident single networks; DE better calibrated than S); → the note
+    a dependent row carries."""
+    majority = lambda n: n // 2 + 1  # noqa: E731
+    over = [c["sets"]["S"]["signed"] for c in cells]
+    k = sum(v > 2 * se for v, se in over)
+    values = ", ".join(f"{v:+.3f}" for v, _ in over)
+    j1 = at_least(k, len(over), majority(len(over)), what="cells whose S has confidence − accuracy > 2 SE",
+                  tolerance_source="'in general' read as a majority of the cells; SE from the cell's fixed bootstrap")  # fmt: skip
+    cmp.add(
+        "Table 1 (premise)",
+        "single networks over-confident: mean confidence − accuracy of S on the test split (> 2 SE)",
+        paper="single deep networks not calibrated, 'similar findings ... (Guo et al., 2017)' (Sec. 4.2): Guo et al. "
+        "find modern networks over-confident",
+        book=f"over-confident in {k} of {len(over)} cells (confidence − accuracy: {values})",
+        judgement=j1,
+        note=setting,
+    )
+    kp = sum(r["DE"]["avg_ece_conf"] < r["S"]["avg_ece_conf"] for _, _, r in paper_rows)
+    k2 = sum(c["s_minus_de"][0] > 0 for c in cells)
+    ctl = ""
+    if control:
+        kc = sum(c["s_minus_de"][0] > 0 for c in control)
+        ctl = f"; trained {_training(control)} (the control): {kc} of {len(control)}"
+    j2 = at_least(k2, len(cells), majority(len(cells)), what="cells with ECE_conf(DE) < ECE_conf(S)",
+                  tolerance_source="a majority of the cells, as in the paper's table (6 of 10 rows)")  # fmt: skip
+    cmp.add(
+        "Table 1 (premise)",
+        "deep ensemble better confidence-calibrated than the single network: average ECE_conf of DE below S's",
+        paper=f"Table 1: DE's AVG. ECE_conf below S's on {kp} of {len(paper_rows)} rows",
+        book=f"below on {k2} of {len(cells)} cells{ctl}",
+        judgement=j2,
+        note=setting,
+    )
+    held = lambda j: "held" if j.verdict == "agrees" else "did not hold"  # noqa: E731
+    return f"premises: over-confident single networks {held(j1)}, DE better calibrated than S {held(j2)}"
+
+
+def _training(cells: list) -> str:
+    """How a list of cells was trained, e.g. "2 epochs on all images"."""
+    epochs = sorted({c.get("epochs") for c in cells}, key=str)
+    images = sorted({str(c.get("n_train") or "all") for c in cells})
+    return f"{'/'.join(map(str, epochs))} epochs on {'/'.join(images)} images"
+
+
+def table1_rows(
+    cmp: Comparison, cells: list, claim: dict, paper_rows: list, *, variant: str = "authors", control=None
+) -> None:
     """Add the Table 1 rows (decisions, ECE differences, the abstract's claim) judged over ``cells``.
 
     Parameters
@@ -66,9 +122,21 @@ def table1_rows(cmp: Comparison, cells: list, claim: dict, paper_rows: list, *, 
         (data set, architecture, {set: row}) of the paper's Table 1.
     variant : {"authors", "paper"}
         The test variant the decision rows judge; the other's count is stated beside it.
+    control : list of dict, optional
+        Cells of the same sets trained otherwise (:func:`~credalbook.papers.mortier.table1_cell_results`), whose
+        counts are stated beside each row. When ``cells`` carry signed errors (the regime's cells), the premise rows
+        come first and every row's note says whether they held.
     """
     other = "paper" if variant == "authors" else "authors"
     setting = _setting(cells, variant)
+    if all("signed" in c["sets"]["S"] for c in cells):
+        setting = f"{setting}; {_premises(cmp, cells, paper_rows, control, setting)}"
+
+    def beside(kinds, measure, value) -> str:
+        if not control:
+            return ""
+        kc, nc = _count(control, kinds, variant, lambda d: d[measure] == value)
+        return f"; trained {_training(control)} (the control): {kc} of {nc}"
 
     def decision_row(quantity, kinds, measure, value, claim_key, need_of, reading):
         k, n = _count(cells, kinds, variant, lambda d: d[measure] == value)
@@ -78,7 +146,8 @@ def table1_rows(cmp: Comparison, cells: list, claim: dict, paper_rows: list, *, 
             "Table 1",
             quantity,
             paper=f"{claim[claim_key]}: {value} on {kp} of {np_} rows",
-            book=f"{value} on {k} of {n} cells ({variant} test); {ko} of {n} with the {other} test",
+            book=f"{value} on {k} of {n} cells ({variant} test); {ko} of {n} with the {other} test"
+            f"{beside(kinds, measure, value)}",
             judgement=at_least(k, n, need_of(n), what=f"cells with {value} ({measure})", tolerance_source=reading),
             note=setting,
         )
@@ -104,16 +173,21 @@ def table1_rows(cmp: Comparison, cells: list, claim: dict, paper_rows: list, *, 
     k, n = _count(cells, ENSEMBLES, variant, rejected)
     ko, _ = _count(cells, ENSEMBLES, other, rejected)
     kp, np_ = _paper_count(paper_rows, ENSEMBLES, lambda r: r["h0_conf"] == "REJ." or r["h0_cwise"] == "REJ.")
+    ctl = ""
+    if control:
+        kc, nc = _count(control, ENSEMBLES, variant, rejected)
+        ctl = f"; trained {_training(control)} (the control): {kc} of {nc}"
     cmp.add(
         "Abstract",
         "ensembles of deep networks often not calibrated: DN(0.1), DN(0.6), DE rejected for ECE_conf or ECE_cwise",
         paper=f"{claim['abstract_often_not_calibrated']}: rejected on {kp} of {np_} ensemble rows",
-        book=f"rejected on {k} of {n} (ensemble set, cell) decisions ({variant} test); {ko} of {n} with the {other} test",
+        book=f"rejected on {k} of {n} (ensemble set, cell) decisions ({variant} test); {ko} of {n} with the {other} test"
+        f"{ctl}",
         judgement=at_least(k, n, majority(n), what="ensemble decisions rejected",
                            tolerance_source="'often' read as a majority (the book's reading)"),
         note=setting,
     )  # fmt: skip
-    _differences(cmp, cells, claim, paper_rows, variant, setting)
+    _differences(cmp, cells, claim, paper_rows, variant, setting, control)
 
 
 def _pooled(values) -> tuple[float, float, int]:
@@ -123,26 +197,32 @@ def _pooled(values) -> tuple[float, float, int]:
     return float(v.mean()), float(np.sqrt((se**2).sum()) / len(v)), len(v)
 
 
-def _difference_row(cmp, diffs, claim: str, what: str, paper: str, name: str, note: str) -> None:
-    """A row "the mean over cells of a paired difference is below 0", from each cell's (difference, SE)."""
+def _difference_row(cmp, diffs, claim: str, what: str, paper: str, name: str, note: str, control=None) -> None:
+    """A row "the mean over cells of a paired difference is below 0", from each cell's (difference, SE);
+    ``control``: (the control's differences, how it was trained), stated beside."""
     dv, dse, n = _pooled(diffs)
     lower = sum(d[0] < 0 for d in diffs)
+    ctl = ""
+    if control:
+        cv, cse, _ = _pooled(control[0])
+        ctl = f"; trained {control[1]} (the control): {cv:+.4f} (SE {cse:.4f})"
     cmp.add(
         "Table 1", claim, paper=paper,
-        book=f"{what} = {dv:+.4f} (SE {dse:.4f}); lower on {lower} of {n} cells",
+        book=f"{what} = {dv:+.4f} (SE {dse:.4f}); lower on {lower} of {n} cells{ctl}",
         judgement=sign_claim(dv, relation="<", se=dse, name=name, replicates=n,
                              tolerance_source="2 × the SE pooled from the cells' paired bootstraps"),
         note=note,
     )  # fmt: skip
 
 
-def _differences(cmp, cells, claim, paper_rows, variant, setting) -> None:
+def _differences(cmp, cells, claim, paper_rows, variant, setting, control=None) -> None:
+    ctl = lambda f: (f(control), _training(control)) if control else None  # noqa: E731
     kp = sum(r["DN(0.6)"]["avg_ece_conf"] < r["DN(0.1)"]["avg_ece_conf"] for _, _, r in paper_rows)
     _difference_row(
         cmp, [c["dn"] for c in cells],
         "DN(0.6) better confidence-calibrated than DN(0.1): average ECE_conf on the test split, mean over cells",
         "DN(0.6) − DN(0.1)", f"{claim['table1_dropout_rate']}: lower on {kp} of {len(paper_rows)} rows",
-        "mean ECE_conf(DN(0.6)) − ECE_conf(DN(0.1))", setting,
+        "mean ECE_conf(DN(0.6)) − ECE_conf(DN(0.1))", setting, ctl(lambda cs: [c["dn"] for c in cs]),
     )  # fmt: skip
     kp = sum(r["DE"]["ece_conf"] < r["DE"]["avg_ece_conf"] for _, _, r in paper_rows)
     _difference_row(
@@ -151,4 +231,5 @@ def _differences(cmp, cells, claim, paper_rows, variant, setting) -> None:
         "weighted − average", f"{claim['table1_de_difference']}: weighted lower on {kp} of {len(paper_rows)} rows",
         "mean ECE_conf(weighted) − ECE_conf(average)",
         setting + "; λ of the judged variant's ECE_conf test, fitted on the calibration half",
+        ctl(lambda cs: [c["de"][variant] for c in cs]),
     )  # fmt: skip

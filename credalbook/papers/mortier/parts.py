@@ -15,7 +15,8 @@ Beside them: Fig. 1's S1 with App. Fig. 3's minimiser and App. Fig. 3's S1 with 
 one part per chunk of 20 datasets, :func:`error_rate_chunk`), so that each M = 10 → 100 comparison uses one
 minimiser; S2 and S3 with the segment from p_e as Sec. 4.1's text defines it; and Table 1 with every network
 trained end to end, one part per (data set, seed, classifier set) (:func:`~credalbook.papers.mortier.table1_cell`).
-The frozen-backbone Table 1 part stays as the group ``table1_frozen``.
+The frozen-backbone Table 1 part stays as the group ``table1_frozen``; the group ``table1_regime`` is Table 1 in the
+over-confident regime (:func:`~credalbook.papers.mortier.table1_regime_cell`, part names ``table1r-...``).
 """
 
 from __future__ import annotations
@@ -64,7 +65,8 @@ __all__ = [
 #: The groups of parts, in the chapter's order: the four settings of Fig. 1 (right) and App. Figs. 2-4, the
 #: minimisers, the authors'-code variant of Fig. 1's S1, S2 as the authors' code builds it, the authors' HL
 #: statistic, K = 100 with the instances bootstrapped and permuted, Fig. 1's S1 permuted, App. Fig. 3's S1 with
-#: :math:`t` at the uniform weights (no minimisation: COBYLA's starting point), and Table 1.
+#: :math:`t` at the uniform weights (no minimisation: COBYLA's starting point), Table 1, and Table 1 in the
+#: over-confident regime (networks trained longer on fewer images, :func:`~credalbook.papers.mortier.table1_regime_cell`).
 MORTIER_GROUPS = (
     "figures",
     "solvers",
@@ -79,6 +81,7 @@ MORTIER_GROUPS = (
     "fig3_cobyla",
     "text_segment",
     "table1",
+    "table1_regime",
 )
 #: The four ECE tests (App. Fig. 3 with NLopt's COBYLA at M = 100 runs only these).
 ECE_MEASURES = (("ece_conf", 5), ("ece_conf", 10), ("ece_cwise", 5), ("ece_cwise", 10))
@@ -498,14 +501,14 @@ def mortier_plan(
     -------
     MortierPlan
         Its ``parts``: the error-rate studies, the minimisers, the frozen-backbone Table 1 and one Table 1 cell
-        per (data set, seed, classifier set).
+        per (data set, seed, classifier set), once as trained by the preset and once in the over-confident regime.
 
     Examples
     --------
     >>> from credalbook.papers.presets import preset
     >>> plan = mortier_plan(preset("01_mortier_set_calibration", "tiny"))
     >>> len(plan.parts), [p.name for p in plan.group_parts("k100")]
-    (30, ['fig4-s1', 'k100-permutation'])
+    (34, ['fig4-s1', 'k100-permutation'])
     >>> plan.groups["table1"]["digits"]["0"]["DN(0.6)"], plan.groups["fig3_cobyla"]
     ('table1-digits-s0-dn0.6', {'0': 'fig3-s1-cobyla-c0'})
     """
@@ -531,6 +534,7 @@ def mortier_plan(
         for s in ("S2", "S3")
     }  # fmt: skip
     groups["table1"] = _table1_cells(cfg, seed, device, parts)
+    groups["table1_regime"] = _table1_cells(cfg, seed, device, parts, regime=True)
     return MortierPlan(parts=parts, groups=groups)
 
 
@@ -550,12 +554,18 @@ def _minimiser_studies(study, cfg, seed: int, parts: list) -> dict:
     return {"one_minimiser": one, "fig3_cobyla": chunks}
 
 
-def _table1_cells(cfg, seed: int, device: str, parts: list) -> dict:
-    """Table 1 end to end: one part per (data set, seed, classifier set) for the preset's data sets and seeds
-    ``seed, seed + 1, ...``; ``{data set: {seed: {set: part name}}}``."""
-    from credalbook.papers.mortier.end_to_end import table1_cell, TABLE1_SETS
+def _table1_cells(cfg, seed: int, device: str, parts: list, regime: bool = False) -> dict:
+    """One part per (data set, seed, set) of Table 1: :func:`table1_cell` with the preset's training, or with
+    ``regime``, :func:`table1_regime_cell` with the regime's (``table1_regime_train`` images,
+    ``table1_regime_epochs`` epochs on the first data set and as many Adam steps on the others), for the preset's
+    data sets and seeds ``seed, seed + 1, ...``; ``{data set: {seed: {set: part name}}}``."""
+    from credalbook.papers.mortier.end_to_end import table1_cell, table1_regime_cell, TABLE1_SETS
 
-    epochs_of = _table1_epochs(cfg["table1_datasets"], cfg["table1_epochs"], cfg["table1_train"])
+    n_train = cfg["table1_regime_train"] if regime else cfg["table1_train"]
+    epochs_of = _table1_epochs(
+        cfg["table1_datasets"], cfg["table1_regime_epochs"] if regime else cfg["table1_epochs"], n_train
+    )
+    func, prefix = (table1_regime_cell, "table1r") if regime else (table1_cell, "table1")
     cells = {}
     for ds in cfg["table1_datasets"]:
         cells[ds] = {}
@@ -564,9 +574,9 @@ def _table1_cells(cfg, seed: int, device: str, parts: list) -> dict:
             for name in TABLE1_SETS:
                 kwargs = dict(dataset=ds, set_name=name, seed=s, n_members=cfg["n_members"],
                               epochs=epochs_of[ds], lr=1e-3, channels=tuple(cfg["table1_channels"]),
-                              hidden=cfg["table1_hidden"], n_train=cfg["table1_train"], n_bins=5, alpha=0.05,
+                              hidden=cfg["table1_hidden"], n_train=n_train, n_bins=5, alpha=0.05,
                               n_resamples=cfg["n_bootstrap"], solver="cobyla", device=device)  # fmt: skip
-                parts.append(Part(f"table1-{_part_name(ds)}-s{s}-{_SET_PARTS[name]}", table1_cell, kwargs))
+                parts.append(Part(f"{prefix}-{_part_name(ds)}-s{s}-{_SET_PARTS[name]}", func, kwargs))
                 cells[ds][str(s)][name] = parts[-1].name
     return cells
 

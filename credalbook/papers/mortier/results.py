@@ -82,6 +82,7 @@ def chapter_results(
     text_segment=None,
     hl=None,
     table1_cells=None,
+    table1_regime=None,
 ) -> dict:
     """The plain results dict :func:`compare` needs, from the chapter's objects.
 
@@ -125,6 +126,9 @@ def chapter_results(
         Scenario → study of the book's and the authors' HL (measures ``HL (B=…)`` and ``HL authors (B=…)``).
     table1_cells : mapping, optional
         Data set → seed → classifier set → :class:`~credalbook.papers.mortier.Table1Cell`.
+    table1_regime : mapping, optional
+        The same in the over-confident regime: → :class:`~credalbook.papers.mortier.RegimeCell`. With it, the Table 1
+        rows judge these cells, their premises first, and state ``table1_cells`` beside them as the control.
     """
     from credalbook.papers.mortier.error_rates import PAPER_ALPHAS
 
@@ -195,6 +199,8 @@ def chapter_results(
         out["hl_authors"] = type2(hl["S2"])
     if table1_cells is not None:
         out["table1_cells"] = table1_cell_results(table1_cells)
+    if table1_regime is not None:
+        out["table1_regime"] = table1_cell_results(table1_regime)
     return out
 
 
@@ -237,28 +243,39 @@ def table1_cell_results(cells: Mapping) -> list:
     Parameters
     ----------
     cells : mapping
-        Data set → seed → classifier set name → :class:`~credalbook.papers.mortier.Table1Cell`.
+        Data set → seed → classifier set name → :class:`~credalbook.papers.mortier.Table1Cell` (or
+        :class:`~credalbook.papers.mortier.RegimeCell`, whose signed errors are kept too).
 
     Returns
     -------
     list of dict
-        ``{"dataset", "seed", "epochs" (the networks' training epochs), "sets": {name: {"decisions": {variant: {"conf", "cwise"}}, "avg_ece_conf",
-        "member_acc", "member_ece_conf"}}, "dn": [DN(0.6) − DN(0.1) average ECE_conf, SE], "de": {variant:
-        [weighted − average ECE_conf, SE]}}``.
+        ``{"dataset", "seed", "epochs" (the networks' training epochs), "n_train", "sets": {name: {"decisions": {variant:
+        {"conf", "cwise"}}, "avg_acc", "avg_ece_conf", "member_acc", "member_ece_conf" ([min, max]),
+        "mean_member_ece_conf"}}, "dn": [DN(0.6) − DN(0.1) average ECE_conf, SE], "de": {variant: [weighted − average
+        ECE_conf, SE]}, "s_minus_de": [S − DE average ECE_conf, SE]}``; for regime cells each set also has
+        ``"signed"``: [mean confidence − accuracy of the average, its bootstrap SE] and ``"member_signed"`` ([min, max]).
     """
     out = []
     for ds, by_seed in cells.items():
         for seed, sets in by_seed.items():
-            row = {"dataset": ds, "seed": int(seed), "epochs": int(sets["S"].config["epochs"]), "sets": {}}
-            for name, c in sets.items():
+            plain = {name: getattr(c, "cell", c) for name, c in sets.items()}
+            s0 = plain["S"]
+            row = {"dataset": ds, "seed": int(seed), "epochs": int(s0.config["epochs"]),
+                   "n_train": s0.config.get("n_train"), "sets": {}}  # fmt: skip
+            for name, c in plain.items():
                 row["sets"][name] = {
                     "decisions": {v: {m: c.tests[v][f"h0_{m}"] for m in ("conf", "cwise")} for v in c.tests},
                     "avg_acc": c.average["avg_acc"],
                     "avg_ece_conf": c.average["avg_ece_conf"],
                     "member_acc": [min(c.members["acc"]), max(c.members["acc"])],
                     "member_ece_conf": [min(c.members["ece_conf"]), max(c.members["ece_conf"])],
+                    "mean_member_ece_conf": float(np.mean(c.members["ece_conf"])),
                 }
-            dn6, dn1, de = sets["DN(0.6)"], sets["DN(0.1)"], sets["DE"]
+                signed = getattr(sets[name], "signed", None)
+                if signed is not None:
+                    row["sets"][name]["signed"] = [signed["average"], float(np.std(signed["boot_average"], ddof=1))]
+                    row["sets"][name]["member_signed"] = [min(signed["members"]), max(signed["members"])]
+            dn6, dn1, de = plain["DN(0.6)"], plain["DN(0.1)"], plain["DE"]
             row["dn"] = [
                 dn6.average["avg_ece_conf"] - dn1.average["avg_ece_conf"],
                 _paired(dn6.boot_ece["average"], dn1.boot_ece["average"]),
@@ -268,6 +285,10 @@ def table1_cell_results(cells: Mapping) -> list:
                     _paired(de.boot_ece[f"weighted_{v}"], de.boot_ece["average"])]
                 for v in de.tests
             }  # fmt: skip
+            row["s_minus_de"] = [
+                s0.average["avg_ece_conf"] - de.average["avg_ece_conf"],
+                _paired(s0.boot_ece["average"], de.boot_ece["average"]),
+            ]
             out.append(row)
     return out
 

@@ -320,8 +320,9 @@ class TestChapterResults:
         json.dumps(cmp.to_dict())
 
 
-def _cell(dataset, seed, conf, cwise, dn=(-0.01, 0.002), de=(-0.02, 0.002)):
-    """A plain Table 1 cell: set → (authors' conf, cwise) decisions; the paper variant rejects everything."""
+def _cell(dataset, seed, conf, cwise, dn=(-0.01, 0.002), de=(-0.02, 0.002), signed=None, s_minus_de=(0.01, 0.002)):
+    """A plain Table 1 cell: set → (authors' conf, cwise) decisions; the paper variant rejects everything;
+    ``signed``: S's (confidence − accuracy, SE), as a regime cell has it."""
     sets = {
         name: {
             "decisions": {"authors": {"conf": conf[i], "cwise": cwise[i]}, "paper": {"conf": "REJ.", "cwise": "REJ."}},
@@ -332,12 +333,17 @@ def _cell(dataset, seed, conf, cwise, dn=(-0.01, 0.002), de=(-0.02, 0.002)):
         }
         for i, name in enumerate(("S", "DN(0.1)", "DN(0.6)", "DE"))
     }
+    if signed is not None:
+        sets["S"]["signed"] = list(signed)
     return {
         "dataset": dataset,
         "seed": seed,
+        "epochs": 2 if signed is None else 80,
+        "n_train": None if signed is None else 5000,
         "sets": sets,
         "dn": list(dn),
         "de": {"authors": list(de), "paper": list(de)},
+        "s_minus_de": list(s_minus_de),
     }
 
 
@@ -434,3 +440,51 @@ def test_chapter_has_no_typed_paper_numbers():
     ):
         assert number not in source, number
     assert "compare(results)" in source
+
+
+class TestRegimeRows:
+    """Table 1 judged on the over-confident regime's cells: the premises first, the short training as the control."""
+
+    def _res(self, signed, s_minus_de):
+        res = TestNewRows()._full()
+        # the control (short training) rejects every set
+        res["table1_cells"] = [
+            _cell(ds, s, ["REJ."] * 4, ["REJ."] * 4) for ds in ("fashion_mnist", "digits") for s in (0, 1, 2)
+        ]
+        res["table1_regime"] = [
+            _cell(ds, s, ["REJ.", "¬REJ.", "¬REJ.", "¬REJ."], ["REJ.", "REJ.", "REJ.", "¬REJ."], signed=signed,
+                  s_minus_de=s_minus_de)
+            for ds in ("fashion_mnist", "digits")
+            for s in (0, 1, 2)
+        ]  # fmt: skip
+        return res
+
+    def test_premises_hold(self):
+        rows = compare(self._res(signed=(0.04, 0.005), s_minus_de=(0.02, 0.004))).rows
+        prem = [r for r in rows if r.artifact == "Table 1 (premise)"]
+        assert [r.verdict for r in prem] == ["agrees", "agrees"]
+        assert prem[0].book.startswith("over-confident in 6 of 6 cells")
+        # the paper's own table: DE's average ECE_conf below S's on 6 of its 10 rows
+        assert prem[1].paper == "Table 1: DE's AVG. ECE_conf below S's on 6 of 10 rows"
+        assert prem[1].book == "below on 6 of 6 cells; trained 2 epochs on all images (the control): 6 of 6"
+        de = next(r for r in rows if r.quantity.startswith("deep ensemble DE"))
+        # judged on the regime's cells, the control's count beside it, the premises in the note
+        assert de.book.startswith("¬REJ. on 6 of 6 cells (authors test)")
+        assert de.book.endswith("trained 2 epochs on all images (the control): 0 of 6")
+        assert "premises: over-confident single networks held, DE better calibrated than S held" in de.note
+        assert "training images: 5000 per data set" in de.note
+        dn = next(r for r in rows if r.quantity.startswith("DN(0.6) better"))
+        assert "(the control): -0.0100 (SE 0.0008)" in dn.book
+        # the premise rows come before the rows that depend on them
+        assert rows.index(prem[0]) < rows.index(de)
+
+    def test_premises_fail(self):
+        rows = compare(self._res(signed=(0.004, 0.005), s_minus_de=(-0.01, 0.004))).rows
+        prem = [r for r in rows if r.artifact == "Table 1 (premise)"]
+        assert [r.verdict for r in prem] == ["differs — cause unknown"] * 2
+        s_row = next(r for r in rows if r.quantity.startswith("single network S rejected"))
+        assert "over-confident single networks did not hold, DE better calibrated than S did not hold" in s_row.note
+
+    def test_without_regime_no_premise(self):
+        rows = compare(TestNewRows()._full()).rows
+        assert not any(r.artifact == "Table 1 (premise)" for r in rows)

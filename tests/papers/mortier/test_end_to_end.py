@@ -62,3 +62,36 @@ class TestTable1Cell:
         assert de.decision("paper", "cwise") in ("REJ.", "¬REJ.")
         with pytest.raises(ValueError, match="variant"):
             de.decision("ours", "conf")
+
+
+class TestTable1RegimeCell:
+    def test_main(self):
+        from credalbook.metrics import ece_split
+        from credalbook.papers.mortier import table1_regime_cell
+
+        kw = dict(n_members=3, n_resamples=10, solver="search", ece_resamples=20, **SMALL)
+        r = table1_regime_cell("digits", set_name="DE", **kw)
+        # the cell is table1_cell's for the same arguments, decisions and all
+        plain = table1_cell("digits", set_name="DE", **kw)
+        assert r.cell.tests == plain.tests and r.cell.average == plain.average and r.cell.members == plain.members
+        # the signed errors, recomputed from the trained set: confidence − accuracy, and over − under of the ECE split
+        cs = end_to_end_set("digits", set_name="DE", n_members=3, **SMALL)
+        avg, y = cs.ens_probs_test.mean(axis=1), cs.y_test
+        direct = avg.max(axis=1).mean() - (avg.argmax(axis=1) == y).mean()
+        assert r.signed["average"] == pytest.approx(direct, abs=1e-12)
+        split = ece_split(avg, y, n_bins=7)
+        assert r.signed["average"] == pytest.approx(split.over - split.under, abs=1e-12)
+        member1 = cs.ens_probs_test[:, 1]
+        assert r.signed["members"][1] == pytest.approx(
+            member1.max(axis=1).mean() - (member1.argmax(axis=1) == y).mean(), abs=1e-12
+        )
+        # the bootstrap replicates are the cell's fixed resamples (seed 2022), as its ECE replicates
+        idx = np.random.default_rng(2022).integers(0, len(y), size=(20, len(y)))
+        i = idx[3]
+        assert r.signed["boot_average"][3] == pytest.approx(
+            avg[i].max(axis=1).mean() - (avg[i].argmax(axis=1) == y[i]).mean(), abs=1e-12
+        )
+        rows = table1_cell_results({"digits": {"0": {k: r for k in ("S", "DN(0.1)", "DN(0.6)", "DE")}}})
+        s = rows[0]["sets"]["S"]
+        assert s["signed"] == pytest.approx([r.signed["average"], np.std(r.signed["boot_average"], ddof=1)])
+        assert rows[0]["s_minus_de"][0] == 0.0

@@ -102,7 +102,10 @@ class TestMortierPlan:
             for s in range(cfg["table1_seeds"])
             for k in ("s", "dn0.1", "dn0.6", "de")
         ]
-        assert [p.name for p in parts] == NAMES + ["fig1-s1-search-descent", *chunks, "s2-text", "s3-text", *cells]
+        regime = [c.replace("table1-", "table1r-", 1) for c in cells]
+        assert [p.name for p in parts] == NAMES + [
+            "fig1-s1-search-descent", *chunks, "s2-text", "s3-text", *cells, *regime
+        ]  # fmt: skip
         plan = mortier_plan(cfg, solver="cobyla_powell")
         assert tuple(plan.groups) == MORTIER_GROUPS
         by = {p.name: p for p in plan.parts}
@@ -149,6 +152,14 @@ class TestMortierPlan:
             cfg["n_bootstrap"],
             5,
         )
+        # the over-confident regime: the same cells, trained longer on fewer images (as many Adam steps per data set)
+        r0, c0 = by[regime[0]], by[cells[0]]
+        assert r0.func.__name__ == "table1_regime_cell" and c0.func.__name__ == "table1_cell"
+        assert (r0.kwargs["n_train"], r0.kwargs["epochs"]) == (cfg["table1_regime_train"], cfg["table1_regime_epochs"])
+        assert {k: v for k, v in r0.kwargs.items() if k not in ("n_train", "epochs")} == {
+            k: v for k, v in c0.kwargs.items() if k not in ("n_train", "epochs")
+        }
+        assert plan.groups["table1_regime"][cfg["table1_datasets"][0]]["0"]["DE"] == regime[3]
 
     def test_parameters(self):
         cfg = preset(CHAPTER, "tiny")
