@@ -24,6 +24,7 @@ networks (networks trained longer on fewer images), and keeps the signed error o
 
 from __future__ import annotations
 
+import inspect
 import time
 from dataclasses import dataclass, field
 
@@ -272,6 +273,17 @@ def table1_cell(
     >>> sorted(c.tests), c.decision("authors", "conf") in ("REJ.", "¬REJ."), len(c.boot_ece["average"])
     (['authors', 'paper'], True, 5)
     """
+    return _trained_and_tested(
+        dataset, set_name=set_name, seed=seed, n_members=n_members, epochs=epochs, lr=lr, channels=channels,
+        hidden=hidden, n_train=n_train, n_bins=n_bins, alpha=alpha, n_resamples=n_resamples, solver=solver,
+        ece_resamples=ece_resamples, device=device, progress=progress,
+    )[0]  # fmt: skip
+
+
+def _trained_and_tested(dataset: str, *, set_name: str, seed: int, n_members: int, epochs: int, lr: float, channels,
+                        hidden: int, n_train, n_bins: int, alpha: float, n_resamples: int, solver: str,
+                        ece_resamples: int, device: str, progress: bool):  # fmt: skip
+    """:func:`end_to_end_set`, then Alg. 1 under both variants: (the :class:`Table1Cell`, the set, the fixed resamples)."""
     start = time.perf_counter()
     cs = end_to_end_set(
         dataset, set_name=set_name, n_members=n_members, seed=seed, epochs=epochs, lr=lr, channels=channels,
@@ -279,7 +291,8 @@ def table1_cell(
     )  # fmt: skip
     config = dict(n_train=n_train, channels=list(channels), hidden=hidden, n_resamples=n_resamples, solver=solver,
                   n_bins=n_bins, alpha=alpha, ece_resamples=ece_resamples)  # fmt: skip
-    return _tested_cell(cs, dataset, set_name, seed, config, _boot_indices(len(cs.y_test), ece_resamples), start)
+    idx = _boot_indices(len(cs.y_test), ece_resamples)
+    return _tested_cell(cs, dataset, set_name, seed, config, idx, start), cs, idx
 
 
 def _boot_indices(n: int, ece_resamples: int) -> np.ndarray:
@@ -338,23 +351,7 @@ class RegimeCell:
 
 
 def table1_regime_cell(
-    dataset: str = "fashion_mnist",
-    *,
-    set_name: str,
-    seed: int = 0,
-    n_members: int = 10,
-    epochs: int = 80,
-    lr: float = 1e-3,
-    channels=(32, 64),
-    hidden: int = 128,
-    n_train: int | None = 5000,
-    n_bins: int = 5,
-    alpha: float = 0.05,
-    n_resamples: int = 100,
-    solver: str = "cobyla",
-    ece_resamples: int = 200,
-    device: str = "cpu",
-    progress: bool = False,
+    dataset: str = "fashion_mnist", *, set_name: str, epochs: int = 80, n_train: int | None = 5000, **options
 ) -> RegimeCell:
     """:func:`table1_cell` in the regime Table 1 needs: over-confident members, trained to fit few images.
 
@@ -362,8 +359,9 @@ def table1_regime_cell(
     fitted until their training loss is small are over-confident, and averaging members that differ lowers that
     over-confidence. Two epochs of Adam on all of Fashion-MNIST's 60 000 images leave the body under-fitted and
     under-confident instead, which averaging makes worse. Here every network is trained longer on fewer images
-    (defaults: 5 000 images, 80 epochs, 3 200 Adam steps), everything else as :func:`table1_cell`; the cell also
-    keeps the signed error of the average and of every member, the premise rows' evidence.
+    (defaults: 5 000 images, 80 epochs, 3 200 Adam steps); ``options`` are the other keywords of
+    :func:`table1_cell`, with its defaults. The cell also keeps the signed error of the average and of every member,
+    the premise rows' evidence.
 
     Examples
     --------
@@ -372,21 +370,16 @@ def table1_regime_cell(
     >>> r.cell.set_name, len(r.signed["members"]), len(r.signed["boot_average"])
     ('S', 1, 5)
     """
-    start = time.perf_counter()
-    cs = end_to_end_set(
-        dataset, set_name=set_name, n_members=n_members, seed=seed, epochs=epochs, lr=lr, channels=channels,
-        hidden=hidden, n_train=n_train, device=device, progress=progress,
-    )  # fmt: skip
-    config = dict(n_train=n_train, channels=list(channels), hidden=hidden, n_resamples=n_resamples, solver=solver,
-                  n_bins=n_bins, alpha=alpha, ece_resamples=ece_resamples)  # fmt: skip
-    idx = _boot_indices(len(cs.y_test), ece_resamples)
-    cell = _tested_cell(cs, dataset, set_name, seed, config, idx, start)
+    defaults = {k: p.default for k, p in inspect.signature(table1_cell).parameters.items() if p.kind == p.KEYWORD_ONLY}
+    unknown = sorted(set(options) - set(defaults))
+    if unknown:
+        raise TypeError(f"table1_regime_cell got unexpected keyword argument(s) {unknown}")
+    kwargs = {**defaults, **options, "set_name": set_name, "epochs": epochs, "n_train": n_train}
+    cell, cs, idx = _trained_and_tested(dataset, **kwargs)
     y, avg = cs.y_test, cs.ens_probs_test.mean(axis=1)
     signed = {
         "average": float(signed_calibration_error(avg, y)),
-        "members": [
-            float(signed_calibration_error(cs.ens_probs_test[:, m], y)) for m in range(cs.ens_probs_test.shape[1])
-        ],
+        "members": [float(signed_calibration_error(p, y)) for p in np.moveaxis(cs.ens_probs_test, 1, 0)],
         "boot_average": [float(v) for v in signed_calibration_error(avg[idx], y[idx])],
     }
     return RegimeCell(cell=cell, signed=signed)

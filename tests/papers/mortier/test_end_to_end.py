@@ -95,3 +95,11 @@ class TestTable1RegimeCell:
         s = rows[0]["sets"]["S"]
         assert s["signed"] == pytest.approx([r.signed["average"], np.std(r.signed["boot_average"], ddof=1)])
         assert rows[0]["s_minus_de"][0] == 0.0
+
+    def test_errors(self):
+        from credalbook.papers.mortier import table1_regime_cell
+
+        with pytest.raises(TypeError, match="n_member"):
+            table1_regime_cell("digits", set_name="S", n_member=3, **SMALL)
+        with pytest.raises(ValueError, match="set_name"):
+            table1_regime_cell("digits", set_name="DN(0.3)", **SMALL)
