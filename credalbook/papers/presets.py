@@ -205,7 +205,9 @@ PRESETS = {
     "02_juergens_instance_calibration": {
         # datasets/instances: R and N per scenario of Figs. 3-4 (paper: 100 datasets of 2000 instances);
         # epochs/patience: λ(x) training of the error-rate studies (paper: up to 300 epochs, patience 100);
-        # null_draws: Fig. 5 sample size; landscape_*: Figs. 6-7; polytope_*: Fig. 8; table_*: the Table 1 analogue
+        # null_draws: Fig. 5 sample size; landscape_*: Figs. 6-7; tiled_*: Fig. 6 as the authors built it (labels per
+        # tile, grid resolution, further draws near the truth; paper: their 3 000 and 40); polytope_*: Fig. 8;
+        # table_*: the Table 1 analogue
         # (its sets reuse the Mortier chapter's backbone and heads; table_epochs trains λ(x) on backbone features;
         # table_learner/table_patience: the λ-network, at paper the authors' code, mkjuergens/EnsembleCalibration@8dff2b5
         # src/run_analysis_real_data.py: 3 × 128, lr 5e-4, batch 64, 100 epochs, patience 20; n_members at quick and
@@ -221,6 +223,9 @@ PRESETS = {
             landscape_instances=80,
             landscape_repeats=2,
             landscape_resolution=6,
+            tiled_samples=60,
+            tiled_resolution=5,
+            tiled_repeats=2,
             polytope_samples=300,
             pitfall_datasets=3,
             backbone_train=2000,
@@ -246,6 +251,9 @@ PRESETS = {
             landscape_instances=400,
             landscape_repeats=3,
             landscape_resolution=15,
+            tiled_samples=1000,
+            tiled_resolution=20,
+            tiled_repeats=3,
             polytope_samples=3000,
             pitfall_datasets=20,
             backbone_train=10000,
@@ -271,6 +279,9 @@ PRESETS = {
             landscape_instances=1000,
             landscape_repeats=10,
             landscape_resolution=25,
+            tiled_samples=3000,
+            tiled_resolution=40,
+            tiled_repeats=5,
             polytope_samples=5000,
             pitfall_datasets=200,
             backbone_train=None,

@@ -11,6 +11,7 @@ error of a perfectly calibrated predictor under the two ways of drawing null rep
 
 from __future__ import annotations
 
+import collections
 import time
 
 import numpy as np
@@ -503,7 +504,7 @@ def summarise_error_rates(
 
         * ``R``; ``alphas``; ``h1_alpha``;
         * ``h0_cells``: one dict per H0 panel, test and level — ``panel``, ``estimator``, ``kind``
-          ("new" or "Mortier"), ``alpha``, ``k`` (rejections), ``n`` (= R);
+          ("new", "Mortier" or the authors' baseline "Mortier v0"), ``alpha``, ``k`` (rejections), ``n`` (= R);
         * ``h1_cells``: one per H1 panel and test at ``h1_alpha`` — ``panel``, ``estimator``,
           ``kind``, ``k`` (misses: Type II), ``n``;
         * ``gap``: mean :math:`|\text{rate} - \alpha|` over the H0 panels, levels and the tests of
@@ -513,7 +514,9 @@ def summarise_error_rates(
           ``Mortier``, ``diff`` = Mortier − new, ``se``;
         * ``skce``: mean power at ``h1_alpha`` of the new test, ``others`` (L2, KL, MMD) and ``skce``,
           ``diff`` = others − SKCE, ``se``;
-        * ``type2_by_panel``: H1 panel → the new test's mean Type II (L2, KL, MMD).
+        * ``type2_by_panel``: H1 panel → the new test's mean Type II (L2, KL, MMD);
+        * ``gap_v0``, ``type2_v0``: as ``gap`` and ``type2`` with the authors' baseline "Mortier v0" in place of
+          Mortier et al.'s test (None when the studies do not run it).
 
     Examples
     --------
@@ -546,8 +549,8 @@ def summarise_error_rates(
     h0_cells, h1_cells = [], []
     # per panel: decision arrays and the bootstrap index draws
     boot_idx = {h: rng.integers(0, r, size=(n_resamples, r)) for h in studies}
-    gap_parts = {"new": [], "Mortier": []}  # (n_resamples + 1,) arrays, one per (panel, test)
-    t2_parts = {"new": [], "Mortier": []}
+    gap_parts = collections.defaultdict(list)  # kind → (n_resamples + 1,) arrays, one per (panel, test)
+    t2_parts = collections.defaultdict(list)
     pow_parts = {"others": [], "skce": []}
     type2_by_panel = {}
     for h, st in studies.items():
@@ -596,6 +599,8 @@ def summarise_error_rates(
         h1_cells=h1_cells,
         gap=pair(gap_parts, "new", "Mortier"),
         type2=pair(t2_parts, "new", "Mortier"),
+        gap_v0=pair(gap_parts, "new", "Mortier v0"),
+        type2_v0=pair(t2_parts, "new", "Mortier v0"),
         skce=pair(pow_parts, "skce", "others"),
         type2_by_panel=type2_by_panel,
     )

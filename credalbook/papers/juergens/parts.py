@@ -76,8 +76,7 @@ class JuergensPlan:
         authors' variants: ``table1boot-<architecture>`` (their resampling), ``authors-binary-<hypothesis>``
         (their binary generator) and ``authors-settings-<setting>-<hypothesis>`` (their λ-network, bandwidths, generators and
         Mortier baseline "v0"), then ``testsize-binary-<hypothesis>`` (the binary H0 studies with a four times larger
-        test split),
-        in that order.
+        test split), then ``tiled-<estimator>`` (Fig. 6 with the authors' tiles), in that order.
     bandwidths : dict
         ``"binary"``, ``"multiclass"`` (Figs. 3-4) and ``"landscape"`` (Figs. 6-7) → the SKCE bandwidth.
     """
@@ -122,7 +121,7 @@ def juergens_plan(
     >>> from credalbook.papers.presets import preset
     >>> plan = juergens_plan(preset("02_juergens_instance_calibration", "tiny"))
     >>> len(plan.parts), [p.name for p in plan.parts][::5]
-    (37, ['binary-h0-const', 'multiclass-h0-const', 'landscape-lp', 'appb-marginal', 'table1-b', 'authors-binary-h1-1', 'authors-settings-multiclass-h0-const', 'testsize-binary-h0-const'])
+    (41, ['binary-h0-const', 'multiclass-h0-const', 'landscape-lp', 'appb-marginal', 'table1-b', 'authors-binary-h1-1', 'authors-settings-multiclass-h0-const', 'testsize-binary-h0-const', 'tiled-mmd'])
     """
     learner = dict(max_epochs=cfg["epochs"], patience=cfg["patience"])
     bandwidths = {s: _settings_bandwidth(s, cfg["instances"], seed) for s in SETTINGS}
@@ -135,7 +134,29 @@ def juergens_plan(
     parts += _table1_parts(cfg, dataset=dataset, device=device, seed=seed)
     parts += _authors_parts(cfg, bandwidths, learner, dataset=dataset, device=device, seed=seed)
     parts += _test_size_parts(cfg, bandwidths, learner, device=device, seed=seed)
+    parts += _tiled_parts(cfg, seed=seed)
     return JuergensPlan(parts=parts, bandwidths=bandwidths)
+
+
+def _tiled_parts(cfg, *, seed) -> list:
+    """Fig. 6 as the authors built it (:func:`~credalbook.papers.juergens.tiled_landscape`): one per estimator."""
+    from credalbook.papers.juergens.tiled import AUTHORS_TILES, tiled_landscape
+
+    return [
+        Part(
+            f"tiled-{e}",
+            tiled_landscape,
+            dict(
+                estimator=e,
+                n_samples=cfg["tiled_samples"],
+                resolution=cfg["tiled_resolution"],
+                n_repeats=cfg["tiled_repeats"],
+                seed=seed,
+                estimator_options=dict(AUTHORS_TILES["options"][e]),
+            ),
+        )  # fmt: skip
+        for e in AUTHORS_TILES["options"]
+    ]
 
 
 #: The studies of the authors' binary generator (their ``setting`` 1 and None; H0 with their weights).
@@ -147,7 +168,8 @@ AUTHORS_SETTINGS_STUDIES = tuple(
     + [("multiclass", "authors", h) for h in HYPOTHESES]
 )
 #: Minutes on one core at ``paper`` scale of the parts :func:`juergens_plan` adds for the authors' resampling,
-#: generator and settings (from the wall times of the recorded parts they resemble).
+#: generator, settings and tiles (from the wall times of the recorded parts they resemble; the tiles' from their
+#: time at resolution 20, times the 3.8 × more evaluations at 40).
 AUTHORS_PART_MINUTES = {
     "table1boot-a": 5,
     "table1boot-b": 6,
@@ -165,6 +187,10 @@ AUTHORS_PART_MINUTES = {
     "authors-settings-multiclass-h1-3": 23,
     "testsize-binary-h0-const": 25,
     "testsize-binary-h0-inst": 30,
+    "tiled-lp": 3,
+    "tiled-kl": 3,
+    "tiled-skce": 1,
+    "tiled-mmd": 7,
 }
 
 

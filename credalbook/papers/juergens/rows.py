@@ -12,7 +12,14 @@ import numpy as np
 
 from credalbook.papers.criteria import combine, mean_se, ordered, rate_claim
 
-__all__ = ["app_b_closed_form", "pooled_type1", "rejected_cells", "table1_decision_counts"]
+__all__ = [
+    "app_b_closed_form",
+    "excess_over_alpha",
+    "pooled_type1",
+    "rejected_cells",
+    "summaries_by_setting",
+    "table1_decision_counts",
+]
 
 #: App. B's example (the paper's symbols are lost in our copy; these numbers are the book's own):
 #: P(X = a) = P(X = b) = 1/2, P(Y = 1 | a) = 0.2, P(Y = 1 | b) = 0.8, members predicting 0.1 and 0.9.
@@ -79,6 +86,48 @@ def above_pooled(pooled: dict):
         for a, (k, n) in sorted(pooled.items())
     ]
     return combine(parts, rule="any", criterion=f"some pooled rate's 95% interval above α ({len(parts)} levels)")
+
+
+def excess_over_alpha(levels) -> tuple[float, float, int]:
+    """Mean of (pooled rate − α) over the levels of ``levels`` ([α, rejections, draws] each) → (mean, SE, draws).
+
+    The levels' rates come from the same datasets, so the SE of their mean is bounded by the mean of their binomial
+    SEs (perfect correlation), which is what it returns.
+
+    >>> m, se, n = excess_over_alpha([[0.05, 8, 100], [0.1, 14, 100]])
+    >>> round(m, 3), round(se, 4), n
+    (0.035, 0.0309, 100)
+    """
+    rows = [(float(a), int(k), int(n)) for a, k, n in levels]
+    if not rows or any(n < 1 or not 0 <= k <= n for _, k, n in rows):
+        raise ValueError(f"levels must be a non-empty list of [alpha, k, n] with 0 <= k <= n, n >= 1; got {levels!r}")
+    excess = [k / n - a for a, k, n in rows]
+    se = [np.sqrt((k / n) * (1 - k / n) / n) for _, k, n in rows]
+    return float(np.mean(excess)), float(np.mean(se)), min(n for _, _, n in rows)
+
+
+def summaries_by_setting(studies: dict, prefix: str, *, seed: int = 0) -> dict:
+    """Setting → :func:`~credalbook.papers.juergens.summarise_error_rates` of the studies named
+    ``<prefix>-<setting>-<hypothesis>`` (e.g. the parts ``authors-settings-binary-h0-const``, ...), settings with none
+    left out.
+
+    >>> from credalbook.papers.mortier import ErrorRateStudy
+    >>> st = ErrorRateStudy("H0-const", ("L2-CE · new",), np.zeros((1, 4)), np.ones((1, 4, 10)), np.zeros((1, 4), int))
+    >>> s = summaries_by_setting({"x-binary-h0-const": st}, "x")
+    >>> list(s), s["binary"]["h0_cells"][0]["panel"]
+    (['binary'], 'H0-const')
+    """
+    from credalbook.papers.juergens.error_rates import summarise_error_rates
+    from credalbook.synthetic.instance_scenarios import HYPOTHESES
+
+    names = {h.lower(): h for h in HYPOTHESES}
+    out = {}
+    for setting in ("binary", "multiclass"):
+        head = f"{prefix}-{setting}-"
+        chosen = {names[n[len(head) :]]: st for n, st in studies.items() if n.startswith(head)}
+        if chosen:
+            out[setting] = summarise_error_rates(chosen, seed=seed)
+    return out
 
 
 def table1_decision_counts(rows, alpha: float = 0.01) -> dict:

@@ -37,13 +37,23 @@ NAMES = (
 )
 
 
-def _study(h, reject, r, rng):
+def _study(h, reject, r, rng, names=NAMES):
     """A study whose tests reject on a share ``reject[t]`` of the R datasets at every level α ≤ 0.5."""
-    t = len(NAMES)
+    t = len(names)
     null = np.tile(np.linspace(0, 1, 101)[None, None, :], (t, r, 1))
     k = np.round(np.asarray(reject) * r).astype(int)
     stats = np.where(np.stack([rng.permutation(r) for _ in range(t)]) < k[:, None], 2.0, -1.0)
-    return ErrorRateStudy(h, NAMES, stats, null, np.zeros((t, r), dtype=np.int64))
+    return ErrorRateStudy(h, names, stats, null, np.zeros((t, r), dtype=np.int64))
+
+
+def _settings_rates(r=200, h0_new=0.05, h0_v0=0.3, h1_new=0.9, h1_v0=0.4, seed=1):
+    """Studies under the authors' settings: the new test, Mortier et al.'s and the authors' baseline v0."""
+    rng = np.random.default_rng(seed)
+    names = tuple(f"{e} · {k}" for e in ("L2-CE", "KL-CE", "MMD", "SKCE") for k in ("new", "Mortier", "Mortier v0"))
+    h0 = [h0_new, 0.0, h0_v0] * 4
+    h1 = [h1_new, 0.5, h1_v0] * 4
+    studies = {h: _study(h, h0 if h.startswith("H0") else h1, r, rng, names) for h in ("H0-const", "H0-inst", "H1-3")}
+    return summarise_error_rates(studies, alphas=(0.05, 0.1), n_resamples=300, seed=seed)
 
 
 def _error_rates(r=200, h0_new=0.05, h0_mortier=0.0, h1_new=1.0, h1_mortier=0.5, skce=0.2, seed=0):
@@ -223,8 +233,9 @@ class TestCompare:
                 "skce": {"simplex": [0.2, 0.4, 0.4], "lambda": [0, 1, 0]},
             },
         )
+        res["test_size"] = {"base": [[0.05, 60, 600]], "large": [[0.05, 33, 600]]}
         rows = compare(res).rows
-        assert len(rows) == 19 and not any(r.verdict == NOT_RUN for r in rows if r.artifact != "Fig. 3")
+        assert len(rows) == 19
         power = next(r for r in rows if r.quantity.startswith("high power"))
         assert power.verdict == AGREES and "H1-3" in power.book
         boot = [r for r in rows if r.artifact == "Table 1"][1]
@@ -232,6 +243,49 @@ class TestCompare:
         assert [r for r in rows if r.artifact == "Table 1"][0].verdict == DIFFERS_UNKNOWN  # 0 of 24
         assert next(r for r in rows if r.artifact == "Fig. 6").verdict == AGREES
         assert next(r for r in rows if r.artifact == "Fig. 7").verdict == AGREES
+        assert not any(r.verdict == NOT_RUN for r in rows)  # the test-size row has its studies too
+
+    def test_authors_settings_rows(self):
+        settings = {s: _settings_rates() for s in SETTINGS}
+        rows = compare(_results(authors_settings=settings)).rows
+        assert len(rows) == 22  # v0: Type I in both figures, Type II in Fig. 4
+        v0 = [r for r in rows if "Mortier v0" in r.quantity]
+        assert [(r.artifact, r.verdict) for r in v0] == [("Fig. 3", AGREES), ("Fig. 4", AGREES), ("Fig. 4", AGREES)]
+        gap = settings["binary"]["gap_v0"]
+        assert gap["Mortier v0"] > gap["new"] and v0[0].book == f"new {gap['new']:.3f} vs v0 {gap['Mortier v0']:.3f}"
+        assert "not conservative by construction" in v0[0].note
+        # the Type I rows judge the authors' settings, the book's beside them
+        t1 = next(r for r in rows if r.quantity.startswith("new test's Type I error close to α"))
+        assert "(the authors' settings); the book's settings:" in t1.book and "under the authors' settings" in t1.note
+        # a baseline as close to α as the new test: the row cannot agree
+        near = compare(_results(authors_settings={s: _settings_rates(h0_v0=0.05) for s in SETTINGS})).rows
+        assert next(r for r in near if "Mortier v0" in r.quantity).verdict != AGREES
+
+    def test_tiled_row(self):
+        spread = {"lp": [0.11, 0.01, 75], "kl": [0.09, 0.01, 75], "mmd": [0.1, 0.01, 75], "skce": [0.45, 0.06, 75]}
+        rows = compare(_results(tiled_spread=spread)).rows
+        fig6 = [r for r in rows if r.artifact == "Fig. 6"]
+        assert len(fig6) == 1 and fig6[0].verdict == AGREES and "on the authors' tiles" in fig6[0].quantity
+        assert fig6[0].book == "lp 0.110 vs SKCE 0.450" and "cells 3-5" in fig6[0].note
+        assert fig6[0].tolerance == pytest.approx(2 * np.hypot(0.01, 0.06))
+        spread["skce"] = [0.12, 0.06, 75]  # no noisier than L2 within its SE
+        assert next(r for r in compare(_results(tiled_spread=spread)).rows if r.artifact == "Fig. 6").verdict != AGREES
+
+    def test_test_size_row(self):
+        base = [[0.05, 60, 600], [0.1, 100, 600]]  # excess +0.05 and +0.0667
+        row = lambda large: next(  # noqa: E731
+            r for r in compare(_results(test_size={"base": base, "large": large})).rows if "test size" in r.quantity
+        )
+        falls = row([[0.05, 33, 600], [0.1, 62, 600]])  # excess +0.005, +0.0033
+        assert falls.verdict == AGREES and falls.book == "+0.0583 → +0.0042 with 4 × the test split"
+        assert "This depends on the test set sample size" in falls.paper
+        # the SE: each mean's bounded by the mean of its levels' binomial SEs, combined in quadrature
+        se = lambda lv: np.mean([np.sqrt(k / n * (1 - k / n) / n) for _, k, n in lv])  # noqa: E731
+        assert falls.tolerance == pytest.approx(2 * np.hypot(se(base), se([[0.05, 33, 600], [0.1, 62, 600]])))
+        assert row(base).verdict == INCONCLUSIVE  # no change: within 2 SE of 0
+        assert row([[0.05, 100, 600], [0.1, 150, 600]]).verdict == DIFFERS_UNKNOWN  # the excess grows
+        with pytest.raises(ValueError, match="levels"):
+            compare(_results(test_size={"base": base, "large": [[0.05, 700, 600]]}))
 
     def test_type_one_rows_inconclusive_at_small_r(self):
         """At R = 6 even the pooled rate (2 panels × 3 estimators) cannot decide Bradley's band."""

@@ -79,8 +79,9 @@ class TestPlan:
             *[f"authors-settings-multiclass-{h.lower()}" for h in HYPOTHESES],
             "testsize-binary-h0-const",
             "testsize-binary-h0-inst",
+            *[f"tiled-{e}" for e in ("lp", "kl", "skce", "mmd")],
         ]
-        assert len(set(names)) == 37
+        assert len(set(names)) == 41
         assert set(AUTHORS_PART_MINUTES) == set(names[21:])  # every added part has its estimate
 
     def test_authors_variants(self):
@@ -244,6 +245,27 @@ class TestLandscapeParts:
             Landscape(grid, rng.random(g), np.array([0.2, 0.5, 0.3]), "L2-CE", None),
         )
         assert g == 351 and _encoded_size(pair) < 80_000 < BUDGET
+
+
+class TestTiledParts:
+    def test_tiny_part_equals_direct_tiles(self, tiny_plan):
+        from credalbook.papers.juergens.tiled import AUTHORS_TILES, tiled_landscape, TiledLandscape
+
+        part = _part(tiny_plan, "tiled-skce")
+        got = _via_record(part.run())
+        kw = {k: part.kwargs[k] for k in ("n_samples", "resolution", "n_repeats", "seed")}
+        want = tiled_landscape("skce", **kw, estimator_options=AUTHORS_TILES["options"]["skce"])
+        assert isinstance(got, TiledLandscape) and got.estimator == "skce"
+        np.testing.assert_array_equal(got.values, want.values)
+        np.testing.assert_array_equal(got.near_repeats, want.near_repeats)
+
+    def test_paper_is_the_authors_construction(self):
+        from credalbook.papers.juergens.tiled import AUTHORS_TILES
+
+        plan = juergens_plan(preset(CHAPTER, "paper"), seed=0)
+        kw = _part(plan, "tiled-mmd").kwargs
+        assert (kw["n_samples"], kw["resolution"], kw["estimator_options"]) == (3000, 40, {"bandwidth": 0.001})
+        assert (AUTHORS_TILES["n_samples"], AUTHORS_TILES["resolution"]) == (3000, 40)
 
 
 class TestDrawsAndPitfall:
