@@ -221,27 +221,24 @@ def _v0_rows(cmp, fig, setting, a, base):
         "instances with replacement and a Dir(1) λ per instance) is what the paper's figures show as the baseline; "
         "unlike Mortier et al.'s Alg. 1 it is not conservative by construction"
     )
-    g = a.get("gap_v0")
-    if g is not None:
+    rows = [
+        ("gap_v0", True, "h0_new_closer", "v0 − new", "{:.3f}",
+         "new test's Type I closer to α than the paper's baseline, the authors' Mortier v0: mean |rate − α| over the "
+         "H0 panels, the twelve α and L2, KL, MMD (v0 − new)"),
+        ("type2_v0", setting == "multiclass", "fig4_lower_type2", "v0 − new Type II", "{:.2f}",
+         "lower average Type II than the paper's baseline, the authors' Mortier v0 (L2, KL, MMD; H1 panels; "
+         "α = 0.05): v0 − new"),
+    ]  # fmt: skip
+    for key, wanted, claim, name, fmt, quantity in rows:
+        d = a.get(key)
+        if d is None or not wanted:
+            continue
         cmp.add(
             fig,
-            "new test's Type I closer to α than the paper's baseline, the authors' Mortier v0: mean |rate − α| over "
-            "the H0 panels, the twelve α and L2, KL, MMD (v0 − new)",
-            paper=_claim("h0_new_closer"),
-            book=f"new {g['new']:.3f} vs v0 {g['Mortier v0']:.3f}",
-            judgement=sign_claim(g["diff"], relation=">", se=g["se"], name="v0 − new", replicates=a["R"],
-                                 tolerance_source="2 × bootstrap standard error over the datasets (paired)"),
-            note=note,
-        )  # fmt: skip
-    t = a.get("type2_v0")
-    if t is not None and setting == "multiclass":
-        cmp.add(
-            fig,
-            "lower average Type II than the paper's baseline, the authors' Mortier v0 (L2, KL, MMD; H1 panels; "
-            "α = 0.05): v0 − new",
-            paper=_claim("fig4_lower_type2"),
-            book=f"new {t['new']:.2f} vs v0 {t['Mortier v0']:.2f}",
-            judgement=sign_claim(t["diff"], relation=">", se=t["se"], name="v0 − new Type II", replicates=a["R"],
+            quantity,
+            paper=_claim(claim),
+            book=f"new {fmt.format(d['new'])} vs v0 {fmt.format(d['Mortier v0'])}",
+            judgement=sign_claim(d["diff"], relation=">", se=d["se"], name=name, replicates=a["R"],
                                  tolerance_source="2 × bootstrap standard error over the datasets (paired)"),
             note=note,
         )  # fmt: skip

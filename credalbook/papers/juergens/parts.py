@@ -142,21 +142,10 @@ def _tiled_parts(cfg, *, seed) -> list:
     """Fig. 6 as the authors built it (:func:`~credalbook.papers.juergens.tiled_landscape`): one per estimator."""
     from credalbook.papers.juergens.tiled import AUTHORS_TILES, tiled_landscape
 
-    return [
-        Part(
-            f"tiled-{e}",
-            tiled_landscape,
-            dict(
-                estimator=e,
-                n_samples=cfg["tiled_samples"],
-                resolution=cfg["tiled_resolution"],
-                n_repeats=cfg["tiled_repeats"],
-                seed=seed,
-                estimator_options=dict(AUTHORS_TILES["options"][e]),
-            ),
-        )  # fmt: skip
-        for e in AUTHORS_TILES["options"]
-    ]
+    common = dict(n_samples=cfg["tiled_samples"], resolution=cfg["tiled_resolution"], n_repeats=cfg["tiled_repeats"])
+    options = AUTHORS_TILES["options"]
+    return [Part(f"tiled-{e}", tiled_landscape, {"estimator": e, **common, "seed": seed,
+                                                  "estimator_options": dict(options[e])}) for e in options]  # fmt: skip
 
 
 #: The studies of the authors' binary generator (their ``setting`` 1 and None; H0 with their weights).
