@@ -277,13 +277,15 @@ class TestCompare:
             r for r in compare(_results(test_size={"base": base, "large": large})).rows if "test size" in r.quantity
         )
         falls = row([[0.05, 33, 600], [0.1, 62, 600]])  # excess +0.005, +0.0033
-        assert falls.verdict == AGREES and falls.book == "+0.0583 → +0.0042 with 4 × the test split"
+        assert falls.verdict == AGREES and falls.book == "+0.0583 → +0.0042 with 4 × the test split (falls)"
         assert "This depends on the test set sample size" in falls.paper
         # the SE: each mean's bounded by the mean of its levels' binomial SEs, combined in quadrature
         se = lambda lv: np.mean([np.sqrt(k / n * (1 - k / n) / n) for _, k, n in lv])  # noqa: E731
         assert falls.tolerance == pytest.approx(2 * np.hypot(se(base), se([[0.05, 33, 600], [0.1, 62, 600]])))
-        assert row(base).verdict == INCONCLUSIVE  # no change: within 2 SE of 0
-        assert row([[0.05, 100, 600], [0.1, 150, 600]]).verdict == DIFFERS_UNKNOWN  # the excess grows
+        # 'depends' is two-sided: growth agrees too, no change within 2 SE does not decide
+        grows = row([[0.05, 100, 600], [0.1, 150, 600]])
+        assert grows.verdict == AGREES and grows.book.endswith("(grows)") and "two-sided" in grows.tolerance_source
+        assert row(base).verdict == INCONCLUSIVE
         with pytest.raises(ValueError, match="levels"):
             compare(_results(test_size={"base": base, "large": [[0.05, 700, 600]]}))
 
