@@ -141,7 +141,7 @@ def tiled_landscape(
     return TiledLandscape(estimator, grid, values, near, repeats, p0)
 
 
-def relative_spread(landscape: TiledLandscape, *, n_boot: int = 1000, seed: int = 0) -> tuple[float, float, int]:
+def relative_spread(landscape: TiledLandscape, *, n_resamples: int = 1000, seed: int = 0) -> tuple[float, float, int]:
     """Median over the tiles near the truth of sd/mean of :math:`|v|` over the draws → (median, bootstrap SE over
     the tiles, number of tiles).
 
@@ -156,7 +156,9 @@ def relative_spread(landscape: TiledLandscape, *, n_boot: int = 1000, seed: int 
     r = np.asarray(landscape.near_repeats, dtype=np.float64)
     mean = r.mean(axis=1)
     rel = np.divide(r.std(axis=1, ddof=1), mean, out=np.full(len(r), np.inf), where=mean > 0)
-    boot = np.random.default_rng(seed).integers(0, len(rel), size=(check_positive_int(n_boot, "n_boot"), len(rel)))
+    boot = np.random.default_rng(seed).integers(
+        0, len(rel), size=(check_positive_int(n_resamples, "n_resamples"), len(rel))
+    )
     meds = np.median(rel[boot], axis=1)
     finite = meds[np.isfinite(meds)]
     se = float(np.std(finite, ddof=1)) if finite.size > 1 else float("inf")
