@@ -36,6 +36,7 @@ from credalbook.papers.mortier.parts import (
     ClassifierSetTable,
     ECE_MEASURES,
     error_rate_chunk,
+    join_tests,
     merge_summaries,
     MORTIER_GROUPS,
     mortier_parts,
@@ -84,6 +85,7 @@ __all__ = [
     "TEST_VARIANTS",
     "ECE_MEASURES",
     "error_rate_chunk",
+    "join_tests",
     "merge_summaries",
     "type_one_gap",
 ]

@@ -12,7 +12,7 @@ A study the chapter runs twice under two names (App. Fig. 4's S1 is also the K =
 bootstrap study) is one part.
 
 Beside them: Fig. 1's S1 with App. Fig. 3's minimiser and App. Fig. 3's S1 with NLopt's COBYLA (four ECE tests,
-one part per chunk of 20 datasets, :func:`error_rate_chunk`), so that each M = 10 → 100 comparison uses one
+one part per test and chunk of 20 datasets, :func:`error_rate_chunk`), so that each M = 10 → 100 comparison uses one
 minimiser; S2 and S3 with the segment from p_e as Sec. 4.1's text defines it; and Table 1 with every network
 trained end to end, one part per (data set, seed, classifier set) (:func:`~credalbook.papers.mortier.table1_cell`).
 The frozen-backbone Table 1 part stays as the group ``table1_frozen``; the group ``table1_regime`` is Table 1 in the
@@ -55,6 +55,7 @@ __all__ = [
     "MortierPlan",
     "classifier_set_table",
     "error_rate_chunk",
+    "join_tests",
     "merge_summaries",
     "mortier_parts",
     "mortier_plan",
@@ -330,6 +331,7 @@ def error_rate_chunk(
     solver: str = "cobyla_powell",
     solver_options: dict | None = None,
     seed: int = 0,
+    test: int | None = None,
     **setting,
 ) -> ErrorRateSummary:
     """Chunk ``chunk`` of :func:`~credalbook.papers.mortier.set_test_error_rates` alone, summarised at ``alphas``.
@@ -348,6 +350,11 @@ def error_rate_chunk(
     n_datasets : int, default 20
     alphas, measures, n_resamples, solver, solver_options, seed
         As for :func:`~credalbook.papers.mortier.set_test_error_rates`.
+    test : int, optional
+        Run only the test ``measures[test]``, on the same datasets with the same random stream as in the whole
+        chunk (a study spawns one child of the chunk's seed for the data and one per test, in order): its row
+        of the whole chunk, bit for bit. :func:`join_tests` puts the tests of a chunk back together. A chunk of
+        NLopt's COBYLA at M = 100 runs for hours; one test of it is a quarter of that.
     **setting
         ``n_instances``, ``n_members``, ``n_classes``, ``u``.
 
@@ -358,6 +365,11 @@ def error_rate_chunk(
     >>> b = set_test_error_rates.__wrapped__("S1", n_datasets=23, solver="search", n_jobs=1, progress=False, **kw)
     >>> bool((a.p_values() == b.p_values()[:, 20:]).all()), a.n_datasets
     (True, 3)
+    >>> kw["measures"] = (("ece_conf", 5), ("skce_ul", 0))
+    >>> one = error_rate_chunk("S1", chunk=1, n_datasets=3, solver="search", test=1, **kw)
+    >>> both = error_rate_chunk("S1", chunk=1, n_datasets=3, solver="search", **kw)
+    >>> one.measures == both.measures[1:] and bool((one.p_values() == both.p_values()[1:]).all())
+    True
     """
     if isinstance(chunk, bool) or not isinstance(chunk, int) or chunk < 0:
         raise ValueError(f"chunk must be a non-negative integer; got {chunk!r}")
@@ -366,6 +378,11 @@ def error_rate_chunk(
     check_choice(solver, "solver", SOLVERS)
     specs = tuple(measures)
     seq = np.random.SeedSequence(seed).spawn(chunk + 1)[chunk]
+    if test is not None:
+        if isinstance(test, bool) or not isinstance(test, int) or not 0 <= test < len(specs):
+            raise ValueError(f"test must be an index into measures, an integer in [0, {len(specs)}); got {test!r}")
+        seq = _OneTest(seq, len(specs), test)
+        specs = (specs[test],)
     setting = {**PAPER_SETTINGS["Fig. 1"], **setting}
     start = time.perf_counter()
     stats, nulls, nfev = _run_chunk(
@@ -382,10 +399,74 @@ def error_rate_chunk(
         seq,
     )
     config = dict(scenario=scenario, chunk=chunk, n_datasets=n_datasets, **setting, measures=specs,
-                  n_bootstrap=n_resamples, solver=solver, solver_options=dict(solver_options or {}), seed=seed)  # fmt: skip
+                  n_bootstrap=n_resamples, solver=solver, solver_options=dict(solver_options or {}), seed=seed,
+                  **({} if test is None else {"test": test}))  # fmt: skip
     names = tuple(g.name for g in _measures(specs))
     study = ErrorRateStudy(scenario, names, stats, nulls, nfev, config, time.perf_counter() - start)
     return study.summary(alphas)
+
+
+class _OneTest:
+    """A chunk's seed sequence seen by one of its T tests: ``spawn`` gives the data's child and that test's, the
+    children the whole chunk gives them (``_run_chunk`` spawns 1 + T children: the data's, then one per test)."""
+
+    def __init__(self, seq: np.random.SeedSequence, n_tests: int, test: int):
+        children = seq.spawn(1 + n_tests)
+        self._children = [children[0], children[1 + test]]
+
+    def spawn(self, n: int) -> list:
+        if n != 2:
+            raise ValueError(f"one test spawns 2 children (data, test); asked for {n}")
+        return list(self._children)
+
+
+def join_tests(summaries) -> ErrorRateSummary:
+    """One :class:`~credalbook.papers.mortier.ErrorRateSummary` from summaries of different tests on the same
+    datasets (e.g. the ``test=`` runs of one chunk of :func:`error_rate_chunk`), the tests in the given order.
+
+    Examples
+    --------
+    >>> kw = dict(n_instances=20, n_members=2, n_classes=3, u=0.5, n_resamples=10, n_datasets=2, solver="search")
+    >>> kw["measures"] = (("ece_conf", 5), ("skce_ul", 0))
+    >>> both = error_rate_chunk("S1", chunk=0, **kw)
+    >>> joined = join_tests([error_rate_chunk("S1", chunk=0, test=t, **kw) for t in (0, 1)])
+    >>> joined.measures == both.measures and bool((joined.p_values() == both.p_values()).all())
+    True
+    """
+    parts = _same_in(summaries, ("scenario", "alphas", "n_bootstrap", "n_datasets"))
+    config = {k: v for k, v in parts[0].config.items() if k != "test"}
+    config["measures"] = tuple(m for p in parts for m in p.config.get("measures", ()))
+    return _stacked(
+        parts,
+        axis=0,
+        measures=tuple(m for p in parts for m in p.measures),
+        mean_evaluations=np.concatenate([p.mean_evaluations for p in parts], axis=0),
+        config=config,
+    )
+
+
+def _same_in(summaries, fields: tuple) -> list:
+    """``summaries`` as a list, checked: ErrorRateSummary objects that agree in ``fields``."""
+    parts = list(summaries)
+    if not parts or not all(isinstance(p, ErrorRateSummary) for p in parts):
+        raise ValueError("summaries must be a non-empty sequence of ErrorRateSummary")
+    if any(getattr(p, f) != getattr(parts[0], f) for p in parts[1:] for f in fields):
+        raise ValueError(f"summaries must hold the same {', '.join(fields)}")
+    return parts
+
+
+def _stacked(parts: list, *, axis: int, **fields) -> ErrorRateSummary:
+    """The summaries' decisions and counts concatenated along ``axis`` (0: tests, -1: datasets), with ``fields``."""
+    first = parts[0]
+    arrays = ("rejected", "rejected_abs", "null_at_least", "null_nan")
+    return ErrorRateSummary(
+        scenario=first.scenario,
+        alphas=first.alphas,
+        **{f: np.concatenate([getattr(p, f) for p in parts], axis=axis) for f in arrays},
+        n_bootstrap=first.n_bootstrap,
+        seconds=float(sum(p.seconds for p in parts)),
+        **fields,
+    )
 
 
 def merge_summaries(summaries) -> ErrorRateSummary:
@@ -399,31 +480,14 @@ def merge_summaries(summaries) -> ErrorRateSummary:
     >>> m.n_datasets, m.rejection_rates([0.05]).shape
     (4, (1, 1))
     """
-    parts = list(summaries)
-    if not parts or not all(isinstance(p, ErrorRateSummary) for p in parts):
-        raise ValueError("summaries must be a non-empty sequence of ErrorRateSummary")
-    first = parts[0]
-    for p in parts[1:]:
-        if (p.measures, p.alphas, p.n_bootstrap, p.scenario) != (
-            first.measures,
-            first.alphas,
-            first.n_bootstrap,
-            first.scenario,
-        ):
-            raise ValueError("summaries must hold the same scenario, tests, levels and D")
+    parts = _same_in(summaries, ("scenario", "measures", "alphas", "n_bootstrap"))
     weights = np.array([p.n_datasets for p in parts], dtype=np.float64)
-    return ErrorRateSummary(
-        scenario=first.scenario,
-        measures=first.measures,
-        alphas=first.alphas,
-        rejected=np.concatenate([p.rejected for p in parts], axis=-1),
-        rejected_abs=np.concatenate([p.rejected_abs for p in parts], axis=-1),
-        null_at_least=np.concatenate([p.null_at_least for p in parts], axis=-1),
-        null_nan=np.concatenate([p.null_nan for p in parts], axis=-1),
+    return _stacked(
+        parts,
+        axis=-1,
+        measures=parts[0].measures,
         mean_evaluations=np.average([p.mean_evaluations for p in parts], axis=0, weights=weights),
-        n_bootstrap=first.n_bootstrap,
-        config=dict(first.config, chunks=[p.config.get("chunk") for p in parts]),
-        seconds=float(sum(p.seconds for p in parts)),
+        config=dict(parts[0].config, chunks=[p.config.get("chunk") for p in parts]),
     )
 
 
@@ -508,9 +572,9 @@ def mortier_plan(
     >>> from credalbook.papers.presets import preset
     >>> plan = mortier_plan(preset("01_mortier_set_calibration", "tiny"))
     >>> len(plan.parts), [p.name for p in plan.group_parts("k100")]
-    (34, ['fig4-s1', 'k100-permutation'])
-    >>> plan.groups["table1"]["digits"]["0"]["DN(0.6)"], plan.groups["fig3_cobyla"]
-    ('table1-digits-s0-dn0.6', {'0': 'fig3-s1-cobyla-c0'})
+    (37, ['fig4-s1', 'k100-permutation'])
+    >>> plan.groups["table1"]["digits"]["0"]["DN(0.6)"], plan.groups["fig3_cobyla"]["0"]["3"]
+    ('table1-digits-s0-dn0.6', 'fig3-s1-cobyla-c0-t3')
     """
     seed = _checked_parameters(seed, solver, dataset, n_jobs)
     parts = []
@@ -540,7 +604,7 @@ def mortier_plan(
 
 def _minimiser_studies(study, cfg, seed: int, parts: list) -> dict:
     """App. Fig. 3 with one minimiser per comparison: Fig. 1's S1 with the M = 100 minimiser, and App. Fig. 3's
-    S1 with NLopt's COBYLA (the four ECE tests, in chunks of 20 datasets)."""
+    S1 with NLopt's COBYLA (the four ECE tests, in chunks of 20 datasets, one part per test of a chunk)."""
     one = study("fig1-s1-search-descent", "S1", n_datasets=cfg["fig1_search_datasets"], solver=cfg["fig3_solver"],
                 **PAPER_SETTINGS["Fig. 1"])  # fmt: skip
     chunks = {}
@@ -549,8 +613,10 @@ def _minimiser_studies(study, cfg, seed: int, parts: list) -> dict:
         kwargs = dict(chunk=c, n_datasets=min(CHUNK, total - lo), alphas=PAPER_ALPHAS, measures=ECE_MEASURES,
                       n_resamples=cfg["n_bootstrap"], solver="cobyla_powell", solver_options=dict(cfg["fig3_cobyla_options"]),
                       seed=seed, **PAPER_SETTINGS["Fig. 3"])  # fmt: skip
-        parts.append(Part(f"fig3-s1-cobyla-c{c}", error_rate_chunk, {"scenario": "S1", **kwargs}))
-        chunks[str(c)] = parts[-1].name
+        chunks[str(c)] = {}
+        for t in range(len(ECE_MEASURES)):  # one part per test: a whole chunk runs for hours
+            parts.append(Part(f"fig3-s1-cobyla-c{c}-t{t}", error_rate_chunk, {"scenario": "S1", **kwargs, "test": t}))
+            chunks[str(c)][str(t)] = parts[-1].name
     return {"one_minimiser": one, "fig3_cobyla": chunks}
 
 

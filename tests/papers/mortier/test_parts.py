@@ -12,6 +12,7 @@ from credalbook.papers.mortier import (
     chapter_results,
     classifier_set_table,
     ClassifierSetTable,
+    ECE_MEASURES,
     ErrorRateStudy,
     ErrorRateSummary,
     evaluate_classifier_set,
@@ -95,7 +96,8 @@ class TestMortierPlan:
         parts = plan_parts(
             CHAPTER, cfg, scale=scale, seed=0, dataset="fashion_mnist", device="auto", solver="cobyla_powell", n_jobs=1
         )
-        chunks = [f"fig3-s1-cobyla-c{c}" for c in range(-(-cfg["fig3_cobyla_datasets"] // 20))]
+        n_chunks = -(-cfg["fig3_cobyla_datasets"] // 20)
+        chunks = [f"fig3-s1-cobyla-c{c}-t{t}" for c in range(n_chunks) for t in range(len(ECE_MEASURES))]
         cells = [
             f"table1-{ds}-s{s}-{k}"
             for ds in cfg["table1_datasets"]
@@ -136,9 +138,11 @@ class TestMortierPlan:
             and {k: one[k] for k in PAPER_SETTINGS["Fig. 1"]} == PAPER_SETTINGS["Fig. 1"]
         )
         assert one["n_datasets"] == cfg["fig1_search_datasets"]
-        c0 = by["fig3-s1-cobyla-c0"].kwargs
-        assert (c0["solver"], c0["chunk"], c0["seed"], c0["n_members"]) == ("cobyla_powell", 0, 0, 100)
-        assert sum(by[c].kwargs["n_datasets"] for c in chunks) == cfg["fig3_cobyla_datasets"]
+        c0 = by["fig3-s1-cobyla-c0-t2"].kwargs
+        assert (c0["solver"], c0["chunk"], c0["seed"], c0["n_members"], c0["test"]) == ("cobyla_powell", 0, 0, 100, 2)
+        assert tuple(c0["measures"]) == ECE_MEASURES
+        assert sum(by[c].kwargs["n_datasets"] for c in chunks) == len(ECE_MEASURES) * cfg["fig3_cobyla_datasets"]
+        assert plan.groups["fig3_cobyla"]["0"] == {str(t): f"fig3-s1-cobyla-c0-t{t}" for t in range(len(ECE_MEASURES))}
         text = by["s2-text"].kwargs
         assert (
             text["segment_start"] == "centre"
@@ -183,8 +187,9 @@ class TestMortierPlan:
             "permutation": 18,
         }
         assert plan.values("fig3_uniform", values) == 20
-        assert plan.values("table1", values) == {"digits": {"0": {"S": 26, "DN(0.1)": 27, "DN(0.6)": 28, "DE": 29}}}
-        assert plan.values("text_segment", values) == {"S2": 24, "S3": 25}
+        assert plan.values("fig3_cobyla", values) == {"0": {"0": 23, "1": 24, "2": 25, "3": 26}}
+        assert plan.values("table1", values) == {"digits": {"0": {"S": 29, "DN(0.1)": 30, "DN(0.6)": 31, "DE": 32}}}
+        assert plan.values("text_segment", values) == {"S2": 27, "S3": 28}
 
     def test_errors(self):
         plan = mortier_plan(preset(CHAPTER, "tiny"))
@@ -218,8 +223,39 @@ class TestErrorRateChunk:
         np.testing.assert_array_equal(merged.null_at_least, full.null_at_least[:, :40])
         assert merged.n_datasets == 40 and merged.config["chunks"] == [0, 1]
 
+    def test_one_test(self, tmp_cache):
+        """One test of a chunk is that test's row of the whole study, bit for bit; join_tests puts a chunk back."""
+        from credalbook.papers.mortier import error_rate_chunk, join_tests, merge_summaries
+
+        study = set_test_error_rates("S1", n_datasets=25, solver="search", seed=3, n_jobs=1, progress=False, **self.KW)
+        full = study.summary()
+        tests = [
+            [error_rate_chunk("S1", chunk=c, n_datasets=n, solver="search", seed=3, test=t, **self.KW) for t in (0, 1)]
+            for c, n in ((0, 20), (1, 5))
+        ]
+        for t in (0, 1):
+            alone = merge_summaries(chunk[t] for chunk in tests)
+            assert alone.measures == (full.measures[t],) and alone.config["test"] == t
+            np.testing.assert_array_equal(alone.rejected[0], full.rejected[t])
+            np.testing.assert_array_equal(alone.null_at_least[0], full.null_at_least[t])
+        joined = merge_summaries(join_tests(chunk) for chunk in tests)
+        assert joined.measures == full.measures and "test" not in joined.config
+        np.testing.assert_array_equal(joined.rejected, full.rejected)
+        np.testing.assert_array_equal(joined.rejected_abs, full.rejected_abs)
+        np.testing.assert_array_equal(joined.null_nan, full.null_nan)
+        assert joined.mean_evaluations.shape == (2,) and joined.n_datasets == 25
+        with pytest.raises(ValueError, match="n_datasets"):
+            join_tests([tests[0][0], tests[1][1]])  # 20 and 5 datasets
+
     def test_errors(self):
-        from credalbook.papers.mortier import error_rate_chunk, merge_summaries
+        from credalbook.papers.mortier import error_rate_chunk, join_tests, merge_summaries
+
+        with pytest.raises(ValueError, match="test must be an index"):
+            error_rate_chunk("S1", chunk=0, test=2, **self.KW)
+        with pytest.raises(ValueError, match="test must be an index"):
+            error_rate_chunk("S1", chunk=0, test=True, **self.KW)
+        with pytest.raises(ValueError, match="summaries"):
+            join_tests([])
 
         with pytest.raises(ValueError, match="chunk"):
             error_rate_chunk("S1", chunk=-1, **self.KW)
