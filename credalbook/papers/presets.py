@@ -517,6 +517,22 @@ PRESETS = {
 }
 
 
+#: Jürgens et al.'s Table 1 in the over-confident regime trains the networks of chapter 01's regime cells (its data
+#: sets, seeds, training images and epochs, and SmallCNN body): the keys are read from chapter 01's row, one place.
+_SHARED_REGIME_KEYS = (
+    "table1_datasets",
+    "table1_seeds",
+    "table1_regime_train",
+    "table1_regime_epochs",
+    "table1_channels",
+    "table1_hidden",
+)
+for _scale in SCALES:
+    PRESETS["02_juergens_instance_calibration"][_scale].update(
+        {k: PRESETS["01_mortier_set_calibration"][_scale][k] for k in _SHARED_REGIME_KEYS}
+    )
+
+
 def preset(chapter: str, scale: str) -> MappingProxyType:
     """The read-only size settings of ``chapter`` at ``scale``.
 

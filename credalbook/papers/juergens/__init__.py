@@ -37,6 +37,7 @@ from credalbook.papers.juergens.figures import plot_instance_error_rates, plot_l
 from credalbook.papers.juergens.mortier_v0 import mortier_v0_null, mortier_v0_test, MortierV0Result
 from credalbook.papers.juergens.parts import juergens_parts, juergens_plan, JuergensPlan, study_part_name
 from credalbook.papers.juergens.real_sets import evaluate_instance_test, TABLE1_ARCHITECTURES, TABLE1_KINDS, table1_rows
+from credalbook.papers.juergens.regime import regime_tables, table1_regime_rows
 from credalbook.papers.juergens.tiled import AUTHORS_TILES, relative_spread, tiled_landscape, TiledLandscape
 
 __all__ = [
@@ -73,6 +74,8 @@ __all__ = [
     "plot_instance_error_rates",
     "plot_landscape",
     "evaluate_instance_test",
+    "regime_tables",
+    "table1_regime_rows",
     "table1_rows",
     "TABLE1_ARCHITECTURES",
     "TABLE1_KINDS",

@@ -356,7 +356,12 @@ def compare(results: Mapping, *, chapter: str = "02_juergens_instance_calibratio
         ``authors_settings``, setting → :func:`~credalbook.papers.juergens.summarise_error_rates` of the studies under
         the authors' settings (parts ``authors-settings-*``, with the baseline "v0"): the Type I rows then judge them;
         ``tiled_spread``, estimator → [median relative spread, SE, tiles] of Fig. 6 on the authors' tiles
-        (:func:`~credalbook.papers.juergens.relative_spread`): the Fig. 6 row then judges those.
+        (:func:`~credalbook.papers.juergens.relative_spread`): the Fig. 6 row then judges those; ``table1_regime``,
+        Table 1 in the over-confident regime (:func:`~credalbook.papers.juergens.table1_regime_rows`):
+        {"permutation": rows, "bootstrap": rows} keyed ``"<data set>-s<seed> · <set> · <estimator>"``, "signed": cell
+        ``"<data set>-s<seed> · <set>"`` → [mean confidence − accuracy of the mean predictor, 95% low, high],
+        "setting": how the networks were trained}: a premise row first, then the Table 1 rows judge these cells and
+        state the frozen-backbone analogue's numbers beside them as the control.
 
     Returns
     -------
@@ -382,7 +387,7 @@ def compare(results: Mapping, *, chapter: str = "02_juergens_instance_calibratio
     _fig7_row(cmp, r.get("landscape_argmins"))
     _app_b_row(cmp, r["app_b"])
     _fig8_row(cmp, r["centre_share"])
-    _table1_rows(cmp, r["table1"], r["table1_setting"], r["dataset"], r.get("table1_bootstrap"))
+    _table1_rows(cmp, r["table1"], r["table1_setting"], r["dataset"], r.get("table1_bootstrap"), r.get("table1_regime"))
     return cmp
 
 
@@ -610,7 +615,7 @@ def paper_table1_cells(dataset: str | None = None) -> dict:
     return {" · ".join((d, a, st, e)): row for d, a, st, e, row in _paper_rows() if dataset in (None, d)}
 
 
-def _share_row(cmp, table, diff, *, resample):
+def _share_row(cmp, table, diff, *, resample, control=None):
     """Table 1: the share of cells rejected at α = 0.01 against the share the paper's own p-values imply."""
     t = _TABLE1_ALPHA
     all_, c10, c100 = (table1_decision_counts(paper_table1_cells(d), t) for d in (None, "CIFAR-10", "CIFAR-100"))
@@ -643,7 +648,8 @@ def _share_row(cmp, table, diff, *, resample):
         "Table 1",
         quantity,
         paper=paper,
-        book=f"{k} of {n} cells",
+        book=f"{k} of {n} cells"
+        + ("" if control is None else f"; {_CONTROL}: {rejected_cells(control)} of {2 * len(control)}"),
         judgement=close_to(
             k / n,
             paper_share,
@@ -658,23 +664,64 @@ def _share_row(cmp, table, diff, *, resample):
     )
 
 
-def _table1_rows(cmp, table, setting, dataset, table_bootstrap=None):
+#: How the rows name the frozen-backbone analogue beside the regime's cells.
+_CONTROL = "frozen backbone (the control)"
+
+
+def _table1_rows(cmp, table, setting, dataset, table_bootstrap=None, regime=None):
     st = setting
-    diff = (
-        f"{dataset}, frozen small CNN backbones (not CIFAR with ResNet-18/VGG-19); {st['n_members']} members "
-        f"(authors' code: 5; their runner's default 10, src/run_analysis_real_data.py, l. 313); sets "
-        f"{', '.join(st['kinds'])} (dropout rates from Mortier et al.; the paper's are lost in our copy, the "
-        f"authors' code defaults to 0.5); λ-network {st['learner']} (authors' code: 3 × 128, lr 5e-4, batch 64, "
+    common = (
+        f"{st['n_members']} members (authors' code: 5; their runner's default 10, src/run_analysis_real_data.py, "
+        f"l. 313); sets {', '.join(st['kinds'])} (dropout rates from Mortier et al.; the paper's are lost in our copy, "
+        f"the authors' code defaults to 0.5); λ-network {st['learner']} (authors' code: 3 × 128, lr 5e-4, batch 64, "
         "100 epochs, patience 20, plain Brier/log loss, trained on their 'test' files, early-stopped on 'val')"
     )
-    _share_row(cmp, table, diff, resample="permutation")
-    _share_row(cmp, table_bootstrap, diff, resample="bootstrap")
-    _estimator_rows(cmp, table, diff)
-    _dropout_row(cmp, table, diff)
-    _accuracy_row(cmp, table, diff)
+    diff = f"{dataset}, frozen small CNN backbones (not CIFAR with ResNet-18/VGG-19); " + common
+    if regime is None:
+        _share_row(cmp, table, diff, resample="permutation")
+        _share_row(cmp, table_bootstrap, diff, resample="bootstrap")
+        _estimator_rows(cmp, table, diff)
+        _dropout_row(cmp, table, diff)
+        _accuracy_row(cmp, table, diff)
+        return
+    perm = regime["permutation"]
+    diff = f"{regime['setting']} (not CIFAR with ResNet-18/VGG-19); {common}"
+    diff = f"{diff}; {_regime_premise(cmp, regime['signed'], diff)}"
+    _share_row(cmp, perm, diff, resample="permutation", control=table)
+    _share_row(cmp, regime["bootstrap"], diff, resample="bootstrap", control=table_bootstrap)
+    _estimator_rows(cmp, perm, diff, control=table)
+    _dropout_row(cmp, perm, diff, control=table)
+    _accuracy_row(cmp, perm, diff, control=table)
 
 
-def _estimator_rows(cmp, table, diff):
+def _regime_premise(cmp, signed, setting) -> str:
+    """Table 1's premise row: the mean predictor over-confident in a majority of the regime's cells; → the note."""
+    k = sum(low > 0 for _, low, _ in signed.values())
+    n = len(signed)
+    values = ", ".join(f"{v:+.3f}" for v, _, _ in signed.values())
+    judgement = at_least(
+        k, n, n // 2 + 1, what="cells whose mean predictor has confidence − accuracy above 0 (95% interval)",
+        tolerance_source="a majority of the cells; percentile bootstrap interval over the test split",
+    )  # fmt: skip
+    cmp.add(
+        "Table 1 (premise)",
+        "the members over-confident: mean confidence − accuracy of the mean predictor on the test split, 95% "
+        "interval above 0",
+        paper="ResNet-18 and VGG-19 trained on CIFAR-10/100 (Sec. 4.3), networks of the kind Guo et al. (2017), in "
+        "the paper's references, find over-confident; the paper's p-values reject the mean predictor in many cells",
+        book=f"over-confident in {k} of {n} cells (confidence − accuracy: {values})",
+        judgement=judgement,
+        note=setting,
+    )
+    return f"premise (over-confident members) {'held' if judgement.verdict == 'agrees' else 'did not hold'}"
+
+
+def _beside(control, text: str) -> str:
+    """``text`` (the control's number) stated beside a regime row's book value, or nothing without a control."""
+    return "" if control is None else f"; {_CONTROL}: {text}"
+
+
+def _estimator_rows(cmp, table, diff, control=None):
     """Table 1: results differ by estimator; KL gives the fewest rejections."""
     t = _TABLE1_ALPHA
 
@@ -689,33 +736,24 @@ def _estimator_rows(cmp, table, diff):
     paper = paper_table1_summary()
     k, n = disagreements(table)
     kp, np_ = disagreements(paper_table1_cells())
+    kc = None if control is None else disagreements(control)
     cmp.add(
         "Table 1",
         f"results differ by estimator: cells (set, column) where L2 and KL decide differently at α = {t:g}",
         paper="“The results differ significantly, depending on the used calibration error.” (Sec. 4.3); "
         f"table: {kp} of {np_} cells",
-        book=f"{k} of {n}",
+        book=f"{k} of {n}" + ("" if kc is None else _beside(control, f"{kc[0]} of {kc[1]}")),
         judgement=at_least(k, n, 1, what="cells where the estimators disagree", tolerance_source="“differ”: any"),
         note=diff,
     )
-    pairs = {}
-    for name, row in table.items():
-        arch, kind, est = name.split(" · ")
-        pairs.setdefault((arch, kind), {})[est] = row
-    d = [
-        v["KL-CE"][f"{c}_p"] - v["L2-CE"][f"{c}_p"]
-        for v in pairs.values()
-        if {"KL-CE", "L2-CE"} <= set(v)
-        for c in ("mean", "lambda")
-    ]
-    mu, se, nd = mean_se(d)
-    se = 0.0 if np.isnan(se) else se
+    mu, se, nd = _kl_minus_l2(table)
+    ctl = "" if control is None else _beside(control, "{:+.3f} ± {:.3f}".format(*_kl_minus_l2(control)))
     cmp.add(
         "Table 1",
         "KL gives the fewest rejections (highest p-values): mean p-value of KL − L2, paired by set and column",
         paper=_claim("table1_kl_fewest") + f"; table: row 1 mean p {paper['mean_p_row1']:.2f} vs row 2 "
         f"{paper['mean_p_row2']:.2f}",
-        book=f"{mu:+.3f} ± {se:.3f}",
+        book=f"{mu:+.3f} ± {se:.3f}{ctl}",
         judgement=sign_claim(
             mu,
             relation=">",
@@ -728,7 +766,23 @@ def _estimator_rows(cmp, table, diff):
     )
 
 
-def _dropout_row(cmp, table, diff):
+def _kl_minus_l2(table) -> tuple:
+    """Mean and SE (0 when undefined) of KL's p-value minus L2's, paired by (cell, set) and column; and the pairs."""
+    pairs = {}
+    for name, row in table.items():
+        *cell, est = name.split(" · ")
+        pairs.setdefault(tuple(cell), {})[est] = row
+    d = [
+        v["KL-CE"][f"{c}_p"] - v["L2-CE"][f"{c}_p"]
+        for v in pairs.values()
+        if {"KL-CE", "L2-CE"} <= set(v)
+        for c in ("mean", "lambda")
+    ]
+    mu, se, nd = mean_se(d)
+    return mu, 0.0 if np.isnan(se) else se, nd
+
+
+def _dropout_row(cmp, table, diff, control=None):
     """Sec. 4.3: the dropout networks less calibrated than the deep ensembles (lower mean p-value)."""
     kinds = sorted({name.split(" · ")[-2] for name in table})
     dns = [k for k in kinds if k.startswith("DN")]
@@ -740,21 +794,24 @@ def _dropout_row(cmp, table, diff):
         "dropout networks less calibrated than the deep ensemble: mean p-value of the dropout sets below the DE's "
         "(both columns, both estimators)",
         paper="“the dropout networks are less calibrated” (Sec. 4.3); the table's own p-values: " + pj.criterion,
-        book=dropout_less_calibrated(table, "DE", dns).criterion.split(": ")[-1],
+        book=dropout_less_calibrated(table, "DE", dns).criterion.split(": ")[-1]
+        + (
+            ""
+            if control is None
+            else _beside(control, dropout_less_calibrated(control, "DE", dns).criterion.split(": ")[-1])
+        ),
         judgement=dropout_less_calibrated(table, "DE", dns),
         note=diff + f"; the paper's own numbers, by the same criterion: {pj.verdict}",
     )
 
 
-def _accuracy_row(cmp, table, diff):
+def _accuracy_row(cmp, table, diff, control=None):
     """Table 1: λ(x) slightly increases accuracy — judged on the paper's own gains first."""
     paper = paper_table1_summary()
     pg = [row["lambda_acc"] - row["mean_acc"] for *_, row in _paper_rows()]
     pm, pse, pn = mean_se(pg)
     own = sign_claim(pm, relation=">", se=pse, name="the paper's mean gain", replicates=pn)
-    gains = [row["lambda_acc"] - row["mean_acc"] for row in table.values()]
-    mu, se, nr = mean_se(gains)
-    se = 0.0 if np.isnan(se) else se
+    mu, se, nr = _accuracy_gain(table)
     ours = sign_claim(
         mu,
         relation=">",
@@ -778,7 +835,14 @@ def _accuracy_row(cmp, table, diff):
         "λ(x) slightly increases accuracy: mean accuracy gain over the rows",
         paper=_claim("table1_accuracy") + f"; table: mean gain {paper['acc_gain']:+.4f} ± {pse:.4f}, > 0 in "
         f"{paper['n_acc_up']} of {paper['n_rows']} rows",
-        book=f"{mu:+.5f} ± {se:.5f}",
+        book=f"{mu:+.5f} ± {se:.5f}"
+        + ("" if control is None else _beside(control, "{:+.5f} ± {:.5f}".format(*_accuracy_gain(control)))),
         judgement=judgement,
         note=diff + "; not counted against the book when the paper's own numbers do not decide it",
     )
+
+
+def _accuracy_gain(table) -> tuple:
+    """Mean and SE (0 when undefined) of λ(x)'s accuracy minus the mean predictor's over the rows; and the rows."""
+    mu, se, nr = mean_se([row["lambda_acc"] - row["mean_acc"] for row in table.values()])
+    return mu, 0.0 if np.isnan(se) else se, nr

@@ -121,7 +121,7 @@ def juergens_plan(
     >>> from credalbook.papers.presets import preset
     >>> plan = juergens_plan(preset("02_juergens_instance_calibration", "tiny"))
     >>> len(plan.parts), [p.name for p in plan.parts][::5]
-    (41, ['binary-h0-const', 'multiclass-h0-const', 'landscape-lp', 'appb-marginal', 'table1-b', 'authors-binary-h1-1', 'authors-settings-multiclass-h0-const', 'testsize-binary-h0-const', 'tiled-mmd'])
+    (44, ['binary-h0-const', 'multiclass-h0-const', 'landscape-lp', 'appb-marginal', 'table1-b', 'authors-binary-h1-1', 'authors-settings-multiclass-h0-const', 'testsize-binary-h0-const', 'tiled-mmd'])
     """
     learner = dict(max_epochs=cfg["epochs"], patience=cfg["patience"])
     bandwidths = {s: _settings_bandwidth(s, cfg["instances"], seed) for s in SETTINGS}
@@ -135,6 +135,7 @@ def juergens_plan(
     parts += _authors_parts(cfg, bandwidths, learner, dataset=dataset, device=device, seed=seed)
     parts += _test_size_parts(cfg, bandwidths, learner, device=device, seed=seed)
     parts += _tiled_parts(cfg, seed=seed)
+    parts += _table1_regime_parts(cfg, device=device, seed=seed)
     return JuergensPlan(parts=parts, bandwidths=bandwidths)
 
 
@@ -370,6 +371,34 @@ def _table1_parts(cfg, *, dataset, device, seed) -> list:
                 ),
             )
         )
+    return parts
+
+
+def _table1_regime_parts(cfg, *, device, seed) -> list:
+    """Table 1 in the over-confident regime (:func:`~credalbook.papers.juergens.table1_regime_rows`): one part per
+    (data set, seed, set), the networks of chapter 01's regime cells (the preset's shared ``table1_*`` keys), λ(x)
+    on the first analogue's backbone features (architecture A), both resamplings of the null replicates."""
+    from credalbook.data import load_dataset
+    from credalbook.papers.juergens.regime import table1_regime_rows
+    from credalbook.papers.mortier.parts import _table1_epochs
+
+    n_train = cfg["table1_regime_train"]
+    epochs_of = _table1_epochs(cfg["table1_datasets"], cfg["table1_regime_epochs"], n_train)
+    learner = dict(max_epochs=cfg["table_epochs"], patience=cfg["table_patience"], **cfg["table_learner"])
+    parts = []
+    for ds in cfg["table1_datasets"]:
+        bb_train = cfg["backbone_train"]  # all the images of a data set with fewer
+        if bb_train is not None and bb_train >= len(load_dataset(ds).y_train):
+            bb_train = None
+        backbone = dict(n_train=bb_train, epochs=cfg["backbone_epochs"], seed=seed)
+        for s in range(seed, seed + cfg["table1_seeds"]):
+            for kind in TABLE1_KINDS:
+                kwargs = dict(dataset=ds, set_name=kind, seed=s, n_members=cfg["n_members"], epochs=epochs_of[ds],
+                              n_train=n_train, channels=tuple(cfg["table1_channels"]), hidden=cfg["table1_hidden"],
+                              n_test=cfg["table_test"], n_resamples=cfg["table_bootstrap"], alpha=0.01,
+                              learner_options=learner, backbone=backbone, device=device)  # fmt: skip
+                tag = kind.lower().replace("(", "").replace(")", "")
+                parts.append(Part(f"table1r-{ds}-s{s}-{tag}", table1_regime_rows, kwargs))
     return parts
 
 

@@ -335,6 +335,63 @@ class TestCompare:
         assert set(RESULT_KEYS) == set(_results())
 
 
+def _regime(n_over=5, n_cells=6, reject=0.5, seed=0):
+    """Regime cells ``"ds-s<seed> · <set>"``: ``n_over`` of ``n_cells`` over-confident; a share ``reject`` of the
+    mean predictor's p-values below 0.01."""
+    rng = np.random.default_rng(seed)
+    cells = [
+        f"{ds}-s{s} · {kind}"
+        for ds in ("fashion_mnist", "digits")
+        for s in (0,)
+        for kind in ("DE", "DN(0.1)", "DN(0.6)")
+    ]
+    cells = cells[:n_cells]
+    signed = {c: ([0.04, 0.02, 0.06] if i < n_over else [0.01, -0.01, 0.03]) for i, c in enumerate(cells)}
+    rows = {}
+    for c in cells:
+        for est, shift in (("L2-CE", 0.0), ("KL-CE", 0.2)):
+            low = rng.random() < reject
+            rows[f"{c} · {est}"] = {
+                "mean_h0": "REJ." if low else "¬REJ.",
+                "lambda_h0": "¬REJ.",
+                "mean_p": (0.001 if low else 0.3) + shift,
+                "lambda_p": 0.4 + shift,
+                "mean_acc": 0.86,
+                "lambda_acc": 0.87,
+            }
+    boot = {k: dict(v) for k, v in rows.items()}
+    return {"permutation": rows, "bootstrap": boot, "signed": signed, "setting": "networks trained 80 epochs"}
+
+
+class TestRegimeRows:
+    def test_premise_holds(self):
+        res = _results(table1_bootstrap=_results()["table1"], table1_regime=_regime(n_over=5))
+        rows = compare(res).rows
+        t1 = [r for r in rows if r.artifact.startswith("Table 1")]
+        assert t1[0].artifact == "Table 1 (premise)" and t1[0].verdict == AGREES
+        assert "over-confident in 5 of 6 cells" in t1[0].book
+        assert all("premise (over-confident members) held" in r.note for r in t1[1:])
+        # the regime's cells are judged, the frozen analogue stated beside as the control
+        share = t1[1]
+        k = sum(v["mean_h0"] == "REJ." for v in _regime()["permutation"].values())  # both columns of 12 rows
+        assert share.book == f"{k} of 24 cells; frozen backbone (the control): 0 of 24" and k > 0
+        kl = next(r for r in t1 if r.quantity.startswith("KL gives"))
+        assert "frozen backbone (the control): +0.450 ± 0.015" in kl.book and kl.verdict == AGREES
+        acc = next(r for r in t1 if r.quantity.startswith("λ(x) slightly"))
+        assert "the control" in acc.book and acc.verdict == INCONCLUSIVE  # the paper's own numbers do not decide
+        assert len(rows) == len(compare(_results(table1_bootstrap=_results()["table1"])).rows) + 1
+
+    def test_premise_fails(self):
+        rows = compare(_results(table1_bootstrap=_results()["table1"], table1_regime=_regime(n_over=3))).rows
+        premise = next(r for r in rows if r.artifact == "Table 1 (premise)")
+        assert premise.verdict == DIFFERS_UNKNOWN and "3 of 6" in premise.book  # 3 is not a majority of 6
+        assert all("did not hold" in r.note for r in rows if r.artifact == "Table 1")
+
+    def test_no_premise_without_regime(self):
+        rows = compare(_results(table1_bootstrap=_results()["table1"])).rows
+        assert not any(r.artifact == "Table 1 (premise)" or "the control" in (r.book or "") for r in rows)
+
+
 class TestRowsHelpers:
     def test_paper_decisions(self):
         """The decisions the paper's own p-values imply: 17-20 of 48 (CIFAR-100 10-12, CIFAR-10 7-8)."""

@@ -57,8 +57,15 @@ def _part(plan, name):
 class TestPlan:
     @pytest.mark.parametrize("scale", ["tiny", "paper"])
     def test_names(self, scale):
-        parts = plan_parts(CHAPTER, preset(CHAPTER, scale), seed=0, dataset="fashion_mnist", device="auto", scale=scale)
+        cfg = preset(CHAPTER, scale)
+        parts = plan_parts(CHAPTER, cfg, seed=0, dataset="fashion_mnist", device="auto", scale=scale)
         names = [p.name for p in parts]
+        regime = [
+            f"table1r-{ds}-s{s}-{k}"
+            for ds in cfg["table1_datasets"]
+            for s in range(cfg["table1_seeds"])
+            for k in ("de", "dn0.1", "dn0.6")
+        ]
         studies = [f"{s}-{h.lower()}" for s in ("binary", "multiclass") for h in HYPOTHESES]
         assert names == studies + [
             "landscape-lp",
@@ -80,9 +87,27 @@ class TestPlan:
             "testsize-binary-h0-const",
             "testsize-binary-h0-inst",
             *[f"tiled-{e}" for e in ("lp", "kl", "skce", "mmd")],
+            *regime,
         ]
-        assert len(set(names)) == 41
-        assert set(AUTHORS_PART_MINUTES) == set(names[21:])  # every added part has its estimate
+        assert len(set(names)) == 41 + len(regime)
+        assert set(AUTHORS_PART_MINUTES) == set(names[21:41])  # every added part has its estimate
+
+    @pytest.mark.parametrize("scale", ["tiny", "paper"])
+    def test_regime_trains_chapter_01_networks(self, scale):
+        """Table 1 in the regime trains the networks of chapter 01's regime cells (same data set, seed, set, images,
+        epochs, body); only the number of members is this chapter's."""
+        from credalbook.papers.mortier import mortier_plan
+
+        cfg = preset(CHAPTER, scale)
+        ours = {p.name: p.kwargs for p in juergens_plan(cfg, seed=0).parts if p.name.startswith("table1r-")}
+        theirs = {p.name: p.kwargs for p in mortier_plan(preset("01_mortier_set_calibration", scale)).parts}
+        same = ("dataset", "set_name", "seed", "epochs", "n_train", "channels", "hidden")
+        assert ours and all({k: kw[k] for k in same} == {k: theirs[name][k] for k in same} for name, kw in ours.items())
+        for kw in ours.values():
+            assert kw["n_members"] == cfg["n_members"] and kw["alpha"] == 0.01 and kw["n_test"] == cfg["table_test"]
+            n_bb = None if kw["dataset"] == "digits" else cfg["backbone_train"]  # digits: fewer than 2 000 images
+            assert kw["backbone"] == {"n_train": n_bb, "epochs": cfg["backbone_epochs"], "seed": 0}
+            assert kw["learner_options"]["max_epochs"] == cfg["table_epochs"]
 
     def test_authors_variants(self):
         """The added parts are the recorded ones with one setting changed each, named in their parameters."""
