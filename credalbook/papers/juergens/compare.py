@@ -360,8 +360,9 @@ def compare(results: Mapping, *, chapter: str = "02_juergens_instance_calibratio
         Table 1 in the over-confident regime (:func:`~credalbook.papers.juergens.table1_regime_rows`):
         {"permutation": rows, "bootstrap": rows} keyed ``"<data set>-s<seed> · <set> · <estimator>"``, "signed": cell
         ``"<data set>-s<seed> · <set>"`` → [mean confidence − accuracy of the mean predictor, 95% low, high],
-        "setting": how the networks were trained}: a premise row first, then the Table 1 rows judge these cells and
-        state the frozen-backbone analogue's numbers beside them as the control.
+        "setting": how the networks were trained}: a premise row per data set first, then the Table 1 rows judge the
+        cells of the data sets whose premise held and state the frozen-backbone analogue's numbers beside them as the
+        control.
 
     Returns
     -------
@@ -684,36 +685,53 @@ def _table1_rows(cmp, table, setting, dataset, table_bootstrap=None, regime=None
         _dropout_row(cmp, table, diff)
         _accuracy_row(cmp, table, diff)
         return
-    perm = regime["permutation"]
     diff = f"{regime['setting']} (not CIFAR with ResNet-18/VGG-19); {common}"
-    diff = f"{diff}; {_regime_premise(cmp, regime['signed'], diff)}"
+    held, note = _regime_premises(cmp, regime["signed"], diff)
+    diff = f"{diff}; {note}"
+    perm, boot = ({k: v for k, v in regime[r].items() if _data_set(k) in held} for r in ("permutation", "bootstrap"))
     _share_row(cmp, perm, diff, resample="permutation", control=table)
-    _share_row(cmp, regime["bootstrap"], diff, resample="bootstrap", control=table_bootstrap)
+    _share_row(cmp, boot, diff, resample="bootstrap", control=table_bootstrap)
     _estimator_rows(cmp, perm, diff, control=table)
     _dropout_row(cmp, perm, diff, control=table)
     _accuracy_row(cmp, perm, diff, control=table)
 
 
-def _regime_premise(cmp, signed, setting) -> str:
-    """Table 1's premise row: the mean predictor over-confident in a majority of the regime's cells; → the note."""
-    k = sum(low > 0 for _, low, _ in signed.values())
-    n = len(signed)
-    values = ", ".join(f"{v:+.3f}" for v, _, _ in signed.values())
-    judgement = at_least(
-        k, n, n // 2 + 1, what="cells whose mean predictor has confidence − accuracy above 0 (95% interval)",
-        tolerance_source="a majority of the cells; percentile bootstrap interval over the test split",
-    )  # fmt: skip
-    cmp.add(
-        "Table 1 (premise)",
-        "the members over-confident: mean confidence − accuracy of the mean predictor on the test split, 95% "
-        "interval above 0",
-        paper="ResNet-18 and VGG-19 trained on CIFAR-10/100 (Sec. 4.3), networks of the kind Guo et al. (2017), in "
-        "the paper's references, find over-confident; the paper's p-values reject the mean predictor in many cells",
-        book=f"over-confident in {k} of {n} cells (confidence − accuracy: {values})",
-        judgement=judgement,
-        note=setting,
-    )
-    return f"premise (over-confident members) {'held' if judgement.verdict == 'agrees' else 'did not hold'}"
+def _data_set(key: str) -> str:
+    """The data set of a regime key ``"<data set>-s<seed> · ..."``."""
+    return key.split(" · ")[0].rsplit("-s", 1)[0]
+
+
+def _regime_premises(cmp, signed, setting) -> tuple[set, str]:
+    """Table 1's premise row per data set: the mean predictor over-confident in a majority of its cells; → (the data
+    sets whose premise held, or all when none did; the rows' note). Networks near perfect accuracy (scikit-learn's
+    digits) leave no room to show over-confidence, so the regime is judged per data set."""
+    held, said = set(), []
+    for ds in dict.fromkeys(_data_set(k) for k in signed):
+        mine = [v for k, v in signed.items() if _data_set(k) == ds]
+        k, n = sum(low > 0 for _, low, _ in mine), len(mine)
+        judgement = at_least(
+            k, n, n // 2 + 1, what="cells whose mean predictor has confidence − accuracy above 0 (95% interval)",
+            tolerance_source="a majority of the data set's cells; percentile bootstrap interval over the test split",
+        )  # fmt: skip
+        cmp.add(
+            "Table 1 (premise)",
+            f"{ds}: the members over-confident: mean confidence − accuracy of the mean predictor on the test split, "
+            "95% interval above 0",
+            paper="ResNet-18 and VGG-19 trained on CIFAR-10/100 (Sec. 4.3), networks of the kind Guo et al. (2017), in "
+            "the paper's references, find over-confident; the paper's p-values reject the mean predictor in many cells",
+            book=f"over-confident in {k} of {n} cells (confidence − accuracy: "
+            + ", ".join(f"{v:+.3f}" for v, _, _ in mine)
+            + ")",
+            judgement=judgement,
+            note=setting,
+        )
+        ok = judgement.verdict == "agrees"
+        held |= {ds} if ok else set()
+        said.append(f"{ds} {'held' if ok else 'did not hold'}")
+    note = "premise (over-confident members), per data set: " + ", ".join(said)
+    if not held:
+        return {_data_set(k) for k in signed}, note + "; none held: the rows judge every cell"
+    return held, note + f"; the rows judge {', '.join(d for d in dict.fromkeys(map(_data_set, signed)) if d in held)}"
 
 
 def _beside(control, text: str) -> str:

@@ -10,9 +10,10 @@ one cell in five, "in some cases" as at least one, "often" as a majority.
 The claims rest on a regime: single deep networks that are not calibrated "as in Guo et al. (2017)", i.e.
 over-confident, and deep ensembles better calibrated than their single networks (the paper's Table 1: DE's average
 ECE_conf below S's on 6 of its 10 rows). When the cells come from that regime
-(:func:`~credalbook.papers.mortier.table1_regime_cell`), two premise rows judge it first, every dependent row's note
-says whether they held, and the cells trained briefly on all images (under-confident) are stated beside each count
-as the control: the same experiment with the training changed.
+(:func:`~credalbook.papers.mortier.table1_regime_cell`), two premise rows per data set judge it first; the dependent
+rows judge the cells of the data sets where both held (networks near perfect accuracy, as on scikit-learn's digits,
+leave no room to show over-confidence), their notes say which held, and the cells trained briefly on all images
+(under-confident) are stated beside each count as the control: the same experiment with the training changed.
 """
 
 from __future__ import annotations
@@ -61,9 +62,30 @@ def _setting(cells, variant: str) -> str:
     )
 
 
-def _premises(cmp: Comparison, cells: list, paper_rows: list, control, setting: str) -> str:
-    """The two premise rows of the regime (over-confident single networks; DE better calibrated than S); → the note
-    a dependent row carries."""
+def _regime_cells(cmp: Comparison, cells: list, paper_rows: list, control, setting: str) -> tuple[list, list, str]:
+    """The premise rows of each data set, and the cells the dependent rows judge: those of the data sets whose two
+    premises held (every cell when none did); → (cells, control cells of the same data sets, the rows' note).
+
+    The regime is a property of a data set's networks: networks near perfect accuracy (scikit-learn's digits, 99 % on
+    269 test instances) leave no room to show over-confidence, so the premises are judged per data set."""
+    held, said = [], []
+    for ds in dict.fromkeys(c["dataset"] for c in cells):
+        mine = [c for c in cells if c["dataset"] == ds]
+        ctl = [c for c in control or () if c["dataset"] == ds]
+        j1, j2 = _premises(cmp, mine, paper_rows, ctl, setting, ds)
+        ok = j1.verdict == j2.verdict == "agrees"
+        held += [ds] if ok else []
+        said.append(f"{ds} {'held' if ok else 'did not hold'}")
+    note = "premises (over-confident single networks, DE better calibrated than S), per data set: " + ", ".join(said)
+    if not held:
+        return cells, list(control or ()), note + "; no data set's held: the rows judge every cell"
+    used = [c for c in cells if c["dataset"] in held]
+    return used, [c for c in control or () if c["dataset"] in held], note + f"; the rows judge {', '.join(held)}"
+
+
+def _premises(cmp: Comparison, cells: list, paper_rows: list, control, setting: str, dataset: str) -> tuple:
+    """The two premise rows of the regime on one data set's cells (over-confident single networks; DE better
+    calibrated than S); → their two judgements."""
     majority = lambda n: n // 2 + 1  # noqa: E731
     over = [c["sets"]["S"]["signed"] for c in cells]
     k = sum(v > 2 * se for v, se in over)
@@ -72,7 +94,7 @@ def _premises(cmp: Comparison, cells: list, paper_rows: list, control, setting: 
                   tolerance_source="'in general' read as a majority of the cells; SE from the cell's fixed bootstrap")  # fmt: skip
     cmp.add(
         "Table 1 (premise)",
-        "single networks over-confident: mean confidence − accuracy of S on the test split (> 2 SE)",
+        f"{dataset}: single networks over-confident: mean confidence − accuracy of S on the test split (> 2 SE)",
         paper="single deep networks not calibrated, 'similar findings ... (Guo et al., 2017)' (Sec. 4.2): Guo et al. "
         "find modern networks over-confident",
         book=f"over-confident in {k} of {len(over)} cells (confidence − accuracy: {values})",
@@ -89,14 +111,14 @@ def _premises(cmp: Comparison, cells: list, paper_rows: list, control, setting: 
                   tolerance_source="a majority of the cells, as in the paper's table (6 of 10 rows)")  # fmt: skip
     cmp.add(
         "Table 1 (premise)",
-        "deep ensemble better confidence-calibrated than the single network: average ECE_conf of DE below S's",
+        f"{dataset}: deep ensemble better confidence-calibrated than the single network: average ECE_conf of DE "
+        "below S's",
         paper=f"Table 1: DE's AVG. ECE_conf below S's on {kp} of {len(paper_rows)} rows",
         book=f"below on {k2} of {len(cells)} cells{ctl}",
         judgement=j2,
         note=setting,
     )
-    held = lambda j: "held" if j.verdict == "agrees" else "did not hold"  # noqa: E731
-    return f"premises: over-confident single networks {held(j1)}, DE better calibrated than S {held(j2)}"
+    return j1, j2
 
 
 def _training(cells: list) -> str:
@@ -125,12 +147,14 @@ def table1_rows(
     control : list of dict, optional
         Cells of the same sets trained otherwise (:func:`~credalbook.papers.mortier.table1_cell_results`), whose
         counts are stated beside each row. When ``cells`` carry signed errors (the regime's cells), the premise rows
-        come first and every row's note says whether they held.
+        of each data set come first, the rows judge the cells of the data sets whose premises held (all cells when
+        none did), and every row's note says which held.
     """
     other = "paper" if variant == "authors" else "authors"
     setting = _setting(cells, variant)
     if all("signed" in c["sets"]["S"] for c in cells):
-        setting = f"{setting}; {_premises(cmp, cells, paper_rows, control, setting)}"
+        cells, control, note = _regime_cells(cmp, cells, paper_rows, control, setting)
+        setting = f"{setting}; {note}"
 
     def beside(kinds, measure, value) -> str:
         if not control:

@@ -369,23 +369,36 @@ class TestRegimeRows:
         rows = compare(res).rows
         t1 = [r for r in rows if r.artifact.startswith("Table 1")]
         assert t1[0].artifact == "Table 1 (premise)" and t1[0].verdict == AGREES
-        assert "over-confident in 5 of 6 cells" in t1[0].book
-        assert all("premise (over-confident members) held" in r.note for r in t1[1:])
+        assert [r.quantity.split(":")[0] for r in t1[:2]] == ["fashion_mnist", "digits"]
+        assert "over-confident in 3 of 3 cells" in t1[0].book and "over-confident in 2 of 3 cells" in t1[1].book
+        assert all("fashion_mnist held, digits held; the rows judge fashion_mnist, digits" in r.note for r in t1[2:])
         # the regime's cells are judged, the frozen analogue stated beside as the control
-        share = t1[1]
+        share = t1[2]
         k = sum(v["mean_h0"] == "REJ." for v in _regime()["permutation"].values())  # both columns of 12 rows
         assert share.book == f"{k} of 24 cells; frozen backbone (the control): 0 of 24" and k > 0
         kl = next(r for r in t1 if r.quantity.startswith("KL gives"))
         assert "frozen backbone (the control): +0.450 ± 0.015" in kl.book and kl.verdict == AGREES
         acc = next(r for r in t1 if r.quantity.startswith("λ(x) slightly"))
         assert "the control" in acc.book and acc.verdict == INCONCLUSIVE  # the paper's own numbers do not decide
-        assert len(rows) == len(compare(_results(table1_bootstrap=_results()["table1"])).rows) + 1
+        assert len(rows) == len(compare(_results(table1_bootstrap=_results()["table1"])).rows) + 2
 
     def test_premise_fails(self):
-        rows = compare(_results(table1_bootstrap=_results()["table1"], table1_regime=_regime(n_over=3))).rows
-        premise = next(r for r in rows if r.artifact == "Table 1 (premise)")
-        assert premise.verdict == DIFFERS_UNKNOWN and "3 of 6" in premise.book  # 3 is not a majority of 6
-        assert all("did not hold" in r.note for r in rows if r.artifact == "Table 1")
+        rows = compare(_results(table1_bootstrap=_results()["table1"], table1_regime=_regime(n_over=1))).rows
+        premise = [r for r in rows if r.artifact == "Table 1 (premise)"]
+        assert [p.verdict for p in premise] == [DIFFERS_UNKNOWN] * 2 and "1 of 3" in premise[0].book
+        share = next(r for r in rows if r.artifact == "Table 1")
+        assert (
+            "none held: the rows judge every cell" in share.note and share.book.startswith("") and "of 24" in share.book
+        )
+
+    def test_one_data_set_held(self):
+        """The rows judge the cells of the data set whose premise held (4 of 6: fashion 3 of 3, digits 1 of 3)."""
+        rows = compare(_results(table1_bootstrap=_results()["table1"], table1_regime=_regime(n_over=4))).rows
+        premise = [r for r in rows if r.artifact == "Table 1 (premise)"]
+        assert [p.verdict for p in premise] == [AGREES, DIFFERS_UNKNOWN]
+        share = next(r for r in rows if r.artifact == "Table 1")
+        assert "fashion_mnist held, digits did not hold; the rows judge fashion_mnist" in share.note
+        assert " of 12 cells;" in share.book  # fashion's 3 sets × 2 estimators × 2 columns
 
     def test_no_premise_without_regime(self):
         rows = compare(_results(table1_bootstrap=_results()["table1"])).rows

@@ -462,28 +462,45 @@ class TestRegimeRows:
     def test_premises_hold(self):
         rows = compare(self._res(signed=(0.04, 0.005), s_minus_de=(0.02, 0.004))).rows
         prem = [r for r in rows if r.artifact == "Table 1 (premise)"]
-        assert [r.verdict for r in prem] == ["agrees", "agrees"]
-        assert prem[0].book.startswith("over-confident in 6 of 6 cells")
+        assert [r.verdict for r in prem] == ["agrees"] * 4  # two premises per data set
+        assert prem[0].quantity.startswith("fashion_mnist: single") and prem[2].quantity.startswith("digits: single")
+        assert prem[0].book.startswith("over-confident in 3 of 3 cells")
         # the paper's own table: DE's average ECE_conf below S's on 6 of its 10 rows
         assert prem[1].paper == "Table 1: DE's AVG. ECE_conf below S's on 6 of 10 rows"
-        assert prem[1].book == "below on 6 of 6 cells; trained 2 epochs on all images (the control): 6 of 6"
+        assert prem[1].book == "below on 3 of 3 cells; trained 2 epochs on all images (the control): 3 of 3"
         de = next(r for r in rows if r.quantity.startswith("deep ensemble DE"))
         # judged on the regime's cells, the control's count beside it, the premises in the note
         assert de.book.startswith("¬REJ. on 6 of 6 cells (authors test)")
         assert de.book.endswith("trained 2 epochs on all images (the control): 0 of 6")
-        assert "premises: over-confident single networks held, DE better calibrated than S held" in de.note
+        assert "per data set: fashion_mnist held, digits held; the rows judge fashion_mnist, digits" in de.note
         assert "training images: 5000 per data set" in de.note
         dn = next(r for r in rows if r.quantity.startswith("DN(0.6) better"))
         assert "(the control): -0.0100 (SE 0.0008)" in dn.book
         # the premise rows come before the rows that depend on them
-        assert rows.index(prem[0]) < rows.index(de)
+        assert rows.index(prem[-1]) < rows.index(de)
 
     def test_premises_fail(self):
         rows = compare(self._res(signed=(0.004, 0.005), s_minus_de=(-0.01, 0.004))).rows
         prem = [r for r in rows if r.artifact == "Table 1 (premise)"]
-        assert [r.verdict for r in prem] == ["differs — cause unknown"] * 2
+        assert [r.verdict for r in prem] == ["differs — cause unknown"] * 4
         s_row = next(r for r in rows if r.quantity.startswith("single network S rejected"))
-        assert "over-confident single networks did not hold, DE better calibrated than S did not hold" in s_row.note
+        assert "fashion_mnist did not hold, digits did not hold; no data set's held: the rows judge every cell" in (
+            s_row.note
+        )
+        assert s_row.book.startswith("REJ. on 6 of 6 cells")
+
+    def test_one_data_set_holds(self):
+        """The rows judge only the data set whose premises held; its control cells alone are stated beside."""
+        res = self._res(signed=(0.04, 0.005), s_minus_de=(0.02, 0.004))
+        for c in res["table1_regime"]:
+            if c["dataset"] == "digits":
+                c["sets"]["S"]["signed"] = (0.003, 0.005)  # 99 % accurate: no room to show over-confidence
+        rows = compare(res).rows
+        prem = [r for r in rows if r.artifact == "Table 1 (premise)"]
+        assert [r.verdict for r in prem] == ["agrees", "agrees", "differs — cause unknown", "agrees"]
+        de = next(r for r in rows if r.quantity.startswith("deep ensemble DE"))
+        assert de.book.startswith("¬REJ. on 3 of 3 cells") and de.book.endswith("(the control): 0 of 3")
+        assert "fashion_mnist held, digits did not hold; the rows judge fashion_mnist" in de.note
 
     def test_without_regime_no_premise(self):
         rows = compare(TestNewRows()._full()).rows
