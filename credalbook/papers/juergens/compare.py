@@ -148,7 +148,24 @@ def _cells(cells, kind="new", estimators=_MAIN):
     return [c for c in cells if c["kind"] == kind and c["estimator"] in estimators]
 
 
-def _fig_rows(cmp, fig, setting, s, bw, authors=None, test_size=None, settings=None):
+def _oracle_cause(oracle, settings) -> tuple[str, str]:
+    """(text for the book column, cause) of a Type I band row from the studies with the true λ*(x) (parts
+    ``oracle-*``, under the authors' settings): the cause is given when their pooled rates are in the band."""
+    if oracle is None or settings is None:
+        return "", ""
+    pooled = pooled_type1(oracle, kind="oracle")
+    j = bradley_pooled(pooled, source=_BRADLEY)
+    k, n = pooled[0.05]
+    text = f"; with the true λ*(x), same datasets and test splits: α=0.05: {k / n:.3f} ({j.criterion.split(' [')[-1][:-1]})"
+    if j.verdict != "agrees":
+        return text, ""
+    return text, (
+        "λ(x) is learned: with the generator's true λ*(x) on the same datasets and test splits (parts oracle-*) the "
+        f"pooled rate is in the band at every level (α=0.05: {k / n:.3f}); the one setting changed"
+    )
+
+
+def _fig_rows(cmp, fig, setting, s, bw, authors=None, test_size=None, settings=None, oracle=None):
     """The rows of Fig. 3 (binary) or Fig. 4 (multi-class) from one :func:`summarise_error_rates` dict; with
     ``settings`` (the same summary of the studies under the authors' settings) the Type I rows judge those, the
     paper's setting, and state the book's beside them, and the rows against the authors' baseline "v0" are added."""
@@ -175,14 +192,16 @@ def _fig_rows(cmp, fig, setting, s, bw, authors=None, test_size=None, settings=N
             f"R = {settings['R']} datasets per panel (paper: 100) under the authors' settings ({_AUTHORS_SETTINGS}); "
             "rates pooled per α over the H0 panels and L2, KL, MMD"
         )
+    with_oracle, cause = _oracle_cause(oracle, settings)
     if setting == "binary":
         cmp.add(
             fig,
             "new test's Type I error close to α: the pooled rate at each α level in Bradley's [α/2, 3α/2]",
             paper=_claim("h0_new_closer"),
-            book=rates,
+            book=rates + with_oracle,
             judgement=bradley_pooled(pooled, source=_BRADLEY),
             note=base,
+            cause=cause,
         )
         cmp.add(
             fig,
@@ -201,9 +220,10 @@ def _fig_rows(cmp, fig, setting, s, bw, authors=None, test_size=None, settings=N
             "new test's Type I error does not exceed α and follows it closely: the pooled rate at each α level "
             "in [α/2, 3α/2]",
             paper=_claim("fig4_not_exceeding"),
-            book=f"{rates}; largest pooled rate − α: {worst:+.3f}",
+            book=f"{rates}; largest pooled rate − α: {worst:+.3f}{with_oracle}",
             judgement=bradley_pooled(pooled, source=_BRADLEY),
             note=base,
+            cause=cause,
         )
     _skce_power_row(cmp, fig, setting, s, base, skce_note)
     if settings is not None:
@@ -362,7 +382,10 @@ def compare(results: Mapping, *, chapter: str = "02_juergens_instance_calibratio
         ``"<data set>-s<seed> · <set>"`` → [mean confidence − accuracy of the mean predictor, 95% low, high],
         "setting": how the networks were trained}: a premise row per data set first, then the Table 1 rows judge the
         cells of the data sets whose premise held and state the frozen-backbone analogue's numbers beside them as the
-        control.
+        control; ``oracle``, setting → :func:`~credalbook.papers.juergens.summarise_error_rates` of the H0 studies
+        under the authors' settings with the true λ*(x) (:func:`~credalbook.papers.juergens.oracle_error_summary`): the
+        Type I band rows state their rates and, where those are in the band and the learned test's are not, name the
+        learned λ(x) as the computed cause.
 
     Returns
     -------
@@ -381,7 +404,7 @@ def compare(results: Mapping, *, chapter: str = "02_juergens_instance_calibratio
         settings = (r.get("authors_settings") or {}).get(setting)
         _fig_rows(
             cmp, fig, setting, r["error_rates"][setting], r["skce_bandwidth"][setting], authors, r.get("test_size"),
-            settings,
+            settings, (r.get("oracle") or {}).get(setting),
         )  # fmt: skip
     _fig5_row(cmp, r["null_means"], r["null_se"], r["skce_bandwidth"]["fig5"])
     _fig6_row(cmp, r["landscape_miss"], r.get("landscape_spread"), r.get("tiled_spread"))

@@ -121,7 +121,7 @@ def juergens_plan(
     >>> from credalbook.papers.presets import preset
     >>> plan = juergens_plan(preset("02_juergens_instance_calibration", "tiny"))
     >>> len(plan.parts), [p.name for p in plan.parts][::5]
-    (44, ['binary-h0-const', 'multiclass-h0-const', 'landscape-lp', 'appb-marginal', 'table1-b', 'authors-binary-h1-1', 'authors-settings-multiclass-h0-const', 'testsize-binary-h0-const', 'tiled-mmd'])
+    (48, ['binary-h0-const', 'multiclass-h0-const', 'landscape-lp', 'appb-marginal', 'table1-b', 'authors-binary-h1-1', 'authors-settings-multiclass-h0-const', 'testsize-binary-h0-const', 'tiled-mmd', 'oracle-binary-h0-inst'])
     """
     learner = dict(max_epochs=cfg["epochs"], patience=cfg["patience"])
     bandwidths = {s: _settings_bandwidth(s, cfg["instances"], seed) for s in SETTINGS}
@@ -136,6 +136,7 @@ def juergens_plan(
     parts += _test_size_parts(cfg, bandwidths, learner, device=device, seed=seed)
     parts += _tiled_parts(cfg, seed=seed)
     parts += _table1_regime_parts(cfg, device=device, seed=seed)
+    parts += _oracle_parts(parts)
     return JuergensPlan(parts=parts, bandwidths=bandwidths)
 
 
@@ -400,6 +401,25 @@ def _table1_regime_parts(cfg, *, device, seed) -> list:
                 tag = kind.lower().replace("(", "").replace(")", "")
                 parts.append(Part(f"table1r-{ds}-s{s}-{tag}", table1_regime_rows, kwargs))
     return parts
+
+
+def _oracle_parts(parts: list) -> list:
+    """The H0 studies under the authors' settings with the true λ*(x) in place of the learned λ(x)
+    (:func:`~credalbook.papers.juergens.oracle_error_summary`): the same datasets and test splits, ``oracle-*``."""
+    import inspect
+
+    from credalbook.papers.juergens.oracle import oracle_error_summary, oracle_study
+
+    accepted = set(inspect.signature(oracle_study).parameters) | {"alphas"}
+    return [
+        Part(
+            p.name.replace("authors-settings-", "oracle-"),
+            oracle_error_summary,
+            {k: v for k, v in p.kwargs.items() if k in accepted},
+        )  # fmt: skip
+        for p in parts
+        if p.name.startswith("authors-settings-") and "-h0-" in p.name
+    ]
 
 
 def juergens_parts(cfg, **parameters) -> list:

@@ -6,7 +6,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from credalbook.papers.criteria import AGREES, DIFFERS_UNKNOWN, INCONCLUSIVE, NOT_RUN
+from credalbook.papers.criteria import AGREES, DIFFERS_SHOWN, DIFFERS_UNKNOWN, INCONCLUSIVE, NOT_RUN
 from credalbook.papers.juergens import (
     compare,
     paper_table1,
@@ -361,6 +361,26 @@ def _regime(n_over=5, n_cells=6, reject=0.5, seed=0):
             }
     boot = {k: dict(v) for k, v in rows.items()}
     return {"permutation": rows, "bootstrap": boot, "signed": signed, "setting": "networks trained 80 epochs"}
+
+
+class TestOracleRows:
+    def _oracle(self, rate, r=600):
+        k = int(round(rate * r))
+        return {"h0_cells": [dict(panel="H0-const", estimator="L2-CE", kind="oracle", alpha=a, k=round(a * r) if a != 0.05
+                             else k, n=r) for a in (0.05, 0.1, 0.3)]}  # fmt: skip
+
+    def _rows(self, oracle):
+        settings = {s: _settings_rates(h0_new=0.15) for s in SETTINGS}
+        return compare(_results(authors_settings=settings, oracle={"binary": oracle})).rows
+
+    def test_cause_shown(self):
+        row = next(r for r in self._rows(self._oracle(0.05)) if r.quantity.startswith("new test's Type I error close"))
+        assert row.verdict == DIFFERS_SHOWN and row.cause.startswith("λ(x) is learned: with the generator's true λ*(x)")
+        assert "with the true λ*(x), same datasets and test splits: α=0.05: 0.050" in row.book
+
+    def test_no_cause_when_the_oracle_misses_too(self):
+        row = next(r for r in self._rows(self._oracle(0.15)) if r.quantity.startswith("new test's Type I error close"))
+        assert row.verdict == DIFFERS_UNKNOWN and not row.cause and "α=0.05: 0.150" in row.book
 
 
 class TestRegimeRows:
