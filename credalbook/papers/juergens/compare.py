@@ -156,12 +156,14 @@ def _oracle_cause(oracle, settings) -> tuple[str, str]:
     pooled = pooled_type1(oracle, kind="oracle")
     j = bradley_pooled(pooled, source=_BRADLEY)
     k, n = pooled[0.05]
-    text = f"; with the true λ*(x), same datasets and test splits: α=0.05: {k / n:.3f} ({j.criterion.split(' [')[-1][:-1]})"
+    r = oracle["R"]
+    text = f"; with the true λ*(x) (R = {r}): α=0.05: {k / n:.3f} ({j.criterion.split(' [')[-1][:-1]})"
     if j.verdict != "agrees":
         return text, ""
     return text, (
-        "λ(x) is learned: with the generator's true λ*(x) on the same datasets and test splits (parts oracle-*) the "
-        f"pooled rate is in the band at every level (α=0.05: {k / n:.3f}); the one setting changed"
+        "λ(x) is learned: with the generator's true λ*(x) (parts oracle-*: the same generators, sizes, test split and "
+        f"estimators, R = {r}) the pooled rate is in the band at every level (α=0.05: {k / n:.3f}); the one setting "
+        "changed"
     )
 
 

@@ -136,7 +136,7 @@ def juergens_plan(
     parts += _test_size_parts(cfg, bandwidths, learner, device=device, seed=seed)
     parts += _tiled_parts(cfg, seed=seed)
     parts += _table1_regime_parts(cfg, device=device, seed=seed)
-    parts += _oracle_parts(parts)
+    parts += _oracle_parts(parts, cfg["oracle_datasets"])
     return JuergensPlan(parts=parts, bandwidths=bandwidths)
 
 
@@ -403,9 +403,10 @@ def _table1_regime_parts(cfg, *, device, seed) -> list:
     return parts
 
 
-def _oracle_parts(parts: list) -> list:
+def _oracle_parts(parts: list, n_datasets: int) -> list:
     """The H0 studies under the authors' settings with the true λ*(x) in place of the learned λ(x)
-    (:func:`~credalbook.papers.juergens.oracle_error_summary`): the same datasets and test splits, ``oracle-*``."""
+    (:func:`~credalbook.papers.juergens.oracle_error_summary`), ``oracle-*``: the same generators, sizes, test fraction,
+    estimators and seed, on ``n_datasets`` datasets (no λ-network to train: enough for Bradley's band to decide)."""
     import inspect
 
     from credalbook.papers.juergens.oracle import oracle_error_summary, oracle_study
@@ -415,8 +416,8 @@ def _oracle_parts(parts: list) -> list:
         Part(
             p.name.replace("authors-settings-", "oracle-"),
             oracle_error_summary,
-            {k: v for k, v in p.kwargs.items() if k in accepted},
-        )  # fmt: skip
+            {**{k: v for k, v in p.kwargs.items() if k in accepted}, "n_datasets": n_datasets},
+        )
         for p in parts
         if p.name.startswith("authors-settings-") and "-h0-" in p.name
     ]

@@ -366,7 +366,7 @@ def _regime(n_over=5, n_cells=6, reject=0.5, seed=0):
 class TestOracleRows:
     def _oracle(self, rate, r=600):
         k = int(round(rate * r))
-        return {"h0_cells": [dict(panel="H0-const", estimator="L2-CE", kind="oracle", alpha=a, k=round(a * r) if a != 0.05
+        return {"R": r, "h0_cells": [dict(panel="H0-const", estimator="L2-CE", kind="oracle", alpha=a, k=round(a * r) if a != 0.05
                              else k, n=r) for a in (0.05, 0.1, 0.3)]}  # fmt: skip
 
     def _rows(self, oracle):
@@ -376,7 +376,7 @@ class TestOracleRows:
     def test_cause_shown(self):
         row = next(r for r in self._rows(self._oracle(0.05)) if r.quantity.startswith("new test's Type I error close"))
         assert row.verdict == DIFFERS_SHOWN and row.cause.startswith("λ(x) is learned: with the generator's true λ*(x)")
-        assert "with the true λ*(x), same datasets and test splits: α=0.05: 0.050" in row.book
+        assert "with the true λ*(x) (R = 600): α=0.05: 0.050" in row.book
 
     def test_no_cause_when_the_oracle_misses_too(self):
         row = next(r for r in self._rows(self._oracle(0.15)) if r.quantity.startswith("new test's Type I error close"))

@@ -94,15 +94,14 @@ class TestPlan:
         assert set(AUTHORS_PART_MINUTES) == set(names[21:41])  # every added part has its estimate
 
     def test_oracle_parts_share_the_studies_data(self):
-        """Each oracle part has the arguments of its authors'-settings H0 study that fix the datasets and the test."""
+        """Each oracle part has the arguments of its authors'-settings H0 study (generator, sizes, test split, estimators,
+        seed), on the preset's oracle_datasets."""
         plan = juergens_plan(preset(CHAPTER, "paper"), seed=0)
         for s in ("binary", "multiclass"):
             for h in ("h0-const", "h0-inst"):
                 oracle, study = _part(plan, f"oracle-{s}-{h}").kwargs, _part(plan, f"authors-settings-{s}-{h}").kwargs
-                assert oracle == {
-                    k: v for k, v in study.items() if k not in ("learner_options", "device", "mortier_v0")
-                }
-                assert oracle["simulator"] == "authors"
+                same = {k: v for k, v in study.items() if k not in ("learner_options", "device", "mortier_v0")}
+                assert oracle == {**same, "n_datasets": 500} and oracle["simulator"] == "authors"
 
     @pytest.mark.parametrize("scale", ["tiny", "paper"])
     def test_regime_trains_chapter_01_networks(self, scale):
