@@ -213,6 +213,18 @@ def _collect(items, results, arrays, *, mortier, n_datasets, steps):
             steps.update(len(st))
 
 
+def _study_data(setting, hypothesis, simulator, n_datasets, n_instances, fractions, seqs):
+    """A study's datasets (drawn from the stream ``seqs[0]``) and its optimisation/validation/test split (``seqs[1]``).
+
+    One place for :func:`instance_test_error_rates` and the oracle study, which must see the same data.
+    """
+    check_choice(simulator, "simulator", SIMULATORS)
+    authors = authors_binary_scenario if setting == "binary" else authors_multiclass_scenario
+    draw = instance_scenario if simulator == "book" else (lambda _, *a, **k: authors(*a, **k))
+    sc = draw(setting, hypothesis, n_datasets=n_datasets, n_instances=n_instances, seed=np.random.default_rng(seqs[0]))
+    return sc, split_indices(n_instances, fractions, seed=np.random.default_rng(seqs[1]))
+
+
 @renamed(n_bootstrap="n_resamples")
 @cached(ignore=["n_jobs", "progress"])
 def instance_test_error_rates(
@@ -301,11 +313,7 @@ def instance_test_error_rates(
     n_jobs = check_n_jobs(n_jobs)
     start = time.perf_counter()
     seqs = np.random.SeedSequence(seed).spawn(2 + len(specs))
-    check_choice(simulator, "simulator", SIMULATORS)
-    authors = authors_binary_scenario if setting == "binary" else authors_multiclass_scenario
-    draw = instance_scenario if simulator == "book" else (lambda _, *a, **k: authors(*a, **k))
-    sc = draw(setting, hypothesis, n_datasets=n_datasets, n_instances=n_instances, seed=np.random.default_rng(seqs[0]))
-    opt, val, test = split_indices(n_instances, fractions, seed=np.random.default_rng(seqs[1]))
+    sc, (opt, val, test) = _study_data(setting, hypothesis, simulator, n_datasets, n_instances, fractions, seqs)
     x, ens, y = sc.features, sc.ens_probs, sc.labels
     r = x.shape[0]
     if mortier_v0 and not mortier:

@@ -16,13 +16,11 @@ import time
 import numpy as np
 
 from credalbook._validation import check_choice, check_positive_int
-from credalbook.papers.juergens.authors_settings import authors_binary_scenario, authors_multiclass_scenario
-from credalbook.papers.juergens.error_rates import JUERGENS_ESTIMATORS, JUERGENS_SUMMARY_ALPHAS, SIMULATORS
+from credalbook.papers.juergens.error_rates import _study_data, JUERGENS_ESTIMATORS, JUERGENS_SUMMARY_ALPHAS, SIMULATORS
 from credalbook.papers.mortier.error_rates import ErrorRateStudy, ErrorRateSummary
-from credalbook.stats.instance import split_indices
 from credalbook.stats.measures import estimator_measure
 from credalbook.stats.null_distribution import null_statistics, RESAMPLING
-from credalbook.synthetic.instance_scenarios import instance_scenario, INSTANCE_SETTINGS
+from credalbook.synthetic.instance_scenarios import INSTANCE_SETTINGS
 
 __all__ = ["oracle_error_summary", "oracle_study"]
 
@@ -81,10 +79,7 @@ def oracle_study(
     start = time.perf_counter()
     # the study's streams: data, splits, then one per estimator; one more for these null replicates
     seqs = np.random.SeedSequence(seed).spawn(3 + len(specs))
-    authors = authors_binary_scenario if setting == "binary" else authors_multiclass_scenario
-    draw = instance_scenario if simulator == "book" else (lambda _, *a, **k: authors(*a, **k))
-    sc = draw(setting, hypothesis, n_datasets=n_datasets, n_instances=n_instances, seed=np.random.default_rng(seqs[0]))
-    _, _, test = split_indices(n_instances, fractions, seed=np.random.default_rng(seqs[1]))
+    sc, (_, _, test) = _study_data(setting, hypothesis, simulator, n_datasets, n_instances, fractions, seqs)
     p, y = sc.truth[:, test], sc.labels[:, test]
     rng = np.random.default_rng(seqs[-1])
     measures = [estimator_measure(name, **opts) for name, opts in specs]
