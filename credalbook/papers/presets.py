@@ -207,7 +207,9 @@ PRESETS = {
         # epochs/patience: λ(x) training of the error-rate studies (paper: up to 300 epochs, patience 100);
         # null_draws: Fig. 5 sample size; landscape_*: Figs. 6-7; tiled_*: Fig. 6 as the authors built it (labels per
         # tile, grid resolution, further draws near the truth; paper: their 3 000 and 40); oracle_datasets: R of the H0
-        # studies with the true λ*(x) (cheap: no λ-network; enough draws for Bradley's band to decide); polytope_*: Fig. 8;
+        # studies with the true λ*(x) (cheap: no λ-network; enough draws for Bradley's band to decide); fig4_more_chunks:
+        # further chunks of `datasets` datasets each of the multi-class H0 studies under the authors' settings (Fig. 4's
+        # Type I row, pooled: at R = 100 its interval at α = 0.05 straddled the band); polytope_*: Fig. 8;
         # table_*: the Table 1 analogue
         # (its sets reuse the Mortier chapter's backbone and heads; table_epochs trains λ(x) on backbone features;
         # table_learner/table_patience: the λ-network, at paper the authors' code, mkjuergens/EnsembleCalibration@8dff2b5
@@ -228,6 +230,7 @@ PRESETS = {
             tiled_resolution=5,
             tiled_repeats=2,
             oracle_datasets=3,
+            fig4_more_chunks=1,
             polytope_samples=300,
             pitfall_datasets=3,
             backbone_train=2000,
@@ -257,6 +260,7 @@ PRESETS = {
             tiled_resolution=20,
             tiled_repeats=3,
             oracle_datasets=30,
+            fig4_more_chunks=1,
             polytope_samples=3000,
             pitfall_datasets=20,
             backbone_train=10000,
@@ -286,6 +290,7 @@ PRESETS = {
             tiled_resolution=40,
             tiled_repeats=5,
             oracle_datasets=500,
+            fig4_more_chunks=2,
             polytope_samples=5000,
             pitfall_datasets=200,
             backbone_train=None,

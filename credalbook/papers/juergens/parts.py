@@ -121,7 +121,7 @@ def juergens_plan(
     >>> from credalbook.papers.presets import preset
     >>> plan = juergens_plan(preset("02_juergens_instance_calibration", "tiny"))
     >>> len(plan.parts), [p.name for p in plan.parts][::5]
-    (48, ['binary-h0-const', 'multiclass-h0-const', 'landscape-lp', 'appb-marginal', 'table1-b', 'authors-binary-h1-1', 'authors-settings-multiclass-h0-const', 'testsize-binary-h0-const', 'tiled-mmd', 'oracle-binary-h0-inst'])
+    (50, ['binary-h0-const', 'multiclass-h0-const', 'landscape-lp', 'appb-marginal', 'table1-b', 'authors-binary-h1-1', 'authors-settings-multiclass-h0-const', 'testsize-binary-h0-const', 'tiled-mmd', 'oracle-binary-h0-inst'])
     """
     learner = dict(max_epochs=cfg["epochs"], patience=cfg["patience"])
     bandwidths = {s: _settings_bandwidth(s, cfg["instances"], seed) for s in SETTINGS}
@@ -137,6 +137,7 @@ def juergens_plan(
     parts += _tiled_parts(cfg, seed=seed)
     parts += _table1_regime_parts(cfg, device=device, seed=seed)
     parts += _oracle_parts(parts, cfg["oracle_datasets"])
+    parts += _fig4_more_parts(parts, cfg["fig4_more_chunks"])
     return JuergensPlan(parts=parts, bandwidths=bandwidths)
 
 
@@ -420,6 +421,19 @@ def _oracle_parts(parts: list, n_datasets: int) -> list:
         )
         for p in parts
         if p.name.startswith("authors-settings-") and "-h0-" in p.name
+    ]
+
+
+def _fig4_more_parts(parts: list, n_chunks: int) -> list:
+    """Further datasets of the multi-class H0 studies under the authors' settings, ``fig4more-<hypothesis>-<c>``: the
+    arguments of ``authors-settings-multiclass-h0-*`` with seed + c (new, independent datasets), c = 1, ..., ``n_chunks``;
+    merged with the study (:func:`~credalbook.papers.mortier.merge_summaries`) for Fig. 4's Type I row, whose pooled
+    rate at R = 100 had an interval wider than Bradley's band (``comparison.md``: run more replicates)."""
+    return [
+        Part(f"fig4more-{p.name.rsplit('multiclass-', 1)[1]}-{c}", p.func, {**p.kwargs, "seed": p.kwargs["seed"] + c})
+        for p in parts
+        if p.name.startswith("authors-settings-multiclass-h0-")
+        for c in range(1, n_chunks + 1)
     ]
 
 

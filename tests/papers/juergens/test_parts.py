@@ -67,6 +67,7 @@ class TestPlan:
             for k in ("de", "dn0.1", "dn0.6")
         ]
         studies = [f"{s}-{h.lower()}" for s in ("binary", "multiclass") for h in HYPOTHESES]
+        more = [f"fig4more-{h}-{c}" for h in ("h0-const", "h0-inst") for c in range(1, cfg["fig4_more_chunks"] + 1)]
         assert names == studies + [
             "landscape-lp",
             "landscape-kl",
@@ -89,8 +90,9 @@ class TestPlan:
             *[f"tiled-{e}" for e in ("lp", "kl", "skce", "mmd")],
             *regime,
             *[f"oracle-{s}-{h}" for s in ("binary", "multiclass") for h in ("h0-const", "h0-inst")],
+            *more,
         ]
-        assert len(set(names)) == 45 + len(regime)
+        assert len(set(names)) == 45 + len(regime) + len(more)
         assert set(AUTHORS_PART_MINUTES) == set(names[21:41])  # every added part has its estimate
 
     def test_oracle_parts_share_the_studies_data(self):
@@ -102,6 +104,16 @@ class TestPlan:
                 oracle, study = _part(plan, f"oracle-{s}-{h}").kwargs, _part(plan, f"authors-settings-{s}-{h}").kwargs
                 same = {k: v for k, v in study.items() if k not in ("learner_options", "device", "mortier_v0")}
                 assert oracle == {**same, "n_datasets": 500} and oracle["simulator"] == "authors"
+
+    def test_fig4_more_parts_are_new_datasets_of_the_studies(self):
+        """Each fig4more part is its authors'-settings multi-class H0 study with the seed moved by its chunk number
+        (new datasets, nothing else changed): R = 300 per panel at paper."""
+        plan = juergens_plan(preset(CHAPTER, "paper"), seed=0)
+        for h in ("h0-const", "h0-inst"):
+            study = _part(plan, f"authors-settings-multiclass-{h}").kwargs
+            for c in (1, 2):
+                assert _part(plan, f"fig4more-{h}-{c}").kwargs == {**study, "seed": c}
+        assert not any(p.name.startswith("fig4more-") and "binary" in p.name for p in plan.parts)
 
     @pytest.mark.parametrize("scale", ["tiny", "paper"])
     def test_regime_trains_chapter_01_networks(self, scale):
