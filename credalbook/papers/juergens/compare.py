@@ -167,10 +167,11 @@ def _oracle_cause(oracle, settings) -> tuple[str, str]:
     )
 
 
-def _fig_rows(cmp, fig, setting, s, bw, authors=None, test_size=None, settings=None, oracle=None):
+def _fig_rows(cmp, fig, setting, s, bw, authors=None, test_size=None, settings=None, oracle=None, h0=None):
     """The rows of Fig. 3 (binary) or Fig. 4 (multi-class) from one :func:`summarise_error_rates` dict; with
     ``settings`` (the same summary of the studies under the authors' settings) the Type I rows judge those, the
-    paper's setting, and state the book's beside them, and the rows against the authors' baseline "v0" are added."""
+    paper's setting, and state the book's beside them, and the rows against the authors' baseline "v0" are added;
+    with ``h0`` (the H0 studies under the authors' settings with further datasets) the band row judges those."""
     r = s["R"]
     per_dist = ", ".join(f"{h} {v:.2f}" for h, v in s["type2_by_panel"].items())
     base = f"R = {r} datasets per panel (paper: 100); rates pooled per α over the H0 panels and L2, KL, MMD"
@@ -184,7 +185,8 @@ def _fig_rows(cmp, fig, setting, s, bw, authors=None, test_size=None, settings=N
         f"SKCE with bandwidth h = {bw:.3g} (median heuristic of the setting's predictions); the authors' "
         f"h = {PAPER_SKCE_BANDWIDTH:g}: {where}"
     )
-    pooled = pooled_type1(s if settings is None else settings)
+    band_src = h0 if settings is not None and h0 is not None else (s if settings is None else settings)
+    pooled = pooled_type1(band_src)
     rates = ", ".join(f"α={a:g}: {k / n:.3f}" for a, (k, n) in sorted(pooled.items()) if a in (0.05, 0.1))
     if settings is not None:
         ours = pooled_type1(s)
@@ -195,6 +197,13 @@ def _fig_rows(cmp, fig, setting, s, bw, authors=None, test_size=None, settings=N
             "rates pooled per α over the H0 panels and L2, KL, MMD"
         )
     with_oracle, cause = _oracle_cause(oracle, settings)
+    band_base = base
+    if band_src is h0:
+        band_base = base.replace(
+            f"R = {settings['R']} datasets per panel (paper: 100)",
+            f"R = {h0['R']} datasets per H0 panel (paper: 100; {settings['R']} as in the other rows, then further "
+            f"datasets of the same studies until the pooled interval could decide, parts fig4more-*)",
+        )
     if setting == "binary":
         cmp.add(
             fig,
@@ -202,7 +211,7 @@ def _fig_rows(cmp, fig, setting, s, bw, authors=None, test_size=None, settings=N
             paper=_claim("h0_new_closer"),
             book=rates + with_oracle,
             judgement=bradley_pooled(pooled, source=_BRADLEY),
-            note=base,
+            note=band_base,
             cause=cause,
         )
         cmp.add(
@@ -224,7 +233,7 @@ def _fig_rows(cmp, fig, setting, s, bw, authors=None, test_size=None, settings=N
             paper=_claim("fig4_not_exceeding"),
             book=f"{rates}; largest pooled rate − α: {worst:+.3f}{with_oracle}",
             judgement=bradley_pooled(pooled, source=_BRADLEY),
-            note=base,
+            note=band_base,
             cause=cause,
         )
     _skce_power_row(cmp, fig, setting, s, base, skce_note)
@@ -387,7 +396,9 @@ def compare(results: Mapping, *, chapter: str = "02_juergens_instance_calibratio
         control; ``oracle``, setting → :func:`~credalbook.papers.juergens.summarise_error_rates` of the H0 studies
         under the authors' settings with the true λ*(x) (:func:`~credalbook.papers.juergens.oracle_error_summary`): the
         Type I band rows state their rates and, where those are in the band and the learned test's are not, name the
-        learned λ(x) as the computed cause.
+        learned λ(x) as the computed cause; ``authors_settings_h0``, setting → :func:`~credalbook.papers.juergens.summarise_error_rates`
+        of the H0 studies under the authors' settings merged with further datasets of the same studies (parts
+        ``fig4more-*``, :func:`~credalbook.papers.mortier.merge_summaries`): the Type I band row judges those.
 
     Returns
     -------
@@ -406,7 +417,7 @@ def compare(results: Mapping, *, chapter: str = "02_juergens_instance_calibratio
         settings = (r.get("authors_settings") or {}).get(setting)
         _fig_rows(
             cmp, fig, setting, r["error_rates"][setting], r["skce_bandwidth"][setting], authors, r.get("test_size"),
-            settings, (r.get("oracle") or {}).get(setting),
+            settings, (r.get("oracle") or {}).get(setting), (r.get("authors_settings_h0") or {}).get(setting),
         )  # fmt: skip
     _fig5_row(cmp, r["null_means"], r["null_se"], r["skce_bandwidth"]["fig5"])
     _fig6_row(cmp, r["landscape_miss"], r.get("landscape_spread"), r.get("tiled_spread"))
@@ -711,7 +722,7 @@ def _table1_rows(cmp, table, setting, dataset, table_bootstrap=None, regime=None
         _accuracy_row(cmp, table, diff)
         return
     diff = f"{regime['setting']} (not CIFAR with ResNet-18/VGG-19); {common}"
-    held, note = _regime_premises(cmp, regime["signed"], diff)
+    held, note = _regime_premises(cmp, regime["signed"], diff, regime.get("cells"))
     diff = f"{diff}; {note}"
     perm, boot = ({k: v for k, v in regime[r].items() if _data_set(k) in held} for r in ("permutation", "bootstrap"))
     _share_row(cmp, perm, diff, resample="permutation", control=table)
@@ -726,13 +737,15 @@ def _data_set(key: str) -> str:
     return key.split(" · ")[0].rsplit("-s", 1)[0]
 
 
-def _regime_premises(cmp, signed, setting) -> tuple[set, str]:
-    """Table 1's premise row per data set: the mean predictor over-confident in a majority of its cells; → (the data
-    sets whose premise held, or all when none did; the rows' note). Networks near perfect accuracy (scikit-learn's
-    digits) leave no room to show over-confidence, so the regime is judged per data set."""
+def _regime_premises(cmp, signed, setting, cells=None) -> tuple[set, str]:
+    """Table 1's premise row per data set: the sets' mean predictor over-confident in a majority of its cells; → (the
+    data sets whose premise held, or all when none did; the rows' note). Networks near perfect accuracy (scikit-learn's
+    digits) leave no room to show over-confidence, so the regime is judged per data set. With ``cells`` (cell → its
+    table row, with the members' own mean confidence − accuracy) the members' values are stated beside, not judged."""
     held, said = set(), []
     for ds in dict.fromkeys(_data_set(k) for k in signed):
         mine = [v for k, v in signed.items() if _data_set(k) == ds]
+        members = [c.get("members' mean conf. − acc.") for k, c in (cells or {}).items() if _data_set(k) == ds]
         k, n = sum(low > 0 for _, low, _ in mine), len(mine)
         judgement = at_least(
             k, n, n // 2 + 1, what="cells whose mean predictor has confidence − accuracy above 0 (95% interval)",
@@ -740,12 +753,17 @@ def _regime_premises(cmp, signed, setting) -> tuple[set, str]:
         )  # fmt: skip
         cmp.add(
             "Table 1 (premise)",
-            f"{ds}: the members over-confident: mean confidence − accuracy of the mean predictor on the test split, "
+            f"{ds}: the sets over-confident: mean confidence − accuracy of each set's mean predictor on the test split, "
             "95% interval above 0",
             paper="ResNet-18 and VGG-19 trained on CIFAR-10/100 (Sec. 4.3), networks of the kind Guo et al. (2017), in "
             "the paper's references, find over-confident; the paper's p-values reject the mean predictor in many cells",
             book=f"over-confident in {k} of {n} cells (confidence − accuracy: "
             + ", ".join(f"{v:+.3f}" for v, _, _ in mine)
+            + (
+                "; the members' own, mean per cell: " + ", ".join(f"{v:+.3f}" for v in members)
+                if members and None not in members
+                else ""
+            )
             + ")",
             judgement=judgement,
             note=setting,
@@ -753,7 +771,7 @@ def _regime_premises(cmp, signed, setting) -> tuple[set, str]:
         ok = judgement.verdict == "agrees"
         held |= {ds} if ok else set()
         said.append(f"{ds} {'held' if ok else 'did not hold'}")
-    note = "premise (over-confident members), per data set: " + ", ".join(said)
+    note = "premise (over-confident sets), per data set: " + ", ".join(said)
     if not held:
         return {_data_set(k) for k in signed}, note + "; none held: the rows judge every cell"
     return held, note + f"; the rows judge {', '.join(d for d in dict.fromkeys(map(_data_set, signed)) if d in held)}"

@@ -383,6 +383,31 @@ class TestOracleRows:
         assert row.verdict == DIFFERS_UNKNOWN and not row.cause and "α=0.05: 0.150" in row.book
 
 
+class TestFig4MoreRows:
+    """With ``authors_settings_h0`` (the H0 studies merged with further datasets) Fig. 4's band row judges those; its
+    other rows keep the studies' R."""
+
+    def _band(self, **over):
+        rows = compare(_results(authors_settings={s: _settings_rates(h0_new=0.09) for s in SETTINGS}, **over)).rows
+        return [r for r in rows if r.artifact == "Fig. 4"]
+
+    def test_band_row_judges_the_merged_studies(self):
+        rng = np.random.default_rng(5)
+        names = tuple(f"{e} · new" for e in ("L2-CE", "KL-CE", "MMD", "SKCE"))
+        merged = {h: _study(h, [0.09] * 4, 900, rng, names) for h in ("H0-const", "H0-inst")}
+        h0 = summarise_error_rates(merged, alphas=(0.05, 0.1), n_resamples=50, seed=0)
+        before, after = self._band(), self._band(authors_settings_h0={"multiclass": h0})
+        band = [r for r in after if r.quantity.startswith("new test's Type I error does not exceed")][0]
+        old = [r for r in before if r.quantity.startswith("new test's Type I error does not exceed")][0]
+        assert old.replicates == 1200 and band.replicates == 5400  # 2 panels × 3 estimators × R
+        assert "R = 900 datasets per H0 panel (paper: 100; 200 as in the other rows" in band.note
+        assert band.verdict == DIFFERS_UNKNOWN  # 0.09 at α = 0.05: above 3α/2 = 0.075 with 5 400 draws
+        k = round(0.09 * 900)
+        assert band.book.startswith(f"α=0.05: {k / 900:.3f}, α=0.1: {k / 900:.3f} (the authors' settings)")
+        # the other rows are unchanged
+        assert [r.book for r in after if r is not band] == [r.book for r in before if r is not old]
+
+
 class TestRegimeRows:
     def test_premise_holds(self):
         res = _results(table1_bootstrap=_results()["table1"], table1_regime=_regime(n_over=5))
@@ -419,6 +444,14 @@ class TestRegimeRows:
         share = next(r for r in rows if r.artifact == "Table 1")
         assert "fashion_mnist held, digits did not hold; the rows judge fashion_mnist" in share.note
         assert " of 12 cells;" in share.book  # fashion's 3 sets × 2 estimators × 2 columns
+
+    def test_members_stated_beside(self):
+        """The members' own signed errors (the regime table's cells) are stated beside the premise, not judged."""
+        regime = _regime(n_over=1)
+        regime["cells"] = {c: {"members' mean conf. − acc.": 0.031 + i / 1000} for i, c in enumerate(regime["signed"])}
+        premise = [r for r in compare(_results(table1_regime=regime)).rows if r.artifact == "Table 1 (premise)"]
+        assert "; the members' own, mean per cell: +0.031, +0.032, +0.033)" in premise[0].book
+        assert [p.verdict for p in premise] == [DIFFERS_UNKNOWN] * 2  # judged on the sets' mean predictor only
 
     def test_no_premise_without_regime(self):
         rows = compare(_results(table1_bootstrap=_results()["table1"])).rows
