@@ -202,7 +202,7 @@ def _fig_rows(cmp, fig, setting, s, bw, authors=None, test_size=None, settings=N
         band_base = base.replace(
             f"R = {settings['R']} datasets per panel (paper: 100)",
             f"R = {h0['R']} datasets per H0 panel (paper: 100; {settings['R']} as in the other rows, then further "
-            f"datasets of the same studies until the pooled interval could decide, parts fig4more-*)",
+            f"datasets of the same studies so that the pooled interval can decide, parts fig4more-*)",
         )
     if setting == "binary":
         cmp.add(
