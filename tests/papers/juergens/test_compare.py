@@ -408,6 +408,28 @@ class TestFig4MoreRows:
         assert [r.book for r in after if r is not band] == [r.book for r in before if r is not old]
 
 
+class TestMortierSkceRow:
+    """Sec. 4.2's "Mortier et al.'s test too conservative except SKCE" judges what the paper's figures show, the
+    authors' baseline v0 under their settings, when those studies ran; Mortier et al.'s Alg. 1 is stated beside."""
+
+    def _row(self, **over):
+        rows = compare(_results(**over)).rows
+        return next(r for r in rows if r.quantity.startswith("Mortier et al.'s test"))
+
+    def test_alg1_without_the_authors_settings(self):
+        row = self._row()
+        assert row.quantity.startswith("Mortier et al.'s test (Alg. 1)") and "holds by construction" in row.note
+
+    def test_v0_under_the_authors_settings(self):
+        settings = {s: _settings_rates(h0_v0=0.0) for s in SETTINGS}  # v0 never rejects, with any estimator
+        row = self._row(authors_settings=settings)
+        assert row.quantity.startswith("Mortier et al.'s test (the authors' baseline v0)")
+        assert row.book.startswith("v0 (the authors' settings): L2/KL/MMD 0.000, SKCE 0.000; Mortier et al.'s Alg. 1")
+        assert row.verdict == DIFFERS_UNKNOWN and "which the row judges" in row.note  # SKCE 0/400: not ≥ α/2
+        settings = {s: _settings_rates(h0_v0=0.05, r=600) for s in SETTINGS}  # SKCE at α: the exception holds ...
+        assert self._row(authors_settings=settings).verdict == DIFFERS_UNKNOWN  # ... but L2/KL/MMD are not below α/2
+
+
 class TestRegimeRows:
     def test_premise_holds(self):
         res = _results(table1_bootstrap=_results()["table1"], table1_regime=_regime(n_over=5))
