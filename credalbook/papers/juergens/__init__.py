@@ -36,7 +36,13 @@ from credalbook.papers.juergens.estimators import (
 from credalbook.papers.juergens.figures import plot_instance_error_rates, plot_landscape
 from credalbook.papers.juergens.mortier_v0 import mortier_v0_null, mortier_v0_test, MortierV0Result
 from credalbook.papers.juergens.oracle import oracle_error_summary, oracle_study
-from credalbook.papers.juergens.parts import juergens_parts, juergens_plan, JuergensPlan, study_part_name
+from credalbook.papers.juergens.parts import (
+    fig4_h0_studies,
+    juergens_parts,
+    juergens_plan,
+    JuergensPlan,
+    study_part_name,
+)
 from credalbook.papers.juergens.real_sets import evaluate_instance_test, TABLE1_ARCHITECTURES, TABLE1_KINDS, table1_rows
 from credalbook.papers.juergens.regime import regime_tables, table1_regime_rows
 from credalbook.papers.juergens.tiled import AUTHORS_TILES, relative_spread, tiled_landscape, TiledLandscape
@@ -92,5 +98,6 @@ __all__ = [
     "MortierV0Result",
     "juergens_plan",
     "JuergensPlan",
+    "fig4_h0_studies",
     "study_part_name",
 ]

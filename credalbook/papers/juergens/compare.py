@@ -185,25 +185,24 @@ def _fig_rows(cmp, fig, setting, s, bw, authors=None, test_size=None, settings=N
         f"SKCE with bandwidth h = {bw:.3g} (median heuristic of the setting's predictions); the authors' "
         f"h = {PAPER_SKCE_BANDWIDTH:g}: {where}"
     )
-    band_src = h0 if settings is not None and h0 is not None else (s if settings is None else settings)
-    pooled = pooled_type1(band_src)
+    h0 = h0 if settings is not None else None  # further datasets only extend the studies under the authors' settings
+    pooled = pooled_type1(s if settings is None else (h0 or settings))
     rates = ", ".join(f"α={a:g}: {k / n:.3f}" for a, (k, n) in sorted(pooled.items()) if a in (0.05, 0.1))
+    band_base = base
     if settings is not None:
         ours = pooled_type1(s)
         ours = ", ".join(f"α={a:g}: {k / n:.3f}" for a, (k, n) in sorted(ours.items()) if a in (0.05, 0.1))
         rates = f"{rates} (the authors' settings); the book's settings: {ours}"
-        base = (
-            f"R = {settings['R']} datasets per panel (paper: 100) under the authors' settings ({_AUTHORS_SETTINGS}); "
-            "rates pooled per α over the H0 panels and L2, KL, MMD"
+        pooled_how = (
+            f"under the authors' settings ({_AUTHORS_SETTINGS}); rates pooled per α over the H0 panels and L2, KL, MMD"
         )
+        base = band_base = f"R = {settings['R']} datasets per panel (paper: 100) {pooled_how}"
+        if h0:
+            band_base = (
+                f"R = {h0['R']} datasets per H0 panel (paper: 100; {settings['R']} as in the other rows, then further "
+                f"datasets of the same studies so that the pooled interval can decide, parts fig4more-*) {pooled_how}"
+            )
     with_oracle, cause = _oracle_cause(oracle, settings)
-    band_base = base
-    if band_src is h0:
-        band_base = base.replace(
-            f"R = {settings['R']} datasets per panel (paper: 100)",
-            f"R = {h0['R']} datasets per H0 panel (paper: 100; {settings['R']} as in the other rows, then further "
-            f"datasets of the same studies so that the pooled interval can decide, parts fig4more-*)",
-        )
     if setting == "binary":
         cmp.add(
             fig,
@@ -242,7 +241,7 @@ def _fig_rows(cmp, fig, setting, s, bw, authors=None, test_size=None, settings=N
     if setting == "binary":
         _above_alpha_cause_row(cmp, test_size)
     else:
-        _mortier_skce_row(cmp, fig, s, base, [(h0, band_base), (settings, base)] if settings is not None else [])
+        _mortier_skce_row(cmp, fig, s, base, [(h0, band_base), (settings, base)])
 
 
 def _v0_rows(cmp, fig, setting, a, base):

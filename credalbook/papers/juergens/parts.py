@@ -437,6 +437,34 @@ def _fig4_more_parts(parts: list, n_chunks: int) -> list:
     ]
 
 
+def fig4_h0_studies(settings: dict, more: dict) -> dict:
+    """Hypothesis ("H0-const", "H0-inst") → the multi-class study under the authors' settings merged with its further
+    datasets (:func:`~credalbook.papers.mortier.merge_summaries`, chunks in order): the values of the parts
+    ``authors-settings-multiclass-h0-*`` in ``settings`` and ``fig4more-h0-*`` in ``more``, both as
+    :func:`~credalbook.book.records.run_parts` returns them.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from credalbook.papers.mortier import ErrorRateStudy
+    >>> st = lambda r: ErrorRateStudy("H0-const", ("L2-CE · new",), np.zeros((1, r)), np.ones((1, r, 10)),
+    ...                               np.zeros((1, r), int)).summary([0.05])
+    >>> out = fig4_h0_studies({"authors-settings-multiclass-h0-const": st(4), "authors-settings-multiclass-h0-inst": st(4)},
+    ...                       {"fig4more-h0-const-1": st(2), "fig4more-h0-inst-1": st(3)})
+    >>> {h: s.n_datasets for h, s in out.items()}
+    {'H0-const': 6, 'H0-inst': 7}
+    """
+    from credalbook.papers.mortier import merge_summaries
+
+    out = {}
+    for h in ("H0-const", "H0-inst"):
+        chunks = sorted(
+            (n for n in more if n.startswith(f"fig4more-{h.lower()}-")), key=lambda n: int(n.rsplit("-", 1)[1])
+        )
+        out[h] = merge_summaries([settings[f"authors-settings-multiclass-{h.lower()}"], *(more[n] for n in chunks)])
+    return out
+
+
 def juergens_parts(cfg, **parameters) -> list:
     """The parts of :func:`juergens_plan` (the chapter's entry in ``credalbook.papers.parts.PLANS``)."""
     return juergens_plan(cfg, **parameters).parts
