@@ -174,3 +174,97 @@ def test_evaluate_tests_in_thread_as_in_order(tmp_path, monkeypatch, capsys):
     assert reports[0] == reports[evaluation.OVERLAP_MAX_N]
     assert len(reports[0]["models"]["model"]["tests"]) == 4
     capsys.readouterr()
+
+
+# ------------------------------------------------------------------------------------------
+# credalbook evaluate: no import off the main thread (CPython's import locks), one BLAS thread
+# ------------------------------------------------------------------------------------------
+_IMPORT_PROBE = """
+import json, sys, threading
+records = []
+class Probe:
+    def find_spec(self, name, path=None, target=None):
+        if threading.current_thread() is not threading.main_thread():
+            records.append([name, threading.current_thread().name])
+        return None
+sys.meta_path.insert(0, Probe())
+from credalbook.cli import main
+rc = main(sys.argv[1:])
+print("THREAD_IMPORTS", json.dumps(records))
+sys.exit(rc)
+"""
+
+
+@pytest.mark.parametrize("case", ["multiclass", "binary", "ensemble", "two-models"])
+def test_evaluate_threads_import_nothing(tmp_path, case):
+    """Every module the report's threads need is imported before they start: two threads importing SciPy
+    at once failed one run in six at N = 10⁶ with ``_DeadlockError`` (a planted lazy import in a thread
+    shows up here on any data)."""
+    import json
+    import subprocess
+    import sys
+
+    p, y = _data(3000, 4, 5)
+    args = ["evaluate", "--labels", str(tmp_path / "y.npy"), "--n-resamples", "20", "--out", str(tmp_path / "out")]
+    if case == "binary":
+        np.save(tmp_path / "p.npy", p[:, 0])
+        y = (y == 0).astype(int)
+        args += ["--probs", str(tmp_path / "p.npy")]
+    elif case == "ensemble":
+        rng = np.random.default_rng(0)
+        ens = np.stack([p, rng.dirichlet(np.ones(4), size=3000)], axis=1)
+        np.save(tmp_path / "p.npy", ens)
+        args += ["--probs", str(tmp_path / "p.npy"), "--ensemble"]
+    else:
+        np.save(tmp_path / "p.npy", p)
+        args += ["--probs", str(tmp_path / "p.npy")]
+        if case == "two-models":
+            np.save(tmp_path / "q.npy", p[:, ::-1].copy())
+            args += ["--probs", str(tmp_path / "q.npy"), "--tests", "consistency,skce_linear,consistency_classwise"]
+    np.save(tmp_path / "y.npy", y)
+    done = subprocess.run(
+        [sys.executable, "-c", _IMPORT_PROBE, *args], capture_output=True, text=True, timeout=300, cwd=tmp_path
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    (line,) = [ln for ln in done.stdout.splitlines() if ln.startswith("THREAD_IMPORTS")]
+    assert json.loads(line.split(" ", 1)[1]) == []
+
+
+def test_evaluate_one_blas_thread_same_report(tmp_path, monkeypatch, capsys):
+    """From ``ONE_BLAS_THREAD_MIN_N`` the report runs BLAS on one thread; its numbers are those with the
+    library's BLAS threads (the resampling's products have at most 8 rows there)."""
+    import json
+
+    from credalbook.cli import evaluation, main
+    from credalbook.metrics import intervals
+
+    assert evaluation.ONE_BLAS_THREAD_MIN_N == intervals._THREADED_MIN_N
+    p, y = _data(evaluation.ONE_BLAS_THREAD_MIN_N + 1000, 5, 21)
+    np.save(tmp_path / "p.npy", p)
+    np.save(tmp_path / "y.npy", y)
+    reports = {}
+    for limit in (evaluation.ONE_BLAS_THREAD_MIN_N, 10**12):
+        monkeypatch.setattr(evaluation, "ONE_BLAS_THREAD_MIN_N", limit)
+        out = tmp_path / f"out{limit}"
+        argv = ["evaluate", "--probs", str(tmp_path / "p.npy"), "--labels", str(tmp_path / "y.npy")]
+        assert main([*argv, "--n-resamples", "40", "--seed", "2", "--no-plots", "--out", str(out)]) == 0
+        report = json.loads((out / "report.json").read_text())
+        report.pop("timings_s")
+        reports[limit] = report
+    assert reports[evaluation.ONE_BLAS_THREAD_MIN_N] == reports[10**12]
+    capsys.readouterr()
+
+
+def test_one_blas_thread_limits_and_restores():
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    from credalbook.cli.evaluation import _one_blas_thread, ONE_BLAS_THREAD_MIN_N
+
+    def blas_threads():
+        return [i["num_threads"] for i in threadpoolctl.threadpool_info() if i["user_api"] == "blas"]
+
+    before = blas_threads()
+    with _one_blas_thread(ONE_BLAS_THREAD_MIN_N):
+        assert all(n == 1 for n in blas_threads())
+    assert blas_threads() == before
+    with _one_blas_thread(ONE_BLAS_THREAD_MIN_N - 1):
+        assert blas_threads() == before

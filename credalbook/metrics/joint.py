@@ -19,8 +19,7 @@ import numpy as np
 
 from credalbook._validation import as_scalar, check_choice, check_n_bins, check_probs_labels
 from credalbook.metrics.binned_core import _cells_counts_statistic, class_groups
-from credalbook.metrics.classification import _top_label, ece_classwise, ece_confidence
-from credalbook.metrics.direction import _signed_terms
+from credalbook.metrics.classification import _top_label, _top_label_error, ece_classwise, ece_classwise_batched
 from credalbook.metrics.intervals import (
     check_ci_options,
     check_unbatched,
@@ -29,7 +28,7 @@ from credalbook.metrics.intervals import (
     mean_of_counts,
     resample_counts,
 )
-from credalbook.metrics.mean_terms import _accuracy_terms, _brier_terms, _nll_terms
+from credalbook.metrics.mean_terms import _brier_terms, _nll_terms
 
 __all__ = ["JOINT_METRICS", "joint_intervals"]
 
@@ -37,26 +36,31 @@ __all__ = ["JOINT_METRICS", "joint_intervals"]
 JOINT_METRICS = ("accuracy", "nll", "brier_score", "signed_calibration_error", "ece_confidence", "ece_classwise")
 
 
-def _part(name: str, p: np.ndarray, y: np.ndarray, n_bins: int):
-    """(value, statistic of the multiplicities) of one metric, as its own ``ci=`` computes them."""
+def _part(name: str, p: np.ndarray, y: np.ndarray, n_bins: int, top):
+    """(value, statistic of the multiplicities) of one metric, as its own ``ci=`` computes them on the checked
+    ``p`` and ``y``; ``top()`` gives :func:`~credalbook.metrics.classification._top_label` of them, computed once for
+    the accuracy, the signed error and the top-label ECE (the same arrays each metric computes for itself:
+    ``positive == 0`` is ``argmax(p) == y``)."""
     if name in ("accuracy", "nll", "brier_score", "signed_calibration_error"):
         # the terms and the value exactly as the metric computes them on checked inputs
         terms = {
-            "accuracy": lambda: _accuracy_terms(p, y),
+            "accuracy": lambda: top()[1] == 0,  # _accuracy_terms(p, y)
             "nll": lambda: _nll_terms(p, y, 1e-12),
             "brier_score": lambda: _brier_terms(p, y),
-            "signed_calibration_error": lambda: _signed_terms(p, y, "confidence"),
+            "signed_calibration_error": lambda: top()[0][..., 0] - (top()[1] == 0),  # _signed_terms(p, y, "confidence")
         }[name]()
         value = as_scalar(terms.mean(axis=-1))
         return value, functools.partial(mean_of_counts, np.ascontiguousarray(terms, dtype=np.float64))
     if name == "ece_confidence":
-        conf, positive = _top_label(p, y)
+        conf, positive = top()
         hit = positive[:, None] == np.arange(conf.shape[1])
         stat = _cells_counts_statistic(conf, hit, n_bins=n_bins, norm=1, debiased=False)
-        return ece_confidence(p, y, n_bins=n_bins), stat
+        value = _top_label_error(conf, positive, n_bins=n_bins, strategy="uniform", norm=1, debiased=False)
+        return as_scalar(value), stat  # ece_confidence(p, y, n_bins=n_bins)
     hit = np.zeros(p.shape, dtype=bool)
     hit[np.arange(p.shape[0]), y] = True
-    return ece_classwise(p, y, n_bins=n_bins), _cells_counts_statistic(p, hit, n_bins=n_bins, norm=1, debiased=False)
+    stat = _cells_counts_statistic(p, hit, n_bins=n_bins, norm=1, debiased=False)
+    return as_scalar(ece_classwise_batched(p, y, n_bins)), stat  # ece_classwise(p, y, n_bins=n_bins)
 
 
 def joint_intervals(
@@ -92,6 +96,7 @@ def joint_intervals(
     >>> p = rng.dirichlet(np.ones(3), size=400)
     >>> y = (rng.random(400)[:, None] > p.cumsum(1)).sum(1)
     >>> out = joint_intervals(p, y, ("accuracy", "ece_confidence"), n_resamples=200, seed=1)
+    >>> from credalbook.metrics import ece_confidence
     >>> out["ece_confidence"] == ece_confidence(p, y, ci=0.95, n_resamples=200, seed=1)
     True
     """
@@ -109,7 +114,8 @@ def joint_intervals(
         return _in_passes(
             p, y, names, groups, n_bins=n_bins, ci=level, n_resamples=n_resamples, seed=seed, method=method
         )
-    parts = [_part(name, p, y, n_bins) for name in names]
+    top = functools.cache(lambda: _top_label(p, y))
+    parts = [_part(name, p, y, n_bins, top) for name in names]
     statistic = functools.partial(joint_statistic, [stat for _, stat in parts])
     reps = resample_counts(statistic, p.shape[0], n_resamples=n_resamples, seed=seed)
     return {
@@ -138,7 +144,8 @@ def _in_passes(p, y, names, groups, *, n_bins: int, ci: float, n_resamples: int,
     others = [name for name in names if name != "ece_classwise"]
     out = {}
     if others:
-        parts = [_part(name, p, y, n_bins) for name in others]
+        top = functools.cache(lambda: _top_label(p, y))
+        parts = [_part(name, p, y, n_bins, top) for name in others]
         statistic = functools.partial(joint_statistic, [stat for _, stat in parts])
         reps = resample_counts(statistic, n, n_resamples=n_resamples, seed=seeds[0])
         out = {
