@@ -209,7 +209,8 @@ PRESETS = {
         # tile, grid resolution, further draws near the truth; paper: their 3 000 and 40); oracle_datasets: R of the H0
         # studies with the true λ*(x) (cheap: no λ-network; enough draws for Bradley's band to decide); fig4_more_chunks:
         # further chunks of `datasets` datasets each of the multi-class H0 studies under the authors' settings (Fig. 4's
-        # Type I row, pooled: at R = 100 its interval at α = 0.05 straddled the band); polytope_*: Fig. 8;
+        # Type I row, pooled: at R = 100 its interval at α = 0.05 straddled the band); table1_floor: the regime's Table 1
+        # cells again with every member's probabilities floored there (the KL row's computed cause); polytope_*: Fig. 8;
         # table_*: the Table 1 analogue
         # (its sets reuse the Mortier chapter's backbone and heads; table_epochs trains λ(x) on backbone features;
         # table_learner/table_patience: the λ-network, at paper the authors' code, mkjuergens/EnsembleCalibration@8dff2b5
@@ -231,6 +232,7 @@ PRESETS = {
             tiled_repeats=2,
             oracle_datasets=3,
             fig4_more_chunks=1,
+            table1_floor=1e-3,
             polytope_samples=300,
             pitfall_datasets=3,
             backbone_train=2000,
@@ -261,6 +263,7 @@ PRESETS = {
             tiled_repeats=3,
             oracle_datasets=30,
             fig4_more_chunks=1,
+            table1_floor=1e-3,
             polytope_samples=3000,
             pitfall_datasets=20,
             backbone_train=10000,
@@ -291,6 +294,7 @@ PRESETS = {
             tiled_repeats=5,
             oracle_datasets=500,
             fig4_more_chunks=4,
+            table1_floor=1e-3,
             polytope_samples=5000,
             pitfall_datasets=200,
             backbone_train=None,

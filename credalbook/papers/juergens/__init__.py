@@ -44,7 +44,7 @@ from credalbook.papers.juergens.parts import (
     study_part_name,
 )
 from credalbook.papers.juergens.real_sets import evaluate_instance_test, TABLE1_ARCHITECTURES, TABLE1_KINDS, table1_rows
-from credalbook.papers.juergens.regime import regime_tables, table1_regime_rows
+from credalbook.papers.juergens.regime import floored, regime_tables, table1_regime_rows
 from credalbook.papers.juergens.tiled import AUTHORS_TILES, relative_spread, tiled_landscape, TiledLandscape
 
 __all__ = [
@@ -83,6 +83,7 @@ __all__ = [
     "evaluate_instance_test",
     "oracle_error_summary",
     "oracle_study",
+    "floored",
     "regime_tables",
     "table1_regime_rows",
     "table1_rows",

@@ -418,7 +418,10 @@ def compare(results: Mapping, *, chapter: str = "02_juergens_instance_calibratio
         ``"<data set>-s<seed> · <set>"`` → [mean confidence − accuracy of the mean predictor, 95% low, high],
         "setting": how the networks were trained}: a premise row per data set first, then the Table 1 rows judge the
         cells of the data sets whose premise held and state the frozen-backbone analogue's numbers beside them as the
-        control; ``oracle``, setting → :func:`~credalbook.papers.juergens.summarise_error_rates` of the H0 studies
+        control; ``table1_regime_floor``, the same cells with every member's probabilities floored
+        (``prob_floor`` of :func:`~credalbook.papers.juergens.table1_regime_rows`, parts ``table1rfloor-*``): the KL row
+        states their KL − L2 and names near-0 probabilities as its cause when it moves up by more than twice the
+        standard error of its paired change; ``oracle``, setting → :func:`~credalbook.papers.juergens.summarise_error_rates` of the H0 studies
         under the authors' settings with the true λ*(x) (:func:`~credalbook.papers.juergens.oracle_error_summary`): the
         Type I band rows state their rates and, where those are in the band and the learned test's are not, name the
         learned λ(x) as the computed cause; ``authors_settings_h0``, setting → :func:`~credalbook.papers.juergens.summarise_error_rates`
@@ -449,7 +452,15 @@ def compare(results: Mapping, *, chapter: str = "02_juergens_instance_calibratio
     _fig7_row(cmp, r.get("landscape_argmins"))
     _app_b_row(cmp, r["app_b"])
     _fig8_row(cmp, r["centre_share"])
-    _table1_rows(cmp, r["table1"], r["table1_setting"], r["dataset"], r.get("table1_bootstrap"), r.get("table1_regime"))
+    _table1_rows(
+        cmp,
+        r["table1"],
+        r["table1_setting"],
+        r["dataset"],
+        r.get("table1_bootstrap"),
+        r.get("table1_regime"),
+        r.get("table1_regime_floor"),
+    )
     return cmp
 
 
@@ -730,7 +741,7 @@ def _share_row(cmp, table, diff, *, resample, control=None):
 _CONTROL = "frozen backbone (the control)"
 
 
-def _table1_rows(cmp, table, setting, dataset, table_bootstrap=None, regime=None):
+def _table1_rows(cmp, table, setting, dataset, table_bootstrap=None, regime=None, floor=None):
     st = setting
     common = (
         f"{st['n_members']} members (authors' code: 5; their runner's default 10, src/run_analysis_real_data.py, "
@@ -752,7 +763,8 @@ def _table1_rows(cmp, table, setting, dataset, table_bootstrap=None, regime=None
     perm, boot = ({k: v for k, v in regime[r].items() if _data_set(k) in held} for r in ("permutation", "bootstrap"))
     _share_row(cmp, perm, diff, resample="permutation", control=table)
     _share_row(cmp, boot, diff, resample="bootstrap", control=table_bootstrap)
-    _estimator_rows(cmp, perm, diff, control=table)
+    floored = None if floor is None else {k: v for k, v in floor["permutation"].items() if k in perm}
+    _estimator_rows(cmp, perm, diff, control=table, floor=(floored, floor and floor.get("prob_floor")))
     _dropout_row(cmp, perm, diff, control=table)
     _accuracy_row(cmp, perm, diff, control=table)
 
@@ -807,8 +819,9 @@ def _beside(control, text: str) -> str:
     return "" if control is None else f"; {_CONTROL}: {text}"
 
 
-def _estimator_rows(cmp, table, diff, control=None):
-    """Table 1: results differ by estimator; KL gives the fewest rejections."""
+def _estimator_rows(cmp, table, diff, control=None, floor=(None, None)):
+    """Table 1: results differ by estimator; KL gives the fewest rejections. ``floor``: (the same cells' rows with
+    every member's probabilities floored, the floor) for the KL row's computed cause (:func:`_floor_cause`)."""
     t = _TABLE1_ALPHA
 
     def disagreements(rows):
@@ -834,12 +847,13 @@ def _estimator_rows(cmp, table, diff, control=None):
     )
     mu, se, nd = _kl_minus_l2(table)
     ctl = "" if control is None else _beside(control, "{:+.3f} ± {:.3f}".format(*_kl_minus_l2(control)))
+    floor_text, cause = _floor_cause(table, *floor)
     cmp.add(
         "Table 1",
         "KL gives the fewest rejections (highest p-values): mean p-value of KL − L2, paired by set and column",
         paper=_claim("table1_kl_fewest") + f"; table: row 1 mean p {paper['mean_p_row1']:.2f} vs row 2 "
         f"{paper['mean_p_row2']:.2f}",
-        book=f"{mu:+.3f} ± {se:.3f}{ctl}",
+        book=f"{mu:+.3f} ± {se:.3f}{ctl}" + floor_text,
         judgement=sign_claim(
             mu,
             relation=">",
@@ -848,7 +862,49 @@ def _estimator_rows(cmp, table, diff, control=None):
             replicates=nd,
             tolerance_source=f"2 × standard error over {nd} paired p-values",
         ),
+        cause=cause,
         note=diff + "; which printed row is KL is lost in our copy (row 1 by its errors > 2)",
+    )
+
+
+def _floor_cause(table, floored, floor) -> tuple[str, str]:
+    """(text for the book column, cause) of the KL row from the same cells with every member's probabilities floored
+    at ``floor`` (parts ``table1rfloor-*``: the same networks, λ-network and tests). The rule, fixed before those parts
+    ran: near-0 probabilities are the cause when KL − L2, paired by cell and column, moves up by more than twice the
+    standard error of its paired change (toward the frozen backbone's value, whose members are close to calibrated)."""
+    if not floored:
+        return "", ""
+
+    def by_pair(rows):
+        pairs = {}
+        for name, row in rows.items():
+            *cell, est = name.split(" · ")
+            pairs.setdefault(tuple(cell), {})[est] = row
+        return {
+            (cell, c): v["KL-CE"][f"{c}_p"] - v["L2-CE"][f"{c}_p"]
+            for cell, v in pairs.items()
+            if {"KL-CE", "L2-CE"} <= set(v)
+            for c in ("mean", "lambda")
+        }
+
+    before, after = by_pair(table), by_pair(floored)
+    common = sorted(set(before) & set(after))
+    if not common:
+        return "", ""
+    change = [after[k] - before[k] for k in common]
+    m_after, se_after, _ = mean_se([after[k] for k in common])
+    m, se, n = mean_se(change)
+    se = 0.0 if np.isnan(se) else se
+    text = (
+        f"; with every member's probabilities floored at {floor:g} (parts table1rfloor-*): {m_after:+.3f} ± "
+        f"{0.0 if np.isnan(se_after) else se_after:.3f}, a change of {m:+.3f} ± {se:.3f} over {n} pairs"
+    )
+    if not m > 2 * se:
+        return text, ""
+    return text, (
+        f"near-0 probabilities: with every member's probabilities floored at {floor:g} (the same networks, λ-network "
+        f"and tests; parts table1rfloor-*) KL − L2 moves by {m:+.3f} ± {se:.3f} (paired over {n} cells and columns, "
+        "more than twice its standard error); the one setting changed"
     )
 
 

@@ -136,6 +136,7 @@ def juergens_plan(
     parts += _test_size_parts(cfg, bandwidths, learner, device=device, seed=seed)
     parts += _tiled_parts(cfg, seed=seed)
     parts += _table1_regime_parts(cfg, device=device, seed=seed)
+    parts += _table1_floor_parts(parts, cfg["table1_floor"])
     parts += _oracle_parts(parts, cfg["oracle_datasets"])
     parts += _fig4_more_parts(parts, cfg["fig4_more_chunks"])
     return JuergensPlan(parts=parts, bandwidths=bandwidths)
@@ -402,6 +403,18 @@ def _table1_regime_parts(cfg, *, device, seed) -> list:
                 tag = kind.lower().replace("(", "").replace(")", "")
                 parts.append(Part(f"table1r-{ds}-s{s}-{tag}", table1_regime_rows, kwargs))
     return parts
+
+
+def _table1_floor_parts(parts: list, floor: float) -> list:
+    """The regime's Table 1 cells again with every member's probabilities floored at ``floor``
+    (:func:`~credalbook.papers.juergens.table1_regime_rows`'s ``prob_floor``), ``table1rfloor-*``: the same networks
+    (seeds, data, training), λ-network and tests; the one setting changed for the KL row's cause (near-0
+    probabilities, where KL's calibration error is most sensitive)."""
+    return [
+        Part(p.name.replace("table1r-", "table1rfloor-", 1), p.func, {**p.kwargs, "prob_floor": floor})
+        for p in parts
+        if p.name.startswith("table1r-")
+    ]
 
 
 def _oracle_parts(parts: list, n_datasets: int) -> list:

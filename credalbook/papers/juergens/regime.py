@@ -13,6 +13,7 @@ predictor with its bootstrap interval: the premise rows' evidence that the regim
 
 from __future__ import annotations
 
+import dataclasses
 import time
 
 import numpy as np
@@ -25,7 +26,28 @@ from credalbook.papers.juergens.real_sets import evaluate_instance_test, TABLE1_
 from credalbook.papers.mortier.end_to_end import end_to_end_set
 from credalbook.stats.null_distribution import RESAMPLING
 
-__all__ = ["regime_tables", "table1_regime_rows"]
+__all__ = ["floored", "regime_tables", "table1_regime_rows"]
+
+
+def floored(probs, floor: float) -> np.ndarray:
+    """Probabilities (..., K) floored at ``floor`` and renormalised: ``max(p, floor) / sum_k max(p_k, floor)``.
+
+    Every entry of the result is at least ``floor / (1 + K floor)``; rows already above the floor are unchanged.
+
+    Examples
+    --------
+    >>> floored([[0.999, 0.001, 0.0], [0.5, 0.3, 0.2]], 0.01).round(4)
+    array([[0.9804, 0.0098, 0.0098],
+           [0.5   , 0.3   , 0.2   ]])
+    """
+    p = np.asarray(probs, dtype=np.float64)
+    if p.ndim < 1 or p.shape[-1] < 2:
+        raise ValueError(f"probs must have shape (..., K) with K >= 2; got shape {p.shape}")
+    k = p.shape[-1]
+    if isinstance(floor, bool) or not isinstance(floor, (int, float, np.floating)) or not 0 < floor < 1 / k:
+        raise ValueError(f"prob_floor must be a number in (0, 1/K) = (0, {1 / k:.4g}); got {floor!r}")
+    q = np.maximum(p, floor)
+    return q / q.sum(axis=-1, keepdims=True)
 
 
 def table1_regime_rows(
@@ -47,6 +69,7 @@ def table1_regime_rows(
     resamplings=RESAMPLING,
     signed_resamples: int = 1000,
     device: str = "cpu",
+    prob_floor: float | None = None,
 ) -> dict:
     r"""The Table 1 rows of one classifier set trained end to end in the over-confident regime.
 
@@ -75,6 +98,11 @@ def table1_regime_rows(
     signed_resamples : int, default 1000
         Bootstrap resamples of the signed error's interval (95 %, percentile).
     device : str, default "cpu"
+    prob_floor : float in (0, 1/K), optional
+        Floor every member's probabilities on the calibration and test splits at this value and renormalise each
+        row (:func:`floored`) before the tests and the signed errors: the same trained networks without their
+        near-0 probabilities, against which KL's calibration error is most sensitive (:math:`\log(o/p)` for a
+        class of predicted probability :math:`p \to 0` that occurs). None: the predictions as trained.
 
     Returns
     -------
@@ -103,6 +131,12 @@ def table1_regime_rows(
         dataset, set_name=set_name, n_members=n_members, seed=seed, epochs=epochs, lr=lr, channels=channels,
         hidden=hidden, n_train=n_train, device=device,
     )  # fmt: skip
+    if prob_floor is not None:
+        cs = dataclasses.replace(
+            cs,
+            ens_probs_cal=floored(cs.ens_probs_cal, prob_floor),
+            ens_probs_test=floored(cs.ens_probs_test, prob_floor),
+        )
     if backbone is None:
         images = np.asarray(load_dataset(dataset).x_test, dtype=np.float64)
         inputs = images.reshape(len(images), -1)
@@ -123,6 +157,8 @@ def table1_regime_rows(
     config.update(
         n_resamples=n_resamples, alpha=alpha, lambda_input="flattened images" if backbone is None else backbone
     )
+    if prob_floor is not None:
+        config["prob_floor"] = prob_floor
     y, members = cs.y_test, np.moveaxis(cs.ens_probs_test, 1, 0)
     avg = cs.ens_probs_test.mean(axis=1)
     est = signed_calibration_error(avg, y, ci=0.95, n_resamples=signed_resamples, seed=seed)
@@ -152,7 +188,8 @@ def regime_tables(values: dict) -> dict:
     dict
         ``"permutation"`` and ``"bootstrap"``: ``"<data set>-s<seed> · <set> · <estimator>"`` → row; ``"signed"``:
         ``"<data set>-s<seed> · <set>"`` → [confidence − accuracy, 95% low, high]; ``"cells"``: the same key → a
-        summary for the chapter's table; ``"setting"``: how the networks were trained, for the rows' notes.
+        summary for the chapter's table; ``"setting"``: how the networks were trained, for the rows' notes;
+        ``"prob_floor"``: the cells' probability floor (None: the predictions as trained).
 
     Examples
     --------
@@ -185,4 +222,8 @@ def regime_tables(values: dict) -> dict:
             **{f"p, λ(x), {n.split(' · ')[-1]}": r["lambda_p"] for n, r in perm.items()},
         }
     out["setting"] = "networks trained end to end: " + ", ".join(trained.values())
+    floors = {v["config"].get("prob_floor") for v in values.values()}
+    if len(floors) > 1:
+        raise ValueError(f"values mix probability floors {sorted(floors, key=str)}: give the cells of one floor")
+    out["prob_floor"] = floors.pop() if floors else None
     return out

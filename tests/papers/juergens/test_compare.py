@@ -335,7 +335,7 @@ class TestCompare:
         assert set(RESULT_KEYS) == set(_results())
 
 
-def _regime(n_over=5, n_cells=6, reject=0.5, seed=0):
+def _regime(n_over=5, n_cells=6, reject=0.5, seed=0, kl_shift=0.2):
     """Regime cells ``"ds-s<seed> · <set>"``: ``n_over`` of ``n_cells`` over-confident; a share ``reject`` of the
     mean predictor's p-values below 0.01."""
     rng = np.random.default_rng(seed)
@@ -349,7 +349,7 @@ def _regime(n_over=5, n_cells=6, reject=0.5, seed=0):
     signed = {c: ([0.04, 0.02, 0.06] if i < n_over else [0.01, -0.01, 0.03]) for i, c in enumerate(cells)}
     rows = {}
     for c in cells:
-        for est, shift in (("L2-CE", 0.0), ("KL-CE", 0.2)):
+        for est, shift in (("L2-CE", 0.0), ("KL-CE", kl_shift)):
             low = rng.random() < reject
             rows[f"{c} · {est}"] = {
                 "mean_h0": "REJ." if low else "¬REJ.",
@@ -361,6 +361,46 @@ def _regime(n_over=5, n_cells=6, reject=0.5, seed=0):
             }
     boot = {k: dict(v) for k, v in rows.items()}
     return {"permutation": rows, "bootstrap": boot, "signed": signed, "setting": "networks trained 80 epochs"}
+
+
+class TestFloorCause:
+    """The KL row's computed cause: the same cells with the members' probabilities floored (parts table1rfloor-*)."""
+
+    def _kl_row(self, floor_shift, kl_shift=-0.25):
+        regime = _regime(n_over=1, kl_shift=kl_shift)
+        floor = {**_regime(n_over=1, kl_shift=floor_shift), "prob_floor": 1e-3}
+        res = _results(table1_bootstrap=_results()["table1"], table1_regime=regime, table1_regime_floor=floor)
+        return next(r for r in compare(res).rows if r.quantity.startswith("KL gives"))
+
+    def test_cause_shown_when_kl_moves_up(self):
+        row = self._kl_row(floor_shift=0.1)
+        assert row.verdict == DIFFERS_SHOWN
+        assert row.cause.startswith("near-0 probabilities: with every member's probabilities floored at 0.001")
+        assert (
+            "; with every member's probabilities floored at 0.001 (parts table1rfloor-*): +0.050 ± 0.034, a "
+            "change of +0.350 ± 0.000 over 12 pairs" in row.book
+        )
+
+    def test_no_cause_when_kl_stays(self):
+        row = self._kl_row(floor_shift=-0.25)
+        assert row.verdict == DIFFERS_UNKNOWN and row.cause == ""
+        assert "a change of +0.000 ± 0.000 over 12 pairs" in row.book
+
+    def test_no_cause_when_change_within_noise(self):
+        """A change of +0.05 on half the pairs and −0.03 on the other half: mean +0.01, SE 0.012 — not 2 SE."""
+        regime = _regime(n_over=1, kl_shift=-0.25)
+        floor = {**_regime(n_over=1, kl_shift=-0.25), "prob_floor": 1e-3}
+        for i, (name, row) in enumerate(sorted(floor["permutation"].items())):
+            if name.endswith("KL-CE"):
+                row["lambda_p"] += 0.05 if i % 4 == 1 else -0.03
+        res = _results(table1_bootstrap=_results()["table1"], table1_regime=regime, table1_regime_floor=floor)
+        row = next(r for r in compare(res).rows if r.quantity.startswith("KL gives"))
+        assert row.verdict == DIFFERS_UNKNOWN and row.cause == ""
+
+    def test_without_floor_nothing_said(self):
+        res = _results(table1_bootstrap=_results()["table1"], table1_regime=_regime(n_over=1, kl_shift=-0.25))
+        row = next(r for r in compare(res).rows if r.quantity.startswith("KL gives"))
+        assert "floored" not in row.book and row.cause == ""
 
 
 class TestOracleRows:

@@ -89,10 +89,11 @@ class TestPlan:
             "testsize-binary-h0-inst",
             *[f"tiled-{e}" for e in ("lp", "kl", "skce", "mmd")],
             *regime,
+            *[n.replace("table1r-", "table1rfloor-") for n in regime],
             *[f"oracle-{s}-{h}" for s in ("binary", "multiclass") for h in ("h0-const", "h0-inst")],
             *more,
         ]
-        assert len(set(names)) == 45 + len(regime) + len(more)
+        assert len(set(names)) == 45 + 2 * len(regime) + len(more)
         assert set(AUTHORS_PART_MINUTES) == set(names[21:41])  # every added part has its estimate
 
     def test_oracle_parts_share_the_studies_data(self):
@@ -131,6 +132,19 @@ class TestPlan:
             n_bb = None if kw["dataset"] == "digits" else cfg["backbone_train"]  # digits: fewer than 2 000 images
             assert kw["backbone"] == {"n_train": n_bb, "epochs": cfg["backbone_epochs"], "seed": 0}
             assert kw["learner_options"]["max_epochs"] == cfg["table_epochs"]
+
+    @pytest.mark.parametrize("scale", ["tiny", "paper"])
+    def test_floor_parts_are_regime_cells_with_a_floor(self, scale):
+        """table1rfloor-*: every regime cell again with the preset's probability floor, the one setting changed."""
+        cfg = preset(CHAPTER, scale)
+        plan = juergens_plan(cfg, seed=0)
+        cells = {p.name: p for p in plan.parts if p.name.startswith("table1r-")}
+        floors = {p.name: p for p in plan.parts if p.name.startswith("table1rfloor-")}
+        assert cells and sorted(floors) == sorted(n.replace("table1r-", "table1rfloor-") for n in cells)
+        for name, p in cells.items():
+            f = floors[name.replace("table1r-", "table1rfloor-")]
+            assert f.func is p.func and f.kwargs == {**p.kwargs, "prob_floor": cfg["table1_floor"]}
+        assert cfg["table1_floor"] == 1e-3
 
     def test_authors_variants(self):
         """The added parts are the recorded ones with one setting changed each, named in their parameters."""
