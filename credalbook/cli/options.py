@@ -76,9 +76,11 @@ def default_n_resamples(n: int) -> int:
     work R·N near ``AUTO_RESAMPLE_WORK`` = 5·10⁷ within [100, 1000]: 1000 up to N = 5·10⁴, 500 at
     N = 10⁵, 100 from N = 5·10⁵, where an interval is narrow and a test with R = 100 null samples
     keeps its level exactly and loses little power at α = 0.05 (Monte Carlo tests: Davison &
-    Hinkley 1997, Ch. 4). Measured on a quiet 2-core machine (K = 10, the default metrics and
-    tests, without ``--out``): N = 10⁵ took 6.8 s with the default R = 500 and 10 s with R = 1000;
-    N = 10⁶ with R = 100 took 16 s (18 s with ``--out`` and its figures).
+    Hinkley 1997, Ch. 4). Measured on a quiet 2-core machine when this default was chosen (K = 10,
+    the default metrics and tests, without ``--out``): N = 10⁵ took 6.8 s with the default R = 500
+    and 10 s with R = 1000; N = 10⁶ with R = 100 took 16 s (18 s with ``--out`` and its figures).
+    The same command with ``--out`` at N = 10⁶ now takes 4.7-4.9 s (8 runs; ``scripts/benchmark.py
+    --only-scale --cases evaluate_cli`` times it).
 
     Examples
     --------
