@@ -121,7 +121,7 @@ def juergens_plan(
     >>> from credalbook.papers.presets import preset
     >>> plan = juergens_plan(preset("02_juergens_instance_calibration", "tiny"))
     >>> len(plan.parts), [p.name for p in plan.parts][::5]
-    (50, ['binary-h0-const', 'multiclass-h0-const', 'landscape-lp', 'appb-marginal', 'table1-b', 'authors-binary-h1-1', 'authors-settings-multiclass-h0-const', 'testsize-binary-h0-const', 'tiled-mmd', 'oracle-binary-h0-inst'])
+    (53, ['binary-h0-const', 'multiclass-h0-const', 'landscape-lp', 'appb-marginal', 'table1-b', 'authors-binary-h1-1', 'authors-settings-multiclass-h0-const', 'testsize-binary-h0-const', 'tiled-mmd', 'table1rfloor-digits-s0-dn0.1', 'oracle-multiclass-h0-inst'])
     """
     learner = dict(max_epochs=cfg["epochs"], patience=cfg["patience"])
     bandwidths = {s: _settings_bandwidth(s, cfg["instances"], seed) for s in SETTINGS}
