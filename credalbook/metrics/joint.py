@@ -63,6 +63,12 @@ def _part(name: str, p: np.ndarray, y: np.ndarray, n_bins: int, top):
     return as_scalar(ece_classwise_batched(p, y, n_bins)), stat  # ece_classwise(p, y, n_bins=n_bins)
 
 
+def _parts(names, p: np.ndarray, y: np.ndarray, n_bins: int) -> list:
+    """:func:`_part` of each name, the top label computed at most once for all of them."""
+    top = functools.cache(lambda: _top_label(p, y))
+    return [_part(name, p, y, n_bins, top) for name in names]
+
+
 def joint_intervals(
     probs, labels, metrics=JOINT_METRICS, *, n_bins: int = 10, ci: float = 0.95, n_resamples: int = 1000, seed=None
 ) -> dict:
@@ -114,8 +120,7 @@ def joint_intervals(
         return _in_passes(
             p, y, names, groups, n_bins=n_bins, ci=level, n_resamples=n_resamples, seed=seed, method=method
         )
-    top = functools.cache(lambda: _top_label(p, y))
-    parts = [_part(name, p, y, n_bins, top) for name in names]
+    parts = _parts(names, p, y, n_bins)
     statistic = functools.partial(joint_statistic, [stat for _, stat in parts])
     reps = resample_counts(statistic, p.shape[0], n_resamples=n_resamples, seed=seed)
     return {
@@ -144,8 +149,7 @@ def _in_passes(p, y, names, groups, *, n_bins: int, ci: float, n_resamples: int,
     others = [name for name in names if name != "ece_classwise"]
     out = {}
     if others:
-        top = functools.cache(lambda: _top_label(p, y))
-        parts = [_part(name, p, y, n_bins, top) for name in others]
+        parts = _parts(others, p, y, n_bins)
         statistic = functools.partial(joint_statistic, [stat for _, stat in parts])
         reps = resample_counts(statistic, n, n_resamples=n_resamples, seed=seeds[0])
         out = {

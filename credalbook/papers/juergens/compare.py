@@ -763,8 +763,7 @@ def _table1_rows(cmp, table, setting, dataset, table_bootstrap=None, regime=None
     perm, boot = ({k: v for k, v in regime[r].items() if _data_set(k) in held} for r in ("permutation", "bootstrap"))
     _share_row(cmp, perm, diff, resample="permutation", control=table)
     _share_row(cmp, boot, diff, resample="bootstrap", control=table_bootstrap)
-    floored = None if floor is None else {k: v for k, v in floor["permutation"].items() if k in perm}
-    _estimator_rows(cmp, perm, diff, control=table, floor=(floored, floor and floor.get("prob_floor")))
+    _estimator_rows(cmp, perm, diff, control=table, floor=floor)
     _dropout_row(cmp, perm, diff, control=table)
     _accuracy_row(cmp, perm, diff, control=table)
 
@@ -819,9 +818,10 @@ def _beside(control, text: str) -> str:
     return "" if control is None else f"; {_CONTROL}: {text}"
 
 
-def _estimator_rows(cmp, table, diff, control=None, floor=(None, None)):
-    """Table 1: results differ by estimator; KL gives the fewest rejections. ``floor``: (the same cells' rows with
-    every member's probabilities floored, the floor) for the KL row's computed cause (:func:`_floor_cause`)."""
+def _estimator_rows(cmp, table, diff, control=None, floor=None):
+    """Table 1: results differ by estimator; KL gives the fewest rejections. ``floor``: the regime's cells with every
+    member's probabilities floored (:func:`~credalbook.papers.juergens.regime_tables`), for the KL row's computed
+    cause (:func:`_floor_cause`, on the cells of ``table``)."""
     t = _TABLE1_ALPHA
 
     def disagreements(rows):
@@ -847,7 +847,7 @@ def _estimator_rows(cmp, table, diff, control=None, floor=(None, None)):
     )
     mu, se, nd = _kl_minus_l2(table)
     ctl = "" if control is None else _beside(control, "{:+.3f} ± {:.3f}".format(*_kl_minus_l2(control)))
-    floor_text, cause = _floor_cause(table, *floor)
+    floor_text, cause = ("", "") if floor is None else _floor_cause(table, floor["permutation"], floor["prob_floor"])
     cmp.add(
         "Table 1",
         "KL gives the fewest rejections (highest p-values): mean p-value of KL − L2, paired by set and column",
@@ -872,32 +872,15 @@ def _floor_cause(table, floored, floor) -> tuple[str, str]:
     at ``floor`` (parts ``table1rfloor-*``: the same networks, λ-network and tests). The rule, fixed before those parts
     ran: near-0 probabilities are the cause when KL − L2, paired by cell and column, moves up by more than twice the
     standard error of its paired change (toward the frozen backbone's value, whose members are close to calibrated)."""
-    if not floored:
-        return "", ""
-
-    def by_pair(rows):
-        pairs = {}
-        for name, row in rows.items():
-            *cell, est = name.split(" · ")
-            pairs.setdefault(tuple(cell), {})[est] = row
-        return {
-            (cell, c): v["KL-CE"][f"{c}_p"] - v["L2-CE"][f"{c}_p"]
-            for cell, v in pairs.items()
-            if {"KL-CE", "L2-CE"} <= set(v)
-            for c in ("mean", "lambda")
-        }
-
-    before, after = by_pair(table), by_pair(floored)
+    before, after = _kl_l2_pairs(table), _kl_l2_pairs(floored or {})
     common = sorted(set(before) & set(after))
     if not common:
         return "", ""
-    change = [after[k] - before[k] for k in common]
-    m_after, se_after, _ = mean_se([after[k] for k in common])
-    m, se, n = mean_se(change)
-    se = 0.0 if np.isnan(se) else se
+    m_after, se_after, _ = _mean_se0([after[k] for k in common])
+    m, se, n = _mean_se0([after[k] - before[k] for k in common])
     text = (
         f"; with every member's probabilities floored at {floor:g} (parts table1rfloor-*): {m_after:+.3f} ± "
-        f"{0.0 if np.isnan(se_after) else se_after:.3f}, a change of {m:+.3f} ± {se:.3f} over {n} pairs"
+        f"{se_after:.3f}, a change of {m:+.3f} ± {se:.3f} over {n} pairs"
     )
     if not m > 2 * se:
         return text, ""
@@ -908,20 +891,29 @@ def _floor_cause(table, floored, floor) -> tuple[str, str]:
     )
 
 
-def _kl_minus_l2(table) -> tuple:
-    """Mean and SE (0 when undefined) of KL's p-value minus L2's, paired by (cell, set) and column; and the pairs."""
+def _kl_l2_pairs(table) -> dict:
+    """(cell, column) → KL's p-value minus L2's, for the cells (rows ``"<cell> · <estimator>"``) that have both."""
     pairs = {}
     for name, row in table.items():
         *cell, est = name.split(" · ")
         pairs.setdefault(tuple(cell), {})[est] = row
-    d = [
-        v["KL-CE"][f"{c}_p"] - v["L2-CE"][f"{c}_p"]
-        for v in pairs.values()
+    return {
+        (cell, c): v["KL-CE"][f"{c}_p"] - v["L2-CE"][f"{c}_p"]
+        for cell, v in pairs.items()
         if {"KL-CE", "L2-CE"} <= set(v)
         for c in ("mean", "lambda")
-    ]
-    mu, se, nd = mean_se(d)
-    return mu, 0.0 if np.isnan(se) else se, nd
+    }
+
+
+def _mean_se0(values) -> tuple:
+    """:func:`mean_se` with the SE 0 where it is undefined."""
+    mu, se, n = mean_se(values)
+    return mu, 0.0 if np.isnan(se) else se, n
+
+
+def _kl_minus_l2(table) -> tuple:
+    """Mean and SE (0 when undefined) of KL's p-value minus L2's, paired by (cell, set) and column; and the pairs."""
+    return _mean_se0(list(_kl_l2_pairs(table).values()))
 
 
 def _dropout_row(cmp, table, diff, control=None):
