@@ -379,14 +379,16 @@ def _table1_parts(cfg, *, dataset, device, seed) -> list:
 
 def _table1_regime_parts(cfg, *, device, seed) -> list:
     """Table 1 in the over-confident regime (:func:`~credalbook.papers.juergens.table1_regime_rows`): one part per
-    (data set, seed, set), the networks of chapter 01's regime cells (the preset's shared ``table1_*`` keys), λ(x)
-    on the first analogue's backbone features (architecture A), both resamplings of the null replicates."""
+    (data set, seed, set), networks of chapter 01's Table 1 cells (data sets, seeds and body: the preset's shared
+    ``table1_*`` keys) trained end to end on ``regime_train`` images for ``regime_epochs`` epochs (the first data
+    set; as many Adam steps on the others), λ(x) on the first analogue's backbone features (architecture A), both
+    resamplings of the null replicates."""
     from credalbook.data import load_dataset
     from credalbook.papers.juergens.regime import table1_regime_rows
     from credalbook.papers.mortier.parts import _table1_epochs
 
-    n_train = cfg["table1_regime_train"]
-    epochs_of = _table1_epochs(cfg["table1_datasets"], cfg["table1_regime_epochs"], n_train)
+    n_train = cfg["regime_train"]
+    epochs_of = _table1_epochs(cfg["table1_datasets"], cfg["regime_epochs"], n_train)
     learner = dict(max_epochs=cfg["table_epochs"], patience=cfg["table_patience"], **cfg["table_learner"])
     parts = []
     for ds in cfg["table1_datasets"]:

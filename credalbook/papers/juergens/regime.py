@@ -4,9 +4,9 @@ The paper tests deep ensembles and dropout networks of ResNet-18 and VGG-19 trai
 networks are over-confident (Guo et al. 2017), and the decisions the paper's own p-values imply reject H0 in 17-20
 of its 48 cells. The chapter's first analogue (:func:`~credalbook.papers.juergens.table1_rows`: heads on a frozen
 small backbone trained on all 60 000 Fashion-MNIST images) rejects almost nowhere: its members are close to
-calibrated. Here every network is trained end to end to fit few images, as chapter 01's Table 1 cells in the
-over-confident regime (:func:`credalbook.papers.mortier.table1_regime_cell`, the same networks for the same
-seeds), and λ(x) reads the same backbone features as the first analogue's (the paper: "We leverage the pre-trained
+calibrated. Here every network is trained end to end to fit few images (chapter 01's Table 1 networks,
+:func:`credalbook.papers.mortier.end_to_end_set`, the same data sets, seeds and body; the chapter's preset sets the
+images and epochs), and λ(x) reads the same backbone features as the first analogue's (the paper: "We leverage the pre-trained
 ResNet-18 or VGG-19 to embed images", Sec. 4.3), so that only the members differ. Each cell also keeps the signed error (mean confidence − accuracy) of the mean
 predictor with its bootstrap interval: the premise rows' evidence that the regime holds.
 """

@@ -118,15 +118,27 @@ class TestPlan:
 
     @pytest.mark.parametrize("scale", ["tiny", "paper"])
     def test_regime_trains_chapter_01_networks(self, scale):
-        """Table 1 in the regime trains the networks of chapter 01's regime cells (same data set, seed, set, images,
-        epochs, body); only the number of members is this chapter's."""
+        """Table 1 in the regime trains networks of chapter 01's regime cells (same data set, seed, set, body) on this
+        chapter's regime_train images for regime_epochs epochs (as many Adam steps on the second data set); the number
+        of members is this chapter's too. At tiny the images and epochs are chapter 01's (its networks are reused)."""
         from credalbook.papers.mortier import mortier_plan
+        from credalbook.papers.mortier.parts import _table1_epochs
 
         cfg = preset(CHAPTER, scale)
         ours = {p.name: p.kwargs for p in juergens_plan(cfg, seed=0).parts if p.name.startswith("table1r-")}
         theirs = {p.name: p.kwargs for p in mortier_plan(preset("01_mortier_set_calibration", scale)).parts}
-        same = ("dataset", "set_name", "seed", "epochs", "n_train", "channels", "hidden")
+        same = ("dataset", "set_name", "seed", "channels", "hidden")
         assert ours and all({k: kw[k] for k in same} == {k: theirs[name][k] for k in same} for name, kw in ours.items())
+        epochs = _table1_epochs(cfg["table1_datasets"], cfg["regime_epochs"], cfg["regime_train"])
+        assert all(
+            (kw["n_train"], kw["epochs"]) == (cfg["regime_train"], epochs[kw["dataset"]]) for kw in ours.values()
+        )
+        if scale == "tiny":
+            assert all(
+                (kw["n_train"], kw["epochs"]) == (theirs[n]["n_train"], theirs[n]["epochs"]) for n, kw in ours.items()
+            )
+        else:
+            assert (cfg["regime_train"], cfg["regime_epochs"]) == (1000, 400)
         for kw in ours.values():
             assert kw["n_members"] == cfg["n_members"] and kw["alpha"] == 0.01 and kw["n_test"] == cfg["table_test"]
             n_bb = None if kw["dataset"] == "digits" else cfg["backbone_train"]  # digits: fewer than 2 000 images
