@@ -773,20 +773,55 @@ def _data_set(key: str) -> str:
     return key.split(" · ")[0].rsplit("-s", 1)[0]
 
 
+#: z of a two-sided 95% interval (scipy.stats.norm.ppf(0.975)).
+_Z95 = 1.959963984540054
+
+
+def _largest_shown(accuracy: float, n: int) -> tuple[float, float]:
+    """The largest over-confidence a test split can hold and the half-width of its 95% interval: with every confidence
+    1, confidence − accuracy is ``1 − accuracy`` exactly and varies only with the accuracy, ``z·sqrt(a(1 − a)/n)``.
+    The premise can be shown in a cell only when the first exceeds the second.
+
+    >>> [round(v, 4) for v in _largest_shown(0.989, 269)], [round(v, 4) for v in _largest_shown(0.812, 500)]
+    ([0.011, 0.0125], [0.188, 0.0342])
+    """
+    return 1 - accuracy, _Z95 * float(np.sqrt(accuracy * (1 - accuracy) / n))
+
+
 def _regime_premises(cmp, signed, setting, cells=None) -> tuple[set, str]:
     """Table 1's premise row per data set: the sets' mean predictor over-confident in a majority of its cells; → (the
     data sets whose premise held, or all when none did; the rows' note). Networks near perfect accuracy (scikit-learn's
     digits) leave no room to show over-confidence, so the regime is judged per data set. With ``cells`` (cell → its
-    table row, with the members' own mean confidence − accuracy) the members' values are stated beside, not judged."""
+    table row, with its accuracy and the members' own mean confidence − accuracy) the members' values are stated
+    beside, not judged, and a data set whose premise fails where fewer than a majority of its cells could show it at
+    all (:func:`_largest_shown`: 1 − accuracy, the largest over-confidence possible, within its own half-width) is
+    *inconclusive*: its test split cannot decide the premise."""
     held, said = set(), []
     for ds in dict.fromkeys(_data_set(k) for k in signed):
         mine = [v for k, v in signed.items() if _data_set(k) == ds]
         members = [c.get("members' mean conf. − acc.") for k, c in (cells or {}).items() if _data_set(k) == ds]
         k, n = sum(low > 0 for _, low, _ in mine), len(mine)
-        judgement = at_least(
-            k, n, n // 2 + 1, what="cells whose mean predictor has confidence − accuracy above 0 (95% interval)",
-            tolerance_source="a majority of the data set's cells; percentile bootstrap interval over the test split",
-        )  # fmt: skip
+        what = "cells whose mean predictor has confidence − accuracy above 0 (95% interval)"
+        source = "a majority of the data set's cells; percentile bootstrap interval over the test split"
+        judgement = at_least(k, n, n // 2 + 1, what=what, tolerance_source=source)
+        mine_cells = {key: c for key, c in (cells or {}).items() if _data_set(key) == ds}
+        if judgement.verdict != "agrees" and all(
+            "accuracy" in c and "test instances" in c for c in mine_cells.values()
+        ):
+            bound = [_largest_shown(c["accuracy"], c["test instances"]) for c in mine_cells.values()]
+            able = sum(most > half for most, half in bound)
+            if mine_cells and able < n // 2 + 1:
+                judgement = Judgement(
+                    INCONCLUSIVE,
+                    f"{judgement.criterion}; only {able} of {n} cells could show over-confidence at all: 1 − accuracy, "
+                    f"the largest possible (every confidence 1), is {min(b[0] for b in bound):.3f}–"
+                    f"{max(b[0] for b in bound):.3f}, within its own 95% half-width "
+                    f"{min(b[1] for b in bound):.3f}–{max(b[1] for b in bound):.3f} (test instances: "
+                    f"{', '.join(str(c['test instances']) for c in mine_cells.values())})",
+                    None,
+                    source + "; a cell can show it only when 1 − accuracy exceeds 1.96·sqrt(a(1 − a)/n)",
+                    None,
+                )
         cmp.add(
             "Table 1 (premise)",
             f"{ds}: the sets over-confident: mean confidence − accuracy of each set's mean predictor on the test split, "
@@ -806,7 +841,7 @@ def _regime_premises(cmp, signed, setting, cells=None) -> tuple[set, str]:
         )
         ok = judgement.verdict == "agrees"
         held |= {ds} if ok else set()
-        said.append(f"{ds} {'held' if ok else 'did not hold'}")
+        said.append(f"{ds} {'held' if ok else 'undecided' if judgement.verdict == INCONCLUSIVE else 'did not hold'}")
     note = "premise (over-confident sets), per data set: " + ", ".join(said)
     if not held:
         return {_data_set(k) for k in signed}, note + "; none held: the rows judge every cell"

@@ -188,7 +188,7 @@ def regime_tables(values: dict) -> dict:
     dict
         ``"permutation"`` and ``"bootstrap"``: ``"<data set>-s<seed> · <set> · <estimator>"`` → row; ``"signed"``:
         ``"<data set>-s<seed> · <set>"`` → [confidence − accuracy, 95% low, high]; ``"cells"``: the same key → a
-        summary for the chapter's table; ``"setting"``: how the networks were trained, for the rows' notes;
+        summary for the chapter's table (accuracy, test instances, the signed error and p-values); ``"setting"``: how the networks were trained, for the rows' notes;
         ``"prob_floor"``: the cells' probability floor (None: the predictions as trained).
 
     Examples
@@ -215,6 +215,7 @@ def regime_tables(values: dict) -> dict:
         perm = value["rows"].get("permutation", {})
         out["cells"][key] = {
             "accuracy": value["accuracy"],
+            **({"test instances": value["n_test"]} if "n_test" in value else {}),
             "confidence − accuracy": value["signed"][0],
             "95% interval": f"[{value['signed'][1]:+.3f}, {value['signed'][2]:+.3f}]",
             "members' mean conf. − acc.": float(np.mean(value["members_signed"])),

@@ -515,6 +515,30 @@ class TestRegimeRows:
         assert "; the members' own, mean per cell: +0.031, +0.032, +0.033)" in premise[0].book
         assert [p.verdict for p in premise] == [DIFFERS_UNKNOWN] * 2  # judged on the sets' mean predictor only
 
+    def test_premise_undecidable_near_perfect_accuracy(self):
+        """A data set whose cells cannot show over-confidence at all (1 − accuracy, the largest possible, within its
+        own 95% half-width 1.96·sqrt(a(1 − a)/n)) is inconclusive, not a difference; at accuracy 0.8 it differs."""
+        regime = _regime(n_over=4)  # fashion 3 of 3, digits 1 of 3
+
+        def rows(acc_digits, n=300):
+            regime["cells"] = {
+                c: {"accuracy": acc_digits if c.startswith("digits") else 0.8, "test instances": n}
+                for c in regime["signed"]
+            }
+            return [r for r in compare(_results(table1_regime=regime)).rows if r.artifact.startswith("Table 1")]
+
+        t1 = rows(0.99)  # 0.010 against 1.96 sqrt(0.99 · 0.01 / 300) = 0.0113
+        assert [r.verdict for r in t1[:2]] == [AGREES, INCONCLUSIVE]
+        assert "only 0 of 3 cells could show over-confidence at all" in t1[1].criterion
+        assert "is 0.010–0.010, within its own 95% half-width 0.011–0.011 (test instances: 300, 300, 300)" in (
+            t1[1].criterion
+        )
+        assert "fashion_mnist held, digits undecided; the rows judge fashion_mnist" in t1[2].note
+        assert rows(0.99, n=400)[1].verdict == DIFFERS_UNKNOWN  # 0.010 > 0.0098: a larger split could show it
+        t1 = rows(0.8)
+        assert [r.verdict for r in t1[:2]] == [AGREES, DIFFERS_UNKNOWN]
+        assert "fashion_mnist held, digits did not hold" in t1[2].note
+
     def test_no_premise_without_regime(self):
         rows = compare(_results(table1_bootstrap=_results()["table1"])).rows
         assert not any(r.artifact == "Table 1 (premise)" or "the control" in (r.book or "") for r in rows)
