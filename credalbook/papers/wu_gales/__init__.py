@@ -50,7 +50,7 @@ from credalbook.papers.wu_gales.regime import (
     regime_split,
     REGIME_TOPOLOGIES,
 )
-from credalbook.papers.wu_gales.regime_study import regime_premises
+from credalbook.papers.wu_gales.regime_study import premise_sentence, regime_premises
 from credalbook.papers.wu_gales.reported import (
     WG_METRICS,
     WG_PAPER_COMBINATION,
@@ -83,6 +83,7 @@ from credalbook.papers.wu_gales.toys import (
 __all__ = [
     "compare",
     "alg1_seed_spread",
+    "premise_sentence",
     "regime_premises",
     "appendix_toys",
     "boot_weights",

@@ -20,7 +20,7 @@ from scipy.special import log_softmax
 from credalbook.metrics import ece
 from credalbook.papers.wu_gales.topologies import TopologyEnsemble
 
-__all__ = ["regime_premises"]
+__all__ = ["premise_sentence", "regime_premises"]
 
 
 def _gap_terms(probs: np.ndarray, labels: np.ndarray) -> np.ndarray:
@@ -136,3 +136,37 @@ def regime_premises(
     return {
         t: _one(e, None if train_nll is None else train_nll.get(t), int(n_resamples), rng) for t, e in ensembles.items()
     }
+
+
+def premise_sentence(premises: Mapping) -> str:
+    """The regime's premises in numbers, per topology, as one clause for the chapter's text (no verdicts: the
+    comparison's premise rows judge them against their standard errors).
+
+    Examples
+    --------
+    >>> p = {t: dict(member_gap=g, member_accuracy=a, member_ece=e, ensemble_ece=f, val_nll=0.4, train_nll=n)
+    ...      for t, g, a, e, f, n in (("LEN", 0.019, 0.861, 0.020, 0.0065, 0.27), ("RSN", 0.052, 0.893, 0.052, 0.018, 0.05))}
+    >>> print(premise_sentence(p))  # doctest: +NORMALIZE_WHITESPACE
+    the single members' confidence − accuracy (percentage points) is LEN +1.90, RSN +5.20; their accuracy (%)
+    LEN 86.1, RSN 89.3; their ECE → their ensemble's ECE (10⁻²) LEN 2.00 → 0.65, RSN 5.20 → 1.80; training /
+    validation NLL LEN 0.270 / 0.400, RSN 0.050 / 0.400
+    """
+    if not isinstance(premises, Mapping) or "LEN" not in premises or len(premises) < 2:
+        raise ValueError("premises must map LEN and at least one deep topology to regime_premises' values")
+    p = premises
+
+    def each(fmt) -> str:
+        return ", ".join(f"{t} {fmt(r)}" for t, r in p.items())
+
+    nll = ""
+    if all("train_nll" in r for r in p.values()):
+        nll = "; training / validation NLL " + each(lambda r: f"{r['train_nll']:.3f} / {r['val_nll']:.3f}")
+    return (
+        "the single members' confidence − accuracy (percentage points) is "
+        + each(lambda r: f"{100 * r['member_gap']:+.2f}")
+        + "; their accuracy (%) "
+        + each(lambda r: f"{100 * r['member_accuracy']:.1f}")
+        + "; their ECE → their ensemble's ECE (10⁻²) "
+        + each(lambda r: f"{100 * r['member_ece']:.2f} → {100 * r['ensemble_ece']:.2f}")
+        + nll
+    )

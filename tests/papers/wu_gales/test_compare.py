@@ -411,6 +411,13 @@ class TestRegime:
         assert cmp.rows[: len(prem)] == prem
         r = _row(cmp, "Table 1 (CIFAR-100 regime on Fashion-MNIST)", "RSN: dyn.")
         assert r.note.startswith("premises: overconfident held")
+        ens = _row(cmp, "Regime premise: Table 3 → Table 1", "ensembling ten copies")
+        assert "Prop. 1 accounting" in ens.note and "the ensembles' accuracies are not in the record" in ens.note
+        for t in TOPOS:
+            p[t]["ensemble_accuracy"] = p[t]["member_accuracy"] + (0.05 if t == "LEN" else 0.01)
+        ens = _row(compare(res), "Regime premise: Table 3 → Table 1", "ensembling ten copies")
+        assert "(pp) LEN +5.00 vs +1.00, DSN100 +1.00 vs +8.00" in ens.note
+        assert "the paper's LeNet gains +7.08 pp (42.12 → 49.2 %) against a member ECE of 2.86" in ens.note
         p["DSN100"]["member_gap"] = -0.01  # the premise fails: said in the dependent rows
         r = _row(compare(res), "Table 1 (CIFAR-100 regime on Fashion-MNIST)", "RSN: dyn.")
         assert r.note.startswith("premises: overconfident differs")

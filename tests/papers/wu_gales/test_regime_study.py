@@ -92,3 +92,30 @@ class TestRegimePremises:
             regime_premises(e, n_resamples=1)
         with pytest.raises(ValueError, match="seed"):
             regime_premises(e, seed=-1)
+
+
+class TestPremiseSentence:
+    def test_numbers_of_the_premises(self):
+        """The clause states each premise's numbers from regime_premises on two topologies, ranges over the deep."""
+        from credalbook.papers.wu_gales import premise_sentence
+
+        zv, yv = _world(1, n=300)
+        zt, yt = _world(2)
+        ens = {"LEN": _ens(zv, yv, zt / 3, yt), "RSN": _ens(zv, yv, zt, yt, "RSN"), "DSN100": _ens(zv, yv, zt * 2, yt)}
+        p = regime_premises(ens, n_resamples=10)
+        s = premise_sentence(p)
+        assert s.startswith("the single members' confidence − accuracy (percentage points) is LEN ")
+        for t in ens:
+            assert f"{t} {100 * p[t]['member_gap']:+.2f}" in s and f"{t} {100 * p[t]['member_accuracy']:.1f}" in s
+            assert f"{t} {100 * p[t]['member_ece']:.2f} → {100 * p[t]['ensemble_ece']:.2f}" in s
+        assert "NLL" not in s  # no training NLL given
+        p = regime_premises(ens, n_resamples=10, train_nll={t: [0.1, 0.2, 0.3] for t in ens})
+        assert "; training / validation NLL LEN 0.200 / " in premise_sentence(p)
+
+    def test_errors(self):
+        from credalbook.papers.wu_gales import premise_sentence
+
+        with pytest.raises(ValueError, match="LEN"):
+            premise_sentence({"RSN": {}})
+        with pytest.raises(ValueError, match="LEN"):
+            premise_sentence({"LEN": {}})
