@@ -418,6 +418,25 @@ class TestRegime:
         ens = _row(compare(res), "Regime premise: Table 3 → Table 1", "ensembling ten copies")
         assert "(pp) LEN +5.00 vs +1.00, DSN100 +1.00 vs +8.00" in ens.note
         assert "the paper's LeNet gains +7.08 pp (42.12 → 49.2 %) against a member ECE of 2.86" in ens.note
+        guo = _row(cmp, "Sec. 1 (citing Guo et al., 2017)", "temperature scaling")
+        assert "today's members" not in guo.book  # no regime singles: today's members judged
+        # with the regime's single members, Guo et al.'s row judges those (over-confident), today's beside
+        over = {
+            t: _plain(dict(none=(0.08, 0.85), ts=(0.02, 0.85)), 1e-4, runs=4, seed=30 + i) for i, t in enumerate(TOPOS)
+        }
+        res["regime"] = dict(res["regime"], singles=over)
+        guo = _row(compare(res), "Sec. 1 (citing Guo et al., 2017)", "temperature scaling")
+        assert (
+            guo.verdict == AGREES
+            and guo.book.startswith("LEN 8.00 → 2.00")
+            and "; today's members (the control): LEN 1.00" in guo.book
+        )
+        assert (
+            "the members of the CIFAR-100 regime on Fashion-MNIST" in guo.note
+            and "premises: overconfident held" in guo.note
+        )
+        over["LEN"] = _plain(dict(none=(0.02, 0.85), ts=(0.03, 0.85)), 1e-4, runs=4)  # LeNet's worsens: 3 of 4
+        assert _row(compare(res), "Sec. 1 (citing Guo et al., 2017)", "temperature scaling").verdict == DIFFERS_UNKNOWN
         p["DSN100"]["member_gap"] = -0.01  # the premise fails: said in the dependent rows
         r = _row(compare(res), "Table 1 (CIFAR-100 regime on Fashion-MNIST)", "RSN: dyn.")
         assert r.note.startswith("premises: overconfident differs")
