@@ -805,12 +805,14 @@ def _regime_premises(cmp, signed, setting, cells=None) -> tuple[set, str]:
         source = "a majority of the data set's cells; percentile bootstrap interval over the test split"
         judgement = at_least(k, n, n // 2 + 1, what=what, tolerance_source=source)
         mine_cells = {key: c for key, c in (cells or {}).items() if _data_set(key) == ds}
-        if judgement.verdict != "agrees" and all(
-            "accuracy" in c and "test instances" in c for c in mine_cells.values()
+        if (
+            judgement.verdict != "agrees"
+            and mine_cells
+            and all("accuracy" in c and "test instances" in c for c in mine_cells.values())
         ):
             bound = [_largest_shown(c["accuracy"], c["test instances"]) for c in mine_cells.values()]
             able = sum(most > half for most, half in bound)
-            if mine_cells and able < n // 2 + 1:
+            if able < n // 2 + 1:
                 judgement = Judgement(
                     INCONCLUSIVE,
                     f"{judgement.criterion}; only {able} of {n} cells could show over-confidence at all: 1 − accuracy, "

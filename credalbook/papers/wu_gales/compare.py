@@ -590,7 +590,7 @@ def _singles(cmp: Comparison, results: Mapping, paper: dict, held: Mapping | Non
     ts = {t: _sign(p, "ts", "none", "<") for t, p in judged.items()}
     if regime_singles:
         book = f"{before_after(regime_singles)}; today's members (the control): {before_after(singles)}"
-        setting = f"the members of the {regime_setting(reg)}; {premise_note(held or {})}; the control: {where}"
+        setting = f"the members of the {regime_setting(reg)}; {premise_note(held)}; the control: {where}"
     else:
         book, setting = before_after(singles), where
     cmp.add(
