@@ -50,7 +50,7 @@ from credalbook.papers.wu_gales.regime import (
     regime_split,
     REGIME_TOPOLOGIES,
 )
-from credalbook.papers.wu_gales.regime_study import premise_sentence, regime_premises
+from credalbook.papers.wu_gales.regime_study import premise_sentence, premise_table, regime_premises, regime_results
 from credalbook.papers.wu_gales.reported import (
     WG_METRICS,
     WG_PAPER_COMBINATION,
@@ -84,7 +84,9 @@ __all__ = [
     "compare",
     "alg1_seed_spread",
     "premise_sentence",
+    "premise_table",
     "regime_premises",
+    "regime_results",
     "appendix_toys",
     "boot_weights",
     "bootstrap_ece_accuracy",

@@ -47,7 +47,7 @@ class TopologyCombination:
     summary : dict  accuracy, nll, acce, all_label_ece (the paper's ACE), ecce, ece on the test set, and
         ``confidence_gap`` (mean top-label confidence − accuracy: below 0 the reliability curve lies above the
         diagonal, under-confident) with ``confidence_gap_se`` (its standard error over the test instances)
-    curve : ReliabilityCurve  of the combination on the test set (Fig. 2)
+    curve : ReliabilityCurve or None  of the combination on the test set (Fig. 2; None when built by ``from_plain``)
     boot : ndarray (B, 2) or None  ECE and accuracy on B bootstrap resamples of the test set (the same
         resamples for every combination of one call)
     weights_se : ndarray (S,) or None  bootstrap standard error of the estimated weights (resampling
@@ -60,7 +60,7 @@ class TopologyCombination:
     ensemble: str | None
     weights: np.ndarray
     summary: dict = field(repr=False)
-    curve: ReliabilityCurve = field(repr=False)
+    curve: ReliabilityCurve | None = field(repr=False)
     boot: np.ndarray | None = field(default=None, repr=False)
     weights_se: np.ndarray | None = field(default=None, repr=False)
 
@@ -69,6 +69,48 @@ class TopologyCombination:
         return (
             f"{'+'.join(self.topologies)} · {self.weighting} · struct {self.structure or '-'} · "
             f"ens {self.ensemble or '-'}"
+        )
+
+    def plain(self) -> dict:
+        """The numbers :func:`credalbook.papers.wu_gales.compare` reads (its ``combinations`` entries): the
+        configuration, the test ECE and its bootstrap resamples, the weights with their SE, confidence − accuracy
+        with its SE, and the whole test ``summary`` (:meth:`from_plain` reads it back)."""
+        if self.boot is None:
+            raise ValueError(f"{self.label} has no bootstrap resamples (boot is None): compare needs them")
+        return dict(
+            topologies=self.topologies,
+            weighting=self.weighting,
+            structure=self.structure,
+            ensemble=self.ensemble,
+            ece=self.summary["ece"],
+            ece_boot=self.boot[:, 0],
+            weights=self.weights,
+            weights_se=self.weights_se,
+            gap=self.summary["confidence_gap"],
+            gap_se=self.summary["confidence_gap_se"],
+            summary=dict(self.summary),
+        )
+
+    @classmethod
+    def from_plain(cls, d: Mapping) -> TopologyCombination:
+        """A combination from :meth:`plain`'s numbers, for :func:`combination_table` (no reliability curve and no
+        bootstrap resamples: ``curve`` and ``boot`` are None)."""
+        if not isinstance(d, Mapping):
+            raise TypeError(f"d must be a mapping from TopologyCombination.plain(); got {type(d).__name__}")
+        missing = [k for k in ("topologies", "weighting", "structure", "ensemble", "weights", "summary") if k not in d]
+        if missing:
+            raise ValueError(f"d lacks the keys {missing} (TopologyCombination.plain() gives them)")
+        se = d.get("weights_se")
+        return cls(
+            tuple(d["topologies"]),
+            d["weighting"],
+            d["structure"],
+            d["ensemble"],
+            np.asarray(d["weights"], dtype=float),
+            dict(d["summary"]),
+            None,
+            None,
+            None if se is None else np.asarray(se, dtype=float),
         )
 
 
@@ -196,10 +238,14 @@ def combination_configs(topologies: Sequence[str], *, tables: Sequence[str] = ("
     return list(dict.fromkeys(rows))
 
 
-def combination_table(combos: Sequence[TopologyCombination], *, paper: Sequence[Mapping] = ()) -> Table:
-    """Rows of Tables 2, 6, 7 in the paper's units, each followed by the paper's row with the same configuration."""
+def combination_table(combos: Sequence, *, paper: Sequence[Mapping] = ()) -> Table:
+    """Rows of Tables 2, 6, 7 in the paper's units, each followed by the paper's row with the same configuration.
+
+    ``combos``: :class:`TopologyCombination` objects or their :meth:`~TopologyCombination.plain` numbers.
+    """
     rows = {}
     for c in combos:
+        c = c if isinstance(c, TopologyCombination) else TopologyCombination.from_plain(c)
         rows[c.label] = {
             "weights": " ".join(f"{t} {w:.2f}" for t, w in zip(c.topologies, c.weights)),
             **{

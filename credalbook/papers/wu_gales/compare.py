@@ -113,10 +113,44 @@ def compare(results: Mapping, *, chapter: str = _CHAPTER) -> Comparison:
     _ensembles(cmp, results, paper)
     _regime_ensembles(cmp, results, paper, held)
     _singles(cmp, results, paper, held)
-    _fig3(cmp, results, paper)
-    _topologies(cmp, results, paper)
-    _sec43(cmp, results, paper)
+    _on_regime(cmp, results, paper, held, _fig3)
+    _on_regime(cmp, results, paper, held, _topologies)
+    _on_regime(cmp, results, paper, held, _sec43)
     return cmp
+
+
+def _on_regime(cmp: Comparison, results: Mapping, paper: dict, held: Mapping, add) -> None:
+    """Rows of CIFAR-100 claims judged on the regime's members when its results hold them (``regions`` and
+    ``combinations``), each with today's members' number and verdict beside it as the control; else on today's.
+
+    ``add(cmp, results, paper)`` adds the rows of one group (Fig. 3, the combinations, Sec. 4.3).
+    """
+    reg = results.get("regime")
+    if not isinstance(reg, Mapping) or reg.get("pending") or not {"regions", "combinations"} <= set(reg):
+        add(cmp, results, paper)
+        return
+    control = Comparison(cmp.chapter)
+    add(control, results, paper)
+    sub = dict(
+        results,
+        networks="regime",
+        setting=None,
+        ensembles=reg["ensembles"],
+        regions=reg["regions"],
+        combinations=reg["combinations"],
+        ece_floor=reg["ece_floor"],
+    )
+    judged = Comparison(cmp.chapter)
+    if add is _topologies:
+        _topologies(judged, sub, paper, lenet_cause="")  # LeNet's part is judged by the premise rows
+    else:
+        add(judged, sub, paper)
+    today = {(r.artifact, r.quantity): r for r in control.rows}
+    setting = f"the members of the {regime_setting(reg)}; {premise_note(held)}; the control: {_where(results)}"
+    for r in judged.rows:
+        c = today.get((r.artifact, r.quantity))
+        beside = f"; today's members (the control): {c.book} ({c.verdict})" if c is not None else ""
+        cmp.rows.append(replace(r, book=f"{r.book}{beside}", note=f"{r.note}; {setting}"))
 
 
 def _sec43(cmp: Comparison, results: Mapping, paper: dict) -> None:
@@ -154,7 +188,8 @@ def _sec43(cmp: Comparison, results: Mapping, paper: dict) -> None:
         + ", ".join(f"{t} {r['post']['ece'][0]:g}" for t, r in paper["table1"]["rows"].items()),
         book=f"{c_ece:.2f} vs " + ", ".join(f"{t} {100 * _est(ens[t], 'post')[0]:.2f}" for t in full["topologies"]),
         judgement=count_rule(parts, len(parts), source=f"{_Z:g} × SE: bootstrap over the test instances (and runs)"),
-        note=f"the paper's 'post' lines are Table 1 (CIFAR-100); ours those of {ref['ensemble_name']}'s study; "
+        note=f"the paper's 'post' lines are Table 1 (CIFAR-100); ours those of "
+        f"{'the regime' if results['networks'] == 'regime' else ref['ensemble_name']}'s study; "
         f"quote: {paper['findings']['sec43_topology']['quote']!r}; {_where(results)}",
     )
 

@@ -6,7 +6,9 @@ Wu & Gales' findings on CIFAR rest on these facts of their members (Tables 3 and
 and the WRN have ECE 4.8-11.7 × 10⁻², their ensembles 1.6-3.2; LeNet 2.86 → 11.55 and 42 % accurate
 against 76-80 %). :func:`regime_premises` measures them on ensembles of the regime
 (:func:`credalbook.papers.wu_gales.regime_plan`), with standard errors from a bootstrap over the test
-instances combined with the spread over the members.
+instances combined with the spread over the members. :func:`regime_results` runs every study of the chapter on the
+regime's members (Table 1's calibration study, the single members, Fig. 3's regions, the combinations of Tables 2,
+6, 7) and returns the plain numbers :func:`credalbook.papers.wu_gales.compare` judges.
 """
 
 from __future__ import annotations
@@ -17,10 +19,13 @@ from collections.abc import Mapping
 import numpy as np
 from scipy.special import log_softmax
 
-from credalbook.metrics import ece
+from credalbook.metrics import calibrated_sampling_floor, ece
+from credalbook.papers.report import Table
+from credalbook.papers.wu_gales.combinations import combination_configs, topology_combinations
+from credalbook.papers.wu_gales.experiments import calibration_study, region_study, single_model_study
 from credalbook.papers.wu_gales.topologies import TopologyEnsemble
 
-__all__ = ["premise_sentence", "regime_premises"]
+__all__ = ["premise_sentence", "premise_table", "regime_premises", "regime_results"]
 
 
 def _gap_terms(probs: np.ndarray, labels: np.ndarray) -> np.ndarray:
@@ -169,4 +174,75 @@ def premise_sentence(premises: Mapping) -> str:
         + "; their ECE → their ensemble's ECE (10⁻²) "
         + each(lambda r: f"{100 * r['member_ece']:.2f} → {100 * r['ensemble_ece']:.2f}")
         + nll
+    )
+
+
+def premise_table(premises: Mapping) -> Table:
+    """The premises of :func:`regime_premises` as a table (per-member arrays left out)."""
+    if not isinstance(premises, Mapping) or not premises:
+        raise ValueError("premises must be a non-empty mapping of topology -> regime_premises' values")
+    return Table(
+        {
+            t: {k: (round(v, 4) if isinstance(v, float) else v) for k, v in r.items() if not k.endswith("_members")}
+            for t, r in premises.items()
+        },
+        index_name="CIFAR-100 regime on Fashion-MNIST (test set; NLL: training / validation)",
+    )
+
+
+def regime_results(plan, values: Mapping, cfg: Mapping, *, seed: int = 0, n_iter: int = 400) -> dict:
+    """Every study of the chapter on the regime's members, as the plain numbers of ``results["regime"]``.
+
+    Parameters
+    ----------
+    plan : RegimePlan
+        :func:`credalbook.papers.wu_gales.regime_plan` of the chapter.
+    values : mapping
+        part name -> value of every member (``credalbook.book.records.run_parts`` of ``plan.parts``).
+    cfg : mapping
+        The chapter's preset: ``regime_members`` (runs: leave-one-out subsets of that many members),
+        ``regime_per_class``, ``topologies`` (of the combinations) and ``fig3_regions``.
+    seed : int, default=0
+    n_iter : int, default=400
+        SGD steps of every temperature fit.
+
+    Returns
+    -------
+    dict
+        ``premises`` (:func:`regime_premises`), ``ensembles`` (Table 1: none, pre, post, dyn. per topology),
+        ``singles`` (each member alone, with and without temperature scaling), ``regions`` (Fig. 3, deep
+        topologies), ``combinations`` (Tables 2, 6, 7 and Fig. 2: ``TopologyCombination.plain()``),
+        ``ece_floor`` ((mean, sd) in 1e-2 of an exactly calibrated ensemble's ECE on this test set), ``n_val``,
+        ``n_test``, ``n_runs``, ``subset``, ``per_class``.
+    """
+    if not isinstance(values, Mapping):
+        raise TypeError(f"values must be a mapping of part name -> value; got {type(values).__name__}")
+    missing = [k for k in ("regime_members", "regime_per_class", "topologies", "fig3_regions") if k not in cfg]
+    if missing:
+        raise ValueError(f"cfg lacks the keys {missing}")
+    ens = plan.ensembles(dict(values))
+    train_nll = {t: [values[n]["train_nll"] for n in names] for t, names in plan.members.items()}
+    m = int(cfg["regime_members"])
+    fit = dict(n_iter=n_iter)
+    runs = dict(subset_size=m - 1, n_runs=m, seed=seed)
+    floor = 100 * np.mean(
+        [calibrated_sampling_floor(e.probs_test, "ece", n_draws=100, seed=seed) for e in ens.values()], axis=0
+    )
+    topologies = [t for t in cfg["topologies"] if t in ens]
+    return dict(
+        premises=regime_premises(ens, train_nll=train_nll, seed=seed),
+        ensembles={t: calibration_study(e, **runs, **fit).plain() for t, e in ens.items()},
+        singles={t: single_model_study(e, **fit).plain() for t, e in ens.items()},
+        regions={
+            t: region_study(e, n_regions=cfg["fig3_regions"], **runs, **fit).plain(("ece",))
+            for t, e in ens.items()
+            if t != "LEN"
+        },
+        combinations=[c.plain() for c in topology_combinations(ens, combination_configs(topologies), seed=seed, **fit)],
+        ece_floor=tuple(float(v) for v in floor),
+        n_val=len(next(iter(ens.values())).y_val),
+        n_test=len(next(iter(ens.values())).y_test),
+        n_runs=m,
+        subset=m - 1,
+        per_class=cfg["regime_per_class"],
     )

@@ -119,3 +119,105 @@ class TestPremiseSentence:
             premise_sentence({"RSN": {}})
         with pytest.raises(ValueError, match="LEN"):
             premise_sentence({"LEN": {}})
+
+
+class TestRegimeResults:
+    """regime_results: every study of the chapter on the regime's members, each equal to the study run directly."""
+
+    @staticmethod
+    def _plan_values(m=3, n=240, k=4):
+        from credalbook.papers.wu_gales.parts import RegimePlan
+
+        rng = np.random.default_rng(7)
+        yv, yt = rng.integers(0, k, n), rng.integers(0, k, n)
+        members, values = {}, {}
+        for j, t in enumerate(("LEN", "DSN121", "RSN")):
+            members[t] = tuple(f"x-{t.lower()}-seed{s}" for s in range(m))
+            for s, name in enumerate(members[t]):
+                hit = np.eye(k)[yt] * (1.5 + j)  # the deep members more over-confident
+                values[name] = dict(
+                    logits_val=(rng.normal(size=(n, k)) + np.eye(k)[yv] * (1.5 + j)) * (1 + j),
+                    y_val=yv,
+                    logits_test=(rng.normal(size=(n, k)) + hit) * (1 + j),
+                    y_test=yt,
+                    history={},
+                    seconds=1.0,
+                    n_parameters=10 * (j + 1),
+                    config={"epochs": 3},
+                    train_nll=0.01 * (s + 1),
+                )
+        return RegimePlan(parts=[], members=members), values
+
+    def test_main(self):
+        from credalbook.papers.wu_gales import (
+            calibration_study,
+            combination_configs,
+            regime_results,
+            region_study,
+            single_model_study,
+            topology_combinations,
+        )
+
+        plan, values = self._plan_values()
+        cfg = dict(regime_members=3, regime_per_class=450, topologies=("LEN", "DSN121", "RSN"), fig3_regions=(1, 2))
+        out = regime_results(plan, values, cfg, seed=0, n_iter=20)
+        ens = plan.ensembles(values)
+        assert set(out["regions"]) == {"DSN121", "RSN"} and (out["n_runs"], out["subset"]) == (3, 2)
+        assert (out["n_val"], out["n_test"], out["per_class"]) == (240, 240, 450)
+        prem = regime_premises(ens, train_nll={t: [0.01, 0.02, 0.03] for t in ens}, seed=0)
+        for t in ens:
+            for key in ("member_ece", "ensemble_ece", "member_gap", "ece_change_se", "train_nll", "val_nll"):
+                assert out["premises"][t][key] == prem[t][key], (t, key)
+        direct = calibration_study(ens["RSN"], subset_size=2, n_runs=3, seed=0, n_iter=20).plain()
+        assert np.array_equal(out["ensembles"]["RSN"]["post"]["ece"]["boot"], direct["post"]["ece"]["boot"])
+        assert np.array_equal(
+            out["singles"]["LEN"]["ts"]["ece"]["runs"],
+            single_model_study(ens["LEN"], n_iter=20).plain()["ts"]["ece"]["runs"],
+        )
+        reg = region_study(ens["DSN121"], n_regions=(1, 2), subset_size=2, n_runs=3, seed=0, n_iter=20)
+        assert np.array_equal(out["regions"]["DSN121"]["R=2"]["ece"]["runs"], reg.runs("R=2", "ece"))
+        combos = topology_combinations(ens, combination_configs(cfg["topologies"]), seed=0, n_iter=20)
+        assert len(out["combinations"]) == len(combos) > 0
+        for got, c in zip(out["combinations"], combos):
+            assert got["topologies"] == c.topologies and got["ece"] == c.summary["ece"]
+            assert np.array_equal(got["ece_boot"], c.boot[:, 0]) and got["gap"] == c.summary["confidence_gap"]
+        lo, sd = out["ece_floor"]
+        assert 0 < lo < 100 and sd > 0
+
+    def test_errors(self):
+        from credalbook.papers.wu_gales import regime_results
+
+        plan, values = self._plan_values()
+        cfg = dict(regime_members=3, regime_per_class=450, topologies=("LEN",), fig3_regions=(1,))
+        with pytest.raises(ValueError, match=r"cfg lacks the keys \['fig3_regions'\]"):
+            regime_results(plan, values, {k: v for k, v in cfg.items() if k != "fig3_regions"})
+        with pytest.raises(TypeError, match="values"):
+            regime_results(plan, [1], cfg)
+        with pytest.raises(ValueError, match="lacks the parts"):
+            regime_results(plan, {}, cfg)
+
+
+class TestCombinationPlain:
+    def test_round_trip(self):
+        from credalbook.papers.wu_gales import combination_table, topology_combinations, TopologyCombination
+
+        plan, values = TestRegimeResults._plan_values()
+        ens = plan.ensembles(values)
+        combos = topology_combinations(
+            ens, [(("DSN121", "RSN"), "ml", "post", None), (("LEN", "RSN"), "uniform", None, "post")], n_iter=20
+        )
+        for c in combos:
+            d = c.plain()
+            back = TopologyCombination.from_plain(d)
+            assert back.label == c.label and np.array_equal(back.weights, c.weights) and back.summary == c.summary
+            assert back.curve is None and back.boot is None
+            assert d["ece_boot"].shape == (c.boot.shape[0],) and d["gap_se"] == c.summary["confidence_gap_se"]
+        assert combination_table([c.plain() for c in combos]).rows == combination_table(combos).rows
+        with pytest.raises(ValueError, match=r"lacks the keys \['summary'\]"):
+            TopologyCombination.from_plain({k: v for k, v in combos[0].plain().items() if k != "summary"})
+        with pytest.raises(TypeError, match="mapping"):
+            TopologyCombination.from_plain(combos[0])
+        from dataclasses import replace
+
+        with pytest.raises(ValueError, match="no bootstrap resamples"):
+            replace(combos[0], boot=None).plain()
