@@ -79,6 +79,7 @@ def chapter_results(
     n_bins: int = 5,
     one_minimiser=None,
     fig3_cobyla=None,
+    cobyla_pending: str | None = None,
     text_segment=None,
     hl=None,
     table1_cells=None,
@@ -120,6 +121,9 @@ def chapter_results(
     fig3_cobyla : ErrorRateSummary, optional
         S1 of App. Fig. 3 with NLopt's COBYLA, the four ECE tests, the study's first datasets
         (:func:`~credalbook.papers.mortier.merge_summaries` of its chunks).
+    cobyla_pending : str, optional
+        Instead of ``fig3_cobyla``: how many of its paper-scale parts are recorded (e.g. ``"3 of 20 parts
+        recorded"``), so that its row is *not run here* (pending) rather than judged on part of the datasets.
     text_segment : mapping, optional
         "S2", "S3" → study with the segment from :math:`\\mathbf p_e` and the printed Alg. 2 (Sec. 4.1's text).
     hl : mapping, optional
@@ -186,6 +190,12 @@ def chapter_results(
             "Fig. 1": _gap(one_minimiser, alphas),
             "Fig. 3": out["gap"]["Fig. 3"],
         }
+    if fig3_cobyla is not None and cobyla_pending is not None:
+        raise ValueError("give fig3_cobyla or cobyla_pending, not both")
+    if cobyla_pending is not None:
+        if not isinstance(cobyla_pending, str) or not cobyla_pending.strip():
+            raise ValueError(f"cobyla_pending must be a non-empty string; got {cobyla_pending!r}")
+        out["cobyla_pending"] = cobyla_pending
     if fig3_cobyla is not None:
         r_c = fig3_cobyla.n_datasets
         out["gap_cobyla"] = {

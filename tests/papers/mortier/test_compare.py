@@ -6,6 +6,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from credalbook.papers.criteria import NOT_RUN
 from credalbook.papers.mortier import compare, paper_table1
 from credalbook.papers.report import reported
 
@@ -390,6 +391,18 @@ class TestNewRows:
         dn = next(r for (a, q), r in by.items() if q.startswith("DN(0.6) better"))
         assert dn.verdict == "agrees" and "lower on 6 of 6 cells" in dn.book
         assert dn.criterion.endswith("-0.01") and dn.tolerance == pytest.approx(2 * np.sqrt(6 * 0.002**2) / 6)
+
+    def test_cobyla_pending(self):
+        """COBYLA's parts not all recorded: its row is not run here (pending), the one-minimiser row has no cause."""
+        res = self._full()
+        res["gap_one_minimiser"]["Fig. 3"] = [0.40, 0.005, 1000]
+        del res["gap_cobyla"]
+        res["cobyla_pending"] = "3 of 20 parts recorded"
+        rows = compare(res).rows
+        cob = next(r for r in rows if "the paper's minimiser (COBYLA)" in r.quantity)
+        assert cob.verdict == NOT_RUN and "pending" in cob.criterion and "3 of 20 parts recorded" in cob.criterion
+        one = next(r for r in rows if "one minimiser" in r.quantity)
+        assert one.verdict == "differs — cause unknown" and one.cause == ""
 
     def test_disagreements(self):
         res = self._full()

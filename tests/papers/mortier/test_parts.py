@@ -427,3 +427,9 @@ class TestChapterResults:
         assert full["table1_diffs"] == diffs
         with pytest.raises(ValueError, match="exactly one of table1_diffs and sets"):
             chapter_results(studies, table1=table1, dataset="toy", head=(1e-2, 0.9), fig1_left={"k": 3, "n": 3})
+        pending = chapter_results(summ, cobyla_pending="3 of 20 parts recorded", **common)
+        assert pending["cobyla_pending"] == "3 of 20 parts recorded" and "gap_cobyla" not in pending
+        with pytest.raises(ValueError, match="not both"):
+            chapter_results(summ, cobyla_pending="3 of 20", fig3_cobyla=summ["Fig. 3"]["S1"], **common)
+        with pytest.raises(ValueError, match="cobyla_pending must be a non-empty string"):
+            chapter_results(summ, cobyla_pending=" ", **common)
