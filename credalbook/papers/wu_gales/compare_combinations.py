@@ -229,9 +229,26 @@ def _table7(cmp: Comparison, by: Mapping, F: dict, where: str, lenet_cause: str)
             keep_cause=True,
             note=f"on CIFAR-100 LeNet is far weaker and less over-confident than the deep members; the paper states "
             f"this in numbers only ({F['lenet']['source']}): its sentence on LeNet is about ensembling copies of one "
-            f"topology (the Table 4 → 5 row); {where}",
+            f"topology (the Table 4 → 5 row){_lenet_calibrated(by, big, small)}; {where}",
         )
     _table7_structures(cmp, by, where)
+
+
+def _lenet_calibrated(by: Mapping, big: tuple, small: tuple) -> str:
+    """Table 7's other uniform rows, structures calibrated first (post, dyn.): with LeNet vs without, ours and the
+    paper's, for the note (not judged)."""
+    cells = []
+    for mode in ("post", "dyn"):
+        paper = _paper_combination("7", "uniform", mode, None)
+        if (big, "uniform", mode, None) in by and (small, "uniform", mode, None) in by and {big, small} <= set(paper):
+            cells.append(
+                f"{mode} {100 * by[(big, 'uniform', mode, None)]['ece']:.2f} vs "
+                f"{100 * by[(small, 'uniform', mode, None)]['ece']:.2f} (paper {paper[big]['ece']:.2f} vs "
+                f"{paper[small]['ece']:.2f})"
+            )
+    if not cells:
+        return ""
+    return "; with the structures calibrated first (Table 7's other uniform rows; not judged): " + ", ".join(cells)
 
 
 def _table7_structures(cmp: Comparison, by: Mapping, where: str) -> None:

@@ -472,6 +472,12 @@ class TestRegime:
         assert "the members of the CIFAR-100 regime on Fashion-MNIST" in fig3.note and "premises: " in fig3.note
         lenet = _row(cmp, "Table 7 / App. A.4", "adding LeNet")
         assert lenet.verdict == DIFFERS_UNKNOWN and lenet.cause == ""  # the regime's LeNet: no members' cause
+        assert "structures calibrated first" not in lenet.note  # no such combinations in the results
+        for s, v in ((TOPOS, 0.05), (TOPOS[1:], 0.01)):  # Table 7's uniform rows with calibrated structures
+            combos.append(dict(combos[-1], topologies=s, structure="post", ensemble=None, ece=v))
+        lenet = _row(compare(res), "Table 7 / App. A.4", "adding LeNet")
+        assert lenet.verdict == DIFFERS_UNKNOWN  # shown in the note, not judged
+        assert "(Table 7's other uniform rows; not judged): post 5.00 vs 1.00 (paper 12.24 vs 1.89)" in lenet.note
         assert lenet.book.startswith("2.00 vs 3.00; today's members (the control): 4.00 vs 3.00 (agrees)")
         control = _row(plain, "Table 7 / App. A.4", "adding LeNet")
         assert control.verdict == AGREES and control.cause.startswith("The members")
