@@ -9,6 +9,7 @@ import pytest
 
 from credalbook.papers.criteria import VERDICTS
 from credalbook.papers.eu import compare, compare_summary, EU_ESTIMATORS, EU_METRICS, EU_PAPER_TABLE1, EU_PAPER_TABLE2
+from credalbook.papers.eu.compare import prose_verdicts
 from credalbook.papers.report import Comparison, reported
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -393,3 +394,12 @@ class TestCompareStudies:
         r = _row(cmp, "Sec. 5.4.1 (analogue: all vs half the images)", "we see the red")
         assert r.verdict == "agrees"
         assert len(cmp.rows) == 27 + 3 + 1 + 4  # Fig. 3 (three), Fig. 4 (one), the analogue (four)
+        prose = prose_verdicts(cmp)  # the chapter's sentences on the analogue carry its rows' verdicts and numbers
+        for name, (artifact, start) in (
+            ("v_analogue_rho", (art, "we see that Ê_E")),
+            ("v_analogue_eece", ("Sec. 5.4.1 (analogue: all vs half the images)", "the overall EECE")),
+            ("v_analogue_variance", ("Sec. 5.4.1 (analogue: all vs half the images)", "we see the red")),
+        ):
+            row = _row(cmp, artifact, start)
+            assert prose[name] == f"{row.verdict} (ours: {row.book})"
+        assert prose["v_analogue_cal"].startswith(_row(cmp, art, "In both datasets").verdict)
