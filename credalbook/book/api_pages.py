@@ -41,7 +41,18 @@ PAGES = {
     "cli": ("credalbook.cli",),
     "papers": tuple(
         f"credalbook.papers.{p}"
-        for p in ("mortier", "juergens", "mimori", "wu_gales", "eu", "presets", "criteria", "report", "parts")
+        for p in (
+            "mortier",
+            "juergens",
+            "mimori",
+            "wu_gales",
+            "eu",
+            "presets",
+            "criteria",
+            "premises",
+            "report",
+            "parts",
+        )
     ),
     "book": (
         "credalbook.book.runner",

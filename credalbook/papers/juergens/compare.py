@@ -33,6 +33,7 @@ from credalbook.papers.juergens.rows import (
     rejected_cells,
     table1_decision_counts,
 )
+from credalbook.papers.premises import largest_shown
 from credalbook.papers.report import check_results, Comparison, reported, reported_table_rows
 
 __all__ = ["compare", "paper_table1", "paper_table1_cells", "paper_table1_summary", "RESULT_KEYS"]
@@ -774,28 +775,14 @@ def _data_set(key: str) -> str:
 
 
 #: z of a two-sided 95% interval (scipy.stats.norm.ppf(0.975)).
-_Z95 = 1.959963984540054
-
-
-def _largest_shown(accuracy: float, n: int) -> tuple[float, float]:
-    """The largest over-confidence a test split can hold and the half-width of its 95% interval: with every confidence
-    1, confidence − accuracy is ``1 − accuracy`` exactly and varies only with the accuracy, ``z·sqrt(a(1 − a)/n)``.
-    The premise can be shown in a cell only when the first exceeds the second.
-
-    >>> [round(v, 4) for v in _largest_shown(0.989, 269)], [round(v, 4) for v in _largest_shown(0.812, 500)]
-    ([0.011, 0.0125], [0.188, 0.0342])
-    """
-    return 1 - accuracy, _Z95 * float(np.sqrt(accuracy * (1 - accuracy) / n))
-
-
 def _regime_premises(cmp, signed, setting, cells=None) -> tuple[set, str]:
     """Table 1's premise row per data set: the sets' mean predictor over-confident in a majority of its cells; → (the
     data sets whose premise held, or all when none did; the rows' note). Networks near perfect accuracy (scikit-learn's
     digits) leave no room to show over-confidence, so the regime is judged per data set. With ``cells`` (cell → its
     table row, with its accuracy and the members' own mean confidence − accuracy) the members' values are stated
     beside, not judged, and a data set whose premise fails where fewer than a majority of its cells could show it at
-    all (:func:`_largest_shown`: 1 − accuracy, the largest over-confidence possible, within its own half-width) is
-    *inconclusive*: its test split cannot decide the premise."""
+    all (:func:`credalbook.papers.premises.largest_shown`: 1 − accuracy, the largest over-confidence possible, within
+    its own half-width) is *inconclusive*: its test split cannot decide the premise."""
     held, said = set(), []
     for ds in dict.fromkeys(_data_set(k) for k in signed):
         mine = [v for k, v in signed.items() if _data_set(k) == ds]
@@ -810,7 +797,7 @@ def _regime_premises(cmp, signed, setting, cells=None) -> tuple[set, str]:
             and mine_cells
             and all("accuracy" in c and "test instances" in c for c in mine_cells.values())
         ):
-            bound = [_largest_shown(c["accuracy"], c["test instances"]) for c in mine_cells.values()]
+            bound = [largest_shown(c["accuracy"], c["test instances"]) for c in mine_cells.values()]
             able = sum(most > half for most, half in bound)
             if able < n // 2 + 1:
                 judgement = Judgement(

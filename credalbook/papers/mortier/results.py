@@ -261,7 +261,7 @@ def table1_cell_results(cells: Mapping) -> list:
     list of dict
         ``{"dataset", "seed", "epochs" (the networks' training epochs), "n_train", "sets": {name: {"decisions": {variant:
         {"conf", "cwise"}}, "avg_acc", "avg_ece_conf", "member_acc", "member_ece_conf" ([min, max]),
-        "mean_member_ece_conf"}}, "dn": [DN(0.6) − DN(0.1) average ECE_conf, SE], "de": {variant: [weighted − average
+        "mean_member_ece_conf", "n_test"}}, "dn": [DN(0.6) − DN(0.1) average ECE_conf, SE], "de": {variant: [weighted − average
         ECE_conf, SE]}, "s_minus_de": [S − DE average ECE_conf, SE]}``; for regime cells each set also has
         ``"signed"``: [mean confidence − accuracy of the average, its bootstrap SE] and ``"member_signed"`` ([min, max]).
     """
@@ -280,6 +280,7 @@ def table1_cell_results(cells: Mapping) -> list:
                     "member_acc": [min(c.members["acc"]), max(c.members["acc"])],
                     "member_ece_conf": [min(c.members["ece_conf"]), max(c.members["ece_conf"])],
                     "mean_member_ece_conf": float(np.mean(c.members["ece_conf"])),
+                    "n_test": int(getattr(c, "n_test", 0)),  # 0: not recorded
                 }
                 signed = getattr(sets[name], "signed", None)
                 if signed is not None:

@@ -6,7 +6,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from credalbook.papers.criteria import NOT_RUN
+from credalbook.papers.criteria import INCONCLUSIVE, NOT_RUN
 from credalbook.papers.mortier import compare, paper_table1
 from credalbook.papers.report import reported
 
@@ -514,6 +514,24 @@ class TestRegimeRows:
         de = next(r for r in rows if r.quantity.startswith("deep ensemble DE"))
         assert de.book.startswith("¬REJ. on 3 of 3 cells") and de.book.endswith("(the control): 0 of 3")
         assert "fashion_mnist held, digits did not hold; the rows judge fashion_mnist" in de.note
+
+    def test_premise_the_split_cannot_show(self):
+        """Over-confidence not shown where no cell could show it (99 % accurate on 269 instances: 1 − a = 0.010 within
+        its 2 SE 0.012) is inconclusive; the same cells on a large split differ."""
+        res = self._res(signed=(0.04, 0.005), s_minus_de=(0.02, 0.004))
+        for c in res["table1_regime"]:
+            if c["dataset"] == "digits":
+                c["sets"]["S"].update(signed=(0.003, 0.005), avg_acc=0.99, n_test=269)
+        prem = [r for r in compare(res).rows if r.artifact == "Table 1 (premise)"]
+        assert prem[2].verdict == INCONCLUSIVE and "only 0 of 3 cells could show over-confidence" in prem[2].criterion
+        assert "(test instances: 269, 269, 269)" in prem[2].criterion
+        de = next(r for r in compare(res).rows if r.quantity.startswith("deep ensemble DE"))
+        assert "fashion_mnist held, digits did not hold; the rows judge fashion_mnist" in de.note
+        for c in res["table1_regime"]:
+            if c["dataset"] == "digits":
+                c["sets"]["S"]["n_test"] = 5000  # 1 − a = 0.010 against 2 SE 0.0028: the split could show it
+        prem = [r for r in compare(res).rows if r.artifact == "Table 1 (premise)"]
+        assert prem[2].verdict == "differs — cause unknown"
 
     def test_without_regime_no_premise(self):
         rows = compare(TestNewRows()._full()).rows
