@@ -125,9 +125,9 @@ def _premises(cmp: Comparison, cells: list, paper_rows: list, control, setting: 
 
 def _undecidable(judgement, cells: list, majority) -> Judgement:
     """``judgement`` of the over-confidence premise, *inconclusive* when it fails where fewer than a majority of the
-    ``(accuracy, test instances)`` cells could show over-confidence at all (:func:`credalbook.papers.premises.
-    largest_shown` at 2 SE, the row's criterion: 1 − accuracy, the largest possible, within 2 SE); as is when a cell's
-    test size is not recorded."""
+    ``(accuracy, test instances)`` cells could show over-confidence at all (1 − accuracy, the largest possible, within
+    2 SE, the row's criterion: :func:`credalbook.papers.premises.largest_shown`); as is when a cell's test size is not
+    recorded."""
     if judgement.verdict == "agrees" or not cells or any(n < 1 for _, n in cells):
         return judgement
     able = cells_able(cells, z=2)
