@@ -69,6 +69,7 @@ __all__ = [
     "part_state",
     "run_part",
     "run_parts",
+    "pending_parts",
     "chapter_code_hash",
     "write_chapter_record",
     "read_chapter_record",
@@ -482,6 +483,24 @@ def run_parts(chapter: str, scale: str, parts, *, group: str | None = None, **op
     if not chosen:
         raise ValueError(f"no part of group {group!r} among {[p.name for p in parts]}")
     return {p.name: run_part(chapter, scale, p, **options) for p in chosen}
+
+
+def pending_parts(chapter: str, scale: str, parts, *, root=None) -> str | None:
+    """None when a chapter may use every one of ``parts`` now, else how many are recorded (``"3 of 20 parts
+    recorded"``): below ``"paper"`` scale parts are computed as the chapter runs, at ``"paper"`` scale a section whose
+    parts are not all recorded (:func:`part_state`) is pending, never computed in the chapter nor judged on part of
+    them.
+
+    Examples
+    --------
+    >>> pending_parts("demo", "tiny", []) is None
+    True
+    """
+    parts = list(parts)
+    if scale != "paper":
+        return None
+    ready = sum(part_state(chapter, scale, p, root=root).state == "recorded" for p in parts)
+    return None if ready == len(parts) else f"{ready} of {len(parts)} parts recorded"
 
 
 # ------------------------------------------------------------------------------------- chapters

@@ -13,7 +13,9 @@ from __future__ import annotations
 import math
 from numbers import Integral, Real
 
-__all__ = ["Z95", "cells_able", "largest_shown"]
+from credalbook.papers.criteria import AGREES, INCONCLUSIVE, Judgement
+
+__all__ = ["Z95", "largest_shown", "premise_undecided"]
 
 #: The two-sided 95 % normal quantile.
 Z95 = 1.959963984540054
@@ -45,12 +47,35 @@ def largest_shown(accuracy: float, n: int, *, z: float = Z95) -> tuple[float, fl
     return 1 - a, float(z) * math.sqrt(a * (1 - a) / int(n))
 
 
-def cells_able(cells, *, z: float = Z95) -> int:
-    """How many ``(accuracy, n)`` cells could show over-confidence at all (:func:`largest_shown`: ``1 − a`` above its
-    own ``z`` · SE).
+def premise_undecided(judgement: Judgement, cells, *, z: float = Z95) -> Judgement:
+    """``judgement`` of an over-confidence premise, *inconclusive* instead when it does not agree and fewer than a
+    majority of the ``(accuracy, test instances)`` ``cells`` could show over-confidence at all (:func:`largest_shown`:
+    ``1 − a`` above its own ``z`` · SE, ``z`` the row's criterion); as is when it agrees, when there are no cells or
+    when a cell's test size is not recorded (0).
 
-    >>> cells_able([(0.989, 269), (0.97, 269), (0.812, 500)])
-    2
+    Examples
+    --------
+    >>> from credalbook.papers.criteria import at_least
+    >>> j = at_least(0, 3, 2, what="cells over-confident")
+    >>> premise_undecided(j, [(0.99, 269)] * 3, z=2).verdict, premise_undecided(j, [(0.99, 5000)] * 3, z=2).verdict
+    ('inconclusive', 'differs')
     """
-    bounds = [largest_shown(float(a), int(n), z=z) for a, n in cells]
-    return sum(most > half for most, half in bounds)
+    cells = [(float(a), int(n)) for a, n in cells]
+    if judgement.verdict == AGREES or not cells or any(n < 1 for _, n in cells):
+        return judgement
+    bound = [largest_shown(a, n, z=z) for a, n in cells]
+    able = sum(most > half for most, half in bound)
+    if able >= len(cells) // 2 + 1:
+        return judgement
+    width = "95% half-width" if z == Z95 else f"{z:g} SE"
+    return Judgement(
+        INCONCLUSIVE,
+        f"{judgement.criterion}; only {able} of {len(cells)} cells could show over-confidence at all: 1 − accuracy, the "
+        f"largest possible (every confidence 1), is {min(b[0] for b in bound):.3f}–{max(b[0] for b in bound):.3f}, "
+        f"within its own {width} {min(b[1] for b in bound):.3f}–{max(b[1] for b in bound):.3f} (test instances: "
+        f"{', '.join(str(n) for _, n in cells)})",
+        None,
+        f"{judgement.tolerance_source}; a cell can show it only when 1 − accuracy exceeds "
+        f"{round(z, 2):g}·sqrt(a(1 − a)/n)",
+        None,
+    )

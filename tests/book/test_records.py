@@ -198,6 +198,18 @@ class TestParts:
             assert json.loads(clock.path.read_text())["seconds"] >= 0.2
         assert not clock.path.exists() and clock.seconds >= 0.4 and clock.attempts == 1
 
+    def test_pending_parts(self, root):
+        """At paper scale a section is pending until every part is recorded (and up to date); below it, never."""
+        parts = [Part("a-1", counted, {"x": 1}), Part("a-2", counted, {"x": 2})]
+        assert records.pending_parts("chap", "tiny", parts, root=root) is None
+        assert records.pending_parts("chap", "paper", parts, root=root) == "0 of 2 parts recorded"
+        records.run_part("chap", "paper", parts[0], root=root)
+        assert records.pending_parts("chap", "paper", parts, root=root) == "1 of 2 parts recorded"
+        records.run_part("chap", "paper", parts[1], root=root)
+        assert records.pending_parts("chap", "paper", parts, root=root) is None
+        changed = [parts[0], Part("a-2", counted, {"x": 3})]  # a record of other parameters is stale: not usable
+        assert records.pending_parts("chap", "paper", changed, root=root) == "1 of 2 parts recorded"
+
     def test_run_parts_group_and_errors(self, root):
         parts = [Part("a-1", counted, {"x": 1}), Part("a-2", counted, {"x": 2}), Part("b-1", counted, {"x": 5})]
         assert sorted(records.run_parts("chap", "tiny", parts, group="a", root=root)) == ["a-1", "a-2"]

@@ -3,7 +3,8 @@
 import numpy as np
 import pytest
 
-from credalbook.papers.premises import cells_able, largest_shown, Z95
+from credalbook.papers.criteria import AGREES, at_least, DIFFERS, INCONCLUSIVE
+from credalbook.papers.premises import largest_shown, premise_undecided, Z95
 
 
 def test_closed_form_and_simulation():
@@ -17,10 +18,24 @@ def test_closed_form_and_simulation():
     assert largest_shown(np.float32(0.5), np.int64(100))[0] == pytest.approx(0.5)
 
 
-def test_cells_able():
-    assert cells_able([(0.99, 269)] * 3, z=2) == 0
-    assert cells_able([(0.99, 269), (0.99, 5000), (0.8, 100)], z=2) == 2
-    assert cells_able([]) == 0
+def test_premise_undecided():
+    """Inconclusive only when it fails and fewer than a majority of the cells could show over-confidence at all."""
+    fails = at_least(0, 3, 2, what="cells over-confident")
+    j = premise_undecided(fails, [(0.99, 269)] * 3, z=2)  # 1 − a = 0.010 within 2 SE 0.012: no cell could show it
+    assert j.verdict == INCONCLUSIVE and "only 0 of 3 cells could show over-confidence at all" in j.criterion
+    assert "within its own 2 SE 0.012–0.012 (test instances: 269, 269, 269)" in j.criterion
+    assert j.tolerance_source.endswith("exceeds 2·sqrt(a(1 − a)/n)")
+    two = premise_undecided(fails, [(0.99, 269), (0.99, 5000), (0.8, 100)], z=2)  # 2 of 3 could: it stands
+    assert two.verdict == fails.verdict == DIFFERS
+    one = premise_undecided(fails, [(0.99, 269), (0.99, 269), (0.8, 100)])  # 1 of 3 at the 95% half-width
+    assert (
+        one.verdict == INCONCLUSIVE
+        and "95% half-width" in one.criterion
+        and "exceeds 1.96·sqrt" in (one.tolerance_source)
+    )
+    holds = at_least(3, 3, 2, what="cells over-confident")
+    assert holds.verdict == AGREES and premise_undecided(holds, [(0.99, 269)] * 3) is holds
+    assert premise_undecided(fails, []) is fails and premise_undecided(fails, [(0.99, 0)] * 3) is fails  # not recorded
 
 
 @pytest.mark.parametrize(

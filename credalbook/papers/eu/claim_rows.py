@@ -34,6 +34,9 @@ _MORE = {
     # Sec. 6 (Conclusion)
     "positive": "we find that both EU estimators derived from the GP show a positive correlation with accuracy gain",
 }
+#: The artifacts of the analogue's rows: the confusable-garments split, and all against half of the images.
+ANALOGUE_ARTIFACT = "Sec. 5.4.1 (analogue: Fashion-MNIST, confusable garments split)"
+ANALOGUE_SIZE_ARTIFACT = "Sec. 5.4.1 (analogue: all vs half the images)"
 _PENDING = "the analogue's paper-scale parts (analogue-all-*, analogue-half-*) are not computed yet (pending)"
 _ANALOGUE_TESTS = "tests/papers/eu/test_analogue.py::TestGroupedEuFit"
 
@@ -187,7 +190,7 @@ def _analogue(cmp: Comparison, r: dict, claims: dict) -> None:
     ana = r.get("analogue")
     if ana is None:
         return
-    art = "Sec. 5.4.1 (analogue: Fashion-MNIST, confusable garments split)"
+    art = ANALOGUE_ARTIFACT
     setting = (
         "an analogue, not the paper's data: Fashion-MNIST with classes {T-shirt, coat, sandal, bag, ankle boot} "
         "against {shirt, pullover, sneaker, dress, trouser} (fixed before the runs); balls and GP settings as on "
@@ -213,7 +216,7 @@ def _analogue(cmp: Comparison, r: dict, claims: dict) -> None:
 
 def _data_size_rows(cmp: Comparison, ana: dict, claims: dict, setting: str) -> None:
     """Sec. 5.4.1's mechanism for K-49 against EMNIST ("more than twice as much data"): all against half."""
-    art = "Sec. 5.4.1 (analogue: all vs half the images)"
+    art = ANALOGUE_SIZE_ARTIFACT
     full, half = ana.get("all", {}), ana.get("half", {})
     if not (full.get("seeds") and half.get("seeds")):
         for c in ("eece_k49", "variance"):

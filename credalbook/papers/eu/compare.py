@@ -53,6 +53,8 @@ from credalbook.papers.eu.claim_rows import (
     _positive_row,
     _ranking_row,
     _seeds_text,
+    ANALOGUE_ARTIFACT,
+    ANALOGUE_SIZE_ARTIFACT,
 )
 from credalbook.papers.eu.judges import decides_text, moved_onto, one_sided, paper_decides, within_bounds
 from credalbook.papers.eu.parts import EU_CAUSE_NOISE
@@ -690,8 +692,6 @@ def cause_text(results: dict) -> str:
     return "With " + "; with ".join(out) + "."
 
 
-_ANALOGUE = "Sec. 5.4.1 (analogue: Fashion-MNIST, confusable garments split)"
-_ANALOGUE_SIZE = "Sec. 5.4.1 (analogue: all vs half the images)"
 #: Glue names of the rows the chapter's prose states (artifact, start of the quantity).
 _PROSE = {
     "v_table1_rho_M": ("Table 1", "ρ_epi of Ê_M"),
@@ -718,10 +718,10 @@ _PROSE = {
     ),  # fmt: skip
     "v_rho_real": ("Sec. 5.4.1 / Table 2", "we see that Ê_E has a higher correlation"),
     "v_positive": ("Sec. 6 (conclusion)", "we find that both"),
-    "v_analogue_rho": (_ANALOGUE, "we see that Ê_E has a higher correlation"),
-    "v_analogue_cal": (_ANALOGUE, "In both datasets, calibrated Ê_E"),
-    "v_analogue_eece": (_ANALOGUE_SIZE, "the overall EECE for both methods"),
-    "v_analogue_variance": (_ANALOGUE_SIZE, "we see the red average accuracy curve"),
+    "v_analogue_rho": (ANALOGUE_ARTIFACT, "we see that Ê_E has a higher correlation"),
+    "v_analogue_cal": (ANALOGUE_ARTIFACT, "In both datasets, calibrated Ê_E"),
+    "v_analogue_eece": (ANALOGUE_SIZE_ARTIFACT, "the overall EECE for both methods"),
+    "v_analogue_variance": (ANALOGUE_SIZE_ARTIFACT, "we see the red average accuracy curve"),
 }
 
 

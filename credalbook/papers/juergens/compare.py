@@ -33,7 +33,7 @@ from credalbook.papers.juergens.rows import (
     rejected_cells,
     table1_decision_counts,
 )
-from credalbook.papers.premises import largest_shown
+from credalbook.papers.premises import premise_undecided
 from credalbook.papers.report import check_results, Comparison, reported, reported_table_rows
 
 __all__ = ["compare", "paper_table1", "paper_table1_cells", "paper_table1_summary", "RESULT_KEYS"]
@@ -774,15 +774,14 @@ def _data_set(key: str) -> str:
     return key.split(" · ")[0].rsplit("-s", 1)[0]
 
 
-#: z of a two-sided 95% interval (scipy.stats.norm.ppf(0.975)).
 def _regime_premises(cmp, signed, setting, cells=None) -> tuple[set, str]:
     """Table 1's premise row per data set: the sets' mean predictor over-confident in a majority of its cells; → (the
     data sets whose premise held, or all when none did; the rows' note). Networks near perfect accuracy (scikit-learn's
     digits) leave no room to show over-confidence, so the regime is judged per data set. With ``cells`` (cell → its
     table row, with its accuracy and the members' own mean confidence − accuracy) the members' values are stated
     beside, not judged, and a data set whose premise fails where fewer than a majority of its cells could show it at
-    all (:func:`credalbook.papers.premises.largest_shown`: 1 − accuracy, the largest over-confidence possible, within
-    its own half-width) is *inconclusive*: its test split cannot decide the premise."""
+    all (:func:`credalbook.papers.premises.premise_undecided`: 1 − accuracy, the largest over-confidence possible,
+    within its own half-width) is *inconclusive*: its test split cannot decide the premise."""
     held, said = set(), []
     for ds in dict.fromkeys(_data_set(k) for k in signed):
         mine = [v for k, v in signed.items() if _data_set(k) == ds]
@@ -792,25 +791,10 @@ def _regime_premises(cmp, signed, setting, cells=None) -> tuple[set, str]:
         source = "a majority of the data set's cells; percentile bootstrap interval over the test split"
         judgement = at_least(k, n, n // 2 + 1, what=what, tolerance_source=source)
         mine_cells = {key: c for key, c in (cells or {}).items() if _data_set(key) == ds}
-        if (
-            judgement.verdict != "agrees"
-            and mine_cells
-            and all("accuracy" in c and "test instances" in c for c in mine_cells.values())
-        ):
-            bound = [largest_shown(c["accuracy"], c["test instances"]) for c in mine_cells.values()]
-            able = sum(most > half for most, half in bound)
-            if able < n // 2 + 1:
-                judgement = Judgement(
-                    INCONCLUSIVE,
-                    f"{judgement.criterion}; only {able} of {n} cells could show over-confidence at all: 1 − accuracy, "
-                    f"the largest possible (every confidence 1), is {min(b[0] for b in bound):.3f}–"
-                    f"{max(b[0] for b in bound):.3f}, within its own 95% half-width "
-                    f"{min(b[1] for b in bound):.3f}–{max(b[1] for b in bound):.3f} (test instances: "
-                    f"{', '.join(str(c['test instances']) for c in mine_cells.values())})",
-                    None,
-                    source + "; a cell can show it only when 1 − accuracy exceeds 1.96·sqrt(a(1 − a)/n)",
-                    None,
-                )
+        if mine_cells and all("accuracy" in c and "test instances" in c for c in mine_cells.values()):
+            judgement = premise_undecided(
+                judgement, [(c["accuracy"], c["test instances"]) for c in mine_cells.values()]
+            )
         cmp.add(
             "Table 1 (premise)",
             f"{ds}: the sets over-confident: mean confidence − accuracy of each set's mean predictor on the test split, "

@@ -22,8 +22,8 @@ import math
 
 import numpy as np
 
-from credalbook.papers.criteria import at_least, INCONCLUSIVE, Judgement, sign_claim
-from credalbook.papers.premises import cells_able, largest_shown
+from credalbook.papers.criteria import at_least, sign_claim
+from credalbook.papers.premises import premise_undecided
 from credalbook.papers.report import Comparison
 
 __all__ = ["table1_rows"]
@@ -93,7 +93,7 @@ def _premises(cmp: Comparison, cells: list, paper_rows: list, control, setting: 
     values = ", ".join(f"{v:+.3f}" for v, _ in over)
     j1 = at_least(k, len(over), majority(len(over)), what="cells whose S has confidence − accuracy > 2 SE",
                   tolerance_source="'in general' read as a majority of the cells; SE from the cell's fixed bootstrap")  # fmt: skip
-    j1 = _undecidable(j1, [(c["sets"]["S"]["avg_acc"], c["sets"]["S"].get("n_test", 0)) for c in cells], majority)
+    j1 = premise_undecided(j1, [(c["sets"]["S"]["avg_acc"], c["sets"]["S"].get("n_test", 0)) for c in cells], z=2)
     cmp.add(
         "Table 1 (premise)",
         f"{dataset}: single networks over-confident: mean confidence − accuracy of S on the test split (> 2 SE)",
@@ -121,29 +121,6 @@ def _premises(cmp: Comparison, cells: list, paper_rows: list, control, setting: 
         note=setting,
     )
     return j1, j2
-
-
-def _undecidable(judgement, cells: list, majority) -> Judgement:
-    """``judgement`` of the over-confidence premise, *inconclusive* when it fails where fewer than a majority of the
-    ``(accuracy, test instances)`` cells could show over-confidence at all (1 − accuracy, the largest possible, within
-    2 SE, the row's criterion: :func:`credalbook.papers.premises.largest_shown`); as is when a cell's test size is not
-    recorded."""
-    if judgement.verdict == "agrees" or not cells or any(n < 1 for _, n in cells):
-        return judgement
-    able = cells_able(cells, z=2)
-    if able >= majority(len(cells)):
-        return judgement
-    bound = [largest_shown(a, n, z=2) for a, n in cells]
-    return Judgement(
-        INCONCLUSIVE,
-        f"{judgement.criterion}; only {able} of {len(cells)} cells could show over-confidence at all: 1 − accuracy, the "
-        f"largest possible (every confidence 1), is {min(b[0] for b in bound):.3f}–{max(b[0] for b in bound):.3f}, "
-        f"within its own 2 SE {min(b[1] for b in bound):.3f}–{max(b[1] for b in bound):.3f} (test instances: "
-        f"{', '.join(str(n) for _, n in cells)})",
-        None,
-        f"{judgement.tolerance_source}; a cell can show it only when 1 − accuracy exceeds 2·sqrt(a(1 − a)/n)",
-        None,
-    )
 
 
 def _training(cells: list) -> str:

@@ -280,7 +280,7 @@ def table1_cell_results(cells: Mapping) -> list:
                     "member_acc": [min(c.members["acc"]), max(c.members["acc"])],
                     "member_ece_conf": [min(c.members["ece_conf"]), max(c.members["ece_conf"])],
                     "mean_member_ece_conf": float(np.mean(c.members["ece_conf"])),
-                    "n_test": int(getattr(c, "n_test", 0)),  # 0: not recorded
+                    "n_test": int(c.n_test),  # 0: not recorded
                 }
                 signed = getattr(sets[name], "signed", None)
                 if signed is not None:

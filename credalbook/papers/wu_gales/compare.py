@@ -113,24 +113,22 @@ def compare(results: Mapping, *, chapter: str = _CHAPTER) -> Comparison:
     _ensembles(cmp, results, paper)
     _regime_ensembles(cmp, results, paper, held)
     _singles(cmp, results, paper, held)
-    _on_regime(cmp, results, paper, held, _fig3)
-    _on_regime(cmp, results, paper, held, _topologies)
-    _on_regime(cmp, results, paper, held, _sec43)
+    _on_regime(cmp, results, paper, held, (_fig3, _topologies, _sec43))
     return cmp
 
 
-def _on_regime(cmp: Comparison, results: Mapping, paper: dict, held: Mapping, add) -> None:
+def _on_regime(cmp: Comparison, results: Mapping, paper: dict, held: Mapping, groups) -> None:
     """Rows of CIFAR-100 claims judged on the regime's members when its results hold them (``regions`` and
     ``combinations``), each with today's members' number and verdict beside it as the control; else on today's.
 
-    ``add(cmp, results, paper)`` adds the rows of one group (Fig. 3, the combinations, Sec. 4.3).
+    ``groups``: functions ``add(cmp, results, paper)``, each adding the rows of one group (Fig. 3, the combinations,
+    Sec. 4.3).
     """
     reg = results.get("regime")
     if not isinstance(reg, Mapping) or reg.get("pending") or not {"regions", "combinations"} <= set(reg):
-        add(cmp, results, paper)
+        for add in groups:
+            add(cmp, results, paper)
         return
-    control = Comparison(cmp.chapter)
-    add(control, results, paper)
     sub = dict(
         results,
         networks="regime",
@@ -140,17 +138,16 @@ def _on_regime(cmp: Comparison, results: Mapping, paper: dict, held: Mapping, ad
         combinations=reg["combinations"],
         ece_floor=reg["ece_floor"],
     )
-    judged = Comparison(cmp.chapter)
-    if add is _topologies:
-        _topologies(judged, sub, paper, lenet_cause="")  # LeNet's part is judged by the premise rows
-    else:
-        add(judged, sub, paper)
-    today = {(r.artifact, r.quantity): r for r in control.rows}
     setting = f"the members of the {regime_setting(reg)}; {premise_note(held)}; the control: {_where(results)}"
-    for r in judged.rows:
-        c = today.get((r.artifact, r.quantity))
-        beside = f"; today's members (the control): {c.book} ({c.verdict})" if c is not None else ""
-        cmp.rows.append(replace(r, book=f"{r.book}{beside}", note=f"{r.note}; {setting}"))
+    for add in groups:
+        control, judged = Comparison(cmp.chapter), Comparison(cmp.chapter)
+        add(control, results, paper)
+        add(judged, sub, paper)
+        today = {(r.artifact, r.quantity): r for r in control.rows}
+        for r in judged.rows:
+            c = today.get((r.artifact, r.quantity))
+            beside = f"; today's members (the control): {c.book} ({c.verdict})" if c is not None else ""
+            cmp.rows.append(replace(r, book=f"{r.book}{beside}", note=f"{r.note}; {setting}"))
 
 
 def _sec43(cmp: Comparison, results: Mapping, paper: dict) -> None:

@@ -70,10 +70,11 @@ def _sets(tabled: Mapping, by: Mapping, key) -> list:
 LENET_CAUSE = "The members: four topologies (LeNet is not the weakest member here)"
 
 
-def _topologies(cmp: Comparison, results: Mapping, paper: dict, *, lenet_cause: str = LENET_CAUSE) -> None:
-    """Tables 2, 6, 7 and Fig. 2: rows whose topology sets the book ran. ``lenet_cause``: what the rows on
-    LeNet's part name as their members' cause ("" where the members are the regime's, judged by its premise rows).
-    """
+def _topologies(cmp: Comparison, results: Mapping, paper: dict) -> None:
+    """Tables 2, 6, 7 and Fig. 2: rows whose topology sets the book ran. The rows on LeNet's part name the members
+    as their cause (:data:`LENET_CAUSE`), except on the regime's members (``networks == "regime"``), whose premise
+    rows judge LeNet."""
+    lenet_cause = "" if results["networks"] == "regime" else LENET_CAUSE
     F = paper["findings"]
     by = {(tuple(c["topologies"]), c["weighting"], c["structure"], c["ensemble"]): c for c in results["combinations"]}
     where = _where(results)

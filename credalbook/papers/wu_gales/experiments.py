@@ -67,6 +67,7 @@ from credalbook._deprecation import renamed
 from credalbook._parallel import check_n_jobs, sweep
 from credalbook._validation import check_choice, check_positive_int
 from credalbook.cache import cached
+from credalbook.metrics import calibrated_sampling_floor
 from credalbook.metrics.criteria import criteria_summary
 from credalbook.metrics.regions import DEFAULT_EPSILON
 from credalbook.papers.report import Table
@@ -108,6 +109,7 @@ __all__ = [
     "calibration_table",
     "combination_configs",
     "combination_table",
+    "ensemble_ece_floor",
     "member_subsets",
     "proposition_checks",
     "region_study",
@@ -421,6 +423,17 @@ def region_study(
         n_resamples,
         n_jobs,
     )
+
+
+def ensemble_ece_floor(ensembles: Mapping[str, TopologyEnsemble], *, seed=0, n_draws: int = 100) -> tuple:
+    """The ECE (1e-2) that an exactly calibrated ensemble shows on these test sets: (mean, sd) over the draws of
+    :func:`credalbook.metrics.calibrated_sampling_floor` of each topology's ensemble, averaged over the topologies.
+    A difference of ECEs smaller than it cannot decide a claim."""
+    if not isinstance(ensembles, Mapping) or not ensembles:
+        raise ValueError("ensembles must be a non-empty mapping of topology -> TopologyEnsemble")
+    floor = [calibrated_sampling_floor(e.probs_test, "ece", n_draws=n_draws, seed=seed) for e in ensembles.values()]
+    mean, sd = 100 * np.mean(floor, axis=0)
+    return float(mean), float(sd)
 
 
 def _pm(mean, two_sigma, unit) -> str:

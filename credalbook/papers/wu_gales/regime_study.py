@@ -19,10 +19,15 @@ from collections.abc import Mapping
 import numpy as np
 from scipy.special import log_softmax
 
-from credalbook.metrics import calibrated_sampling_floor, ece
+from credalbook.metrics import ece
 from credalbook.papers.report import Table
 from credalbook.papers.wu_gales.combinations import combination_configs, topology_combinations
-from credalbook.papers.wu_gales.experiments import calibration_study, region_study, single_model_study
+from credalbook.papers.wu_gales.experiments import (
+    calibration_study,
+    ensemble_ece_floor,
+    region_study,
+    single_model_study,
+)
 from credalbook.papers.wu_gales.topologies import TopologyEnsemble
 
 __all__ = ["premise_sentence", "premise_table", "regime_premises", "regime_results"]
@@ -225,9 +230,6 @@ def regime_results(plan, values: Mapping, cfg: Mapping, *, seed: int = 0, n_iter
     m = int(cfg["regime_members"])
     fit = dict(n_iter=n_iter)
     runs = dict(subset_size=m - 1, n_runs=m, seed=seed)
-    floor = 100 * np.mean(
-        [calibrated_sampling_floor(e.probs_test, "ece", n_draws=100, seed=seed) for e in ens.values()], axis=0
-    )
     topologies = [t for t in cfg["topologies"] if t in ens]
     return dict(
         premises=regime_premises(ens, train_nll=train_nll, seed=seed),
@@ -239,7 +241,7 @@ def regime_results(plan, values: Mapping, cfg: Mapping, *, seed: int = 0, n_iter
             if t != "LEN"
         },
         combinations=[c.plain() for c in topology_combinations(ens, combination_configs(topologies), seed=seed, **fit)],
-        ece_floor=tuple(float(v) for v in floor),
+        ece_floor=ensemble_ece_floor(ens, seed=seed),
         n_val=len(next(iter(ens.values())).y_val),
         n_test=len(next(iter(ens.values())).y_test),
         n_runs=m,
