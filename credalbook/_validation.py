@@ -163,7 +163,7 @@ def check_probs(probs, *, name: str = "probs", atol: float | None = None, min_nd
         return arr
     # Fast path: NaN propagates through min/max and ±inf falls outside the range, so two reductions
     # check finiteness and range; the row sums are one more pass. The slow path finds the culprit.
-    lo, hi = arr.min(), arr.max()
+    lo, hi, sums = _range_and_row_sums(arr)
     if not (lo >= -atol and hi <= 1 + atol):
         bad = ~np.isfinite(arr)
         if bad.any():
@@ -171,11 +171,39 @@ def check_probs(probs, *, name: str = "probs", atol: float | None = None, min_nd
             raise ValueError(f"{name} must be finite; {name}[{fmt_index(idx)}] = {arr[idx]}")
         idx = first_index((arr < -atol) | (arr > 1 + atol))
         raise ValueError(f"{name} must lie in [0, 1]; {name}[{fmt_index(idx)}] = {arr[idx]:.6g}")
-    sums = np.einsum("...k->...", arr)
     if not (sums.min() >= 1.0 - atol and sums.max() <= 1.0 + atol):  # no temporaries of size N
         idx = first_index(np.abs(sums - 1.0) > atol)
         raise ValueError(f"{name} must sum to 1 along the last axis; row {fmt_index(idx)} sums to {sums[idx]:.6g}")
     return arr
+
+
+#: Entries from which :func:`check_probs` scans the rows in blocks on several threads (``credalbook._threads``).
+THREADED_CHECK_ENTRIES = 1 << 21
+_CHECK_BLOCK_ENTRIES = 1 << 20
+
+
+def _range_and_row_sums(arr: np.ndarray):
+    """``(arr.min(), arr.max(), row sums (..., N))`` of float64 ``arr`` (..., N, K).
+
+    A large C-contiguous array is scanned in blocks of rows on the threads of ``credalbook._threads.map_blocks``:
+    the minimum and maximum of the blocks' minima and maxima (NaN propagates) and each row's own sum are the
+    whole array's, bit for bit.
+    """
+    if arr.size < THREADED_CHECK_ENTRIES or not arr.flags.c_contiguous:
+        return arr.min(), arr.max(), np.einsum("...k->...", arr)
+    from credalbook._threads import map_blocks
+
+    k = arr.shape[-1]
+    rows = arr.reshape(-1, k)
+    sums = np.empty(rows.shape[0])
+
+    def scan(s: int, e: int):
+        b = rows[s:e]
+        sums[s:e] = np.einsum("...k->...", b)
+        return b.min(), b.max()
+
+    ranges = np.array(map_blocks(scan, rows.shape[0], max(1, _CHECK_BLOCK_ENTRIES // k)))
+    return ranges[:, 0].min(), ranges[:, 1].max(), sums.reshape(arr.shape[:-1])
 
 
 def check_labels(labels, *, n_classes: int, shape: tuple[int, ...], name: str = "labels") -> np.ndarray:

@@ -225,6 +225,44 @@ def _torchmetrics_ece():
     return lambda: float(multiclass_calibration_error(tp, ty, num_classes=K, n_bins=15, norm="l1"))
 
 
+def _binned15_beside_torchmetrics(name, pairs=9):
+    """``name`` (15 bins) and torchmetrics' top-label error in one process with torch loaded, A B A B: the value is
+    best(``name``) / best(torchmetrics), the time is ``name``'s best (the same run, the same input, the same imports)."""
+
+    def case():
+        import torch
+        from torchmetrics.functional.classification import multiclass_calibration_error
+
+        from credalbook import metrics
+
+        fn = getattr(metrics, name, None)
+        if fn is None:
+            return None
+        p, y = calibrated(N_BIG)
+        tp, ty = torch.from_numpy(p), torch.from_numpy(y)
+        bins = {"epsilon": 1 / 30} if name == "all_label_ece" else {"n_bins": 15}
+        ours = lambda: fn(p, y, **bins)  # noqa: E731
+        theirs = lambda: float(multiclass_calibration_error(tp, ty, num_classes=K, n_bins=15, norm="l1"))  # noqa: E731
+        ours(), theirs()
+
+        def call():
+            best = [float("inf"), float("inf")]
+            for _ in range(pairs):
+                for i, f in enumerate((ours, theirs)):
+                    start = time.perf_counter()
+                    f()
+                    best[i] = min(best[i], time.perf_counter() - start)
+            _BESIDE[name] = best
+            return best[0] / best[1]
+
+        return call
+
+    return case
+
+
+_BESIDE: dict = {}
+
+
 def _one_pass():
     """One pass over the N = 10^6, K = 10 float64 probabilities: ``probs.sum()`` (the floor of a binned metric)."""
     p, _ = calibrated(N_BIG)
@@ -333,6 +371,26 @@ CASES.update(
         "ece_classwise_15": (_binned15("ece_classwise"), 7, "ECE (classwise), 15 bins"),
         "ace_15": (_binned15("ace"), 5, "ACE (Nixon et al.), 15 bins"),
         "all_label_ece_15": (_binned15("all_label_ece"), 5, "all-label ECE (Wu & Gales), 15 bins"),
+        "ece_confidence_beside_tm": (
+            _binned15_beside_torchmetrics("ece_confidence"),
+            1,
+            "ECE (confidence), 15 bins, beside torchmetrics in one process, torch loaded (value: time / torchmetrics')",
+        ),
+        "ece_classwise_beside_tm": (
+            _binned15_beside_torchmetrics("ece_classwise"),
+            1,
+            "ECE (classwise), 15 bins, beside torchmetrics in one process, torch loaded (value: time / torchmetrics')",
+        ),
+        "all_label_ece_beside_tm": (
+            _binned15_beside_torchmetrics("all_label_ece"),
+            1,
+            "all-label ECE, 15 bins, beside torchmetrics in one process, torch loaded (value: time / torchmetrics')",
+        ),
+        "ace_beside_tm": (
+            _binned15_beside_torchmetrics("ace"),
+            1,
+            "ACE, 15 bins, beside torchmetrics in one process, torch loaded (value: time / torchmetrics')",
+        ),
         "ece_confidence_ci": (_interval("ece_confidence"), 3, "ECE (confidence), ci=0.95, 200 resamples"),
         "ece_classwise_ci": (_interval("ece_classwise"), 3, "ECE (classwise), ci=0.95, 200 resamples"),
         "temperature_1e5": (_temperature_1e5, 5, "TemperatureScaling().fit, N = 10^5 (value: T)"),
@@ -464,6 +522,8 @@ def run(name: str) -> dict:
     except MemoryError as err:
         return dict(case=name, seconds=None, peak_mib=_peak_mib() - before, value=None, note=f"MemoryError: {err}")
     value = float(np.asarray(value, dtype=float).ravel()[0]) if value is not None else None
+    for fn_name, (mine, theirs) in _BESIDE.items():  # a side-by-side case: its own best time, torchmetrics' in the note
+        best, note = mine, f"{fn_name} {mine:.4f} s, torchmetrics {theirs:.4f} s (best of the same run)"
     return dict(case=name, seconds=best, peak_mib=max(_peak_mib() - before, 0.0), value=value, note=note)
 
 

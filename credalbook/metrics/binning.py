@@ -43,14 +43,16 @@ midpoints).
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
+import collections
 from dataclasses import dataclass
 
 import numpy as np
 
 from credalbook._deprecation import renamed, renamed_value
+from credalbook._threads import shared_pool
+from credalbook._threads import workers as _workers
 from credalbook._validation import as_numpy, check_choice, check_n_bins, check_real_dtype, SIMPLEX_ATOL
-from credalbook.metrics.intervals import _THREADED_MIN_N, _workers
+from credalbook.metrics.intervals import _THREADED_MIN_N
 
 # documented here; credalbook.metrics lists only what a user calls (BIN_STRATEGIES, BinStatistics, bin_ids,
 # bin_statistics), the engine helpers are imported from this module
@@ -268,6 +270,10 @@ def bin_sums(ids: np.ndarray, weights: np.ndarray | None, n_bins: int) -> np.nda
 # Elements processed per step by the equal-width engine: the temporaries of one step stay in the
 # CPU cache, which makes the half-dozen elementwise passes of the exact bin rule cheap.
 _CHUNK = 1 << 16
+# Predictions (R·N·C) from which the equal-width engine bins its steps on several threads
+# (:func:`_equal_width_statistics`), and the values per step there (fewer, larger steps than one thread's).
+THREADED_BIN_ENTRIES = 1 << 19
+_THREADED_CHUNK = 1 << 17
 # Above this many cuts the equal-mass statistics sort the values instead of selecting the order
 # statistics they need with one partition per cut.
 _MAX_SELECT_CUTS = 64
@@ -378,7 +384,7 @@ def _bin_statistics(x: np.ndarray, pos: np.ndarray, n_bins: int, strategy: str, 
         npos = np.empty((r, c, n_bins), dtype=np.int64)
         group = max(1, min(c, _GROUP_VALUES // max(n, 1)))  # problems copied out at a time
         scratch = np.empty((group, n))
-        pool = ThreadPoolExecutor(_workers()) if c > 1 and n >= _THREADED_MIN_N and _workers() > 1 else None
+        pool = shared_pool() if c > 1 and n >= _THREADED_MIN_N else None  # the problems' rows side by side
         for a in range(r):
             hit = np.flatnonzero(pr[a] >= 0)
             cls = pr[a, hit]
@@ -393,8 +399,6 @@ def _bin_statistics(x: np.ndarray, pos: np.ndarray, n_bins: int, strategy: str, 
                 rows = (pool.map if pool else map)(_equal_mass_row, scratch[: k1 - k0], chunks, [n_bins] * (k1 - k0))
                 for k, row in zip(range(k0, k1), rows):
                     gap[a, k], cnt[a, k], npos[a, k] = row
-        if pool:
-            pool.shutdown()
     return BinStatistics(
         gap=gap.reshape(shape),
         counts=None if cnt is None or not counts else cnt.reshape(shape),
@@ -419,14 +423,17 @@ def _equal_width_ids(x: np.ndarray, n_bins: int, out: np.ndarray, tmp: np.ndarra
     lo, hi = _edge_tables(n_bins)
     np.multiply(x, n_bins, out=tmp)
     np.fmin(tmp, n_bins - 1, out=tmp)  # fmin: NaN -> B - 1, where a binary search over the edges puts it
-    np.fmax(tmp, 0, out=tmp)
-    out[...] = tmp  # truncation: the floor of a number in [0, B - 1]
+    with np.errstate(invalid="ignore"):  # -inf (or below -2**63) casts to the least integer, then 0
+        out[...] = tmp  # truncation toward 0: the floor of a number in [0, B - 1], 0 for one in (-1, 0)
+    np.maximum(out, 0, out=out)  # on the integers: cheaper than fmax on the floats, the same bins
     np.take(lo, out, out=tmp, mode="clip")  # indices are in range; "clip" skips the buffered check
     np.less(x, tmp, out=mask)
-    out -= mask
+    if mask.any():  # the correction is rare: skip the pass without one
+        out -= mask
     np.take(hi, out, out=tmp, mode="clip")
     np.greater_equal(x, tmp, out=mask)
-    out += mask
+    if mask.any():
+        out += mask
     return out
 
 
@@ -446,40 +453,60 @@ def _edge_tables(n_bins: int) -> tuple[np.ndarray, np.ndarray]:
     return _EDGE_TABLES[n_bins]
 
 
-def _equal_width_statistics(x: np.ndarray, pos: np.ndarray, n_bins: int, counts: bool):
-    """Equal-width statistics of ``x`` (R, N, C) with positives ``pos`` (R, N): gap, counts, positives (R, C, B).
+def _equal_width_statistics(x: np.ndarray, pos: np.ndarray, n_bins: int, counts: bool, pooled: bool = False):
+    """Equal-width statistics of ``x`` (R, N, C) with positives ``pos`` (R, N): gap, counts, positives (R, C, B);
+    with ``pooled`` the C problems share one set of B bins, (R, 1, B) (every (instance, problem) cell of a bin
+    summed together, in the order of the flattened (N, C) cells).
 
     Works through the flattened (R·N, C) predictions in steps of about ``_CHUNK`` values. A batch
     element that spans several steps carries its running sums from step to step by prepending
     them to the next ``numpy.bincount`` (which adds in order, starting from zero), so every sum
-    is accumulated exactly as one ``bincount`` over the whole problem would.
+    is accumulated exactly as one ``bincount`` over the whole problem would. From
+    :data:`THREADED_BIN_ENTRIES` predictions of long problems the steps are binned on the threads of the
+    shared pool (``credalbook._threads``), each step in its own scratch, and their sums are still added
+    one step after the other in order (:func:`_equal_width_steps`): the same numbers bit for bit.
     """
     r, n, c = x.shape
-    nb = c * n_bins  # bins per batch element
+    nb = n_bins if pooled else c * n_bins  # bins per batch element
     rows = max(1, _CHUNK // c)  # instances per step
     gap = np.zeros((r, nb))
     cnt = np.zeros((r, nb), dtype=np.int64) if counts else None
     npos = np.zeros((r, nb), dtype=np.int64) if counts else None
-    flat_x, flat_pos = x.reshape(r * n, c), pos.reshape(r * n)
-    class_offset = (n_bins * np.arange(c)).astype(np.intp)
+    class_offset = None if pooled else (n_bins * np.arange(c)).astype(np.intp)
+    ex = shared_pool() if x.size >= THREADED_BIN_ENTRIES and n >= max(1, _THREADED_CHUNK // c) else None
+    if ex is not None:
+        rows = max(1, _THREADED_CHUNK // c)
     if n >= rows:  # one batch element at a time, in steps of `rows` instances
-        ids = np.empty(nb + rows * c, dtype=np.intp)
-        w = np.empty(nb + rows * c)
-        ids[:nb] = np.arange(nb)
-        tmp, mask = np.empty(rows * c), np.empty(rows * c, dtype=bool)
-        for a in range(r):
-            for s in range(0, n, rows):
-                blk = x[a, s : s + rows]
-                m = blk.shape[0] * c
-                _block_statistics(
-                    blk, pos[a, s : s + rows], n_bins, class_offset, ids[nb : nb + m], w[nb : nb + m], tmp[:m], mask[:m]
-                )
-                w[:nb] = gap[a]
-                gap[a] = np.bincount(ids[: nb + m], weights=w[: nb + m], minlength=nb)
-                if counts:
-                    _add_counts(ids[nb : nb + m], pos[a, s : s + rows], c, nb, cnt[a], npos[a])
-        return gap.reshape(r, c, n_bins), cnt, npos
+        steps = [(a, s) for a in range(r) for s in range(0, n, rows)]
+        n_scratch = _workers() + 1 if ex is not None else 1
+        scratch = []
+        for _ in range(n_scratch):
+            ids = np.empty(nb + rows * c, dtype=np.intp)
+            ids[:nb] = np.arange(nb)
+            scratch.append((ids, np.empty(nb + rows * c), np.empty(rows * c), np.empty(rows * c, dtype=bool)))
+
+        def bin_step(j: int) -> int:
+            a, s = steps[j]
+            ids, w, tmp, mask = scratch[j % n_scratch]
+            blk = x[a, s : s + rows]
+            m = blk.shape[0] * c
+            _block_statistics(
+                blk, pos[a, s : s + rows], n_bins, class_offset, ids[nb : nb + m], w[nb : nb + m], tmp[:m], mask[:m]
+            )
+            return m
+
+        def add_step(j: int, m: int) -> None:
+            a, s = steps[j]
+            ids, w = scratch[j % n_scratch][:2]
+            w[:nb] = gap[a]
+            gap[a] = np.bincount(ids[: nb + m], weights=w[: nb + m], minlength=nb)
+            if counts:
+                _add_counts(ids[nb : nb + m], pos[a, s : s + rows], c, nb, cnt[a], npos[a])
+
+        _equal_width_steps(len(steps), bin_step, add_step, ex, n_scratch - 1)
+        return gap.reshape(r, -1, n_bins), cnt, npos
     # many small batch elements: whole elements per step, each binned into its own block of bins
+    flat_x, flat_pos = x.reshape(r * n, c), pos.reshape(r * n)
     per = max(1, min(r, rows // n))  # batch elements per step (no more than there are: scratch sized to the work)
     m_max = per * n * c
     ids, w = np.empty(m_max, dtype=np.intp), np.empty(m_max)
@@ -499,7 +526,26 @@ def _equal_width_statistics(x: np.ndarray, pos: np.ndarray, n_bins: int, counts:
             npos[a:b] = np.bincount(ids[:m].reshape(-1, c)[rows_hit, hit[rows_hit]], minlength=(b - a) * nb).reshape(
                 b - a, nb
             )
-    return gap.reshape(r, c, n_bins), cnt, npos
+    return gap.reshape(r, -1, n_bins), cnt, npos
+
+
+def _equal_width_steps(n_steps: int, bin_step, add_step, ex, depth: int) -> None:
+    """``add_step(j, bin_step(j))`` for j = 0, 1, ...: with a pool ``ex``, up to ``depth`` steps are binned
+    ahead on its threads (each in scratch ``j % (depth + 1)``, never reused before its sums are added) while
+    this thread adds the sums of the oldest, in order."""
+    if ex is None or n_steps < 2:
+        for j in range(n_steps):
+            add_step(j, bin_step(j))
+        return
+    pending: collections.deque = collections.deque()
+    for j in range(n_steps):
+        pending.append((j, ex.submit(bin_step, j)))
+        if len(pending) > depth:
+            j0, done = pending.popleft()
+            add_step(j0, done.result())
+    while pending:
+        j0, done = pending.popleft()
+        add_step(j0, done.result())
 
 
 def _block_statistics(blk, pos, n_bins, class_offset, ids, w, tmp, mask) -> None:
@@ -507,7 +553,8 @@ def _block_statistics(blk, pos, n_bins, class_offset, ids, w, tmp, mask) -> None
     m, c = blk.shape
     flat = blk.reshape(-1)
     _equal_width_ids(flat, n_bins, ids, tmp, mask)
-    ids.reshape(m, c)[...] += class_offset
+    if class_offset is not None:  # None: the problems share their bins
+        ids.reshape(m, c)[...] += class_offset
     np.negative(flat, out=w)
     hit = np.flatnonzero(pos >= 0)
     w[hit * c + pos[hit]] += 1.0  # 1 - x at the positive outcome, exactly as o - x computes it

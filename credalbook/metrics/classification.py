@@ -241,8 +241,7 @@ def _row_max(p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             warnings.simplefilter("ignore", UserWarning)
             values, yhat = torch.max(torch.from_numpy(p), dim=-1)
         return values.numpy()[..., None], yhat.numpy()
-    yhat = row_argmax(p)
-    return np.take_along_axis(p, yhat[..., None], axis=-1), yhat
+    return row_argmax(p, values=True)
 
 
 def _top_label(p: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

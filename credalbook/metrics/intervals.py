@@ -55,7 +55,6 @@ from __future__ import annotations
 import collections
 import functools
 import inspect
-import os
 import warnings
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -64,6 +63,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from credalbook._deprecation import REMOVED_IN
+from credalbook._threads import workers as _workers
 from credalbook._validation import (
     as_rng,
     check_choice,
@@ -243,15 +243,6 @@ def _in_threads(jobs, n_resamples: int, workers: int) -> np.ndarray:
     return out
 
 
-def _workers() -> int:
-    """Threads for the replicates of :func:`resample_counts`: the cores this process may use, at most 4."""
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except AttributeError:  # pragma: no cover - not Linux
-        cores = os.cpu_count() or 1
-    return max(1, min(4, cores))
-
-
 def _counts_of(statistic: Callable, idx: list, counts: np.ndarray) -> np.ndarray:
     """``statistic`` on the multiplicities of the resample indices ``idx`` (R' arrays (N,)), written into
     ``counts`` (at least R' rows of N) → (R',)."""
@@ -285,7 +276,7 @@ def resample_counts(statistic: Callable, n: int, *, n_resamples: int, seed) -> n
     precomputed per-instance terms by the counts gives the replicates of gathering them, up to
     the order of the floating-point sums. For statistics whose per-instance terms do not change
     under resampling (equal-width bins): O(N) per replicate instead of gathering O(N·K) data.
-    For large N the indices are drawn here, in that order, while up to :func:`_workers` threads
+    For large N the indices are drawn here, in that order, while up to ``credalbook._threads.workers()`` threads
     count those of earlier chunks and evaluate ``statistic`` on them (NumPy and SciPy release the
     GIL there), so ``statistic`` must be thread-safe and must not keep ``counts``, which is reused.
     No validation.

@@ -24,17 +24,36 @@ def _accuracy_terms(p: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 #: Rows per block of :func:`row_argmax`.
 _ARGMAX_ROWS = 1 << 15
+#: Entries of (N, K) rows from which :func:`row_argmax` takes its blocks on several threads (``credalbook._threads``).
+THREADED_ARGMAX_ENTRIES = 1 << 20
 
 
-def row_argmax(p: np.ndarray) -> np.ndarray:
-    """``p.argmax(axis=-1)``; a read-only (N, K) array (a memory-mapped file) block of rows by block of
-    rows: NumPy copies a read-only array whole before its arg-max. The same indices, each row's own."""
-    if p.flags.writeable or p.ndim != 2 or p.shape[0] <= _ARGMAX_ROWS:
-        return p.argmax(axis=-1)
+def row_argmax(p: np.ndarray, *, values: bool = False):
+    """``p.argmax(axis=-1)``, or with ``values`` the pair (row maxima (..., N, 1), arg-max (..., N)).
+
+    A read-only (N, K) array (a memory-mapped file) is taken block of rows by block of rows: NumPy copies a
+    read-only array whole before its arg-max. From :data:`THREADED_ARGMAX_ENTRIES` entries the blocks of an
+    (N, K) array run on the threads of ``credalbook._threads.map_blocks``. The same indices, each row's own,
+    and each maximum is the entry ``take_along_axis`` reads.
+    """
+    big = p.ndim == 2 and p.shape[0] > _ARGMAX_ROWS
+    if not big or (p.flags.writeable and p.size < THREADED_ARGMAX_ENTRIES):
+        yhat = p.argmax(axis=-1)
+        return (np.take_along_axis(p, yhat[..., None], axis=-1), yhat) if values else yhat
+    from credalbook._threads import map_blocks
+
     out = np.empty(p.shape[0], dtype=np.intp)
-    for s in range(0, p.shape[0], _ARGMAX_ROWS):
-        out[s : s + _ARGMAX_ROWS] = p[s : s + _ARGMAX_ROWS].argmax(axis=-1)
-    return out
+    top = np.empty((p.shape[0], 1), dtype=p.dtype) if values else None
+
+    def block(s: int, e: int) -> None:
+        b = p[s:e]
+        yh = b.argmax(axis=-1)
+        out[s:e] = yh
+        if values:
+            top[s:e] = np.take_along_axis(b, yh[:, None], axis=-1)
+
+    map_blocks(block, p.shape[0], _ARGMAX_ROWS, threaded=p.size >= THREADED_ARGMAX_ENTRIES)
+    return (top, out) if values else out
 
 
 #: Entries of (N, K) rows per block of :func:`_brier_terms` (its temporaries stay a few MiB, not 3 copies of ``probs``).

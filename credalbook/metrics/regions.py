@@ -93,7 +93,7 @@ from credalbook._validation import (
     check_probs,
     check_probs_or_scores,
 )
-from credalbook.metrics.binning import bin_index, bin_sums, equal_width_bin_index, one_hot
+from credalbook.metrics.binning import _equal_width_statistics, bin_index, bin_sums, equal_width_bin_index, one_hot
 
 __all__ = [
     "DEFAULT_EPSILON",
@@ -116,11 +116,12 @@ DEFAULT_EPSILON = 1.0 / 30.0
 # ----------------------------------------------------------------------------------------------
 # Inputs and regions
 # ----------------------------------------------------------------------------------------------
-def check_probs_label_rows(probs, labels) -> tuple[np.ndarray, np.ndarray, bool]:
+def check_probs_label_rows(probs, labels, *, label_rows: bool = True) -> tuple[np.ndarray, np.ndarray, bool]:
     """Validate (N, K) probabilities (or (N,) binary scores P(y = 1): rows [1 - p, p]) and labels (N,) or label
     rows (N, K); return p, label rows, is_onehot.
 
-    Integer labels become one-hot float64 rows; label rows (true class probabilities) must lie on the simplex.
+    Integer labels become one-hot float64 rows (with ``label_rows=False`` they are returned as the int64
+    labels (N,)); label rows (true class probabilities) must lie on the simplex.
 
     Examples
     --------
@@ -140,7 +141,7 @@ def check_probs_label_rows(probs, labels) -> tuple[np.ndarray, np.ndarray, bool]
             )
         return p, check_probs(raw, name="labels"), False
     y = check_binary_labels(raw, n) if binary else check_labels(raw, n_classes=k, shape=(n,))
-    return p, one_hot(y, k), True
+    return p, (one_hot(y, k) if label_rows else y), True
 
 
 def check_epsilon(epsilon) -> float:
@@ -189,12 +190,37 @@ def region_ids(values: np.ndarray, epsilon: float) -> tuple[np.ndarray, int]:
     if epsilon == 0.0:
         uniq, inv = np.unique(values.ravel(), return_inverse=True)
         return inv.reshape(values.shape), len(uniq)
+    b = equal_width_regions(epsilon)
+    if b is not None:
+        return equal_width_bin_index(values, b), b
+    n = math.ceil(1.0 / (2.0 * epsilon))
+    return bin_index(values, 2.0 * epsilon * np.arange(n + 1)), n
+
+
+def equal_width_regions(epsilon: float) -> int | None:
+    """B when the regions of half-width ``epsilon`` are B equal-width bins (1/(2ε) an integer, to 1e-9), else None.
+
+    Examples
+    --------
+    >>> equal_width_regions(1 / 30), equal_width_regions(0.3), equal_width_regions(0.0)
+    (15, None, None)
+    """
+    if epsilon <= 0.0:
+        return None
     x = 1.0 / (2.0 * epsilon)
     b = round(x)
-    if abs(x - b) <= 1e-9 * max(1.0, x):
-        return equal_width_bin_index(values, b), b
-    n = math.ceil(x)
-    return bin_index(values, 2.0 * epsilon * np.arange(n + 1)), n
+    return b if abs(x - b) <= 1e-9 * max(1.0, x) else None
+
+
+def _abs_engine_sums(p: np.ndarray, y: np.ndarray, n_bins: int, *, pooled: bool) -> float:
+    """Σ over bins of |Σ residuals| for (N, K) probabilities ``p`` and integer labels ``y`` (N,), with B equal-width
+    bins per class (``pooled=False``) or shared by the classes (``pooled=True``): the value of
+    :func:`_abs_region_sums` of ``p - one_hot(y)`` bit for bit, from the binning engine
+    (``credalbook.metrics.binning._equal_width_statistics``), without the one-hot rows. The engine sums o - x
+    where the regions sum x - o; each term and every partial sum is the other's exact negative (IEEE rounding
+    is symmetric), so the absolute values agree."""
+    gap = _equal_width_statistics(p[None], y[None], n_bins, counts=False, pooled=pooled)[0]
+    return float(np.abs(gap.reshape(-1)).sum())
 
 
 def _abs_region_sums(ids: np.ndarray, residuals: np.ndarray, n_regions: int) -> float:
@@ -261,7 +287,11 @@ def all_label_ece(probs, labels, *, epsilon: float = DEFAULT_EPSILON) -> float:
     0.0
     """
     eps = check_epsilon(epsilon)
-    p, t = check_probs_label_rows(probs, labels)[:2]
+    p, t, onehot = check_probs_label_rows(probs, labels, label_rows=False)
+    if onehot and (b := equal_width_regions(eps)) is not None:
+        return _abs_engine_sums(p, t, b, pooled=True) / p.size
+    if onehot:
+        t = one_hot(t, p.shape[1])
     ids, n_regions = region_ids(p, eps)
     return _abs_region_sums(ids, p - t, n_regions) / p.size
 
@@ -290,7 +320,11 @@ def acce(probs, labels, *, epsilon: float = DEFAULT_EPSILON) -> float:
     0.45
     """
     eps = check_epsilon(epsilon)
-    p, t = check_probs_label_rows(probs, labels)[:2]
+    p, t, onehot = check_probs_label_rows(probs, labels, label_rows=False)
+    if onehot and (b := equal_width_regions(eps)) is not None:
+        return _abs_engine_sums(p, t, b, pooled=False) / p.size
+    if onehot:
+        t = one_hot(t, p.shape[1])
     ids, n_regions = region_ids(p, eps)
     ids = ids + n_regions * np.arange(p.shape[1])  # one set of regions per class
     return _abs_region_sums(ids, p - t, n_regions * p.shape[1]) / p.size

@@ -11,12 +11,12 @@ kernel calibration tests of :mod:`credalbook.stats` share these terms.
 from __future__ import annotations
 
 import contextlib
-import os
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from credalbook._threads import cores as _n_threads
 from credalbook.metrics.binning import one_hot
 from credalbook.metrics.kernels import ScalarKernel
 
@@ -112,14 +112,6 @@ def _single_threaded_blas(n_pairs: int):
     except ImportError:  # pragma: no cover
         return contextlib.nullcontext()
     return threadpool_limits(1, user_api="blas")
-
-
-def _n_threads() -> int:
-    """CPUs this process may run on (its affinity mask where the OS has one)."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # pragma: no cover - macOS, Windows
-        return os.cpu_count() or 1
 
 
 def _row_tiles(kernel: ScalarKernel, p: np.ndarray, r: np.ndarray, start: int) -> float:

@@ -57,6 +57,7 @@ from __future__ import annotations
 
 import functools
 import math
+import sys
 from dataclasses import dataclass
 from itertools import combinations
 
@@ -167,6 +168,21 @@ def _nlopt():
 
 
 def _cobyla_powell(obj, x0, options):
+    """NLopt's COBYLA from ``x0``; with ``options["stall_seconds"]`` in a forked child watched by a watchdog.
+
+    NLopt's COBYLA can stall inside its trust-region step without evaluating again (seen at M = 100 with the
+    200 bound constraints and Σλ = 1), and its ``maxtime`` is only checked at an evaluation, so nothing ends such a
+    run. With ``stall_seconds`` the same minimisation runs in a forked child that reports every evaluation; when
+    none arrives for ``stall_seconds`` the child is killed and the best point it reported is returned (the
+    objective's ``n_stalls`` counts these runs). A run that does not stall returns the same point, bit for bit.
+    """
+    stall = options.get("stall_seconds")
+    if stall is None:
+        return _cobyla_powell_run(obj, x0, options)
+    return _cobyla_powell_watched(obj, x0, options, float(stall))
+
+
+def _cobyla_powell_run(obj, x0, options, report=None):
     nlopt = _nlopt()
     m = len(x0)
     best = [np.inf, np.asarray(x0, dtype=np.float64)]
@@ -175,6 +191,10 @@ def _cobyla_powell(obj, x0, options):
         value = obj(x)
         if value < best[0]:
             best[0], best[1] = value, x.copy()
+            if report is not None:
+                report(("best", obj.n_evaluations, best[1]))
+        elif report is not None:
+            report(("eval", obj.n_evaluations, None))
         # NLopt's COBYLA can loop forever, without evaluating again, on values near the underflow
         # threshold (an SKCE with a tiny bandwidth gives ~1e-236); such values are zero in effect.
         return value if abs(value) > TINY_OBJECTIVE else 0.0
@@ -187,11 +207,52 @@ def _cobyla_powell(obj, x0, options):
     opt.set_initial_step(options.get("rhobeg", 0.5))
     opt.set_xtol_abs(options.get("tol", 1e-3))
     opt.set_maxeval(options.get("maxiter", 1000))
-    opt.set_maxtime(options.get("maxtime", 120.0))  # a safety net; never reached in the experiments
+    opt.set_maxtime(options.get("maxtime", 120.0))  # a safety net; checked by NLopt only at an evaluation
     try:
         return opt.optimize(best[1].copy())
     except nlopt.RoundoffLimited:  # pragma: no cover - keep the best point seen
         return best[1]
+
+
+def _cobyla_powell_watched(obj, x0, options, stall: float):
+    import multiprocessing
+
+    if not stall > 0:
+        raise ValueError(f"stall_seconds must be a positive number of seconds; got {stall!r}")
+    ctx = multiprocessing.get_context("fork")
+    receive, send = ctx.Pipe(duplex=False)
+
+    def child():
+        torch = sys.modules.get("torch")
+        if torch is not None:  # a forked child must not enter the parent's OpenMP pool (GNU OpenMP would hang)
+            torch.set_num_threads(1)
+        x = _cobyla_powell_run(obj, x0, options, report=send.send)
+        send.send(("done", obj.n_evaluations, np.asarray(x, dtype=np.float64)))
+
+    start = obj.n_evaluations
+    proc = ctx.Process(target=child, daemon=True)
+    proc.start()
+    send.close()
+    best, count = np.asarray(x0, dtype=np.float64), start
+    try:
+        while True:
+            if not receive.poll(stall):
+                obj.n_stalls = getattr(obj, "n_stalls", 0) + 1
+                return best
+            try:
+                kind, count, x = receive.recv()
+            except EOFError:
+                raise RuntimeError("NLopt's COBYLA ended without a result in its watched process") from None
+            if kind == "done":
+                return x
+            if kind == "best":
+                best = x
+    finally:
+        obj.n_evaluations = count
+        if proc.is_alive():
+            proc.kill()
+        proc.join()
+        receive.close()
 
 
 def _slsqp(obj, x0, options):

@@ -327,6 +327,7 @@ def _run_chunk(
     )
     stats = np.empty((len(specs), n_datasets))
     nfev = np.empty((len(specs), n_datasets), dtype=np.int64)
+    stalls = np.zeros((len(specs), n_datasets), dtype=np.int64)
     nulls = np.empty((len(specs), n_datasets, n_resamples))
     m = sc.ens_probs.shape[2]
     for t, (g, seq) in enumerate(zip(_measures(specs), test_seqs)):
@@ -342,7 +343,15 @@ def _run_chunk(
                 else obj(w)
             )
             nfev[t, r] = obj.n_evaluations
-    return stats, nulls, nfev
+            stalls[t, r] = getattr(obj, "n_stalls", 0)
+    return stats, nulls, nfev, stalls
+
+
+def stall_config(solver_options: dict | None, stalls: np.ndarray) -> dict:
+    """``{"n_stalls": k}``, the minimisations that NLopt's watchdog ended (``solver_options["stall_seconds"]``, see
+    ``credalbook.stats.minimise``), for a study's config when the watchdog ran; else ``{}`` (a study without it keeps
+    the config, and the cache key, it always had)."""
+    return {"n_stalls": int(np.sum(stalls))} if "stall_seconds" in (solver_options or {}) else {}
 
 
 @renamed(n_bootstrap="n_resamples")
@@ -443,7 +452,7 @@ def set_test_error_rates(
     )
     parts = Parallel(n_jobs=n_jobs, return_as="generator")(jobs)
     results = list(progress_bar(parts, total=len(sizes), desc=f"{scenario} ({r} datasets)", progress=progress))
-    stats, nulls, nfev = (np.concatenate([res[i] for res in results], axis=1) for i in range(3))
+    stats, nulls, nfev, stalls = (np.concatenate([res[i] for res in results], axis=1) for i in range(4))
     config = dict(
         scenario=scenario,
         n_datasets=r,
@@ -458,6 +467,7 @@ def set_test_error_rates(
         segment_start=segment_start,
         outside_start=outside_start,
         seed=seed,
+        **stall_config(solver_options, stalls),
     )
     return ErrorRateStudy(scenario, names, stats, nulls, nfev, config, time.perf_counter() - start)
 

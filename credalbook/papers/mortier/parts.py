@@ -43,6 +43,7 @@ from credalbook.papers.mortier.error_rates import (
     PAPER_SETTINGS,
     set_test_error_rates,
     set_test_error_summary,
+    stall_config,
 )
 from credalbook.papers.mortier.measures import core_measure
 from credalbook.papers.parts import Part
@@ -385,7 +386,7 @@ def error_rate_chunk(
         specs = (specs[test],)
     setting = {**PAPER_SETTINGS["Fig. 1"], **setting}
     start = time.perf_counter()
-    stats, nulls, nfev = _run_chunk(
+    stats, nulls, nfev, stalls = _run_chunk(
         scenario,
         n_datasets,
         setting,
@@ -400,7 +401,7 @@ def error_rate_chunk(
     )
     config = dict(scenario=scenario, chunk=chunk, n_datasets=n_datasets, **setting, measures=specs,
                   n_bootstrap=n_resamples, solver=solver, solver_options=dict(solver_options or {}), seed=seed,
-                  **({} if test is None else {"test": test}))  # fmt: skip
+                  **({} if test is None else {"test": test}), **stall_config(solver_options, stalls))  # fmt: skip
     names = tuple(g.name for g in _measures(specs))
     study = ErrorRateStudy(scenario, names, stats, nulls, nfev, config, time.perf_counter() - start)
     return study.summary(alphas)
@@ -436,6 +437,7 @@ def join_tests(summaries) -> ErrorRateSummary:
     parts = _same_in(summaries, ("scenario", "alphas", "n_bootstrap", "n_datasets"))
     config = {k: v for k, v in parts[0].config.items() if k != "test"}
     config["measures"] = tuple(m for p in parts for m in p.config.get("measures", ()))
+    config.update(_summed_stalls(parts))
     return _stacked(
         parts,
         axis=0,
@@ -487,8 +489,14 @@ def merge_summaries(summaries) -> ErrorRateSummary:
         axis=-1,
         measures=parts[0].measures,
         mean_evaluations=np.average([p.mean_evaluations for p in parts], axis=0, weights=weights),
-        config=dict(parts[0].config, chunks=[p.config.get("chunk") for p in parts]),
+        config=dict(parts[0].config, chunks=[p.config.get("chunk") for p in parts], **_summed_stalls(parts)),
     )
+
+
+def _summed_stalls(parts: list) -> dict:
+    """``{"n_stalls": total}`` over the parts whose configs count stalled minimisations (:func:`stall_config`), else {}."""
+    counted = [p.config["n_stalls"] for p in parts if "n_stalls" in p.config]
+    return {"n_stalls": int(sum(counted))} if counted else {}
 
 
 @dataclass(frozen=True)

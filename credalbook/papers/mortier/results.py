@@ -202,6 +202,7 @@ def chapter_results(
             "Fig. 1": _gap(f1["S1"], alphas, measures=ECE_TESTS, n_datasets=r_c),
             "Fig. 3": _gap(fig3_cobyla, alphas, measures=ECE_TESTS),
             "solver_fig1": f1["S1"].config["solver"],
+            "n_stalls": fig3_cobyla.config.get("n_stalls"),
         }
     if text_segment is not None:
         out["type2_text"] = {s: type2(text_segment[s]) for s in ("S2", "S3")}

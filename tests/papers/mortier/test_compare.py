@@ -404,6 +404,15 @@ class TestNewRows:
         one = next(r for r in rows if "one minimiser" in r.quantity)
         assert one.verdict == "differs — cause unknown" and one.cause == ""
 
+    def test_cobyla_stalls_in_the_note(self):
+        """The watchdog's count of stalled minimisations is stated on the COBYLA row (none without the watchdog)."""
+        res = self._full()
+        cob = next(r for r in compare(res).rows if "the paper's minimiser (COBYLA)" in r.quantity)
+        assert "stalled" not in cob.note
+        res["gap_cobyla"]["n_stalls"] = 3
+        cob = next(r for r in compare(res).rows if "the paper's minimiser (COBYLA)" in r.quantity)
+        assert "at M = 100, 3 of 400 minimisations stalled" in cob.note
+
     def test_disagreements(self):
         res = self._full()
         res["gap_one_minimiser"]["Fig. 3"] = [0.40, 0.005, 1000]

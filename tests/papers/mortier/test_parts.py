@@ -2,6 +2,7 @@
 the parts' values through the record codec, the assembled objects against the direct computation, and the size
 of a paper-scale part's record."""
 
+import dataclasses
 import json
 
 import numpy as np
@@ -246,6 +247,26 @@ class TestErrorRateChunk:
         assert joined.mean_evaluations.shape == (2,) and joined.n_datasets == 25
         with pytest.raises(ValueError, match="n_datasets"):
             join_tests([tests[0][0], tests[1][1]])  # 20 and 5 datasets
+
+    def test_stalls_counted_with_the_watchdog(self, tmp_cache, monkeypatch):
+        """With ``stall_seconds`` COBYLA's chunks count stalled minimisations in their configs, the decisions unchanged
+        when none stalls; join_tests and merge_summaries add the counts; without it the config has no count."""
+        from credalbook.papers.mortier import error_rate_chunk, join_tests, merge_summaries
+        from credalbook.papers.mortier.error_rates import stall_config
+
+        kw = dict(self.KW, n_datasets=2, solver="cobyla_powell", seed=1)
+        plain = error_rate_chunk("S1", chunk=0, **kw)
+        watched = [error_rate_chunk("S1", chunk=0, solver_options={"stall_seconds": 30}, test=t, **kw) for t in (0, 1)]
+        assert "n_stalls" not in plain.config and [w.config["n_stalls"] for w in watched] == [0, 0]
+        joined = join_tests(watched)
+        np.testing.assert_array_equal(joined.rejected, plain.rejected)
+        np.testing.assert_array_equal(joined.null_at_least, plain.null_at_least)
+        counted = [dataclasses.replace(w, config=dict(w.config, n_stalls=n)) for w, n in zip(watched, (2, 3))]
+        assert join_tests(counted).config["n_stalls"] == 5
+        assert merge_summaries([join_tests(counted), joined]).config["n_stalls"] == 5
+        assert "n_stalls" not in merge_summaries([plain, plain]).config
+        assert stall_config({"stall_seconds": 1}, np.array([[1, 0], [2, 0]])) == {"n_stalls": 3}
+        assert stall_config({}, np.ones((2, 2))) == {} and stall_config(None, np.ones(1)) == {}
 
     def test_errors(self):
         from credalbook.papers.mortier import error_rate_chunk, join_tests, merge_summaries
