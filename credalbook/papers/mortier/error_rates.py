@@ -348,10 +348,14 @@ def _run_chunk(
 
 
 def stall_config(solver_options: dict | None, stalls: np.ndarray) -> dict:
-    """``{"n_stalls": k}``, the minimisations that NLopt's watchdog ended (``solver_options["stall_seconds"]``, see
-    ``credalbook.stats.minimise``), for a study's config when the watchdog ran; else ``{}`` (a study without it keeps
-    the config, and the cache key, it always had)."""
-    return {"n_stalls": int(np.sum(stalls))} if "stall_seconds" in (solver_options or {}) else {}
+    """``{"n_stalls": k, "stalls": [[...], ...]}``, the minimisations that NLopt's watchdog ended
+    (``solver_options["stall_seconds"]``, see ``credalbook.stats.minimise``): their number and, per test and dataset
+    (T, R), how often, for a study's config when the watchdog ran; else ``{}`` (a study without it keeps the config,
+    and the cache key, it always had)."""
+    if "stall_seconds" not in (solver_options or {}):
+        return {}
+    stalls = np.asarray(stalls, dtype=np.int64)
+    return {"n_stalls": int(stalls.sum()), "stalls": stalls.tolist()}
 
 
 @renamed(n_bootstrap="n_resamples")

@@ -437,7 +437,7 @@ def join_tests(summaries) -> ErrorRateSummary:
     parts = _same_in(summaries, ("scenario", "alphas", "n_bootstrap", "n_datasets"))
     config = {k: v for k, v in parts[0].config.items() if k != "test"}
     config["measures"] = tuple(m for p in parts for m in p.config.get("measures", ()))
-    config.update(_summed_stalls(parts))
+    config.update(_joined_stalls(parts, axis=0))
     return _stacked(
         parts,
         axis=0,
@@ -489,14 +489,21 @@ def merge_summaries(summaries) -> ErrorRateSummary:
         axis=-1,
         measures=parts[0].measures,
         mean_evaluations=np.average([p.mean_evaluations for p in parts], axis=0, weights=weights),
-        config=dict(parts[0].config, chunks=[p.config.get("chunk") for p in parts], **_summed_stalls(parts)),
+        config=dict(parts[0].config, chunks=[p.config.get("chunk") for p in parts], **_joined_stalls(parts, axis=1)),
     )
 
 
-def _summed_stalls(parts: list) -> dict:
-    """``{"n_stalls": total}`` over the parts whose configs count stalled minimisations (:func:`stall_config`), else {}."""
-    counted = [p.config["n_stalls"] for p in parts if "n_stalls" in p.config]
-    return {"n_stalls": int(sum(counted))} if counted else {}
+def _joined_stalls(parts: list, *, axis: int) -> dict:
+    """The stalled minimisations of the parts (:func:`~credalbook.papers.mortier.error_rates.stall_config`) joined
+    along tests (``axis=0``) or datasets (``axis=1``): ``{}`` when no part ran the watchdog; a ValueError when only
+    some did (their counts would not cover the joined datasets)."""
+    counted = ["stalls" in p.config for p in parts]
+    if not any(counted):
+        return {}
+    if not all(counted):
+        raise ValueError("summaries must all count stalled minimisations (stall_seconds) or none")
+    stalls = np.concatenate([np.asarray(p.config["stalls"], dtype=np.int64) for p in parts], axis=axis)
+    return {"n_stalls": int(stalls.sum()), "stalls": stalls.tolist()}
 
 
 @dataclass(frozen=True)

@@ -46,15 +46,18 @@ def _per_dataset_mean(study, alphas, measures=None, *, rejections: bool = True) 
     return list(mean_se(per_set))
 
 
-def _gap(study, alphas, n_boot: int = 500, seed: int = 0, *, measures=None, n_datasets=None) -> list:
+def _gap(study, alphas, n_boot: int = 500, seed: int = 0, *, measures=None, n_datasets=None, keep=None) -> list:
     """[mean absolute difference of Type I and α over measures and levels, its bootstrap standard error over the datasets, R]
-    (of the tests ``measures`` and the first ``n_datasets`` datasets when given)."""
+    (of the tests ``measures`` and the first ``n_datasets`` datasets when given, then of the datasets where the bool
+    mask ``keep`` is True)."""
     alphas = np.asarray(alphas)
     rej = study.rejections(alphas).astype(np.float64)  # (T, A, R)
     if measures is not None:
         rej = rej[[study.measures.index(m) for m in measures]]
     if n_datasets is not None:
         rej = rej[..., :n_datasets]
+    if keep is not None:
+        rej = rej[..., np.asarray(keep, dtype=bool)]
     r = rej.shape[-1]
     value = float(np.abs(rej.mean(axis=-1) - alphas).mean())
     idx = np.random.default_rng(seed).integers(0, r, size=(n_boot, r))
@@ -204,6 +207,13 @@ def chapter_results(
             "solver_fig1": f1["S1"].config["solver"],
             "n_stalls": fig3_cobyla.config.get("n_stalls"),
         }
+        if "stalls" in fig3_cobyla.config:  # the same comparison on the datasets where no M = 100 minimisation stalled
+            keep = ~np.asarray(fig3_cobyla.config["stalls"], dtype=bool).any(axis=0)
+            if keep.any():
+                out["gap_cobyla"]["unstalled"] = {
+                    "Fig. 1": _gap(f1["S1"], alphas, measures=ECE_TESTS, n_datasets=r_c, keep=keep),
+                    "Fig. 3": _gap(fig3_cobyla, alphas, measures=ECE_TESTS, keep=keep),
+                }
     if text_segment is not None:
         out["type2_text"] = {s: type2(text_segment[s]) for s in ("S2", "S3")}
     if hl is not None:

@@ -411,7 +411,11 @@ class TestNewRows:
         assert "stalled" not in cob.note
         res["gap_cobyla"]["n_stalls"] = 3
         cob = next(r for r in compare(res).rows if "the paper's minimiser (COBYLA)" in r.quantity)
-        assert "at M = 100, 3 of 400 minimisations stalled" in cob.note
+        assert "at M = 100, 3 of 400 minimisations stalled" in cob.note and "where none stalled" not in cob.note
+        res["gap_cobyla"]["unstalled"] = {"Fig. 1": [0.12, 0.01, 97], "Fig. 3": [0.25, 0.01, 97]}
+        again = next(r for r in compare(res).rows if "the paper's minimiser (COBYLA)" in r.quantity)
+        assert "on the 97 datasets where none stalled: 0.120 → 0.250 (not judged)" in again.note
+        assert (again.verdict, again.book) == (cob.verdict, cob.book)  # judged on every dataset
 
     def test_disagreements(self):
         res = self._full()

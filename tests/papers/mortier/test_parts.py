@@ -261,11 +261,22 @@ class TestErrorRateChunk:
         joined = join_tests(watched)
         np.testing.assert_array_equal(joined.rejected, plain.rejected)
         np.testing.assert_array_equal(joined.null_at_least, plain.null_at_least)
-        counted = [dataclasses.replace(w, config=dict(w.config, n_stalls=n)) for w, n in zip(watched, (2, 3))]
-        assert join_tests(counted).config["n_stalls"] == 5
-        assert merge_summaries([join_tests(counted), joined]).config["n_stalls"] == 5
+        assert [w.config["stalls"] for w in watched] == [[[0, 0]], [[0, 0]]]
+        counted = [
+            dataclasses.replace(w, config=dict(w.config, n_stalls=sum(st), stalls=[st]))
+            for w, st in zip(watched, ([2, 0], [0, 1]))
+        ]
+        one = join_tests(counted)
+        assert one.config["n_stalls"] == 3 and one.config["stalls"] == [[2, 0], [0, 1]]
+        both = merge_summaries([one, joined])  # datasets side by side
+        assert both.config["n_stalls"] == 3 and both.config["stalls"] == [[2, 0, 0, 0], [0, 1, 0, 0]]
         assert "n_stalls" not in merge_summaries([plain, plain]).config
-        assert stall_config({"stall_seconds": 1}, np.array([[1, 0], [2, 0]])) == {"n_stalls": 3}
+        with pytest.raises(ValueError, match="stalled minimisations"):
+            merge_summaries([plain, joined])
+        assert stall_config({"stall_seconds": 1}, np.array([[1, 0], [2, 0]])) == {
+            "n_stalls": 3,
+            "stalls": [[1, 0], [2, 0]],
+        }
         assert stall_config({}, np.ones((2, 2))) == {} and stall_config(None, np.ones(1)) == {}
 
     def test_errors(self):
@@ -454,3 +465,20 @@ class TestChapterResults:
             chapter_results(summ, cobyla_pending="3 of 20", fig3_cobyla=summ["Fig. 3"]["S1"], **common)
         with pytest.raises(ValueError, match="cobyla_pending must be a non-empty string"):
             chapter_results(summ, cobyla_pending=" ", **common)
+        # COBYLA's stalled minimisations: the row's numbers again without the datasets where one stalled
+        f3 = summ["Fig. 3"]["S1"]
+        t, r = len(f3.measures), f3.n_datasets
+        none = dataclasses.replace(f3, config=dict(f3.config, n_stalls=0, stalls=[[0] * r] * t))
+        gc = chapter_results(summ, fig3_cobyla=none, **common)["gap_cobyla"]
+        assert gc["n_stalls"] == 0 and gc["unstalled"]["Fig. 3"] == gc["Fig. 3"]
+        assert gc["unstalled"]["Fig. 1"] == gc["Fig. 1"]
+        one = [[0] * r for _ in range(t)]
+        one[1][2] = 1  # test 1 stalled on dataset 2: the dataset is left out for every test, at both sizes
+        gc = chapter_results(
+            summ, fig3_cobyla=dataclasses.replace(f3, config=dict(f3.config, n_stalls=1, stalls=one)), **common
+        )
+        gc = gc["gap_cobyla"]
+        assert gc["n_stalls"] == 1
+        assert gc["unstalled"]["Fig. 3"][2] == gc["unstalled"]["Fig. 1"][2] == r - 1
+        every = dataclasses.replace(f3, config=dict(f3.config, n_stalls=t * r, stalls=[[1] * r] * t))
+        assert "unstalled" not in chapter_results(summ, fig3_cobyla=every, **common)["gap_cobyla"]
