@@ -513,7 +513,8 @@ def _stall_note(gc: Mapping, n_runs: int) -> str:
         return ""
     note = (
         f"; at M = 100, {gc['n_stalls']} of {n_runs} minimisations stalled (NLopt's COBYLA stopped evaluating for the "
-        "watchdog's stall_seconds) and kept the best point they had reached"
+        "watchdog's stall_seconds: its trust-region step can loop without checking maxeval or maxtime, NLopt issues "
+        "#118 and #370) and kept the best point they had reached"
     )
     if "unstalled" in gc:
         (u1, _, k), (u3, _, _) = gc["unstalled"]["Fig. 1"], gc["unstalled"]["Fig. 3"]
