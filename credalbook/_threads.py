@@ -12,13 +12,17 @@ plain NumPy route.
 at most 4, or fewer when the environment variable ``CREDALBOOK_NUM_THREADS`` says so (1: no threads;
 for example in Dask workers that already run one process per core). The pool is created on first use and dropped in a forked child (its threads do not
 survive a fork). Work submitted from inside one of the pool's own threads runs in that thread.
+
+:func:`map_blocks` runs independent blocks of rows; :func:`in_order` runs a stream of jobs a few ahead on the
+pool while this thread consumes their results in order (the bootstrap's chunks, the binning engine's steps).
 """
 
 from __future__ import annotations
 
+import collections
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 
 #: Threads of :func:`map_blocks` and of the bootstrap's counting (``credalbook.metrics.intervals``).
@@ -80,19 +84,39 @@ def _forget_pool() -> None:  # pragma: no cover - runs in forked children
 os.register_at_fork(after_in_child=_forget_pool)
 
 
-def block_starts(n: int, block: int) -> range:
-    """Starts of the blocks of ``block`` rows that cover ``n`` rows."""
-    return range(0, n, max(1, block))
-
-
 def map_blocks(func: Callable[[int, int], object], n: int, block: int, *, threaded: bool = True) -> list:
     """``[func(s, min(s + block, n)) for s in range(0, n, block)]``, the blocks on the shared pool's threads.
 
     Results come back in the order of the blocks. With one block, one core, ``threaded=False`` or
     from inside the pool, the calls run here, one after the other.
     """
-    spans = [(s, min(s + block, n)) for s in block_starts(n, block)]
+    spans = [(s, min(s + block, n)) for s in range(0, n, max(1, block))]
     ex = shared_pool() if threaded and len(spans) > 1 else None
     if ex is None:
         return [func(s, e) for s, e in spans]
     return list(ex.map(lambda se: func(*se), spans))
+
+
+def in_order(jobs: Iterable, consume: Callable[[object, object], None], *, depth: int) -> None:
+    """``consume(key, call())`` for each ``(key, call)`` of ``jobs``, in their order.
+
+    With ``depth`` ≥ 1 and the shared pool, the calls of up to ``depth + 1`` jobs run on its threads while this
+    thread takes the next job from ``jobs`` (an iterator may do its own work there, drawing random numbers in
+    order) and consumes the oldest result. A job's results are consumed before the job ``depth + 1`` places later
+    is taken, so a call may reuse the buffers of that job. With ``depth`` 0, one core or from inside the pool:
+    a plain loop.
+    """
+    ex = shared_pool() if depth >= 1 else None
+    if ex is None:
+        for key, call in jobs:
+            consume(key, call())
+        return
+    pending: collections.deque = collections.deque()
+    for key, call in jobs:
+        pending.append((key, ex.submit(call)))
+        if len(pending) > depth:
+            key0, done = pending.popleft()
+            consume(key0, done.result())
+    while pending:
+        key0, done = pending.popleft()
+        consume(key0, done.result())

@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib
 import os
 import threading
+import warnings
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -70,6 +71,48 @@ def test_map_blocks_in_order_and_inline_in_the_pool(two_workers):
     assert all(n0 == n1 for inner in nested for n0, n1 in zip(inner, inner[1:]))  # inner blocks run inline
     assert _threads.map_blocks(lambda s, e: e - s, 5, 5) == [5]
     assert _threads.map_blocks(lambda s, e: e - s, 0, 5) == []
+
+
+@pytest.mark.parametrize("depth", [0, 1, 3])
+def test_in_order_consumes_in_order_and_takes_a_job_only_after_the_one_depth_plus_one_back(two_workers, depth):
+    """Results are consumed in the jobs' order, whatever order the threads finish in, and job j is taken from the
+    iterator only once job j - depth - 1 was consumed (the callers reuse its buffers)."""
+    consumed, log = [], []
+    gate = threading.Event()
+
+    def call(j):
+        if j == 0:
+            gate.wait(5)  # the first job finishes last among those in flight
+        return j * j, threading.current_thread().name
+
+    def jobs():
+        for j in range(9):
+            assert j - depth - 1 < 0 or j - depth - 1 in consumed, (j, consumed)
+            log.append(j)
+            if j == min(depth, 8):
+                gate.set()
+            yield j, lambda j=j: call(j)
+
+    _threads.in_order(jobs(), lambda key, r: consumed.append(key) or log.append(("c", key, r[0])), depth=depth)
+    assert consumed == list(range(9))
+    assert [e[2] for e in log if isinstance(e, tuple)] == [j * j for j in range(9)]
+
+
+def test_in_order_runs_inline_without_depth_or_in_the_pool(two_workers):
+    names = []
+    _threads.in_order(
+        ((j, lambda: threading.current_thread().name) for j in range(3)), lambda k, n: names.append(n), depth=0
+    )
+    assert names == [threading.current_thread().name] * 3
+    nested = _threads.map_blocks(
+        lambda s, e: _threads.in_order(
+            ((j, lambda: threading.current_thread().name) for j in range(2)), lambda k, n: names.append(n), depth=2
+        ),
+        2,
+        1,
+    )
+    assert nested == [None, None] and all(n.startswith("credalbook-blocks") for n in names[3:])
+    assert len(names) == 7
 
 
 def test_pool_is_dropped_in_a_forked_child(two_workers):
@@ -203,3 +246,21 @@ def test_workers_follow_the_environment(monkeypatch):
         monkeypatch.setenv(_threads.THREADS_ENV, bad)
         with pytest.raises(ValueError, match="CREDALBOOK_NUM_THREADS must be a positive integer"):
             _threads.workers()
+
+
+@pytest.mark.parametrize("n_bins", [1, 3, 10, 15, 1000])
+def test_bin_rule_both_clips_equal_the_edges(monkeypatch, n_bins):
+    """The exact equal-width rule with its lower clip on the integers (large blocks) and on the floats (small ones)
+    gives the bins of ``bin_index`` on the edges, next to them, at NaN, ±inf, -0.0 and far outside [0, 1]."""
+    rng = np.random.default_rng(7)
+    e = binning.uniform_edges(n_bins)
+    special = [np.nan, np.inf, -np.inf, -0.0, -1e-300, -0.5, -1.0, -1e19, -1e30, 1e30, 1.5, 2.0]
+    x = rng.permutation(np.concatenate([rng.random(3000), e, np.nextafter(e, -1), np.nextafter(e, 2), special]))
+    want = binning.bin_index(x, e)
+    for clip_min in (1, 1 << 40):
+        monkeypatch.setattr(binning, "_INT_CLIP_MIN", clip_min)
+        m = len(x)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            got = binning._equal_width_ids(x, n_bins, np.empty(m, np.intp), np.empty(m), np.empty(m, bool))
+        np.testing.assert_array_equal(got, want)

@@ -43,13 +43,13 @@ midpoints).
 
 from __future__ import annotations
 
-import collections
+import functools
 from dataclasses import dataclass
 
 import numpy as np
 
 from credalbook._deprecation import renamed, renamed_value
-from credalbook._threads import shared_pool
+from credalbook._threads import in_order, shared_pool
 from credalbook._threads import workers as _workers
 from credalbook._validation import as_numpy, check_choice, check_n_bins, check_real_dtype, SIMPLEX_ATOL
 from credalbook.metrics.intervals import _THREADED_MIN_N
@@ -423,18 +423,26 @@ def _equal_width_ids(x: np.ndarray, n_bins: int, out: np.ndarray, tmp: np.ndarra
     lo, hi = _edge_tables(n_bins)
     np.multiply(x, n_bins, out=tmp)
     np.fmin(tmp, n_bins - 1, out=tmp)  # fmin: NaN -> B - 1, where a binary search over the edges puts it
-    with np.errstate(invalid="ignore"):  # -inf (or below -2**63) casts to the least integer, then 0
-        out[...] = tmp  # truncation toward 0: the floor of a number in [0, B - 1], 0 for one in (-1, 0)
-    np.maximum(out, 0, out=out)  # on the integers: cheaper than fmax on the floats, the same bins
+    if x.shape[0] >= _INT_CLIP_MIN:  # the lower clip on the integers: cheaper than fmax on the floats, same bins
+        with np.errstate(invalid="ignore"):  # -inf (or below -2**63) casts to the least integer, then 0
+            out[...] = tmp  # truncation toward 0: the floor of a number in [0, B - 1], 0 for one in (-1, 0)
+        np.maximum(out, 0, out=out)
+    else:  # a few values: the context manager would cost more than it saves
+        np.fmax(tmp, 0, out=tmp)
+        out[...] = tmp  # truncation: the floor of a number in [0, B - 1]
     np.take(lo, out, out=tmp, mode="clip")  # indices are in range; "clip" skips the buffered check
     np.less(x, tmp, out=mask)
-    if mask.any():  # the correction is rare: skip the pass without one
+    if np.count_nonzero(mask):  # the correction is rare: skip the pass without one
         out -= mask
     np.take(hi, out, out=tmp, mode="clip")
     np.greater_equal(x, tmp, out=mask)
-    if mask.any():
+    if np.count_nonzero(mask):
         out += mask
     return out
+
+
+#: Values from which :func:`_equal_width_ids` clips below on the integers.
+_INT_CLIP_MIN = 4096
 
 
 _EDGE_TABLES: dict = {}
@@ -464,7 +472,7 @@ def _equal_width_statistics(x: np.ndarray, pos: np.ndarray, n_bins: int, counts:
     is accumulated exactly as one ``bincount`` over the whole problem would. From
     :data:`THREADED_BIN_ENTRIES` predictions of long problems the steps are binned on the threads of the
     shared pool (``credalbook._threads``), each step in its own scratch, and their sums are still added
-    one step after the other in order (:func:`_equal_width_steps`): the same numbers bit for bit.
+    one step after the other in order (``credalbook._threads.in_order``): the same numbers bit for bit.
     """
     r, n, c = x.shape
     nb = n_bins if pooled else c * n_bins  # bins per batch element
@@ -503,7 +511,7 @@ def _equal_width_statistics(x: np.ndarray, pos: np.ndarray, n_bins: int, counts:
             if counts:
                 _add_counts(ids[nb : nb + m], pos[a, s : s + rows], c, nb, cnt[a], npos[a])
 
-        _equal_width_steps(len(steps), bin_step, add_step, ex, n_scratch - 1)
+        in_order(((j, functools.partial(bin_step, j)) for j in range(len(steps))), add_step, depth=n_scratch - 1)
         return gap.reshape(r, -1, n_bins), cnt, npos
     # many small batch elements: whole elements per step, each binned into its own block of bins
     flat_x, flat_pos = x.reshape(r * n, c), pos.reshape(r * n)
@@ -527,25 +535,6 @@ def _equal_width_statistics(x: np.ndarray, pos: np.ndarray, n_bins: int, counts:
                 b - a, nb
             )
     return gap.reshape(r, -1, n_bins), cnt, npos
-
-
-def _equal_width_steps(n_steps: int, bin_step, add_step, ex, depth: int) -> None:
-    """``add_step(j, bin_step(j))`` for j = 0, 1, ...: with a pool ``ex``, up to ``depth`` steps are binned
-    ahead on its threads (each in scratch ``j % (depth + 1)``, never reused before its sums are added) while
-    this thread adds the sums of the oldest, in order."""
-    if ex is None or n_steps < 2:
-        for j in range(n_steps):
-            add_step(j, bin_step(j))
-        return
-    pending: collections.deque = collections.deque()
-    for j in range(n_steps):
-        pending.append((j, ex.submit(bin_step, j)))
-        if len(pending) > depth:
-            j0, done = pending.popleft()
-            add_step(j0, done.result())
-    while pending:
-        j0, done = pending.popleft()
-        add_step(j0, done.result())
 
 
 def _block_statistics(blk, pos, n_bins, class_offset, ids, w, tmp, mask) -> None:

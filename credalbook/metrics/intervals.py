@@ -52,17 +52,16 @@ Sec. 5.2 (basic and percentile intervals), Sec. 5.3 (BCa).
 
 from __future__ import annotations
 
-import collections
 import functools
 import inspect
 import warnings
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from credalbook._deprecation import REMOVED_IN
+from credalbook._threads import in_order
 from credalbook._threads import workers as _workers
 from credalbook._validation import (
     as_rng,
@@ -215,31 +214,21 @@ def resample_statistic(
 def _in_threads(jobs, n_resamples: int, workers: int) -> np.ndarray:
     """The replicates (R,) or (R, J) of ``jobs``, (start, size, call) in order, each ``call()`` giving ``size``.
 
-    The jobs are produced here (their random indices drawn in order) while up to ``workers`` threads run the
-    calls of earlier ones; at most ``workers + 1`` are in flight (memory). One worker: a plain loop.
+    The jobs are produced here (their random indices drawn in order) while up to ``workers`` threads of the
+    shared pool run the calls of earlier ones (``credalbook._threads.in_order``); at most ``workers + 1`` are in
+    flight (memory). One worker: a plain loop.
     """
     out = None
 
-    def put(s0: int, m0: int, values) -> None:
+    def put(key, values) -> None:
         nonlocal out
+        s0, m0 = key
         values = np.asarray(values, dtype=np.float64)
         if out is None:  # (R,) for one statistic, (R, J) for J statistics of the same replicates
             out = np.empty((n_resamples, *values.shape[1:]))
         out[s0 : s0 + m0] = values
 
-    if workers == 1:
-        for s, m, call in jobs:
-            put(s, m, call())
-        return out
-    pending: collections.deque = collections.deque()
-    with ThreadPoolExecutor(workers) as pool:
-        for s, m, call in jobs:
-            pending.append((s, m, pool.submit(call)))
-            while len(pending) > workers:
-                s0, m0, done = pending.popleft()
-                put(s0, m0, done.result())
-        for s0, m0, done in pending:
-            put(s0, m0, done.result())
+    in_order((((s, m), call) for s, m, call in jobs), put, depth=workers if workers > 1 else 0)
     return out
 
 

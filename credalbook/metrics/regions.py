@@ -228,6 +228,22 @@ def _abs_region_sums(ids: np.ndarray, residuals: np.ndarray, n_regions: int) -> 
     return float(np.abs(bin_sums(ids.ravel(), residuals.ravel(), n_regions)).sum())
 
 
+def _all_label_error(probs, labels, epsilon, *, per_class: bool) -> float:
+    """ACE (regions pooled over the classes) or, with ``per_class``, ACCE (one set of regions per class), checked:
+    from the binning engine for integer labels and equal-width regions, else from the regions of ``p - t``."""
+    eps = check_epsilon(epsilon)
+    p, t, onehot = check_probs_label_rows(probs, labels, label_rows=False)
+    if onehot and (b := equal_width_regions(eps)) is not None:
+        return _abs_engine_sums(p, t, b, pooled=not per_class) / p.size
+    if onehot:
+        t = one_hot(t, p.shape[1])
+    ids, n_regions = region_ids(p, eps)
+    if per_class:
+        ids = ids + n_regions * np.arange(p.shape[1])  # one set of regions per class
+        n_regions *= p.shape[1]
+    return _abs_region_sums(ids, p - t, n_regions) / p.size
+
+
 def _top_label(p: np.ndarray, t: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Predicted class, confidence and target probability of the predicted class."""
     yhat = p.argmax(axis=1)
@@ -286,14 +302,7 @@ def all_label_ece(probs, labels, *, epsilon: float = DEFAULT_EPSILON) -> float:
     >>> all_label_ece([[0.9, 0.1], [0.9, 0.1]], [0, 1], epsilon=1.0)             # one region: always 0
     0.0
     """
-    eps = check_epsilon(epsilon)
-    p, t, onehot = check_probs_label_rows(probs, labels, label_rows=False)
-    if onehot and (b := equal_width_regions(eps)) is not None:
-        return _abs_engine_sums(p, t, b, pooled=True) / p.size
-    if onehot:
-        t = one_hot(t, p.shape[1])
-    ids, n_regions = region_ids(p, eps)
-    return _abs_region_sums(ids, p - t, n_regions) / p.size
+    return _all_label_error(probs, labels, epsilon, per_class=False)
 
 
 def acce(probs, labels, *, epsilon: float = DEFAULT_EPSILON) -> float:
@@ -319,15 +328,7 @@ def acce(probs, labels, *, epsilon: float = DEFAULT_EPSILON) -> float:
     >>> round(acce(p, [0, 0, 0, 1], epsilon=0.05), 6)   # = ece_classwise(p, y, n_bins=10)
     0.45
     """
-    eps = check_epsilon(epsilon)
-    p, t, onehot = check_probs_label_rows(probs, labels, label_rows=False)
-    if onehot and (b := equal_width_regions(eps)) is not None:
-        return _abs_engine_sums(p, t, b, pooled=False) / p.size
-    if onehot:
-        t = one_hot(t, p.shape[1])
-    ids, n_regions = region_ids(p, eps)
-    ids = ids + n_regions * np.arange(p.shape[1])  # one set of regions per class
-    return _abs_region_sums(ids, p - t, n_regions * p.shape[1]) / p.size
+    return _all_label_error(probs, labels, epsilon, per_class=True)
 
 
 def ecce(probs, labels, *, epsilon: float = DEFAULT_EPSILON) -> float:
