@@ -67,7 +67,8 @@ __all__ = [
 #: The groups of parts, in the chapter's order: the four settings of Fig. 1 (right) and App. Figs. 2-4, the
 #: minimisers, the authors'-code variant of Fig. 1's S1, S2 as the authors' code builds it, the authors' HL
 #: statistic, K = 100 with the instances bootstrapped and permuted, Fig. 1's S1 permuted, App. Fig. 3's S1 with
-#: :math:`t` at the uniform weights (no minimisation: COBYLA's starting point), Table 1, and Table 1 in the
+#: :math:`t` at the uniform weights (no minimisation: COBYLA's starting point), S2 and S3 as the authors' code runs
+#: them (its segment, the instances permuted), Table 1, and Table 1 in the
 #: over-confident regime (networks trained longer on fewer images, :func:`~credalbook.papers.mortier.table1_regime_cell`).
 MORTIER_GROUPS = (
     "figures",
@@ -78,6 +79,7 @@ MORTIER_GROUPS = (
     "k100",
     "permutation",
     "fig3_uniform",
+    "code_h1",
     "table1_frozen",
     "one_minimiser",
     "fig3_cobyla",
@@ -514,7 +516,8 @@ class MortierPlan:
     ----------
     parts : list of Part
         Named ``fig<n>-s<k>`` (Fig. 1, App. Figs. 2-4), ``solvers``, ``variant-s1``, ``s2-code``, ``hl-s<k>``,
-        ``k100-permutation``, ``k10-permutation``, ``table1-<dataset>``.
+        ``k100-permutation``, ``k10-permutation``, ``s2-code-permutation``, ``s3-code-permutation``,
+        ``table1-<dataset>``.
     groups : dict
         Group (:data:`MORTIER_GROUPS`) → its objects' part names: a name, or a dict (of dicts) of names,
         e.g. ``groups["figures"]["Fig. 1"]["S1"] == "fig1-s1"``.
@@ -775,6 +778,19 @@ def _variant_studies(study, cfg, solver: str) -> dict:
     groups["fig3_uniform"] = study(
         "fig3-s1-uniform", "S1", n_datasets=cfg["fig3"], solver="uniform", **PAPER_SETTINGS["Fig. 3"]
     )
+    groups["code_h1"] = {  # S2 and S3 as the authors' synthetic experiments run them: their segment, instances permuted
+        s: study(
+            f"{s.lower()}-code-permutation",
+            s,
+            n_datasets=cfg["variant_datasets"],
+            solver=solver,
+            segment_start="centre",
+            outside_start="end",
+            resample="permutation",
+            **fig1,
+        )
+        for s in ("S2", "S3")
+    }
     return groups
 
 

@@ -87,6 +87,7 @@ def chapter_results(
     hl=None,
     table1_cells=None,
     table1_regime=None,
+    authors_code=None,
 ) -> dict:
     """The plain results dict :func:`compare` needs, from the chapter's objects.
 
@@ -136,6 +137,9 @@ def chapter_results(
     table1_regime : mapping, optional
         The same in the over-confident regime: → :class:`~credalbook.papers.mortier.RegimeCell`. With it, the Table 1
         rows judge these cells, their premises first, and state ``table1_cells`` beside them as the control.
+    authors_code : mapping, optional
+        "S1", "S2", "S3" → study as the authors' synthetic experiments run it (S1: the ``variant`` group; S2, S3: the
+        ``code_h1`` group); its rejections at α = 0.05 under their rule :math:`|t| > q` test the discussion's row.
     """
     from credalbook.papers.mortier.error_rates import PAPER_ALPHAS
 
@@ -144,8 +148,8 @@ def chapter_results(
     alphas = list(PAPER_ALPHAS if alphas is None else alphas)
     f1 = studies["Fig. 1"]
 
-    def type2(study):
-        counts = study.rejection_counts([0.05])
+    def type2(study, rule="t"):
+        counts = study.rejection_counts([0.05], rule=rule)
         return {"R": study.n_datasets, "counts": {m: study.n_datasets - c[0] for m, c in counts.items()}}
 
     out = {
@@ -187,6 +191,16 @@ def chapter_results(
     out["type1_fig1_alpha05"] = {"R": f1["S1"].n_datasets, "counts": f1["S1"].rejection_counts([0.05])}
     if permutation is not None:
         out["gap_fig1_permutation"] = _gap(permutation, alphas)
+    permuted = {"Fig. 1": permutation, "Fig. 4": fig4_permutation}
+    out["type1_permuted_figs"] = {
+        fig: {
+            "R": st.n_datasets,
+            "counts": st.rejection_counts(alphas),
+            "counts_abs": st.rejection_counts(alphas, rule="abs"),
+        }
+        for fig, st in permuted.items()
+        if st is not None
+    }
     if one_minimiser is not None:
         out["gap_one_minimiser"] = {
             "solver": one_minimiser.config["solver"],
@@ -216,6 +230,12 @@ def chapter_results(
                 }
     if text_segment is not None:
         out["type2_text"] = {s: type2(text_segment[s]) for s in ("S2", "S3")}
+    if authors_code is not None:
+        s1 = authors_code["S1"]
+        out["authors_code_alpha05"] = {
+            "type1": {"R": s1.n_datasets, "counts": s1.rejection_counts([0.05], rule="abs")},
+            "type2": {s: type2(authors_code[s], rule="abs") for s in ("S2", "S3")},
+        }
     if hl is not None:
         out["hl_authors"] = type2(hl["S2"])
     if table1_cells is not None:

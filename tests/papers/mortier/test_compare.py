@@ -300,6 +300,7 @@ class TestChapterResults:
             permutation=studies["Fig. 2"]["S1"],
             fig4_permutation=studies["Fig. 3"]["S1"],
             fig3_uniform=studies["Fig. 4"]["S1"],
+            authors_code={"S1": studies["Fig. 3"]["S1"], "S2": studies["Fig. 3"]["S2"], "S3": studies["Fig. 3"]["S3"]},
         )
         s1 = studies["Fig. 1"]["S1"]
         assert res["type1"]["Fig. 1"]["R"] == 6
@@ -316,6 +317,16 @@ class TestChapterResults:
         assert res["gap_fig3_uniform"][0] == pytest.approx(
             np.abs(studies["Fig. 4"]["S1"].rejection_rates() - np.array(ALPHAS)).mean()
         )
+        code = res["authors_code_alpha05"]
+        s3 = studies["Fig. 3"]["S1"]
+        assert code["type1"]["counts"]["SKCE_ul"] == [round(6 * s3.rejection_rates([0.05], rule="abs")[0, 0])]
+        assert code["type2"]["S2"]["counts"]["SKCE_ul"] == round(
+            6 * studies["Fig. 3"]["S2"].error_rates([0.05], rule="abs")[0, 0]
+        )
+        assert res["type1_permuted_figs"]["Fig. 4"]["counts_abs"] == studies["Fig. 3"]["S1"].rejection_counts(
+            ALPHAS, rule="abs"
+        )
+        assert set(res["type1_permuted_figs"]) == {"Fig. 1", "Fig. 4"}
         cmp = compare(res)
         assert len(cmp.rows) == 18  # 14, the SKCE_ul rows of App. Figs. 2-4 and the conclusion's row
         json.dumps(cmp.to_dict())
@@ -416,6 +427,87 @@ class TestNewRows:
         again = next(r for r in compare(res).rows if "the paper's minimiser (COBYLA)" in r.quantity)
         assert "on the 97 datasets where none stalled: 0.120 → 0.250 (not judged)" in again.note
         assert (again.verdict, again.book) == (cob.verdict, cob.book)  # judged on every dataset
+
+    def test_skce_cause_among_the_authors_code_differences(self):
+        """App. Fig. 4's SKCE_ul: the rule alone falls short at α = 0.05, so the cause is looked for in the permuted
+        study of the same datasets; every candidate's count is in the book column, the cause names the first that
+        exceeds 3α/2 at every level, and none is named when none does."""
+        r = 1000
+        res = self._full()
+        short = _counts(lambda m, a: 0.04 if a == 0.05 else min(1.0, 2.2 * a), r)  # |t| > q: 7 of 8 levels
+        res["type1_abs_figs"]["Fig. 4"] = {"R": r, "counts": short}
+        res["type1_permuted_figs"] = {
+            "Fig. 4": {
+                "R": r,
+                "counts": _counts(lambda m, a: a, r),
+                "counts_abs": _counts(lambda m, a: min(1.0, 2.2 * a), r),
+            }
+        }
+        row = next(x for x in compare(res).rows if x.artifact == "App. Fig. 4" and x.quantity.startswith("SKCE_ul"))
+        assert row.verdict == "differs — cause shown"
+        assert row.cause.startswith(
+            "section 'SKCE_ul under the authors' test': with |t| > q with the instances permuted"
+        )
+        assert "|t| > q: SKCE_ul: 0.040, 0.660 (α = 0.05, 0.3; R = 1000) (7 of 8 levels above 3α/2)" in row.book
+        assert "instances permuted, t > q: SKCE_ul: 0.050, 0.300 (α = 0.05, 0.3; R = 1000) (0 of 8" in row.book
+        assert "caltest.py l. 558" in row.note
+        res["type1_permuted_figs"]["Fig. 4"]["counts_abs"] = short
+        row = next(x for x in compare(res).rows if x.artifact == "App. Fig. 4" and x.quantity.startswith("SKCE_ul"))
+        assert row.verdict == "differs — cause unknown" and row.cause == ""
+        fig2 = next(x for x in compare(res).rows if x.artifact == "App. Fig. 2" and x.quantity.startswith("SKCE_ul"))
+        assert fig2.cause.startswith("section 'The authors' decision rule'") and "permuted" not in fig2.book
+
+    def test_discussion_under_the_authors_code(self):
+        """Sec. 5: the book's reading fails (only the ECE_conf tests have power in S2), the authors' code's rates pass
+        (a majority of tests with both errors low, the best ECE test beats the best other): cause shown; when the
+        code's rates fail too, no cause."""
+        r = 1000
+        res = self._full()
+        t1 = {m: [40] for m in MEASURES}
+        res["type1_fig1_alpha05"] = {"R": r, "counts": t1}
+        no_power = {m: 950 for m in MEASURES}
+        res["type2_text"] = {
+            "S2": {"R": r, "counts": {**no_power, "ECE_conf (B=5)": 50}},
+            "S3": {"R": r, "counts": {m: 0 for m in MEASURES}},
+        }
+        code_s2 = {**no_power, **{m: 20 for m in MEASURES if "ECE" in m}}
+        res["authors_code_alpha05"] = {
+            "type1": {"R": r, "counts": t1},
+            "type2": {"S2": {"R": r, "counts": code_s2}, "S3": {"R": r, "counts": {m: 0 for m in MEASURES}}},
+        }
+        row = next(x for x in compare(res).rows if x.artifact == "Sec. 5")
+        assert row.verdict == "differs — cause shown"
+        assert row.book.startswith("both low for 1 of 7 tests (ECE_conf (B=5))")
+        assert "as the authors' code runs the tests: both low for 4 of 7 tests" in row.book and "(agrees)" in row.book
+        assert row.cause.startswith("section 'The discussion's claim under the authors' code'")
+        assert "caltest.py l. 558" in row.note
+        code_s2["ECE_cwise (B=10)"] = 950
+        row = next(x for x in compare(res).rows if x.artifact == "Sec. 5")
+        assert row.verdict == "differs — cause unknown" and row.cause == "" and "both low for 3 of 7" in row.book
+
+    def test_causes_name_headings_of_the_chapter(self):
+        """Every "section '…'" a row of the paper-scale record names is a heading of chapter 01."""
+        import json
+        import re
+
+        from credalbook.book.chapters import chapter_paths
+
+        (nb,) = chapter_paths(["01_mortier_set_calibration"])
+        cells = json.loads(nb.read_text())["cells"]
+        heads = {
+            line.lstrip("#").strip()
+            for c in cells
+            if c["cell_type"] == "markdown"
+            for line in "".join(c["source"]).splitlines()
+            if line.startswith("#")
+        }
+        record = nb.parent.parent / "results" / nb.stem / "paper" / "chapter.json"
+        named = [
+            m
+            for row in json.loads(record.read_text())["rows"]
+            for m in re.findall(r"section '(.+?)'(?=[:;,)]|\s\(|$)", row.get("cause") or "")
+        ]
+        assert named and set(named) <= heads, set(named) - heads
 
     def test_disagreements(self):
         res = self._full()
