@@ -378,7 +378,14 @@ def _fig1_type2(cmp: Comparison, r: Mapping, claim: dict) -> None:
         ja = reliable({"S2": a2}, ("S2",))
         book += f"; S2 as the authors' code builds it (the corner when p_e is outside): {text({'S2': a2}, ('S2',))} "
         book += f"({ja.verdict})"
-        if j.verdict == "differs" and ja.verdict == "agrees":
+        jc = None
+        if "authors_code_alpha05" in r:  # their segment and their permuted instances: the run that made the figure
+            code = r["authors_code_alpha05"]["type2"]
+            jc = reliable(code)
+            book += (
+                f"; S2 and S3 as the authors' code runs them (also the instances permuted): {text(code)} ({jc.verdict})"
+            )
+        if j.verdict == "differs" and ja.verdict == "agrees" and (jc is None or jc.verdict == "agrees"):
             cause = (
                 "section 'Scenario S2 as the authors' code builds it': their segment starts at p_e, outside the "
                 "hull almost surely, where their getBoundary returns the corner, so the truth is the corner"
@@ -396,6 +403,12 @@ def _fig1_type2(cmp: Comparison, r: Mapping, claim: dict) -> None:
             "(`segment_start='centre'`) and the printed Alg. 2 returns p_e when p_e lies outside the hull"
             if "type2_text" in r
             else "judged on S2 and S3 with the segment from the members' mean (the text's S2 not run)"
+        )
+        + (
+            "; a cause is named only when the authors' segment agrees both with Alg. 1's bootstrap and with the "
+            "instances permuted as their code runs the test (npbetest_alpha, caltest.py l. 558)"
+            if "authors_code_alpha05" in r
+            else ""
         ),
     )
 

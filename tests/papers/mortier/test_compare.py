@@ -166,6 +166,19 @@ class TestCompare:
         assert skce.verdict == "differs — cause shown" and "|t| > q" in skce.cause
         ece = rows["ECE_conf and ECE_cwise reliable for the Type II error: S2 and S3 at α = 0.05"]
         assert ece.verdict == "differs — cause shown" and "authors' code" in ece.book
+        # the authors' whole run (their segment, instances permuted): the cause stands only if it agrees too
+        low = {"R": 1000, "counts": {m: 10 for m in MEASURES}}
+        res["authors_code_alpha05"] = {
+            "type1": {"R": 1000, "counts": {m: [40] for m in MEASURES}},
+            "type2": {"S2": low, "S3": low},
+        }
+        ece = next(r for r in compare(res).rows if r.quantity.startswith("ECE_conf and ECE_cwise reliable"))
+        assert ece.verdict == "differs — cause shown" and "as the authors' code runs them" in ece.book
+        res["authors_code_alpha05"]["type2"]["S2"] = {"R": 1000, "counts": {**low["counts"], "ECE_cwise (B=10)": 466}}
+        ece = next(r for r in compare(res).rows if r.quantity.startswith("ECE_conf and ECE_cwise reliable"))
+        assert ece.verdict == "differs — cause unknown" and ece.cause == "" and "ECE_cwise (B=10) 0.466" in ece.book
+        assert "caltest.py l. 558" in ece.note
+        del res["authors_code_alpha05"]
         assert rows["single network S rejected for ECE_conf"].verdict == "differs — cause unknown"
         assert rows["deep ensemble DE not rejected for ECE_conf"].verdict == "differs — cause unknown"
         dn = rows["DN(0.6) better confidence-calibrated than DN(0.1): average ECE_conf on the test split"]
