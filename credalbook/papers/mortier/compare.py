@@ -378,18 +378,32 @@ def _fig1_type2(cmp: Comparison, r: Mapping, claim: dict) -> None:
         ja = reliable({"S2": a2}, ("S2",))
         book += f"; S2 as the authors' code builds it (the corner when p_e is outside): {text({'S2': a2}, ('S2',))} "
         book += f"({ja.verdict})"
-        jc = None
+        jc = jcc = None
         if "authors_code_alpha05" in r:  # their segment and their permuted instances: the run that made the figure
-            code = r["authors_code_alpha05"]["type2"]
-            jc = reliable(code)
+            code = r["authors_code_alpha05"]
+            jc = reliable(code["type2"])
             book += (
-                f"; S2 and S3 as the authors' code runs them (also the instances permuted): {text(code)} ({jc.verdict})"
+                f"; S2 and S3 as the authors' code runs them (also the instances permuted): {text(code['type2'])} "
+                f"({jc.verdict})"
             )
-        if j.verdict == "differs" and ja.verdict == "agrees" and (jc is None or jc.verdict == "agrees"):
-            cause = (
-                "section 'Scenario S2 as the authors' code builds it': their segment starts at p_e, outside the "
-                "hull almost surely, where their getBoundary returns the corner, so the truth is the corner"
-            )
+            if "type2_cobyla" in code:
+                jcc = reliable(code["type2_cobyla"])
+                book += (
+                    f"; the same with their COBYLA settings (rhobeg 1.0, tol 1e-4): {text(code['type2_cobyla'])} "
+                    f"({jcc.verdict})"
+                )
+        if j.verdict == "differs" and ja.verdict == "agrees":
+            if jc is None or jc.verdict == "agrees":
+                cause = (
+                    "section 'Scenario S2 as the authors' code builds it': their segment starts at p_e, outside the "
+                    "hull almost surely, where their getBoundary returns the corner, so the truth is the corner"
+                )
+            elif jcc is not None and jcc.verdict == "agrees":
+                cause = (
+                    "section 'The discussion's claim under the authors' code': their segment (the corner as the "
+                    "truth when p_e is outside the hull), their permuted instances and their COBYLA settings "
+                    "together; with our COBYLA settings the permuted run does not agree (book column)"
+                )
     cmp.add(
         "Fig. 1 right",
         "ECE_conf and ECE_cwise reliable for the Type II error: S2 and S3 at α = 0.05",
@@ -406,7 +420,9 @@ def _fig1_type2(cmp: Comparison, r: Mapping, claim: dict) -> None:
         )
         + (
             "; a cause is named only when the authors' segment agrees both with Alg. 1's bootstrap and with the "
-            "instances permuted as their code runs the test (npbetest_alpha, caltest.py l. 558)"
+            "instances permuted as their code runs the test (npbetest_alpha, caltest.py l. 558), there with our "
+            "COBYLA settings or theirs (rhobeg 1.0, tol 1e-4, in NLopt's COBYLA: Powell's algorithm, as their "
+            "SciPy's Fortran COBYLA ran it)"
             if "authors_code_alpha05" in r
             else ""
         ),

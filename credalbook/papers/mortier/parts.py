@@ -68,7 +68,7 @@ __all__ = [
 #: minimisers, the authors'-code variant of Fig. 1's S1, S2 as the authors' code builds it, the authors' HL
 #: statistic, K = 100 with the instances bootstrapped and permuted, Fig. 1's S1 permuted, App. Fig. 3's S1 with
 #: :math:`t` at the uniform weights (no minimisation: COBYLA's starting point), S2 and S3 as the authors' code runs
-#: them (its segment, the instances permuted), Table 1, and Table 1 in the
+#: them (its segment, the instances permuted; and with their COBYLA settings, the ECE tests), Table 1, and Table 1 in the
 #: over-confident regime (networks trained longer on fewer images, :func:`~credalbook.papers.mortier.table1_regime_cell`).
 MORTIER_GROUPS = (
     "figures",
@@ -80,6 +80,7 @@ MORTIER_GROUPS = (
     "permutation",
     "fig3_uniform",
     "code_h1",
+    "code_h1_cobyla",
     "table1_frozen",
     "one_minimiser",
     "fig3_cobyla",
@@ -87,6 +88,9 @@ MORTIER_GROUPS = (
     "table1",
     "table1_regime",
 )
+#: The authors' COBYLA settings (SciPy's ``rhobeg=1.0``, ``tol=1e-4``; caltest.py npbetest_alpha) for NLopt's COBYLA,
+#: Powell's algorithm as their SciPy's Fortran COBYLA ran it (the SciPy here runs PRIMA's reimplementation).
+AUTHORS_COBYLA_OPTIONS = {"rhobeg": 1.0, "tol": 1e-4}
 #: The four ECE tests (App. Fig. 3 with NLopt's COBYLA at M = 100 runs only these).
 ECE_MEASURES = (("ece_conf", 5), ("ece_conf", 10), ("ece_cwise", 5), ("ece_cwise", 10))
 _SET_PARTS = {"S": "s", "DN(0.1)": "dn0.1", "DN(0.6)": "dn0.6", "DE": "de"}
@@ -517,7 +521,7 @@ class MortierPlan:
     parts : list of Part
         Named ``fig<n>-s<k>`` (Fig. 1, App. Figs. 2-4), ``solvers``, ``variant-s1``, ``s2-code``, ``hl-s<k>``,
         ``k100-permutation``, ``k10-permutation``, ``s2-code-permutation``, ``s3-code-permutation``,
-        ``table1-<dataset>``.
+        ``s2-code-permutation-rhobeg1``, ``s3-code-permutation-rhobeg1``, ``table1-<dataset>``.
     groups : dict
         Group (:data:`MORTIER_GROUPS`) → its objects' part names: a name, or a dict (of dicts) of names,
         e.g. ``groups["figures"]["Fig. 1"]["S1"] == "fig1-s1"``.
@@ -784,6 +788,21 @@ def _variant_studies(study, cfg, solver: str) -> dict:
             s,
             n_datasets=cfg["variant_datasets"],
             solver=solver,
+            segment_start="centre",
+            outside_start="end",
+            resample="permutation",
+            **fig1,
+        )
+        for s in ("S2", "S3")
+    }
+    groups["code_h1_cobyla"] = {  # the same with the authors' COBYLA settings (rhobeg 1.0, tol 1e-4), the ECE tests
+        s: study(
+            f"{s.lower()}-code-permutation-rhobeg1",
+            s,
+            n_datasets=cfg["variant_datasets"],
+            solver="cobyla_powell",
+            solver_options=dict(AUTHORS_COBYLA_OPTIONS),
+            measures=ECE_MEASURES,
             segment_start="centre",
             outside_start="end",
             resample="permutation",

@@ -88,6 +88,7 @@ def chapter_results(
     table1_cells=None,
     table1_regime=None,
     authors_code=None,
+    authors_cobyla=None,
 ) -> dict:
     """The plain results dict :func:`compare` needs, from the chapter's objects.
 
@@ -140,6 +141,9 @@ def chapter_results(
     authors_code : mapping, optional
         "S1", "S2", "S3" → study as the authors' synthetic experiments run it (S1: the ``variant`` group; S2, S3: the
         ``code_h1`` group); its rejections at α = 0.05 under their rule :math:`|t| > q` test the discussion's row.
+    authors_cobyla : mapping, optional
+        "S2", "S3" → the same with the authors' COBYLA settings (the ``code_h1_cobyla`` group, the ECE tests); needs
+        ``authors_code``.
     """
     from credalbook.papers.mortier.error_rates import PAPER_ALPHAS
 
@@ -236,6 +240,12 @@ def chapter_results(
             "type1": {"R": s1.n_datasets, "counts": s1.rejection_counts([0.05], rule="abs")},
             "type2": {s: type2(authors_code[s], rule="abs") for s in ("S2", "S3")},
         }
+        if authors_cobyla is not None:
+            out["authors_code_alpha05"]["type2_cobyla"] = {
+                s: type2(authors_cobyla[s], rule="abs") for s in ("S2", "S3")
+            }
+    elif authors_cobyla is not None:
+        raise ValueError("authors_cobyla needs authors_code")
     if hl is not None:
         out["hl_authors"] = type2(hl["S2"])
     if table1_cells is not None:

@@ -178,6 +178,13 @@ class TestCompare:
         ece = next(r for r in compare(res).rows if r.quantity.startswith("ECE_conf and ECE_cwise reliable"))
         assert ece.verdict == "differs — cause unknown" and ece.cause == "" and "ECE_cwise (B=10) 0.466" in ece.book
         assert "caltest.py l. 558" in ece.note
+        ece_low = {"R": 1000, "counts": {m: 10 for m in MEASURES if "ECE" in m}}
+        res["authors_code_alpha05"]["type2_cobyla"] = {"S2": ece_low, "S3": ece_low}  # their COBYLA settings too
+        ece = next(r for r in compare(res).rows if r.quantity.startswith("ECE_conf and ECE_cwise reliable"))
+        assert (
+            ece.verdict == "differs — cause shown" and "with their COBYLA settings (rhobeg 1.0, tol 1e-4)" in ece.book
+        )
+        assert ece.cause.startswith("section 'The discussion's claim under the authors' code'")
         del res["authors_code_alpha05"]
         assert rows["single network S rejected for ECE_conf"].verdict == "differs — cause unknown"
         assert rows["deep ensemble DE not rejected for ECE_conf"].verdict == "differs — cause unknown"
@@ -314,6 +321,7 @@ class TestChapterResults:
             fig4_permutation=studies["Fig. 3"]["S1"],
             fig3_uniform=studies["Fig. 4"]["S1"],
             authors_code={"S1": studies["Fig. 3"]["S1"], "S2": studies["Fig. 3"]["S2"], "S3": studies["Fig. 3"]["S3"]},
+            authors_cobyla={"S2": studies["Fig. 4"]["S2"], "S3": studies["Fig. 4"]["S3"]},
         )
         s1 = studies["Fig. 1"]["S1"]
         assert res["type1"]["Fig. 1"]["R"] == 6
@@ -340,6 +348,15 @@ class TestChapterResults:
             ALPHAS, rule="abs"
         )
         assert set(res["type1_permuted_figs"]) == {"Fig. 1", "Fig. 4"}
+        assert code["type2_cobyla"]["S3"] == {
+            "R": 6,
+            "counts": {
+                m: round(6 * v)
+                for m, v in zip(
+                    studies["Fig. 4"]["S3"].measures, studies["Fig. 4"]["S3"].error_rates([0.05], rule="abs")[:, 0]
+                )
+            },
+        }
         cmp = compare(res)
         assert len(cmp.rows) == 18  # 14, the SKCE_ul rows of App. Figs. 2-4 and the conclusion's row
         json.dumps(cmp.to_dict())
