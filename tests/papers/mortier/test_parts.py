@@ -50,6 +50,10 @@ NAMES = [
     "k100-permutation",
     "k10-permutation",
     "fig3-s1-uniform",
+    "s2-code-permutation",
+    "s3-code-permutation",
+    "s2-code-permutation-rhobeg1",
+    "s3-code-permutation-rhobeg1",
     "table1-fashion_mnist",
 ]
 #: The budget of one part's record (issue #24): 200 kB of JSON.
@@ -123,6 +127,21 @@ class TestMortierPlan:
         assert plan.groups["figures"]["Fig. 3"]["S2"] == "fig3-s2"
         # App. Fig. 4's S1 is the K = 100 comparison's bootstrap study: one part
         assert plan.groups["k100"] == {"bootstrap": "fig4-s1", "permutation": "k100-permutation"}
+        # S2 and S3 as the authors' code runs them: their segment, permuted; then with their COBYLA settings
+        for s in ("S2", "S3"):
+            kw = by[plan.groups["code_h1"][s]].kwargs
+            assert (kw["segment_start"], kw["outside_start"], kw["resample"], kw["scenario"]) == (
+                "centre",
+                "end",
+                "permutation",
+                s,
+            )
+            kc = by[plan.groups["code_h1_cobyla"][s]].kwargs
+            assert kc["solver_options"] == {"rhobeg": 1.0, "tol": 1e-4} and kc["measures"] == ECE_MEASURES
+            assert {k: v for k, v in kc.items() if k not in ("solver_options", "measures")} == {
+                **kw,
+                "solver": "cobyla_powell",
+            }
         assert [p.name for p in plan.group_parts("k100")] == ["fig4-s1", "k100-permutation"]
         assert by["hl-s2"].kwargs["n_datasets"] == cfg["variant_datasets"]
         assert by["k10-permutation"].kwargs["resample"] == "permutation"
@@ -183,14 +202,16 @@ class TestMortierPlan:
         values = {p.name: i for i, p in enumerate(plan.parts)}
         figures = plan.values("figures", values)
         assert list(figures) == list(PAPER_SETTINGS) and figures["Fig. 2"] == {"S1": 3, "S2": 4, "S3": 5}
-        assert plan.values("table1_frozen", values) == 21 and plan.values("k100", values) == {
+        assert plan.values("table1_frozen", values) == 25 and plan.values("k100", values) == {
             "bootstrap": 9,
             "permutation": 18,
         }
         assert plan.values("fig3_uniform", values) == 20
-        assert plan.values("fig3_cobyla", values) == {"0": {"0": 23, "1": 24, "2": 25, "3": 26}}
-        assert plan.values("table1", values) == {"digits": {"0": {"S": 29, "DN(0.1)": 30, "DN(0.6)": 31, "DE": 32}}}
-        assert plan.values("text_segment", values) == {"S2": 27, "S3": 28}
+        assert plan.values("code_h1", values) == {"S2": 21, "S3": 22}
+        assert plan.values("code_h1_cobyla", values) == {"S2": 23, "S3": 24}
+        assert plan.values("fig3_cobyla", values) == {"0": {"0": 27, "1": 28, "2": 29, "3": 30}}
+        assert plan.values("table1", values) == {"digits": {"0": {"S": 33, "DN(0.1)": 34, "DN(0.6)": 35, "DE": 36}}}
+        assert plan.values("text_segment", values) == {"S2": 31, "S3": 32}
 
     def test_errors(self):
         plan = mortier_plan(preset(CHAPTER, "tiny"))
