@@ -594,7 +594,7 @@ def mortier_plan(
     >>> from credalbook.papers.presets import preset
     >>> plan = mortier_plan(preset("01_mortier_set_calibration", "tiny"))
     >>> len(plan.parts), [p.name for p in plan.group_parts("k100")]
-    (37, ['fig4-s1', 'k100-permutation'])
+    (41, ['fig4-s1', 'k100-permutation'])
     >>> plan.groups["table1"]["digits"]["0"]["DN(0.6)"], plan.groups["fig3_cobyla"]["0"]["3"]
     ('table1-digits-s0-dn0.6', 'fig3-s1-cobyla-c0-t3')
     """
