@@ -127,8 +127,28 @@ def module_hashes(names=None) -> dict:
     return dict(sorted(out.items()))
 
 
+def blas() -> str | None:
+    """NumPy's BLAS and the kernel it dispatched, e.g. ``"openblas 0.3.31.188.0 Haswell"`` (None when unknown).
+
+    The kernel decides the last bits of matrix products, and an iterative method can amplify them: SciPy's COBYLA
+    reaches different minima under OpenBLAS's Haswell and SkylakeX kernels (``OPENBLAS_CORETYPE``), so a record
+    that uses it reproduces bit for bit only under the kernel its manifest names. Read with threadpoolctl
+    (a dependency of scikit-learn) from the libraries this process has loaded.
+    """
+    try:
+        from threadpoolctl import threadpool_info
+    except ImportError:
+        return None
+    found = [i for i in threadpool_info() if i.get("user_api") == "blas"]
+    found.sort(key=lambda i: "numpy" not in str(i.get("filepath", "")))  # NumPy's own first
+    if not found:
+        return None
+    return " ".join(str(found[0][k]) for k in ("internal_api", "version", "architecture") if found[0].get(k))
+
+
 def machine() -> dict:
-    """CPU model, cores, memory (GiB), the GPU torch sees (None without one), torch's threads and the load average."""
+    """CPU model, cores, memory (GiB), the GPU torch sees (None without one), NumPy's BLAS kernel (:func:`blas`),
+    torch's threads and the load average."""
     cpu = platform.processor() or platform.machine()
     mem = None
     try:
@@ -158,6 +178,7 @@ def machine() -> dict:
         "cores": cores,
         "memory_gib": mem,
         "gpu": gpu,
+        "blas": blas(),
         "host": platform.node(),
         "torch_threads": threads,
         "load_average": load,

@@ -1,6 +1,10 @@
 """credalbook._provenance: code fingerprints, import closures, machine and commit facts."""
 
+import os
+import platform
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -121,6 +125,24 @@ class TestFacts:
         g = prov.git_state()
         assert g["commit"] is None or re.fullmatch(r"[0-9a-f]{40}", g["commit"])
         assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00", prov.utc_now())
+
+    def test_blas_names_the_kernel_that_openblas_dispatches(self):
+        """The kernel in the manifest follows OPENBLAS_CORETYPE, as OpenBLAS's own report does (threadpoolctl)."""
+        threadpoolctl = pytest.importorskip("threadpoolctl")
+        import numpy  # noqa: F401  (the BLAS is loaded)
+
+        info = [i for i in threadpoolctl.threadpool_info() if i.get("user_api") == "blas"]
+        if not info or info[0].get("internal_api") != "openblas" or platform.machine() != "x86_64":
+            pytest.skip("NumPy's BLAS is not OpenBLAS on x86-64")
+        assert prov.blas().split() == [info[0]["internal_api"], info[0]["version"], info[0]["architecture"]]
+        code = "import numpy; from credalbook._provenance import blas; print(blas())"
+        for kernel in ("Nehalem", "Sandybridge"):  # old kernels every current x86-64 CPU runs
+            env = {**os.environ, "OPENBLAS_CORETYPE": kernel}
+            out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+            assert out.stdout.split()[-1] == kernel, out.stdout
+
+    def test_machine_names_the_blas(self):
+        assert prov.machine()["blas"] == prov.blas()
 
     def test_git_state_without_git(self, tmp_path, monkeypatch):
         # a copy without .git (the GPU machine's): commit and cleanliness only as stated by the caller

@@ -162,9 +162,10 @@ def _machine(manifest: dict) -> str:
     if not isinstance(m, dict) or not m:
         return _DASH
     cores = m.get("cores", "?")
+    kernel = f", {m['blas'].split()[-1]} BLAS kernel" if m.get("blas") else ""  # recorded since 2026-11-29
     if m.get("gpu"):
-        return f"{m['gpu']} ({cores} CPU cores)"
-    return f"{m.get('cpu', '?')} ({cores} cores)"
+        return f"{m['gpu']} ({cores} CPU cores{kernel})"
+    return f"{m.get('cpu', '?')} ({cores} cores{kernel})"
 
 
 def _commit(manifest: dict) -> str:

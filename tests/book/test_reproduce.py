@@ -96,7 +96,14 @@ def _edit_manifest(path: Path, **fields) -> dict:
 
 
 CPU = {"cpu": "Test CPU 8375C", "cores": 7, "memory_gib": 3.5, "gpu": None, "host": "h"}
-GPU = {"cpu": "Test CPU 8375C", "cores": 11, "memory_gib": 3.5, "gpu": "NVIDIA Test 123GB", "host": "h"}
+GPU = {
+    "cpu": "Test CPU 8375C",
+    "cores": 11,
+    "memory_gib": 3.5,
+    "gpu": "NVIDIA Test 123GB",
+    "blas": "openblas 0.3.31.188.0 SkylakeX",  # recorded since 2026-11-29; CPU above is an older manifest without it
+    "host": "h",
+}
 VERSIONS = {"python": "3.97.1", "credalbook": "0.93.0", "numpy": "8.6.4", "torch": "7.77.7"}
 
 
@@ -231,7 +238,7 @@ class TestRenderReproduce:
         for text in (
             _duration(4567.8),
             _duration(2781.0 + 3000.4 - 2781.0),
-            "NVIDIA Test 123GB (11 CPU cores)",
+            "NVIDIA Test 123GB (11 CPU cores, SkylakeX BLAS kernel)",
             "Test CPU 8375C (7 cores)",
             "3.97.1",
             "13 of 19 agree (4 differs — cause shown; 2 inconclusive; 6 not run here)",

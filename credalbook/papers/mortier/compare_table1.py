@@ -54,7 +54,8 @@ def _setting(cells, variant: str) -> str:
         else "Alg. 1 as printed (Dir(1) null weights, instances bootstrapped, t > q)"
     )
     return (
-        f"judged under {test}, SciPy's COBYLA, D = 100, 5 bins, α = 0.05, on the calibration half of each test split; "
+        f"judged under {test}, SciPy's COBYLA (its minima move with the last bits of NumPy's BLAS: the parts repeat "
+        "bit for bit only under the OpenBLAS kernel their manifests name), D = 100, 5 bins, α = 0.05, on the calibration half of each test split; "
         f"cells: {', '.join(datasets)} × seeds {', '.join(map(str, seeds))}; every network (a SmallCNN body with the "
         "authors' head, dropout → linear, nnet_cpp.cpp l. 101-106) trained end to end from its own initialisation "
         f"(Adam, batches of 128, epochs {epochs or 'as configured'}: the same number of steps on each data set; "
