@@ -79,6 +79,7 @@ class Part:
 PLANS: dict = {
     "01_mortier_set_calibration": "credalbook.papers.mortier.parts:mortier_parts",
     "02_juergens_instance_calibration": "credalbook.papers.juergens.parts:juergens_parts",
+    "03_mimori_label_histograms": "credalbook.papers.mimori.parts:mimori_parts",
     "04_wu_gales_ensemble_calibration": "credalbook.papers.wu_gales.parts:wu_gales_parts",
     "05_epistemic_uncertainty_gp": "credalbook.papers.eu.parts:eu_parts",
 }

@@ -330,12 +330,12 @@ class TestStatus:
     def test_cli(self, tmp_path):
         env = {**__import__("os").environ, "CREDALBOOK_RECORDS_DIR": str(tmp_path)}
         out = subprocess.run(
-            [sys.executable, "-m", "credalbook.book", "status", "-c", "03_mimori_label_histograms"],
+            [sys.executable, "-m", "credalbook.book", "status", "-c", "03_mimori_label_histograms"],  # 5 networks
             capture_output=True,
             text=True,
             env=env,
         )
-        assert out.returncode == 0 and "03_mimori_label_histograms at paper: 1 missing" in out.stdout
+        assert out.returncode == 0 and "03_mimori_label_histograms at paper: 6 missing" in out.stdout
         bad = subprocess.run(
             [
                 sys.executable,

@@ -32,7 +32,7 @@ from credalbook.papers.presets import preset
 ROOT = repo_root()
 STEMS = {nb.stem for nb in chapter_paths()}  # chapter names (the template's commands name some)
 EU = "05_epistemic_uncertainty_gp"
-MIMORI = "03_mimori_label_histograms"
+PRIMER = "00_calibration_primer"  # a chapter without parts
 
 #: Fixed strings of the template that contain digits and are not measurements, each with why:
 NAME_TOKENS = (
@@ -123,7 +123,7 @@ def tree(tmp_path_factory):
         "stale": 2781.0,
         "extra": 12.3,
         "chapter": 3000.4,
-        "mimori": 1843.9,
+        "primer": 1843.9,
         "bench": 321.0,
         "old": 116.7,
     }
@@ -169,17 +169,17 @@ def tree(tmp_path_factory):
     (root / EU / "legacy").mkdir()
     (root / EU / "legacy" / "old-seeds-0-5.json").write_text(json.dumps(old))
     (root / EU / "paper" / "notes.json").write_text(json.dumps({"note": "no manifest"}))
-    mimori_counts = {AGREES: 29, DIFFERS_SHOWN: 3}
+    primer_counts = {AGREES: 29, DIFFERS_SHOWN: 3}
     p = records.write_chapter_record(
-        MIMORI,
+        PRIMER,
         "paper",
-        {"rows": [], "counts": mimori_counts, "parameters": {}},
-        notebook=ROOT / "chapters" / f"{MIMORI}.ipynb",
+        {"rows": [], "counts": primer_counts, "parameters": {}},
+        notebook=ROOT / "chapters" / f"{PRIMER}.ipynb",
         wall_seconds=0,
         preset={"not": "the preset"},
         root=root,
     )
-    mimori = _edit_manifest(p, wall_seconds=walls["mimori"], machine=CPU, versions=VERSIONS)["manifest"]
+    primer = _edit_manifest(p, wall_seconds=walls["primer"], machine=CPU, versions=VERSIONS)["manifest"]
     bench = {
         "kind": "benchmark",
         "title": "GP step, 2048 inducing points",
@@ -201,7 +201,7 @@ def tree(tmp_path_factory):
     derivable = set()
     for r in (fresh, stale, extra):
         derivable |= _shown_fields(records.read_part(EU, "paper", r.name, root=root)["manifest"])
-    for man in (eu_chapter, mimori, old["manifest"], bench["manifest"]):
+    for man in (eu_chapter, primer, old["manifest"], bench["manifest"]):
         derivable |= _shown_fields(man)
     own = walls["chapter"] - walls["stale"]  # the chapter's run less the part it computed itself
     durations = [
@@ -215,19 +215,19 @@ def tree(tmp_path_factory):
     ]  # provenance_line: the run and its parts
     for w in durations:
         derivable |= _numbers(_duration(w))
-    for counts in (eu_counts, mimori_counts):
+    for counts in (eu_counts, primer_counts):
         derivable |= {str(v) for v in counts.values()} | {str(sum(v for k, v in counts.items() if k != NOT_RUN))}
     derivable |= {"1", str(len(plan) - 2)}  # one recorded, one stale, the rest missing
     derivable |= _numbers(bench["title"]) | _numbers(bench["rows"][0]["work"]) | {f"{0.026341:.3g}"}
     names = {p.name for p in plan} | {"extra-check", "old-seeds-0-5.json", "notes.json"} | STEMS
-    for stem in (EU, MIMORI):
+    for stem in (EU, PRIMER):
         names |= set(records._notebook_defaults(ROOT / "chapters" / f"{stem}.ipynb"))
     return {"root": root, "derivable": derivable, "names": names, "fresh": fresh.name, "stale": stale_name}
 
 
 @pytest.fixture(scope="module")
 def page(tree):
-    return render_reproduce(tree["root"], chapters=[MIMORI, EU])
+    return render_reproduce(tree["root"], chapters=[PRIMER, EU])
 
 
 class TestRenderReproduce:
@@ -270,12 +270,12 @@ class TestRenderReproduce:
             .replace("## Run the tests", "The quick build takes 9876543 minutes.\n\n## Run the tests")
         )
         (tmp_path / "t.md.in").write_text(text)
-        typed = render_reproduce(tree["root"], chapters=[MIMORI, EU], template=tmp_path / "t.md.in")
+        typed = render_reproduce(tree["root"], chapters=[PRIMER, EU], template=tmp_path / "t.md.in")
         assert _typed_numbers(typed, tree["names"], tree["derivable"]) == ["9876543"]  # no record can produce it
 
     def test_template_has_no_numbers(self, tmp_path):
         """Without records the page holds no number but the plan's count of missing parts."""
-        empty = render_reproduce(tmp_path, chapters=[MIMORI, EU])
+        empty = render_reproduce(tmp_path, chapters=[PRIMER, EU])
         plan = _plan(EU)
         names = STEMS | {p.name for p in plan} | set(records._notebook_defaults(ROOT / "chapters" / f"{EU}.ipynb"))
         assert _typed_numbers(empty, names, {"0", str(len(plan))}) == []
@@ -285,8 +285,8 @@ class TestRenderReproduce:
         """A stale part and a stale chapter record are said to be stale, in the tables and the summary."""
         assert f"| `{tree['stale']}` | stale | {_duration(2781.0)} | Test CPU 8375C (7 cores) |" in page
         assert "Parts: 1 recorded, 1 stale," in page
-        assert f"Chapter record: **stale** (`python -m credalbook.book status -c {MIMORI}` says why" in page
-        assert f"| `{MIMORI}` | no parts | stale | 29 of 32 agree (3 differs — cause shown) (stale) |" in page
+        assert f"Chapter record: **stale** (`python -m credalbook.book status -c {PRIMER}` says why" in page
+        assert f"| `{PRIMER}` | no parts | stale | 29 of 32 agree (3 differs — cause shown) (stale) |" in page
         assert f"| `{EU}` | 1 / 1 / " in page
         assert "Chapter record: **recorded**. Verdicts at paper scale: 13 of 19" in page
 
@@ -304,14 +304,14 @@ class TestRenderReproduce:
         text = (ROOT / TEMPLATE).read_text()
         (tmp_path / "a.md.in").write_text(text.replace("{{ summary }}", ""))
         with pytest.raises(ValueError, match="summary"):
-            render_reproduce(tmp_path, chapters=[MIMORI], template=tmp_path / "a.md.in")
+            render_reproduce(tmp_path, chapters=[PRIMER], template=tmp_path / "a.md.in")
         (tmp_path / "b.md.in").write_text(text + "\n{{ timings }}\n")
         with pytest.raises(ValueError, match="unknown placeholders"):
-            render_reproduce(tmp_path, chapters=[MIMORI], template=tmp_path / "b.md.in")
+            render_reproduce(tmp_path, chapters=[PRIMER], template=tmp_path / "b.md.in")
         (tmp_path / "benchmark").mkdir()
         (tmp_path / "benchmark" / "x.json").write_text(json.dumps({"rows": []}))
         with pytest.raises(ValueError, match="not a benchmark record"):
-            render_reproduce(tmp_path, chapters=[MIMORI])
+            render_reproduce(tmp_path, chapters=[PRIMER])
         assert set(PLACEHOLDERS) == {"generated_notice", "summary", "chapters", "benchmarks", "versions"}
 
 

@@ -310,7 +310,7 @@ class TestCli:
         proc = subprocess.run(
             [sys.executable, "-m", "credalbook.book", "status", "-c", "03"], capture_output=True, text=True, env=env
         )
-        assert proc.returncode == 0 and "03_mimori_label_histograms at paper: 1 missing" in proc.stdout
+        assert proc.returncode == 0 and "03_mimori_label_histograms at paper: 6 missing" in proc.stdout
         bad = subprocess.run(
             [sys.executable, "-m", "credalbook.book", "revalidate", "-c", "09"], capture_output=True, text=True, env=env
         )

@@ -33,7 +33,7 @@ class TestPlans:
         assert all(":" in ref for ref in PLANS.values())
 
     def test_no_plan_is_no_parts(self):
-        assert plan_parts("03_mimori_label_histograms", preset("03_mimori_label_histograms", "tiny")) == []
+        assert plan_parts("00_calibration_primer", preset("00_calibration_primer", "tiny")) == []
 
     def test_duplicate_names_refused(self, monkeypatch):
         monkeypatch.setitem(PLANS, "x", "tests.papers.test_parts:_twice")

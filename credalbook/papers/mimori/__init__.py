@@ -63,9 +63,15 @@ from credalbook.papers.mimori.networks import (
     STRONG_TTA_AUGMENT,
     train_mix_network,
 )
-from credalbook.papers.mimori.predictions import mimori_predictions, MimoriPredictions, PredictorOutputs
+from credalbook.papers.mimori.parts import mimori_parts, mimori_plan, MimoriPlan
+from credalbook.papers.mimori.predictions import (
+    mimori_predictions,
+    MimoriPredictions,
+    network_arguments,
+    PredictorOutputs,
+)
 from credalbook.papers.mimori.released_code import released_code_demo, released_code_el_cl
-from credalbook.papers.mimori.reported import PAPER_DELTA_D, PAPER_VALUES, paper_values, side_by_side
+from credalbook.papers.mimori.reported import mds_mean_labels, PAPER_DELTA_D, PAPER_VALUES, paper_values, side_by_side
 from credalbook.papers.mimori.simulations import (
     AlphaOptimumGrid,
     debiasing_study,
@@ -121,6 +127,11 @@ __all__ = [
     "evaluate_predictors",
     "mimori_predictions",
     "MimoriPredictions",
+    "MimoriPlan",
+    "mimori_parts",
+    "mimori_plan",
+    "mds_mean_labels",
+    "network_arguments",
     "MIX_AUGMENTATIONS",
     "mix_training_settings",
     "MixNetwork",

@@ -374,16 +374,21 @@ def dpe_gaps(predictions: list) -> dict:
     }
 
 
-def tta_results(dataset: str, run: dict, augment, *, n_resamples: int = 200, seed: int = 0) -> dict | None:
+def tta_results(
+    dataset: str, run: dict, augment, *, n_resamples: int = 200, seed: int = 0, network=None
+) -> dict | None:
     """The named TTA setting (None when ``augment`` is None): a network trained and tested with ``augment`` (the
     paper's strong augmentation), two validation labels, no variable labels; the metrics and bootstrap resamples
     of Raw, MCDO and TTA.
 
     ``run``: the keyword arguments of :func:`~credalbook.papers.mimori.mimori_predictions` (:func:`chapter_run`).
+    ``network``: that network, trained already (the chapter's part ``network-tta-seed<seed>``), or None to train it.
     """
     if augment is None:
         return None
-    pred = mimori_predictions(dataset, **{**run, "augment": augment, "n_labels_val": (2,), "variable_labels": None})
+    pred = mimori_predictions(
+        dataset, **{**run, "augment": augment, "n_labels_val": (2,), "variable_labels": None}, network=network
+    )
     names = ["Raw", "MCDO", "TTA"]
     return dict(
         metrics={2: evaluate_predictors(pred, 2, names=names)},

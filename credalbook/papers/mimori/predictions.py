@@ -19,6 +19,7 @@ Predictions in Medical Domain. arXiv:2007.01659 (2022).
 
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -44,9 +45,9 @@ from credalbook.nn.device import resolve_device
 from credalbook.nn.models import dropout_modules
 from credalbook.nn.vgg import ThreeConvNet
 from credalbook.papers.mimori.controls import constant_dpe_shrinkage, SharedTemperatureEnsembleScaling
-from credalbook.papers.mimori.networks import _mix, MixNetwork, train_mix_network
+from credalbook.papers.mimori.networks import _augment_options, _mix, MixNetwork, train_mix_network
 
-__all__ = ["PredictorOutputs", "MimoriPredictions", "mimori_predictions"]
+__all__ = ["PredictorOutputs", "MimoriPredictions", "mimori_predictions", "network_arguments"]
 
 
 @dataclass(frozen=True)
@@ -239,6 +240,79 @@ def _fit_ensemble_temperature(val_logits: np.ndarray, val_hist, options: dict, s
 # Settings of the paper among the defaults below (not results; those are in reported.json):
 # variable_labels = MDS's mean labels per validation and test image (App. E.1), lambda_alpha (Eq. 50,
 # App. D.2), n_samples = 20 MC-dropout / TTA samples (as in the authors' code).
+def _training_arguments(
+    dataset, sizes, mix_fraction, arch, arch_options, epochs, augment, n_labels_test, training, seed, train_labels
+) -> dict:
+    """The arguments of :func:`train_mix_network` (but ``device`` and ``progress``) for those of
+    :func:`mimori_predictions`."""
+    return dict(
+        dataset=dataset,
+        sizes=sizes,
+        mix_fraction=mix_fraction,
+        arch=arch,
+        arch_options=arch_options,
+        epochs=epochs,
+        augment=augment,
+        n_labels_test=n_labels_test,
+        seed=seed,
+        **({} if train_labels is None else {"train_labels": train_labels}),
+        **dict(training or {}),
+    )
+
+
+def network_arguments(dataset: str = "fashion_mnist", **kwargs) -> dict:
+    """The arguments of :func:`~credalbook.papers.mimori.train_mix_network` with which
+    :func:`mimori_predictions` ``(dataset, **kwargs)`` trains its network (without ``device`` and ``progress``).
+
+    The chapter's parts train these networks once each and record them; ``mimori_predictions(..., network=)`` then
+    takes the recorded network instead of training it.
+
+    Examples
+    --------
+    >>> args = network_arguments("digits", seed=3, training={"lr": 0.01}, n_samples=5)
+    >>> args["seed"], args["lr"], "n_samples" in args
+    (3, 0.01, False)
+    """
+    bound = inspect.signature(mimori_predictions).bind(dataset, **kwargs)
+    bound.apply_defaults()
+    a = bound.arguments
+    return _training_arguments(
+        a["dataset"], a["sizes"], a["mix_fraction"], a["arch"], a["arch_options"], a["epochs"], a["augment"],
+        a["n_labels_test"], a["training"], a["seed"], a["train_labels"],
+    )  # fmt: skip
+
+
+def _checked_network(network, train: dict, mix) -> MixNetwork:
+    """``network`` when it is a :class:`MixNetwork` of the architecture, augmentation and data these arguments train."""
+    if not isinstance(network, MixNetwork):
+        raise TypeError(f"network must be a MixNetwork or None; got {type(network).__name__}")
+
+    def resolved(arch, shape):
+        return ("threeconv" if shape[0] == 1 else "vgg") if arch == "auto" else arch
+
+    want = dict(
+        arch=resolved(train["arch"], mix.image_shape),
+        arch_options=dict(train["arch_options"] or {}),
+        augment=_augment_options(train["dataset"], train["augment"]),
+        image_shape=tuple(mix.image_shape),
+        n_classes=mix.n_classes,
+    )
+    got = dict(
+        arch=resolved(network.arch, network.image_shape),
+        arch_options=dict(network.arch_options or {}),
+        augment=network.augment,
+        image_shape=tuple(network.image_shape),
+        n_classes=network.n_classes,
+    )
+    differ = sorted(k for k in want if want[k] != got[k])
+    if differ:
+        raise ValueError(
+            "network was trained with other settings than these arguments train: "
+            + "; ".join(f"{k} {got[k]!r} (these arguments: {want[k]!r})" for k in differ)
+        )
+    return network
+
+
 @cached(ignore=["device", "progress"])
 def mimori_predictions(
     dataset: str = "fashion_mnist",
@@ -261,6 +335,7 @@ def mimori_predictions(
     device: str = "auto",
     progress: bool = True,
     train_labels: float | None = None,
+    network: MixNetwork | None = None,
 ) -> MimoriPredictions:
     r"""Every predictor of Tables 1, 2, 4-6 on the test split of a Mix dataset (cached).
 
@@ -278,27 +353,23 @@ def mimori_predictions(
 
     `train_labels` (a mean number of labels per training image) trains the network on label histograms
     (:func:`train_mix_network`: the analogue of MDS-full by label replication); None trains on one label (MDS-1).
+
+    `network`: the :class:`~credalbook.papers.mimori.MixNetwork` that :func:`train_mix_network` returns for
+    :func:`network_arguments` of these arguments (e.g. loaded from the chapter's record of it); None trains it (or
+    loads it from the cache). A network trained with another architecture, augmentation or image shape is refused.
     """
     configs = tuple(n_labels_val) + (("variable",) if variable_labels is not None else ())
     # App. E.4 fits ts / vs / ms and the α head with Adam (lr 1e-3, at most 50 epochs) and early stopping on a
     # held-out 20 % of the validation set: ask for it, since the library's default fits to convergence on all data.
     opts = {"optimizer": "adam", **dict(calibration or {})}
-    net = train_mix_network(
-        dataset,
-        sizes=sizes,
-        mix_fraction=mix_fraction,
-        arch=arch,
-        arch_options=arch_options,
-        epochs=epochs,
-        augment=augment,
-        n_labels_test=n_labels_test,
-        seed=seed,
-        device=device,
-        progress=progress,
-        **({} if train_labels is None else {"train_labels": train_labels}),
-        **dict(training or {}),
+    train = _training_arguments(
+        dataset, sizes, mix_fraction, arch, arch_options, epochs, augment, n_labels_test, training, seed, train_labels
     )
     mix = _mix(dataset, sizes, mix_fraction, n_labels_test, seed)
+    if network is None:
+        net = train_mix_network(**train, device=device, progress=progress)
+    else:
+        net = _checked_network(network, train, mix)
     model = net.build()
     logits_val, feats_val = extract_features(model, mix.val.images, device=device)
     logits_test, feats_test = extract_features(model, mix.test.images, device=device)

@@ -19,7 +19,19 @@ import math
 
 from credalbook.papers.report import reported, Table
 
-__all__ = ["PAPER_VALUES", "PAPER_DELTA_D", "paper_values", "side_by_side"]
+__all__ = ["PAPER_VALUES", "PAPER_DELTA_D", "mds_mean_labels", "paper_values", "side_by_side"]
+
+
+def mds_mean_labels() -> float:
+    """The mean number of labels per validation image of the MDS data (Sec. 7.1, App. E.1): the chapter's MDS-full
+    analogue trains on that many labels per image on average.
+
+    Examples
+    --------
+    >>> mds_mean_labels()
+    5.79
+    """
+    return float(reported("mimori")["mds_data"]["values"]["mean_labels_validation"])
 
 
 def _setting_key(name: str) -> tuple:

@@ -300,9 +300,12 @@ def test_tta_results(pred, monkeypatch):
 
     monkeypatch.setattr(views, "mimori_predictions", fake)
     out = tta_results("mnist", {"seed": 4, "augment": "auto", "epochs": 2}, {"rotation": 5}, n_resamples=20, seed=4)
-    assert calls == [
-        ("mnist", {"seed": 4, "augment": {"rotation": 5}, "epochs": 2, "n_labels_val": (2,), "variable_labels": None})
-    ]
+    setting = {"seed": 4, "augment": {"rotation": 5}, "epochs": 2, "n_labels_val": (2,), "variable_labels": None}
+    assert calls == [("mnist", {**setting, "network": None})]
+    tta_results(
+        "mnist", {"seed": 4, "augment": "auto", "epochs": 2}, {"rotation": 5}, n_resamples=20, seed=4, network=pred
+    )
+    assert calls[1] == ("mnist", {**setting, "network": pred})  # the recorded network is passed on
     names = ["Raw", "MCDO", "TTA"]
     assert out["metrics"][2] == evaluate_predictors(pred, 2, names=names) and list(out["metrics"][2]) == names
     b = bootstrap_metrics(pred, 2, names=names, n_resamples=20, seed=4)
