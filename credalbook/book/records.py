@@ -691,7 +691,7 @@ def status(chapters=None, *, scale: str = "paper", parameters: dict | None = Non
     Returns a list of :class:`RecordState`. ``parameters`` override the chapters' defaults (as ``-p``).
     """
     from credalbook.book.chapters import chapter_paths, is_guide
-    from credalbook.papers.parts import plan_parts
+    from credalbook.papers.plans import plan_parts
     from credalbook.papers.presets import preset, PRESETS
 
     out = []
@@ -1265,7 +1265,7 @@ def revalidate(
     Returns a list of ``(part name, outcome)``; with ``dry_run`` nothing is written.
     """
     from credalbook.book.chapters import chapter_paths
-    from credalbook.papers.parts import plan_parts
+    from credalbook.papers.plans import plan_parts
     from credalbook.papers.presets import preset
 
     (nb,) = chapter_paths([chapter])

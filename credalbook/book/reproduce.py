@@ -84,7 +84,7 @@ class _Chapter:
 
 def _chapter(nb: Path, root: Path) -> _Chapter:
     from credalbook.book import records as rec
-    from credalbook.papers.parts import plan_parts
+    from credalbook.papers.plans import plan_parts
     from credalbook.papers.presets import preset, PRESETS
 
     stem = nb.stem

@@ -473,7 +473,7 @@ def run_parts_cli(chapter: str, scale: str, names, *, extra_parameters: dict | N
     computing is skipped, so two such commands can share a chapter's parts.
     """
     from credalbook.book.records import _notebook_defaults, part_state, run_part
-    from credalbook.papers.parts import plan_parts
+    from credalbook.papers.plans import plan_parts
     from credalbook.papers.presets import preset
 
     (nb,) = chapter_paths([chapter])

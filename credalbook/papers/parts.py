@@ -4,21 +4,17 @@ A chapter at ``paper`` scale runs for hours; split into parts (one seed, one pan
 well under 90 minutes on two cores, it can be finished piece by piece on several machines and days.
 A :class:`Part` is a library call with its arguments; its value (numbers, arrays, the dataclasses the
 chapter shows) is what gets recorded. The chapter and ``python -m credalbook.book run --part`` build
-the same parts from the same plan (:data:`PLANS`), so a part computed from the command line is the
-one the chapter loads.
-
-A plan is ``plan(cfg, **parameters) -> list[Part]`` with ``cfg`` the chapter's preset at a scale and
-``parameters`` the chapter's papermill parameters (a plan takes the ones it needs and ignores the rest).
+the same parts from the same plan (:mod:`credalbook.papers.plans`), so a part computed from the command line is
+the one the chapter loads.
 """
 
 from __future__ import annotations
 
-import importlib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-__all__ = ["Part", "PLANS", "plan_parts"]
+__all__ = ["Part"]
 
 _NAME = re.compile(r"^[a-z0-9][a-z0-9_.-]*$")
 
@@ -72,27 +68,3 @@ class Part:
     def run(self):
         """``func(**kwargs)``."""
         return self.func(**self.kwargs)
-
-
-#: chapter stem -> ``"module:function"`` of its plan, imported when asked for. Chapters that are not here
-#: run as one part: the chapter itself.
-PLANS: dict = {
-    "01_mortier_set_calibration": "credalbook.papers.mortier.parts:mortier_parts",
-    "02_juergens_instance_calibration": "credalbook.papers.juergens.parts:juergens_parts",
-    "03_mimori_label_histograms": "credalbook.papers.mimori.parts:mimori_parts",
-    "04_wu_gales_ensemble_calibration": "credalbook.papers.wu_gales.parts:wu_gales_parts",
-    "05_epistemic_uncertainty_gp": "credalbook.papers.eu.parts:eu_parts",
-}
-
-
-def plan_parts(chapter: str, cfg, **parameters) -> list:
-    """The parts of ``chapter`` with preset ``cfg`` and the chapter's ``parameters`` ([] without a plan)."""
-    ref = PLANS.get(chapter)
-    if ref is None:
-        return []
-    module, _, func = ref.partition(":")
-    parts = list(getattr(importlib.import_module(module), func)(cfg, **parameters))
-    names = [p.name for p in parts]
-    if len(set(names)) != len(names):
-        raise ValueError(f"the plan of {chapter} names a part twice: {sorted(n for n in names if names.count(n) > 1)}")
-    return parts

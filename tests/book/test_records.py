@@ -468,7 +468,7 @@ class TestRenamedParameters:
 def test_revalidation_checks_the_closest_parts():
     """A stale LeNet member is checked with LeNet members at tiny, not with the first parts of the plan (DenseNets
     whose training a change of theirs moves)."""
-    from credalbook.papers.parts import plan_parts
+    from credalbook.papers.plans import plan_parts
     from credalbook.papers.presets import preset
 
     ch = "04_wu_gales_ensemble_calibration"
@@ -484,7 +484,7 @@ def test_revalidation_checks_the_closest_parts():
 def test_revalidation_checks_without_newer_keywords():
     """A record made before an option existed is checked with tiny parts that do not pass that option (the
     record's code would refuse it): the Juergens error-rate parts before ``simulator`` was added."""
-    from credalbook.papers.parts import plan_parts
+    from credalbook.papers.plans import plan_parts
     from credalbook.papers.presets import preset
 
     ch = "02_juergens_instance_calibration"

@@ -26,7 +26,8 @@ from credalbook.book.reproduce import main_reproduce, PLACEHOLDERS, render_repro
 from credalbook.book.runner import chapter_paths
 from credalbook.metrics.regions import epsilon_from_bins
 from credalbook.papers.criteria import AGREES, DIFFERS_SHOWN, INCONCLUSIVE, NOT_RUN
-from credalbook.papers.parts import Part, plan_parts
+from credalbook.papers.parts import Part
+from credalbook.papers.plans import plan_parts
 from credalbook.papers.presets import preset
 
 ROOT = repo_root()
@@ -292,9 +293,9 @@ class TestRenderReproduce:
 
     def test_plan_not_loaded(self, tree, monkeypatch):
         """A chapter whose plan does not load is said so, its part records listed unchecked."""
-        from credalbook.papers import parts
+        from credalbook.papers import plans
 
-        monkeypatch.setitem(parts.PLANS, EU, "credalbook.papers.no_such_module:plan")
+        monkeypatch.setitem(plans.PLANS, EU, "credalbook.papers.no_such_module:plan")
         page = render_reproduce(tree["root"], chapters=[EU])
         assert "Its plan of parts could not be loaded here (`ModuleNotFoundError`)" in page
         assert f"| `{tree['fresh']}` | not checked | {_duration(4567.8)} |" in page

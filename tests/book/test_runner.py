@@ -364,7 +364,7 @@ class TestClaimPart:
         assert not (tmp_path / "chap.paper.b").exists()
 
     def test_run_parts_skips_claimed_parts(self, tmp_path, monkeypatch, capsys):
-        from credalbook.papers.parts import plan_parts
+        from credalbook.papers.plans import plan_parts
         from credalbook.papers.presets import preset
 
         monkeypatch.setenv("CREDALBOOK_CACHE_DIR", str(tmp_path / "cache"))

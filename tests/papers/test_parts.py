@@ -1,12 +1,10 @@
-"""credalbook.papers.parts: the Part unit and the registry of the chapters' plans."""
+"""credalbook.papers.parts: the Part unit."""
 
 import math
 
 import pytest
 
-from credalbook.book.runner import chapter_paths
-from credalbook.papers.parts import Part, plan_parts, PLANS
-from credalbook.papers.presets import preset
+from credalbook.papers.parts import Part
 
 
 class TestPart:
@@ -24,22 +22,3 @@ class TestPart:
             Part("a", 3)
         with pytest.raises(TypeError, match="kwargs must be a dict"):
             Part("a", math.isclose, [1])
-
-
-class TestPlans:
-    def test_registry_names_chapters(self):
-        stems = {p.stem for p in chapter_paths()}
-        assert set(PLANS) <= stems
-        assert all(":" in ref for ref in PLANS.values())
-
-    def test_no_plan_is_no_parts(self):
-        assert plan_parts("00_calibration_primer", preset("00_calibration_primer", "tiny")) == []
-
-    def test_duplicate_names_refused(self, monkeypatch):
-        monkeypatch.setitem(PLANS, "x", "tests.papers.test_parts:_twice")
-        with pytest.raises(ValueError, match="names a part twice: \\['a', 'a'\\]"):
-            plan_parts("x", {})
-
-
-def _twice(cfg, **_):
-    return [Part("a", math.isclose), Part("a", math.isclose)]

@@ -238,5 +238,5 @@ def _study_parts(cfg, parts: list, runs: dict, *, seeds, toy_noise_sd, analysis:
 
 
 def eu_parts(cfg, **parameters) -> list:
-    """The parts of :func:`eu_plan` (the chapter's entry in ``credalbook.papers.parts.PLANS``)."""
+    """The parts of :func:`eu_plan` (the chapter's entry in ``credalbook.papers.plans.PLANS``)."""
     return eu_plan(cfg, **parameters).parts

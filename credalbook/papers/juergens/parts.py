@@ -481,5 +481,5 @@ def fig4_h0_studies(settings: dict, more: dict) -> dict:
 
 
 def juergens_parts(cfg, **parameters) -> list:
-    """The parts of :func:`juergens_plan` (the chapter's entry in ``credalbook.papers.parts.PLANS``)."""
+    """The parts of :func:`juergens_plan` (the chapter's entry in ``credalbook.papers.plans.PLANS``)."""
     return juergens_plan(cfg, **parameters).parts

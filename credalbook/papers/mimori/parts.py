@@ -107,5 +107,5 @@ def mimori_plan(
 
 
 def mimori_parts(cfg, **parameters) -> list:
-    """The parts of :func:`mimori_plan` (the chapter's entry in ``credalbook.papers.parts.PLANS``)."""
+    """The parts of :func:`mimori_plan` (the chapter's entry in ``credalbook.papers.plans.PLANS``)."""
     return mimori_plan(cfg, **parameters).parts

@@ -46,6 +46,14 @@ from credalbook.papers.mortier.parts import (
     table1_differences,
 )
 from credalbook.papers.mortier.real_sets import compare_solvers, evaluate_classifier_set, solver_agreement
+from credalbook.papers.mortier.tables import (
+    app_fig3_gaps,
+    cells_table,
+    gaps_table,
+    readings_table,
+    set_and_average_tests,
+    table1_table,
+)
 
 __all__ = [
     "chapter_results",
@@ -88,4 +96,10 @@ __all__ = [
     "join_tests",
     "merge_summaries",
     "type_one_gap",
+    "app_fig3_gaps",
+    "cells_table",
+    "gaps_table",
+    "readings_table",
+    "set_and_average_tests",
+    "table1_table",
 ]

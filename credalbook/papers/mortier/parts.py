@@ -836,5 +836,5 @@ def _table1_part(cfg, dataset: str, seed: int, device: str) -> Part:
 
 
 def mortier_parts(cfg, **parameters) -> list:
-    """The parts of :func:`mortier_plan` (the chapter's entry in ``credalbook.papers.parts.PLANS``)."""
+    """The parts of :func:`mortier_plan` (the chapter's entry in ``credalbook.papers.plans.PLANS``)."""
     return mortier_plan(cfg, **parameters).parts

@@ -324,7 +324,7 @@ def regime_plan(cfg, *, seed: int = 0, dataset: str = "fashion_mnist", device="a
 
 
 def wu_gales_parts(cfg, **parameters) -> list:
-    """The chapter's parts (the entry in ``credalbook.papers.parts.PLANS``).
+    """The chapter's parts (the entry in ``credalbook.papers.plans.PLANS``).
 
     The members of :func:`credalbook.papers.wu_gales.wu_gales_plan`, then those of
     :func:`credalbook.papers.wu_gales.regime_plan`.

@@ -27,7 +27,7 @@ from credalbook.papers.juergens import (
 )
 from credalbook.papers.juergens.parts import AUTHORS_PART_MINUTES
 from credalbook.papers.mortier import ErrorRateStudy, ErrorRateSummary, PAPER_ALPHAS
-from credalbook.papers.parts import plan_parts
+from credalbook.papers.plans import plan_parts
 from credalbook.papers.presets import preset
 from credalbook.stats import estimator_measure, set_null_distribution
 from credalbook.synthetic import HYPOTHESES, instance_scenario

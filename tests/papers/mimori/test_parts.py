@@ -17,7 +17,7 @@ from credalbook.papers.mimori import (
     STRONG_TTA_AUGMENT,
     train_mix_network,
 )
-from credalbook.papers.parts import plan_parts
+from credalbook.papers.plans import plan_parts
 from credalbook.papers.presets import preset
 
 CHAPTER = "03_mimori_label_histograms"

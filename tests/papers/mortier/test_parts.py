@@ -24,7 +24,7 @@ from credalbook.papers.mortier import (
     solver_comparison,
     table1_differences,
 )
-from credalbook.papers.parts import plan_parts
+from credalbook.papers.plans import plan_parts
 from credalbook.papers.presets import preset
 
 CHAPTER = "01_mortier_set_calibration"

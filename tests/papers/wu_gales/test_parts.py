@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from credalbook.book import records
-from credalbook.papers.parts import plan_parts
+from credalbook.papers.plans import plan_parts
 from credalbook.papers.presets import preset
 from credalbook.papers.wu_gales import (
     merge_topology_ensembles,

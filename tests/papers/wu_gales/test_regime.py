@@ -10,7 +10,7 @@ from scipy.special import log_softmax
 from credalbook.book import records
 from credalbook.data.images import load_dataset
 from credalbook.nn.models import count_parameters
-from credalbook.papers.parts import plan_parts
+from credalbook.papers.plans import plan_parts
 from credalbook.papers.presets import preset
 from credalbook.papers.wu_gales import wu_gales_plan
 from credalbook.papers.wu_gales.parts import regime_plan, RegimePlan
