@@ -52,6 +52,7 @@ PAGES = {
             "premises",
             "report",
             "parts",
+            "plans",
         )
     ),
     "book": (
