@@ -37,7 +37,7 @@ for a in "$@"; do
   if [ "$a" = "--chapter" ]; then run_chapter=1; else parts+=(--part "$a"); fi
 done
 chapter=$("$py" -c "import sys; from credalbook.book.chapters import chapter_paths; print(chapter_paths([sys.argv[1]])[0].stem)" "$chapter")
-if "$py" -c "import sys; from credalbook.papers.parts import PLANS; sys.exit(0 if sys.argv[1] in PLANS else 1)" "$chapter"; then
+if "$py" -c "import sys; from credalbook.papers.plans import PLANS; sys.exit(0 if sys.argv[1] in PLANS else 1)" "$chapter"; then
   [ ${#parts[@]} -gt 0 ] || parts=(--part missing)
   echo "[compute_parts] $chapter $scale at $sha: ${parts[*]}"
   "$py" -m credalbook.book run --scale "$scale" -c "$chapter" "${parts[@]}" -p device "${DEVICE:-auto}" --no-progress
