@@ -237,9 +237,6 @@ def _fit_ensemble_temperature(val_logits: np.ndarray, val_hist, options: dict, s
     return SharedTemperatureEnsembleScaling().fit(val_logits, val_hist, seed=seed, **options).temperature
 
 
-# Settings of the paper among the defaults below (not results; those are in reported.json):
-# variable_labels = MDS's mean labels per validation and test image (App. E.1), lambda_alpha (Eq. 50,
-# App. D.2), n_samples = 20 MC-dropout / TTA samples (as in the authors' code).
 def _training_arguments(
     dataset, sizes, mix_fraction, arch, arch_options, epochs, augment, n_labels_test, training, seed, train_labels
 ) -> dict:
@@ -313,6 +310,9 @@ def _checked_network(network, train: dict, mix) -> MixNetwork:
     return network
 
 
+# Settings of the paper among the defaults below (not results; those are in reported.json):
+# variable_labels = MDS's mean labels per validation and test image (App. E.1), lambda_alpha (Eq. 50,
+# App. D.2), n_samples = 20 MC-dropout / TTA samples (as in the authors' code).
 @cached(ignore=["device", "progress"])
 def mimori_predictions(
     dataset: str = "fashion_mnist",
