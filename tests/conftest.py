@@ -12,7 +12,13 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
-import torch
+
+from credalbook.book.runner import OPENMP_SETTINGS
+
+for _k, _v in OPENMP_SETTINGS.items():  # as the chapter kernels get them; before torch loads GNU OpenMP
+    os.environ.setdefault(_k, _v)
+
+import torch  # noqa: E402
 
 
 @pytest.fixture(autouse=True, scope="session")

@@ -3,7 +3,10 @@
 import os
 import sys
 
-from credalbook.book.runner import main, MALLOC_SETTINGS
+from credalbook.book.runner import main, MALLOC_SETTINGS, OPENMP_SETTINGS
+
+for _k, _v in OPENMP_SETTINGS.items():  # before anything imports torch (GNU OpenMP reads them when it loads)
+    os.environ.setdefault(_k, _v)
 
 # glibc reads its malloc settings at start-up only: start again with them (once; values set by the caller win), so
 # that every command, `run --part` by hand included, computes with them.

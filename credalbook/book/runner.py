@@ -155,7 +155,9 @@ def run_chapters(
     # environment; it is restored afterwards.
     stream = scale == "paper"
     notebooks = chapter_paths(chapters, chapters_dir=chapters_dir)
-    with _environ(CREDALBOOK_RESULTS_DIR=str(results), CREDALBOOK_PROGRESS="1" if stream else "0", **MALLOC_SETTINGS):
+    with _environ(
+        CREDALBOOK_RESULTS_DIR=str(results), CREDALBOOK_PROGRESS="1" if stream else "0", **compute_environment()
+    ):
         failures = _execute_all(
             notebooks,
             parameters,
@@ -190,6 +192,28 @@ def _results_match(path: Path, parameters: dict) -> bool:
 #: they switch off its adaptive mmap threshold and fault in more pages, not fewer). Arithmetic is unchanged; the
 #: time they save is measured in book/changelog.md (0.6.0, "Faster"). Other C libraries ignore these variables.
 MALLOC_SETTINGS = {"MALLOC_TRIM_THRESHOLD_": str(1 << 30), "MALLOC_TOP_PAD_": str(1 << 30)}
+
+#: GNU OpenMP's settings for the processes that compute (torch's CPU threads use GNU OpenMP): a thread that waits for
+#: work spins 10 000 times, then sleeps. With the default spin, a kernel with two torch threads crawls when another
+#: process shares the cores (a chapter beside the parts being computed, two chapters side by side, a busy CI runner):
+#: 300 Adam steps of a small MLP took 44 s beside two busy processes on two cores, 0.41 s with these settings, and
+#: 0.18 s alone either way (scripts/benchmark.py has no case for it: it needs the busy neighbours). Arithmetic is
+#: unchanged. Read when GNU OpenMP loads (when torch is imported), so the chapter kernels get them from
+#: :func:`run_chapters` and ``python -m credalbook.book`` sets them before it imports anything that computes; a value the
+#: caller set wins.
+OPENMP_SETTINGS = {"GOMP_SPINCOUNT": "10000"}
+
+
+def compute_environment() -> dict:
+    """The environment variables :func:`run_chapters` gives the chapter kernels: :data:`MALLOC_SETTINGS`, and
+    :data:`OPENMP_SETTINGS` where the caller has not set them.
+
+    Examples
+    --------
+    >>> compute_environment()["MALLOC_TOP_PAD_"] == str(1 << 30)
+    True
+    """
+    return {**MALLOC_SETTINGS, **{k: os.environ.get(k, v) for k, v in OPENMP_SETTINGS.items()}}
 
 
 @contextlib.contextmanager

@@ -86,13 +86,15 @@ class TestRunChapters:
         import nbformat
 
         monkeypatch.setenv("CREDALBOOK_RECORDS_DIR", str(tmp_path / "records"))
+        monkeypatch.delenv("GOMP_SPINCOUNT", raising=False)  # the runner gives it to the kernels
         src = tmp_path / "chapters"
         src.mkdir()
         save = (
             "import os\nfrom credalbook.papers.criteria import close_to\nfrom credalbook.papers.report import Comparison\n"
             "c = Comparison('{stem}')\nc.add('T', 'q', paper=1.0, book=1.0, judgement=close_to(1.0, 1.0, tol=0.1, "
             "tolerance_source='t'))\nc.save(dict(scale=scale, threads=os.environ['OMP_NUM_THREADS'], "
-            "trim=os.environ.get('MALLOC_TRIM_THRESHOLD_'), pad=os.environ.get('MALLOC_TOP_PAD_')))"
+            "trim=os.environ.get('MALLOC_TRIM_THRESHOLD_'), pad=os.environ.get('MALLOC_TOP_PAD_'), "
+            "spin=os.environ.get('GOMP_SPINCOUNT')))"
         )
         for stem, body in (("a", save), ("b", save), ("c", "1 / 0")):
             nb = nbformat.v4.new_notebook()
@@ -112,6 +114,7 @@ class TestRunChapters:
             # the kernels compute with the malloc settings (and the runner's own environment is left as it was)
             assert data["parameters"]["trim"] == runner.MALLOC_SETTINGS["MALLOC_TRIM_THRESHOLD_"]
             assert data["parameters"]["pad"] == runner.MALLOC_SETTINGS["MALLOC_TOP_PAD_"]
+            assert data["parameters"]["spin"] == runner.OPENMP_SETTINGS["GOMP_SPINCOUNT"]
             assert (tmp_path / "records" / stem / "tiny" / "chapter.json").is_file()
         # a second run finds both up to date
         assert [
@@ -260,17 +263,27 @@ def test_malloc_settings_fault_in_fewer_pages():
     assert 1.5 * faults["settings"] < faults["default"], faults
 
 
+def test_compute_environment_keeps_the_callers_openmp_settings(monkeypatch):
+    monkeypatch.delenv("GOMP_SPINCOUNT", raising=False)
+    env = runner.compute_environment()
+    assert env == {**runner.MALLOC_SETTINGS, "GOMP_SPINCOUNT": "10000"}
+    monkeypatch.setenv("GOMP_SPINCOUNT", "5")
+    assert runner.compute_environment()["GOMP_SPINCOUNT"] == "5"
+
+
 class TestCli:
     @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's malloc")
     def test_command_line_starts_again_with_the_malloc_settings(self, tmp_path):
-        """Every interpreter start logs its MALLOC_TRIM_THRESHOLD_: the command starts without it, then once with it."""
+        """Every interpreter start logs its MALLOC_TRIM_THRESHOLD_ and GOMP_SPINCOUNT: the command starts without them,
+        then once with both."""
         import os
 
         (tmp_path / "sitecustomize.py").write_text(
             "import os\nwith open(os.path.join(os.path.dirname(__file__), 'starts.txt'), 'a') as f:\n"
-            "    f.write(str(os.environ.get('MALLOC_TRIM_THRESHOLD_')) + '\\n')\n"
+            "    f.write(str(os.environ.get('MALLOC_TRIM_THRESHOLD_')) + ' ' + str(os.environ.get('GOMP_SPINCOUNT'))"
+            " + '\\n')\n"
         )
-        env = {k: v for k, v in os.environ.items() if not k.startswith("MALLOC_")}
+        env = {k: v for k, v in os.environ.items() if not k.startswith("MALLOC_") and k not in runner.OPENMP_SETTINGS}
         env["PYTHONPATH"] = os.pathsep.join([str(tmp_path), str(Path(__file__).resolve().parents[2])])
         proc = subprocess.run(
             [sys.executable, "-m", "credalbook.book", "status", "-c", "00", "--scale", "tiny"],
@@ -279,9 +292,9 @@ class TestCli:
             text=True,
         )
         assert proc.returncode == 0, proc.stderr
-        assert (tmp_path / "starts.txt").read_text().split() == [
-            "None",
-            runner.MALLOC_SETTINGS["MALLOC_TRIM_THRESHOLD_"],
+        assert (tmp_path / "starts.txt").read_text().splitlines() == [
+            "None None",
+            f"{runner.MALLOC_SETTINGS['MALLOC_TRIM_THRESHOLD_']} {runner.OPENMP_SETTINGS['GOMP_SPINCOUNT']}",
         ]
 
     def test_unknown_chapter_exits_nonzero(self, tmp_path):
