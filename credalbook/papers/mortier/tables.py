@@ -32,7 +32,7 @@ TABLE1_COLUMNS = (
 
 def app_fig3_gaps(one_minimiser, fig1_s1, fig3_s1, fig3_cobyla=None) -> dict:
     """App. Fig. 3 with one minimiser per comparison: label -> (gap at M = 10, gap at M = 100), each gap
-    :func:`~credalbook.papers.mortier.type_one_gap` ([mean |Type I − α|, SE, R]).
+    :func:`~credalbook.papers.mortier.type_one_gap` (the mean absolute difference of Type I error and α, its SE, R).
 
     ``one_minimiser``: S1 at M = 10 minimised like Fig. 3's S1 (``fig3_s1``, M = 100); ``fig3_cobyla``: S1 at M = 100
     with Fig. 1's minimiser (``fig1_s1``, M = 10) on the ECE tests, or None while its parts are pending; Fig. 1's gap
@@ -83,7 +83,7 @@ def readings_table(readings: Mapping, measures, *, alpha: float = 0.05) -> Table
 
 
 def table1_table(rows: Mapping, *, index_name: str = "") -> Table:
-    """Table 1 as the paper lays it out (:data:`TABLE1_COLUMNS`): ``rows`` maps a classifier set to its row (the
+    """Table 1 as the paper lays it out (the columns of ``TABLE1_COLUMNS``): ``rows`` maps a classifier set to its row (the
     ``rows`` of a :class:`~credalbook.papers.mortier.ClassifierSetTable`, or the paper's,
     :func:`~credalbook.papers.mortier.paper_table1`)."""
     return Table(
