@@ -260,6 +260,50 @@ def _binned15_beside_torchmetrics(name, pairs=9):
     return case
 
 
+def _binary_anchor_beside(name, pairs=5):
+    """``name`` (15 bins) beside torchmetrics computing the same quantity with its binary calibration error, in one
+    process, A B A B: ``ece_classwise`` against the mean over classes of ``binary_calibration_error`` on each class's
+    column (contiguous, made before the timing), ``all_label_ece`` (ε = 1/30, 15 bins) against one
+    ``binary_calibration_error`` on the N·K (probability, indicator) pairs. The values must agree to 1e-12; the value
+    reported is best(``name``) / best(torchmetrics), the time ``name``'s best."""
+
+    def case():
+        import torch
+        from torchmetrics.functional.classification import binary_calibration_error
+
+        from credalbook import metrics
+
+        p, y = calibrated(N_BIG)
+        tp, hit = torch.from_numpy(p), torch.nn.functional.one_hot(torch.from_numpy(y), K)
+        if name == "ece_classwise":
+            cols = [(tp[:, k].contiguous(), hit[:, k].contiguous()) for k in range(K)]
+            ours = lambda: metrics.ece_classwise(p, y, n_bins=15)  # noqa: E731
+            theirs = lambda: float(  # noqa: E731
+                torch.stack([binary_calibration_error(c, h, n_bins=15, norm="l1") for c, h in cols]).mean()
+            )
+        else:
+            flat_p, flat_h = tp.reshape(-1).contiguous(), hit.reshape(-1).contiguous()
+            ours = lambda: metrics.all_label_ece(p, y, epsilon=1 / 30)  # noqa: E731
+            theirs = lambda: float(binary_calibration_error(flat_p, flat_h, n_bins=15, norm="l1"))  # noqa: E731
+        a, b = ours(), theirs()
+        if abs(a - b) > 1e-12:
+            raise AssertionError(f"{name}: {a!r} here against {b!r} from torchmetrics: not the same quantity")
+
+        def call():
+            best = [float("inf"), float("inf")]
+            for _ in range(pairs):
+                for i, f in enumerate((ours, theirs)):
+                    start = time.perf_counter()
+                    f()
+                    best[i] = min(best[i], time.perf_counter() - start)
+            call.beside = (name, *best)
+            return best[0] / best[1]
+
+        return call
+
+    return case
+
+
 def _one_pass():
     """One pass over the N = 10^6, K = 10 float64 probabilities: ``probs.sum()`` (the floor of a binned metric)."""
     p, _ = calibrated(N_BIG)
@@ -387,6 +431,18 @@ CASES.update(
             _binned15_beside_torchmetrics("ace"),
             1,
             "ACE, 15 bins, beside torchmetrics in one process, torch loaded (value: time / torchmetrics')",
+        ),
+        "ece_classwise_beside_tm_binary": (
+            _binary_anchor_beside("ece_classwise"),
+            1,
+            "ECE (classwise), 15 bins, beside torchmetrics' binary error per class (the same quantity; value: time / "
+            "torchmetrics')",
+        ),
+        "all_label_ece_beside_tm_binary": (
+            _binary_anchor_beside("all_label_ece"),
+            1,
+            "all-label ECE, 15 bins, beside torchmetrics' binary error on the N·K pairs (the same quantity; value: "
+            "time / torchmetrics')",
         ),
         "ece_confidence_ci": (_interval("ece_confidence"), 3, "ECE (confidence), ci=0.95, 200 resamples"),
         "ece_classwise_ci": (_interval("ece_classwise"), 3, "ECE (classwise), ci=0.95, 200 resamples"),
