@@ -225,6 +225,23 @@ def _torchmetrics_ece():
     return lambda: float(multiclass_calibration_error(tp, ty, num_classes=K, n_bins=15, norm="l1"))
 
 
+def _alternately(name, ours, theirs, pairs):
+    """The timed call of a "beside" case: ``ours`` and ``theirs`` A B A B, ``pairs`` times; it returns best(ours) /
+    best(theirs) and leaves both bests in ``call.beside``, which run() reports instead of the whole loop's time."""
+
+    def call():
+        best = [float("inf"), float("inf")]
+        for _ in range(pairs):
+            for i, f in enumerate((ours, theirs)):
+                start = time.perf_counter()
+                f()
+                best[i] = min(best[i], time.perf_counter() - start)
+        call.beside = (name, *best)
+        return best[0] / best[1]
+
+    return call
+
+
 def _binned15_beside_torchmetrics(name, pairs=9):
     """``name`` (15 bins) and torchmetrics' top-label error in one process with torch loaded, A B A B: the value is
     best(``name``) / best(torchmetrics), the time is ``name``'s best (the same run, the same input, the same imports)."""
@@ -244,18 +261,7 @@ def _binned15_beside_torchmetrics(name, pairs=9):
         ours = lambda: fn(p, y, **bins)  # noqa: E731
         theirs = lambda: float(multiclass_calibration_error(tp, ty, num_classes=K, n_bins=15, norm="l1"))  # noqa: E731
         ours(), theirs()
-
-        def call():
-            best = [float("inf"), float("inf")]
-            for _ in range(pairs):
-                for i, f in enumerate((ours, theirs)):
-                    start = time.perf_counter()
-                    f()
-                    best[i] = min(best[i], time.perf_counter() - start)
-            call.beside = (name, *best)  # run() reports these bests, not the time of the whole A B loop
-            return best[0] / best[1]
-
-        return call
+        return _alternately(name, ours, theirs, pairs)
 
     return case
 
@@ -288,18 +294,7 @@ def _binary_anchor_beside(name, pairs=5):
         a, b = ours(), theirs()
         if abs(a - b) > 1e-12:
             raise AssertionError(f"{name}: {a!r} here against {b!r} from torchmetrics: not the same quantity")
-
-        def call():
-            best = [float("inf"), float("inf")]
-            for _ in range(pairs):
-                for i, f in enumerate((ours, theirs)):
-                    start = time.perf_counter()
-                    f()
-                    best[i] = min(best[i], time.perf_counter() - start)
-            call.beside = (name, *best)
-            return best[0] / best[1]
-
-        return call
+        return _alternately(name, ours, theirs, pairs)
 
     return case
 
