@@ -17,6 +17,8 @@
 # and commit the records. Arguments: SECONDS (default 540) for the whole script; STEPS=0 skips step 2,
 # TESTS=0 skips step 1; CHAPTER and PARTS (default 05_epistemic_uncertainty_gp and "missing") choose step 3,
 # SCALE and DEVICE (default paper and cuda) its scale and device (tiny and cpu try the script out anywhere).
+# The label-histogram chapter's networks are parts too: CHAPTER=03_mimori_label_histograms
+# PARTS="network-mds-full-seed0 network-tta-seed0 network-seed0 network-seed1 network-seed2" (or "missing").
 set -u
 total=${1:-540}
 out=${OUT:-/tmp/device-out}
