@@ -121,6 +121,13 @@ def _studies(r: dict, key: str) -> dict:
     return r.get(key) or {}
 
 
+def _complete(numbers: dict) -> bool:
+    """Whether a study holds every seed it was planned with (and at least two): a study fixed before it ran is judged
+    on all its seeds at once, never on the first ones computed (which would let the stopping point pick the verdict)."""
+    n = len(numbers.get("seeds", []))
+    return n >= 2 and n >= (numbers.get("planned") or n)
+
+
 #: The Table 1 numbers a candidate cause must not move away from the paper's (ρ_epi and raw EECE of both).
 _JOINT = (("M", "rho_epi"), ("E", "rho_epi"), ("M", "eece"), ("E", "eece"))
 
@@ -133,7 +140,7 @@ def _candidates(r: dict) -> list:
     """
     out = []
     for label, numbers in _studies(r, "carving").items():
-        if label != _main_label() and len(numbers.get("seeds", [])) >= 2:
+        if label != _main_label() and _complete(numbers):
             design = _design(*map(float, label.split("-")))
             out.append(
                 (f"the carving study ('How much is carved'): {design} ({_seeds_text(numbers)})", numbers["values"])
@@ -242,7 +249,8 @@ def _table1(cmp: Comparison, r: dict) -> None:
             continue
         design = _design(*map(float, label.split("-")))
         artifact = f"Table 1 (design: {design})"
-        if not numbers.get("seeds"):
+        if not _complete(numbers):
+            n, planned = len(numbers.get("seeds", [])), numbers.get("planned")
             cmp.not_run(
                 artifact,
                 "ρ_epi, EECE and calibrated EECE of Ê_M and Ê_E",
@@ -250,7 +258,8 @@ def _table1(cmp: Comparison, r: dict) -> None:
                     f"Ê_{k}: " + ", ".join(f"{_NAMES[m]} {v[0]:g} ± {v[1]:g}" for m, v in EU_PAPER_TABLE1[k].items())
                     for k in EU_ESTIMATORS
                 ),
-                reason=f"the carving study's parts for {design} are not computed yet at this scale (pending)",
+                reason=f"the carving study's parts for {design} are not all computed yet at this scale (pending: "
+                f"{count_of(n, 'seed')} of the {planned or 'planned'} it is judged on at once)",
                 tested_by=_CARVING_TESTS,
             )
             continue
@@ -356,7 +365,7 @@ def _below_cause(r: dict, cal: dict) -> str:
 
 def _overestimate_cause(r: dict) -> str:
     for label, numbers in _studies(r, "carving").items():
-        if label == _main_label() or len(numbers.get("seeds", [])) < 2 or "curves" not in numbers:
+        if label == _main_label() or not _complete(numbers) or "curves" not in numbers:
             continue
         c = numbers["curves"]["M"]
         with np.errstate(all="ignore"):

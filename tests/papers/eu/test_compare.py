@@ -350,6 +350,14 @@ class TestCompareStudies:
         bad["M"]["eece"] = [0.2, 0.21, 0.22]
         res["carving"]["0.25-0.85"] = _numbers(bad, [0, 1, 2])
         assert _row(compare(res), "Table 1", "ρ_epi of Ê_E").verdict == "differs — cause unknown"
+        # a study planned with six seeds is judged on all six at once: with three computed it names no cause and its
+        # rows are pending, however well the first seeds agree
+        res["carving"]["0.25-0.85"] = _numbers(paper_like, [0, 1, 2], planned=6)
+        cmp = compare(res)
+        assert _row(cmp, "Table 1", "ρ_epi of Ê_E").verdict == "differs — cause unknown"
+        r = _row(cmp, "Table 1 (design: kept fractions 0.25–0.85)", "ρ_epi, EECE")
+        assert r.verdict == "not run here" and "pending: 3 seeds of the 6 it is judged on at once" in r.criterion
+        assert not [r for r in cmp.rows if r.artifact == "Table 1 (design: kept fractions 0.25–0.85)" and r.book]
 
     def test_pending_parts_are_not_run(self):
         res = _results()
