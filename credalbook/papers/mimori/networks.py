@@ -79,6 +79,13 @@ class MixNetwork:
         return model.eval()
 
 
+def _resolve_arch(arch: str, image_shape: tuple) -> str:
+    """``arch`` with "auto" made concrete: the three-conv network for one channel, VGG for colour images (App. E.2)."""
+    if arch == "auto":
+        return "threeconv" if image_shape[0] == 1 else "vgg"
+    return check_choice(arch, "arch", {"threeconv", "vgg"})
+
+
 def build_mix_network(arch: str = "auto", *, n_classes: int, image_shape: tuple, **options) -> nn.Module:
     """:class:`~credalbook.nn.ThreeConvNet` ("threeconv") or :class:`~credalbook.nn.VGGNet` ("vgg");
     "auto" picks the three-conv network for one channel and VGG for colour images (App. E.2).
@@ -89,8 +96,7 @@ def build_mix_network(arch: str = "auto", *, n_classes: int, image_shape: tuple,
     'ThreeConvNet'
     """
     c, h, w = image_shape
-    arch = ("threeconv" if c == 1 else "vgg") if arch == "auto" else check_choice(arch, "arch", {"threeconv", "vgg"})
-    cls = ThreeConvNet if arch == "threeconv" else VGGNet
+    cls = ThreeConvNet if _resolve_arch(arch, image_shape) == "threeconv" else VGGNet
     return cls(in_channels=c, n_classes=n_classes, image_size=(h, w), **options)
 
 

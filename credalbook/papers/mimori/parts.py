@@ -87,21 +87,17 @@ def mimori_plan(
     setting = chapter_setting(scale, dataset=dataset, seed=seed, n_seeds=n_seeds)
     run = chapter_run(cfg, setting, dataset=dataset, seed=seed, device=device)
 
-    def part(name: str, **changes) -> Part:
-        args = network_arguments(dataset, **{**run, **changes, "device": device})
-        return Part(name, train_mix_network, {**args, "device": device, "progress": False})
+    def part(name: str, **changes) -> Part:  # `run` holds the device, which network_arguments leaves out
+        return Part(name, train_mix_network, {**network_arguments(dataset, **{**run, **changes}), "device": device,
+                                              "progress": False})  # fmt: skip
 
     seeds = {s: part(f"network-seed{s}", seed=s) for s in setting["seeds"]}
-    parts = list(seeds.values())
-    parts.append(part(f"network-mds-full-seed{seed}", train_labels=mds_mean_labels()))
-    tta = None
-    if setting["tta_augment"] is not None:
-        tta = part(f"network-tta-seed{seed}", augment=setting["tta_augment"])
-        parts.append(tta)
+    mds = part(f"network-mds-full-seed{seed}", train_labels=mds_mean_labels())
+    tta = None if setting["tta_augment"] is None else part(f"network-tta-seed{seed}", augment=setting["tta_augment"])
     return MimoriPlan(
-        parts=parts,
+        parts=[*seeds.values(), mds, *([] if tta is None else [tta])],
         seeds={s: p.name for s, p in seeds.items()},
-        mds_full=parts[len(seeds)].name,
+        mds_full=mds.name,
         tta=None if tta is None else tta.name,
     )
 

@@ -45,7 +45,7 @@ from credalbook.nn.device import resolve_device
 from credalbook.nn.models import dropout_modules
 from credalbook.nn.vgg import ThreeConvNet
 from credalbook.papers.mimori.controls import constant_dpe_shrinkage, SharedTemperatureEnsembleScaling
-from credalbook.papers.mimori.networks import _augment_options, _mix, MixNetwork, train_mix_network
+from credalbook.papers.mimori.networks import _augment_options, _mix, _resolve_arch, MixNetwork, train_mix_network
 
 __all__ = ["PredictorOutputs", "MimoriPredictions", "mimori_predictions", "network_arguments"]
 
@@ -284,18 +284,15 @@ def _checked_network(network, train: dict, mix) -> MixNetwork:
     if not isinstance(network, MixNetwork):
         raise TypeError(f"network must be a MixNetwork or None; got {type(network).__name__}")
 
-    def resolved(arch, shape):
-        return ("threeconv" if shape[0] == 1 else "vgg") if arch == "auto" else arch
-
     want = dict(
-        arch=resolved(train["arch"], mix.image_shape),
+        arch=_resolve_arch(train["arch"], mix.image_shape),
         arch_options=dict(train["arch_options"] or {}),
         augment=_augment_options(train["dataset"], train["augment"]),
         image_shape=tuple(mix.image_shape),
         n_classes=mix.n_classes,
     )
     got = dict(
-        arch=resolved(network.arch, network.image_shape),
+        arch=_resolve_arch(network.arch, network.image_shape),
         arch_options=dict(network.arch_options or {}),
         augment=network.augment,
         image_shape=tuple(network.image_shape),
