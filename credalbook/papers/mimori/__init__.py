@@ -28,6 +28,7 @@ from credalbook.papers.mimori.chapter_views import (
     theorem1_rows,
     ts_shift_rows,
     ts_sign_check,
+    tta_judged,
     tta_results,
 )
 from credalbook.papers.mimori.compare import compare, POST_ROWS
@@ -106,6 +107,7 @@ __all__ = [
     "theorem1_rows",
     "ts_shift_rows",
     "ts_sign_check",
+    "tta_judged",
     "tta_results",
     "compare",
     "POST_ROWS",

@@ -24,6 +24,7 @@ from credalbook.papers.mimori.evaluation import (
     pool_seeds,
 )
 from credalbook.papers.mimori.figures import plot_calibration_dispersion_map, plot_dpe_reliability
+from credalbook.papers.mimori.networks import MIX_AUGMENTATIONS
 from credalbook.papers.mimori.predictions import mimori_predictions
 from credalbook.papers.mimori.reported import PAPER_DELTA_D, paper_values
 
@@ -44,6 +45,7 @@ __all__ = [
     "pooled_controls",
     "dpe_gaps",
     "tta_results",
+    "tta_judged",
     "mds_full_results",
     "chapter_results",
 ]
@@ -394,6 +396,29 @@ def tta_results(
         metrics={2: evaluate_predictors(pred, 2, names=names)},
         boot={2: bootstrap_metrics(pred, 2, names=names, n_resamples=n_resamples, seed=seed)},
         setting=f"trained and tested with the paper's Mix-CIFAR-10 augmentation {augment} (seed {seed})",
+    )
+
+
+def tta_judged(tta: dict | None, dataset: str = "fashion_mnist") -> str:
+    """How the chapter's TTA row is judged, the words the chapter glues after "The TTA row is judged": in the named
+    setting of :func:`tta_results` when there is one, else with the augmentation the base network trains with
+    (:data:`~credalbook.papers.mimori.MIX_AUGMENTATIONS`), or not at all when it trains with none.
+
+    Examples
+    --------
+    >>> tta_judged(None, "fashion_mnist")
+    "with the augmentation the base network trains with, {'rotation': 10.0, 'shift': 2.0, 'hflip': True} (the paper's TTA for Mix-CIFAR-10 and MDS is stronger)"
+    >>> tta_judged({"setting": "trained and tested with X (seed 0)"})
+    'in its own setting, a network trained and tested with X (seed 0)'
+    """
+    if tta:
+        return f"in its own setting, a network {tta['setting']}"
+    augment = MIX_AUGMENTATIONS.get(dataset)
+    if augment is None:
+        return "nowhere: the base network trains without augmentation, so there is no TTA"
+    return (
+        f"with the augmentation the base network trains with, {augment} (the paper's TTA for Mix-CIFAR-10 and MDS is "
+        "stronger)"
     )
 
 

@@ -30,6 +30,7 @@ from credalbook.papers.mimori import (
     mds_full_results,
     mean_over_seeds,
     MimoriPredictions,
+    MIX_AUGMENTATIONS,
     mix_data_name,
     network_summary,
     PAPER_DELTA_D,
@@ -45,6 +46,7 @@ from credalbook.papers.mimori import (
     ts_dpe_shift,
     ts_shift_rows,
     ts_sign_check,
+    tta_judged,
     tta_results,
 )
 from credalbook.papers.presets import preset
@@ -312,6 +314,16 @@ def test_tta_results(pred, monkeypatch):
     for n in names:
         np.testing.assert_array_equal(out["boot"][2][n]["EL"], b[n]["EL"])
     assert out["setting"] == "trained and tested with the paper's Mix-CIFAR-10 augmentation {'rotation': 5} (seed 4)"
+
+
+def test_tta_judged_follows_the_setting():
+    """The words after "The TTA row is judged": the named setting's when there is one, else the base network's own
+    augmentation, and no TTA at all for a network trained without augmentation (no fixed words for every scale)."""
+    named = {"setting": "trained and tested with the paper's Mix-CIFAR-10 augmentation {'rotation': 5} (seed 4)"}
+    assert tta_judged(named, "fashion_mnist") == "in its own setting, a network " + named["setting"]
+    mild = tta_judged(None, "fashion_mnist")
+    assert str(MIX_AUGMENTATIONS["fashion_mnist"]) in mild and mild.startswith("with the augmentation")
+    assert tta_judged(None, "digits").startswith("nowhere") and tta_judged(None, "mnist") == tta_judged(None, "digits")
 
 
 def test_chapter_results(pred):
