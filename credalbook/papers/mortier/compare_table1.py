@@ -224,9 +224,12 @@ def _pooled(values) -> tuple[float, float, int]:
     return float(v.mean()), float(np.sqrt((se**2).sum()) / len(v)), len(v)
 
 
-def _difference_row(cmp, diffs, claim: str, what: str, paper: str, name: str, note: str, control=None) -> None:
+def _difference_row(
+    cmp, diffs, claim: str, what: str, paper: str, name: str, note: str, control=None, evidence: str = ""
+) -> None:
     """A row "the mean over cells of a paired difference is below 0", from each cell's (difference, SE);
-    ``control``: (the control's differences, how it was trained), stated beside."""
+    ``control``: (the control's differences, how it was trained), stated beside; ``evidence``: more numbers of the
+    same cells, appended to the book's column."""
     dv, dse, n = _pooled(diffs)
     lower = sum(d[0] < 0 for d in diffs)
     ctl = ""
@@ -235,11 +238,36 @@ def _difference_row(cmp, diffs, claim: str, what: str, paper: str, name: str, no
         ctl = f"; trained {control[1]} (the control): {cv:+.4f} (SE {cse:.4f})"
     cmp.add(
         "Table 1", claim, paper=paper,
-        book=f"{what} = {dv:+.4f} (SE {dse:.4f}); lower on {lower} of {n} cells{ctl}",
+        book=f"{what} = {dv:+.4f} (SE {dse:.4f}); lower on {lower} of {n} cells{ctl}{evidence}",
         judgement=sign_claim(dv, relation="<", se=dse, name=name, replicates=n,
                              tolerance_source="2 × the SE pooled from the cells' paired bootstraps"),
         note=note,
     )  # fmt: skip
+
+
+def _dropout_direction(cells: list) -> str:
+    """The direction of the two dropout sets' errors, where the cells keep signed errors (the regime's): the mean
+    confidence − accuracy of each set's average per cell, and the range over the cells of its members' (empty
+    otherwise). It shows where the average's error comes from; it is not a computed cause of a difference.
+
+    Examples
+    --------
+    >>> def cell(avg, lo, hi):
+    ...     return {"signed": [avg, 0.004], "member_signed": [lo, hi]}
+    >>> cells = [{"sets": {"DN(0.1)": cell(0.014, 0.022, 0.027), "DN(0.6)": cell(-0.067, -0.015, -0.003)}}]
+    >>> _dropout_direction(cells)
+    '; confidence − accuracy of the average (per cell): DN(0.1) +0.014, DN(0.6) -0.067; of the members (range over the cells): DN(0.1) +0.022 to +0.027, DN(0.6) -0.015 to -0.003'
+    """
+    kinds = ("DN(0.1)", "DN(0.6)")
+    if not cells or not all("signed" in c["sets"].get(k, {}) for c in cells for k in kinds):
+        return ""
+    avg = ", ".join(f"{k} " + " / ".join(f"{c['sets'][k]['signed'][0]:+.3f}" for c in cells) for k in kinds)
+    members = ", ".join(
+        f"{k} {min(c['sets'][k]['member_signed'][0] for c in cells):+.3f} to "
+        f"{max(c['sets'][k]['member_signed'][1] for c in cells):+.3f}"
+        for k in kinds
+    )
+    return f"; confidence − accuracy of the average (per cell): {avg}; of the members (range over the cells): {members}"
 
 
 def _differences(cmp, cells, claim, paper_rows, variant, setting, control=None) -> None:
@@ -250,6 +278,7 @@ def _differences(cmp, cells, claim, paper_rows, variant, setting, control=None) 
         "DN(0.6) better confidence-calibrated than DN(0.1): average ECE_conf on the test split, mean over cells",
         "DN(0.6) − DN(0.1)", f"{claim['table1_dropout_rate']}: lower on {kp} of {len(paper_rows)} rows",
         "mean ECE_conf(DN(0.6)) − ECE_conf(DN(0.1))", setting, ctl(lambda cs: [c["dn"] for c in cs]),
+        _dropout_direction(cells),
     )  # fmt: skip
     kp = sum(r["DE"]["ece_conf"] < r["DE"]["avg_ece_conf"] for _, _, r in paper_rows)
     _difference_row(

@@ -627,6 +627,24 @@ class TestRegimeRows:
         # the premise rows come before the rows that depend on them
         assert rows.index(prem[-1]) < rows.index(de)
 
+    def test_dropout_row_states_the_direction(self):
+        """Where the dropout sets keep signed errors, the DN row states the average's and the members' (the
+        evidence, not a cause: the verdict and its cause stay as they were); without them nothing is added."""
+        res = self._res(signed=(0.04, 0.005), s_minus_de=(0.02, 0.004))
+        plain = next(r for r in compare(res).rows if r.quantity.startswith("DN(0.6) better"))
+        assert "confidence − accuracy" not in plain.book
+        for i, c in enumerate(res["table1_regime"]):
+            c["sets"]["DN(0.1)"].update(signed=[0.01 + i / 1000, 0.004], member_signed=[0.02, 0.03 - i / 1000])
+            c["sets"]["DN(0.6)"].update(signed=[-0.06, 0.004], member_signed=[-0.02 + i / 1000, -0.001])
+        dn = next(r for r in compare(res).rows if r.quantity.startswith("DN(0.6) better"))
+        # the rows judge both data sets here: six cells, in the order of the cells
+        assert dn.book == plain.book + (
+            "; confidence − accuracy of the average (per cell): DN(0.1) +0.010 / +0.011 / +0.012 / +0.013 / +0.014 / "
+            "+0.015, DN(0.6) -0.060 / -0.060 / -0.060 / -0.060 / -0.060 / -0.060; of the members (range over the "
+            "cells): DN(0.1) +0.020 to +0.030, DN(0.6) -0.020 to -0.001"
+        )
+        assert (dn.verdict, dn.cause) == (plain.verdict, plain.cause)
+
     def test_premises_fail(self):
         rows = compare(self._res(signed=(0.004, 0.005), s_minus_de=(-0.01, 0.004))).rows
         prem = [r for r in rows if r.artifact == "Table 1 (premise)"]
