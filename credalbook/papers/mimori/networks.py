@@ -12,6 +12,7 @@ Predictions in Medical Domain. arXiv:2007.01659 (2022).
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -70,6 +71,25 @@ class MixNetwork:
     epochs_run: int
     seconds: float
 
+    def __reduce__(self):
+        """Pickled by value with the weights as NumPy arrays. A torch tensor's pickle carries a serialization id that
+        is new in every process, so :func:`joblib.hash` (the key of a cached call such as
+        :func:`~credalbook.papers.mimori.mimori_predictions` ``(network=...)``) would differ from one process to the
+        next and the cache would never be found again; the arrays' pickles are the same everywhere.
+
+        Examples
+        --------
+        >>> import joblib, pickle
+        >>> net = MixNetwork({"w": torch.arange(3.0)}, "threeconv", {}, 10, (1, 28, 28), None, [], 1, 1, 0.5)
+        >>> pickle.dumps(net) == pickle.dumps(pickle.loads(pickle.dumps(net)))
+        True
+        >>> pickle.loads(pickle.dumps(net)).state_dict["w"]
+        tensor([0., 1., 2.])
+        """
+        fields = {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name != "state_dict"}
+        weights = {k: v.detach().cpu().numpy() for k, v in self.state_dict.items()}
+        return _mix_network_from_arrays, (weights, fields)
+
     def build(self) -> nn.Module:
         """The network with the trained weights, in eval mode."""
         model = build_mix_network(
@@ -77,6 +97,11 @@ class MixNetwork:
         )
         model.load_state_dict(self.state_dict)
         return model.eval()
+
+
+def _mix_network_from_arrays(weights: dict, fields: dict) -> MixNetwork:
+    """The :class:`MixNetwork` that :meth:`MixNetwork.__reduce__` pickled: the weights back as CPU tensors."""
+    return MixNetwork(state_dict={k: torch.from_numpy(np.array(v)) for k, v in weights.items()}, **fields)
 
 
 def _resolve_arch(arch: str, image_shape: tuple) -> str:

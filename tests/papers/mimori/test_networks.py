@@ -53,3 +53,41 @@ class TestReplicatedLabels:
         mix = make_mix_dataset("digits", sizes=(100, 50, 50), n_labels_val=1, n_labels_test=2, seed=0)
         with pytest.raises(ValueError, match="train_labels"):
             _replicated_labels(mix, 0.5, 0)
+
+
+class TestMixNetworkKey:
+    """A MixNetwork is a cache key (``mimori_predictions(network=...)``): its hash must be the same in every process."""
+
+    _CODE = (
+        "import joblib, torch\n"
+        "from credalbook.papers.mimori import MixNetwork\n"
+        "g = torch.Generator().manual_seed(0)\n"
+        "net = MixNetwork({'conv.weight': torch.randn(4, 1, 3, 3, generator=g), 'bn.num_batches_tracked': "
+        "torch.tensor(7)}, 'threeconv', {'hidden': 8}, 10, (1, 28, 28), None, [{'epoch': 1}], 1, 1, 0.5)\n"
+        "print(joblib.hash(net))\n"
+    )
+
+    def test_same_hash_in_two_processes(self):
+        import subprocess
+        import sys
+
+        runs = [subprocess.run([sys.executable, "-c", self._CODE], capture_output=True, text=True, check=True)
+                for _ in range(2)]  # fmt: skip
+        first, second = (r.stdout.strip() for r in runs)
+        assert len(first) == 32 and first == second
+
+    def test_pickle_round_trip(self):
+        import pickle
+
+        import torch
+
+        from credalbook.papers.mimori import MixNetwork
+
+        net = MixNetwork(
+            {"w": torch.randn(3, 2), "n": torch.tensor(7)}, "threeconv", {}, 10, (1, 28, 28), None, [], 1, 1, 0.5
+        )
+        back = pickle.loads(pickle.dumps(net))
+        assert {k: v.dtype for k, v in back.state_dict.items()} == {"w": torch.float32, "n": torch.int64}
+        for k in net.state_dict:
+            assert torch.equal(back.state_dict[k], net.state_dict[k])
+        assert back.history == [] and back.seconds == 0.5 and back.image_shape == (1, 28, 28)
