@@ -301,6 +301,16 @@ class TestCompare:
         data = [r for r in cmp.rows if r.artifact == "Sec. 7.1 (data)"]
         assert [r.quantity.split(" on ")[1].split(" ")[0] for r in data] == ["Mix-CIFAR-10", "MDS"]
         assert "Mix-MNIST is the paper's data" in cmp.rows[2].note
+        # Table 6's ts row judges Raw and MCDO and says why TTA is left out; with TTA, no such words
+        t6 = next(r for r in cmp.rows if r.quantity == "ts lowers ÊL and ĈL of Raw, MCDO and TTA")
+        assert t6.note.endswith(
+            "; judged on Raw and MCDO only: this network trains without augmentation, so it has "
+            "no TTA (as the paper's Mix-MNIST), and the TTA setting has no variable-count labels"
+        )
+        assert "TTA:" not in t6.book and "MCDO:" in t6.book
+        full = compare(_results())
+        t6_full = next(r for r in full.rows if r.quantity == "ts lowers ÊL and ĈL of Raw, MCDO and TTA")
+        assert "judged on" not in t6_full.note and "TTA:" in t6_full.book
 
     def test_post_rows(self):
         assert POST_ROWS == ("Raw+α", "Raw+ts+α", "MCDO", "MCDO+ts", "TTA", "TTA+ts")
