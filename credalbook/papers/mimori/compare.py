@@ -152,6 +152,12 @@ def _setting(results: dict, numbers: dict) -> _Setting:
             "training)"
         )
         + ", so this is one verdict, not one per setting"
+        + (
+            ""
+            if all("TTA" in m for m in metrics.values())
+            else "; no TTA among these predictors: the network trains without augmentation (as the paper's "
+            "Mix-MNIST), and TTA is judged in its own setting (Table 5's row) where there is one"
+        )
     )
     if _REAL.get(dataset):
         same_net = same_net.replace(

@@ -308,9 +308,11 @@ class TestCompare:
             "no TTA (as the paper's Mix-MNIST), and the TTA setting has no variable-count labels"
         )
         assert "TTA:" not in t6.book and "MCDO:" in t6.book
+        alpha = next(r for r in cmp.rows if r.quantity.startswith("α lowers L̂φ"))
+        assert "; no TTA among these predictors: the network trains without augmentation" in alpha.note
         full = compare(_results())
         t6_full = next(r for r in full.rows if r.quantity == "ts lowers ÊL and ĈL of Raw, MCDO and TTA")
-        assert "judged on" not in t6_full.note and "TTA:" in t6_full.book
+        assert "judged on" not in t6_full.note and "TTA:" in t6_full.book and "no TTA among" not in t6_full.note
 
     def test_post_rows(self):
         assert POST_ROWS == ("Raw+α", "Raw+ts+α", "MCDO", "MCDO+ts", "TTA", "TTA+ts")
