@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from credalbook.papers.criteria import combine, ordered, sign_claim
+from credalbook.papers.criteria import combine, INCONCLUSIVE, Judgement, ordered, sign_claim
 from credalbook.papers.mimori.controls import best_constant_alpha0
 from credalbook.papers.report import check_results, Comparison, reported
 
@@ -641,24 +641,33 @@ def _vs_ms_against_ts(cmp: Comparison, s: _Setting, raw_rows: list, t6: dict) ->
     b_ts = np.abs(bv["Raw+ts"]["EL"] - bv["Raw"]["EL"])
     p_vm = max(abs(t6[n]["EL"] - t6["Raw"]["EL"]) for n in ("Raw+vs", "Raw+ms") if t6.get(n, {}).get("EL") is not None)
     p_ts = abs(t6["Raw+ts"]["EL"] - t6["Raw"]["EL"])
+    judgement = ordered(
+        d_vm,
+        d_ts + 0.0,
+        relation="<",
+        se_a=_se(b_vm - b_ts),
+        names=("the largest |ΔÊL| of Raw+vs / Raw+ms", "|ΔÊL| of Raw+ts"),
+        replicates=len(b_ts),
+        tolerance_source=f"2 × the {_BOOT} of the difference",
+    )
+    if p_vm >= p_ts:  # the paper's own Table 6 fails this reading: not counted against the book
+        judgement = Judgement(
+            INCONCLUSIVE,
+            f"the paper's own numbers do not meet this criterion (MDS-1: the largest |ΔÊL| of Raw+vs / Raw+ms "
+            f"{_dot(p_vm)} ≥ Raw+ts's {_dot(p_ts)}; Table 6 gives no spreads); the book: {judgement.criterion} "
+            f"({judgement.verdict})",
+            judgement.tolerance,
+            judgement.tolerance_source,
+            judgement.replicates,
+        )
     cmp.add(
         "Table 6 (MDS-1)",
         "vs / ms change ÊL of Raw no more than ts does (ts's own change as the yardstick)",
         paper=_q(s.claims, "vs_ms") + f"; MDS-1: |ΔÊL| of Raw+vs / Raw+ms at most {_dot(p_vm)}, of Raw+ts {_dot(p_ts)}",
         book=f"{worst}: |ΔÊL| {d_vm:.4f}; Raw+ts: {d_ts:.4f}",
-        judgement=ordered(
-            d_vm,
-            d_ts + 0.0,
-            relation="<",
-            se_a=_se(b_vm - b_ts),
-            names=("the largest |ΔÊL| of Raw+vs / Raw+ms", "|ΔÊL| of Raw+ts"),
-            replicates=len(b_ts),
-            tolerance_source=f"2 × the {_BOOT} of the difference",
-        ),
-        note="on Raw, where the member-wise application to MCDO / TTA members plays no part; MDS-like setting"
-        + (
-            "" if p_vm < p_ts else f"; the paper's own numbers do not meet this criterion ({_dot(p_vm)} ≥ {_dot(p_ts)})"
-        ),
+        judgement=judgement,
+        note="on Raw, where the member-wise application to MCDO / TTA members plays no part; MDS-like setting; "
+        "not counted against the book when the paper's own numbers do not meet the criterion",
     )
 
 
