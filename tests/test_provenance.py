@@ -131,7 +131,12 @@ class TestFacts:
         threadpoolctl = pytest.importorskip("threadpoolctl")
         import numpy  # noqa: F401  (the BLAS is loaded)
 
-        info = [i for i in threadpoolctl.threadpool_info() if i.get("user_api") == "blas"]
+        # NumPy's own library: SciPy may have loaded another OpenBLAS (another version) before it
+        info = [
+            i
+            for i in threadpoolctl.threadpool_info()
+            if i.get("user_api") == "blas" and "numpy" in str(i.get("filepath", ""))
+        ]
         if not info or info[0].get("internal_api") != "openblas" or platform.machine() != "x86_64":
             pytest.skip("NumPy's BLAS is not OpenBLAS on x86-64")
         assert prov.blas().split() == [info[0]["internal_api"], info[0]["version"], info[0]["architecture"]]
