@@ -1,4 +1,10 @@
-r"""Whether a test split can show over-confidence at all: the premise rows of chapters 01 and 02.
+r"""Rows that the evidence cannot decide: premises a test split cannot show, claims the paper's own numbers do not
+decide.
+
+* :func:`premise_undecided`, :func:`largest_shown`: whether a test split can show over-confidence at all (the
+  premise rows of chapters 01 and 02);
+* :func:`not_decided_by_paper`: a row whose claim the paper's own numbers do not decide is *inconclusive* and not
+  counted against the book (every chapter's rows).
 
 A premise row asks whether a set's predictions are over-confident, mean confidence − accuracy above 0 by more than
 its noise. On a test split of :math:`n` instances with accuracy :math:`a` the largest over-confidence possible (every
@@ -15,7 +21,7 @@ from numbers import Integral, Real
 
 from credalbook.papers.criteria import AGREES, INCONCLUSIVE, Judgement
 
-__all__ = ["Z95", "largest_shown", "premise_undecided"]
+__all__ = ["Z95", "largest_shown", "not_decided_by_paper", "premise_undecided"]
 
 #: The two-sided 95 % normal quantile.
 Z95 = 1.959963984540054
@@ -78,4 +84,37 @@ def premise_undecided(judgement: Judgement, cells, *, z: float = Z95) -> Judgeme
         f"{judgement.tolerance_source}; a cell can show it only when 1 − accuracy exceeds "
         f"{round(z, 2):g}·sqrt(a(1 − a)/n)",
         None,
+    )
+
+
+def not_decided_by_paper(book: Judgement, why: str, *, tolerance_source: str | None = None) -> Judgement:
+    """The verdict of a row whose claim the paper's own numbers do not decide: *inconclusive*, not counted against
+    the book, with the book's own judgement kept in the criterion (comparison rule: "when the paper's own numbers do
+    not decide its claim, the row says so and is not counted against the book").
+
+    Parameters
+    ----------
+    book : Judgement
+        The criterion applied to the book's numbers.
+    why : str
+        Why the paper's numbers do not decide it (e.g. "its difference 0.03 is within its ±2σ 0.15").
+    tolerance_source : str, optional
+        Where the margins of both judgements come from (default: the book's).
+
+    Examples
+    --------
+    >>> j = not_decided_by_paper(Judgement("differs", "gain > 0 by 2 SE"), "its mean gain is within 2 SE of 0")
+    >>> j.verdict, j.criterion
+    ('inconclusive', "the paper's own numbers do not decide this claim: its mean gain is within 2 SE of 0; the book: gain > 0 by 2 SE (differs)")
+    """
+    if not isinstance(book, Judgement):
+        raise TypeError(f"book must be a Judgement; got {type(book).__name__}")
+    if not isinstance(why, str) or not why.strip():
+        raise ValueError("why must say in words why the paper's numbers do not decide the claim; got an empty string")
+    return Judgement(
+        INCONCLUSIVE,
+        f"the paper's own numbers do not decide this claim: {why}; the book: {book.criterion} ({book.verdict})",
+        book.tolerance,
+        book.tolerance_source if tolerance_source is None else tolerance_source,
+        book.replicates,
     )

@@ -1,10 +1,10 @@
-"""Tests for credalbook.papers.premises: whether a test split can show over-confidence at all."""
+"""Tests for credalbook.papers.premises: whether a test split can show over-confidence, and rows the paper's own numbers do not decide."""
 
 import numpy as np
 import pytest
 
-from credalbook.papers.criteria import AGREES, at_least, DIFFERS, INCONCLUSIVE
-from credalbook.papers.premises import largest_shown, premise_undecided, Z95
+from credalbook.papers.criteria import AGREES, at_least, DIFFERS, INCONCLUSIVE, Judgement
+from credalbook.papers.premises import largest_shown, not_decided_by_paper, premise_undecided, Z95
 
 
 def test_closed_form_and_simulation():
@@ -52,3 +52,25 @@ def test_errors(args, match):
     a, n, *z = args
     with pytest.raises(ValueError, match=match):
         largest_shown(a, n, **({"z": z[0]} if z else {}))
+
+
+class TestNotDecidedByPaper:
+    def test_main(self):
+        """Inconclusive whatever the book's verdict; the book's criterion, verdict, margin and replicates are kept."""
+        for verdict in ("agrees", "differs", "inconclusive"):
+            book = Judgement(verdict, "gain > 0 by 2 SE: 0.01", 0.004, "2 × SE over 24 rows", 24)
+            j = not_decided_by_paper(book, "its mean gain is within 2 SE of 0")
+            assert j.verdict == "inconclusive"
+            assert j.criterion == (
+                "the paper's own numbers do not decide this claim: its mean gain is within 2 SE of 0; "
+                f"the book: gain > 0 by 2 SE: 0.01 ({verdict})"
+            )
+            assert (j.tolerance, j.tolerance_source, j.replicates) == (0.004, "2 × SE over 24 rows", 24)
+        j = not_decided_by_paper(book, "why", tolerance_source="the paper's ±2σ")
+        assert j.tolerance_source == "the paper's ±2σ"
+
+    def test_errors(self):
+        with pytest.raises(TypeError, match="book"):
+            not_decided_by_paper("agrees", "why")
+        with pytest.raises(ValueError, match="why"):
+            not_decided_by_paper(Judgement("agrees", "x"), "  ")

@@ -50,13 +50,21 @@ from credalbook.papers.eu.claim_rows import (
     _fig4_lower_row,
     _NAMES,
     _pair,
+    _paper_table2,
     _positive_row,
     _ranking_row,
     _seeds_text,
     ANALOGUE_ARTIFACT,
     ANALOGUE_SIZE_ARTIFACT,
 )
-from credalbook.papers.eu.judges import decides_text, moved_onto, one_sided, paper_decides, within_bounds
+from credalbook.papers.eu.judges import (
+    decides_text,
+    moved_onto,
+    one_sided,
+    paper_decides,
+    unless_paper_undecided,
+    within_bounds,
+)
 from credalbook.papers.eu.parts import EU_CAUSE_NOISE
 from credalbook.papers.eu.reported import EU_ESTIMATORS, EU_METRICS, EU_PAPER_TABLE1, EU_PAPER_TABLE2
 from credalbook.papers.eu.studies import _mean_sd, compare_summary
@@ -283,8 +291,11 @@ def _claims_toy(cmp: Comparison, r: dict) -> None:
         claims["rho"],
         paper=f"ρ_epi {p1['E']['rho_epi'][0]} vs {p1['M']['rho_epi'][0]}",
         book=_pair(rho["E"], rho["M"]),
-        judgement=one_sided(rho["E"] - rho["M"], relation=">", name="ρ_epi(Ê_E) − ρ_epi(Ê_M)"),
-        note=f"{paired}; {decides_text(decides_rho)}",
+        judgement=unless_paper_undecided(
+            one_sided(rho["E"] - rho["M"], relation=">", name="ρ_epi(Ê_E) − ρ_epi(Ê_M)"), decides_rho
+        ),
+        note=f"{paired}; {decides_text(decides_rho)}; not counted against the book when the paper's own numbers do "
+        "not decide it",
     )
     cmp.add(
         art,
@@ -307,8 +318,11 @@ def _claims_toy(cmp: Comparison, r: dict) -> None:
         claims["calibrated"],
         paper=f"calibrated EECE {p1['E']['calibrated_eece'][0]} vs {p1['M']['calibrated_eece'][0]}",
         book=_pair(cal["E"], cal["M"], 4),
-        judgement=one_sided(cal["M"] - cal["E"], relation=">", name="calib. EECE(Ê_M) − calib. EECE(Ê_E)"),
-        note=f"{paired}; {decides_text(decides_cal)}",
+        judgement=unless_paper_undecided(
+            one_sided(cal["M"] - cal["E"], relation=">", name="calib. EECE(Ê_M) − calib. EECE(Ê_E)"), decides_cal
+        ),
+        note=f"{paired}; {decides_text(decides_cal)}; not counted against the book when the paper's own numbers do "
+        "not decide it",
     )
     floors = _floors(r)
     small = combine(
@@ -324,16 +338,16 @@ def _claims_toy(cmp: Comparison, r: dict) -> None:
         note=f"design: {_design(*TOY_KEPT_FRACTIONS)}; each estimator's own EECE floor on our test sets: "
         f"Ê_M {floors['M']:.4f}, Ê_E {floors['E']:.4f}",
     )
+    decides_m = paper_decides(p1["M"]["eece"], p1["M"]["calibrated_eece"], relation=">", names=("raw", "calib."))
     cmp.add(
         "Table 1",
         "calibration lowers the EECE of Ê_M",
         paper=f"{p1['M']['eece'][0]} → {p1['M']['calibrated_eece'][0]}",
         book=f"{raw['M'].mean():.4f} → {cal['M'].mean():.4f}",
-        judgement=one_sided(raw["M"] - cal["M"], relation=">", name="EECE(Ê_M) − calib. EECE(Ê_M)"),
-        note=f"the paper's Table 1, not its text; {paired}; "
-        + decides_text(
-            paper_decides(p1["M"]["eece"], p1["M"]["calibrated_eece"], relation=">", names=("raw", "calib."))
+        judgement=unless_paper_undecided(
+            one_sided(raw["M"] - cal["M"], relation=">", name="EECE(Ê_M) − calib. EECE(Ê_M)"), decides_m
         ),
+        note=f"the paper's Table 1, not its text; {paired}; " + decides_text(decides_m),
     )
     exc = _arr(r["toy_excess_M"])
     cmp.add(
@@ -514,7 +528,10 @@ def _real_estimator_rows(cmp: Comparison, claims: dict, p: dict, rho: dict, raw:
         claims["rho"],
         paper="; ".join(f"{d}: E {p[d]['E']['rho_epi']} vs M {p[d]['M']['rho_epi']}" for d in p),
         book=_pair(rho["E"], rho["M"]),
-        judgement=one_sided(rho["E"] - rho["M"], relation=">", name="ρ_epi(Ê_E) − ρ_epi(Ê_M)"),
+        judgement=unless_paper_undecided(
+            one_sided(rho["E"] - rho["M"], relation=">", name="ρ_epi(Ê_E) − ρ_epi(Ê_M)"),
+            _paper_table2("rho_epi", "E", "M"),
+        ),
         note=f"{where}; {_paper_both('rho_epi', 'E', 'M')}",
     )
     cmp.add(
@@ -522,7 +539,10 @@ def _real_estimator_rows(cmp: Comparison, claims: dict, p: dict, rho: dict, raw:
         claims["calibrated"],
         paper="; ".join(f"{d}: E {p[d]['E']['calibrated_eece']} vs M {p[d]['M']['calibrated_eece']}" for d in p),
         book=_pair(cal["E"], cal["M"], 4),
-        judgement=one_sided(cal["M"] - cal["E"], relation=">", name="calib. EECE(Ê_M) − calib. EECE(Ê_E)"),
+        judgement=unless_paper_undecided(
+            one_sided(cal["M"] - cal["E"], relation=">", name="calib. EECE(Ê_M) − calib. EECE(Ê_E)"),
+            _paper_table2("calibrated_eece", "M", "E"),
+        ),
         note=f"{where}; {_paper_both('calibrated_eece', 'M', 'E')}",
     )
     cmp.add(
@@ -572,10 +592,7 @@ def _fig4_emnist_row(cmp: Comparison, r: dict, claims: dict, match, where: str) 
 
 def _paper_both(metric: str, a: str, b: str) -> str:
     """Whether Table 2's own numbers decide ``Ê_a's metric > Ê_b's`` on both of its datasets."""
-    js = [
-        paper_decides(t[a][metric], t[b][metric], relation=">", names=(f"{d} Ê_{a}", f"{d} Ê_{b}"))
-        for d, t in EU_PAPER_TABLE2.items()
-    ]
+    js = _paper_table2(metric, a, b)
     return "on both datasets: " + "; ".join(decides_text(j) for j in js) + " (Table 2's seeds assumed 6)"
 
 

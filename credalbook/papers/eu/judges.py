@@ -19,6 +19,7 @@ import math
 import numpy as np
 
 from credalbook.papers.criteria import INCONCLUSIVE, Judgement, mean_se, ordered, sign_claim
+from credalbook.papers.premises import not_decided_by_paper
 
 __all__ = [
     "decides_text",
@@ -26,6 +27,7 @@ __all__ = [
     "one_sided",
     "paper_decides",
     "t_one_sided",
+    "unless_paper_undecided",
     "welch_one_sided",
     "within_bounds",
 ]
@@ -116,6 +118,23 @@ def paper_decides(a, b, *, relation: str, seeds: int = 6, names=("a", "b")) -> J
         f"error of its two means over {seeds} seeds ({math.hypot(sa, sb):.2g})"
     )
     return ordered(ma, mb, relation=relation, se_a=sa, se_b=sb, z=z, names=names, tolerance_source=src)
+
+
+def unless_paper_undecided(book: Judgement, paper) -> Judgement:
+    """``book`` as it is when the paper's own numbers decide its claim (every judgement of :func:`paper_decides` in
+    ``paper`` agrees), else *inconclusive*, not counted against the book
+    (:func:`~credalbook.papers.criteria.not_decided_by_paper`).
+
+    >>> own = paper_decides((0.121, 0.028), (0.108, 0.023), relation=">")
+    >>> unless_paper_undecided(Judgement("differs", "ρ_E > ρ_M"), own).verdict
+    'inconclusive'
+    """
+    js = [paper] if isinstance(paper, Judgement) else list(paper)
+    if not js or not all(isinstance(j, Judgement) for j in js):
+        raise ValueError("paper must be a Judgement or a non-empty list of them (from paper_decides)")
+    if all(j.verdict == "agrees" for j in js):
+        return book
+    return not_decided_by_paper(book, "; ".join(f"{j.criterion} ({j.verdict})" for j in js if j.verdict != "agrees"))
 
 
 def decides_text(j: Judgement) -> str:

@@ -33,7 +33,7 @@ from credalbook.papers.juergens.rows import (
     rejected_cells,
     table1_decision_counts,
 )
-from credalbook.papers.premises import premise_undecided
+from credalbook.papers.premises import not_decided_by_paper, premise_undecided
 from credalbook.papers.report import check_results, Comparison, reported, reported_table_rows
 
 __all__ = ["compare", "paper_table1", "paper_table1_cells", "paper_table1_summary", "RESULT_KEYS"]
@@ -964,13 +964,10 @@ def _accuracy_row(cmp, table, diff, control=None):
     )
     judgement = ours
     if own.verdict != "agrees":
-        judgement = Judgement(
-            INCONCLUSIVE,
-            f"the paper's own numbers do not decide the claim ({own.criterion}: {own.verdict}); the book: "
-            f"{ours.criterion} ({ours.verdict})",
-            ours.tolerance,
-            "2 × standard error over the paper's 24 rows and over the book's rows",
-            nr,
+        judgement = not_decided_by_paper(
+            ours,
+            f"{own.criterion}: {own.verdict}",
+            tolerance_source="2 × standard error over the paper's 24 rows and over the book's rows",
         )
     cmp.add(
         "Table 1",

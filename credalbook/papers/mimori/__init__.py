@@ -11,6 +11,7 @@ from credalbook.papers.mimori.alpha0 import (
     posterior_conditional_epistemic_loss,
 )
 from credalbook.papers.mimori.chapter_views import (
+    alpha_control_rows,
     chapter_results,
     chapter_run,
     construction_checks,
@@ -34,6 +35,7 @@ from credalbook.papers.mimori.chapter_views import (
 from credalbook.papers.mimori.compare import compare, POST_ROWS
 from credalbook.papers.mimori.controls import (
     best_constant_alpha0,
+    constant_alpha0,
     constant_alpha0_posterior_el,
     constant_dpe_shrinkage,
     SharedTemperatureEnsembleScaling,
@@ -90,6 +92,7 @@ __all__ = [
     "optimal_log_alpha0",
     "posterior_alpha0_interval",
     "posterior_conditional_epistemic_loss",
+    "alpha_control_rows",
     "chapter_results",
     "chapter_run",
     "construction_checks",
@@ -114,6 +117,7 @@ __all__ = [
     "AlphaOptimumGrid",
     "best_constant_alpha0",
     "constant_alpha0_posterior_el",
+    "constant_alpha0",
     "constant_dpe_shrinkage",
     "SharedTemperatureEnsembleScaling",
     "ensemble_temperature_scan",

@@ -29,6 +29,7 @@ from credalbook.papers.mimori.predictions import mimori_predictions
 from credalbook.papers.mimori.reported import PAPER_DELTA_D, paper_values
 
 __all__ = [
+    "alpha_control_rows",
     "chapter_run",
     "mix_data_name",
     "setting_name",
@@ -258,6 +259,44 @@ def ensemble_scan_rows(
         predictions, config, base=base, temperatures=(*temperatures, *marks.values()), n_bins=n_bins
     )
     return {f"T = {t:.3g} " + " ".join(k for k, v in marks.items() if v == t): row for t, row in sorted(scan.items())}
+
+
+def alpha_control_rows(predictions: list, config, *, n_bins: int = 15) -> dict:
+    r"""ĈEφ and L̂φ of every base predictor X with α and with its two constant controls, and the mean α0, averaged
+    over the seeds: X, X+α (the instance-wise head), X+γ (DPEs shrunk by the least-squares constant) and X+α0 (one
+    α0 fitted by α's own objective, Eq. 50), on the test histograms of ``config``.
+
+    ``predictions``: one :class:`~credalbook.papers.mimori.MimoriPredictions` per seed, with their controls.
+    Returns ``{X: {column: value}}``.
+    """
+    if not isinstance(predictions, list) or not predictions:
+        raise ValueError("predictions must be a non-empty list (one MimoriPredictions per seed)")
+    first = predictions[0]
+    bases = [n for n in first.names(config) if not n.endswith("+α") and (config, n + "+α0") in first.controls]
+    if not bases:
+        raise ValueError(f"the predictions of config {config!r} have no X+α0 control (computed before it existed?)")
+    per_seed = []
+    for p in predictions:
+        names = [v for n in bases for v in (n, n + "+α")]
+        m = evaluate_predictors(p, config, names=names, n_bins=n_bins)
+        m.update(evaluate_predictors(p, config, names=[n + c for n in bases for c in ("+γ", "+α0")], n_bins=n_bins))
+        a0 = {v: float(np.mean(p.outputs(config, v).alpha0)) for b in bases for v in (b + "+α", b + "+α0")}
+        per_seed.append({config: {n: {**m[n], "alpha0": a0.get(n, np.nan)} for n in m}})
+    mean = mean_over_seeds(per_seed)[config]
+    return {
+        n: {
+            "ĈEφ X": mean[n]["CE_phi"],
+            "ĈEφ X+α": mean[n + "+α"]["CE_phi"],
+            "ĈEφ X+γ": mean[n + "+γ"]["CE_phi"],
+            "ĈEφ X+α0": mean[n + "+α0"]["CE_phi"],
+            "L̂φ X+α": mean[n + "+α"]["L_phi"],
+            "L̂φ X+γ": mean[n + "+γ"]["L_phi"],
+            "L̂φ X+α0": mean[n + "+α0"]["L_phi"],
+            "mean α0 (α)": mean[n + "+α"]["alpha0"],
+            "α0 (constant)": mean[n + "+α0"]["alpha0"],
+        }
+        for n in bases
+    }
 
 
 def ensemble_metric_rows(predictions, bases, *, config="variable", n_bins: int = 15) -> dict:

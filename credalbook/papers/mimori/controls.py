@@ -3,6 +3,9 @@ r"""Controls for the claims of Mimori et al. (2022): what the simplest alternati
 * :func:`constant_alpha0_posterior_el` — the epistemic loss of the posterior CPE of a *constant*
   concentration :math:`\alpha_0` (every instance the same), and :func:`best_constant_alpha0` its best value,
   in closed form: the control of Table 2's "α-calibration decreased losses of the posterior CPEs";
+* :func:`constant_alpha0` — the constant concentration :math:`\alpha_0` that minimises α-calibration's own
+  objective (Eq. 50) on labelled data: α's head without its features, the control that separates what α gains
+  from its instance-wise :math:`\alpha_0(x)` from what it gains from its objective;
 * :func:`constant_dpe_shrinkage` — the constant factor :math:`\gamma` that minimises :math:`\hat L_{\phi^D}` of
   shrunk DPEs :math:`\gamma\varphi^D` on labelled data: the control of Table 1's "α-calibration decreased
   :math:`\hat L_{\phi^D}` and :math:`\widehat{\mathrm{CE}}_{\phi^D}`";
@@ -19,13 +22,17 @@ Predictions in Medical Domain. arXiv:2007.01659 (2022), Eqs. 19, 40, 81 and App.
 from __future__ import annotations
 
 import numpy as np
+from scipy.optimize import minimize_scalar
 
+from credalbook._validation import check_positive_float
+from credalbook.calibration.dirichlet import dirichlet_multinomial_nll
 from credalbook.calibration.ensemble import PreCombinationScaling
 from credalbook.metrics.label_hist import check_label_hist
 from credalbook.metrics.label_stats import statistic_mean_estimate
 
 __all__ = [
     "best_constant_alpha0",
+    "constant_alpha0",
     "constant_alpha0_posterior_el",
     "constant_dpe_shrinkage",
     "SharedTemperatureEnsembleScaling",
@@ -103,6 +110,73 @@ def best_constant_alpha0(el, u_q) -> tuple:
         alpha0 = np.where(el > 0, u / np.where(el > 0, el, 1.0), np.inf)
         best = np.where(el + u > 0, el * u / np.where(el + u > 0, el + u, 1.0), 0.0)
     return alpha0, best
+
+
+def constant_alpha0(probs, label_hist, *, reg: float = 0.005, xatol: float = 1e-9) -> float:
+    r"""The constant :math:`\alpha_0` (every instance the same) that minimises the α-calibration objective (Eq. 50).
+
+    .. math::
+        t^* = \arg\min_t\; -\frac{1}{\sum_i n_i}\sum_i \log\mathrm{DirMult}\bigl(y_i \mid e^t f(x_i)\bigr)
+        + \lambda_\alpha t^2,\qquad \alpha_0 = e^{t^*},
+
+    i.e. :func:`~credalbook.calibration.dirichlet.dirichlet_multinomial_nll` with one :math:`\log\alpha_0` for all
+    instances: the α head of :class:`~credalbook.calibration.alpha.AlphaCalibrator` without its features. The
+    derivative of the NLL term in :math:`t` lies in (−1, 1) (App. D.2), so with :math:`\lambda_\alpha > 0` the
+    minimiser lies in :math:`|t| \le 1/(2\lambda_\alpha)`; without the penalty the bracket is :math:`|t| \le 700`.
+    The minimum is located on :math:`t = 0, \pm 1, \pm 2, \pm 4, \dots` within the bracket and refined by SciPy's
+    bounded Brent search (``minimize_scalar(method="bounded")``) between the neighbours of the best grid point: the
+    global minimum when the objective is unimodal in :math:`t` (as for one instance, App. D.2, Fig. 3).
+
+    Parameters
+    ----------
+    probs : array-like, shape (N, K)
+        CPEs :math:`f(x_i)` (the Dirichlet means).
+    label_hist : array-like of int, shape (N, K)
+    reg : float, default 0.005
+        :math:`\lambda_\alpha` (the paper's value).
+    xatol : float, default 1e-9
+        Tolerance on :math:`t = \log\alpha_0`.
+
+    Returns
+    -------
+    float
+        :math:`\alpha_0 > 0`.
+
+    References
+    ----------
+    Mimori et al. (2022), Sec. 5.3, Eq. (50) and App. D.2.
+
+    Examples
+    --------
+    One split pair of labels on a flat CPE: the Pólya urn fits it best with α0 large (here held by the penalty):
+
+    >>> a = constant_alpha0([[0.5, 0.5]], [[1, 1]], reg=0.005)
+    >>> bool(a > 1)
+    True
+    """
+    reg = check_positive_float(reg, "reg", allow_zero=True)
+    xatol = check_positive_float(xatol, "xatol")
+    hist = check_label_hist(label_hist, min_labels=0)
+    if not np.any(hist.sum(axis=1) >= 2) and reg == 0:
+        raise ValueError(
+            "label_hist has no instance with two labels or more and reg is 0: the objective does not depend on α0"
+        )
+    bound = min(1.0 / (2.0 * reg), 700.0) if reg > 0 else 700.0
+
+    def objective(t):
+        return dirichlet_multinomial_nll(probs, hist, t, reg=reg)
+
+    # the objective is flat to rounding far from its minimum (α0 → 0 or ∞), where a search over the whole bracket
+    # can stall: locate the minimum on t = 0, ±1, ±2, ±4, … first, then refine between that point's neighbours
+    steps = [2.0**k for k in range(11) if 2.0**k < bound] + [bound]
+    grid = np.array(sorted({0.0, *steps, *(-x for x in steps)}))
+    values = [objective(t) for t in grid]  # the first call validates probs against label_hist (ValueError)
+    i = int(np.argmin(values))
+    lo, hi = grid[max(i - 1, 0)], grid[min(i + 1, len(grid) - 1)]
+    res = minimize_scalar(objective, bounds=(lo, hi), method="bounded", options={"xatol": xatol, "maxiter": 500})
+    if not res.success:
+        raise RuntimeError(f"constant_alpha0: the bounded search did not converge ({res.message})")
+    return float(np.exp(res.x))
 
 
 def constant_dpe_shrinkage(dpe, label_hist) -> float:

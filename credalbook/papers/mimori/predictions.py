@@ -44,7 +44,7 @@ from credalbook.data.mix import sample_label_hist, variable_label_counts
 from credalbook.nn.device import resolve_device
 from credalbook.nn.models import dropout_modules
 from credalbook.nn.vgg import ThreeConvNet
-from credalbook.papers.mimori.controls import constant_dpe_shrinkage, SharedTemperatureEnsembleScaling
+from credalbook.papers.mimori.controls import constant_alpha0, constant_dpe_shrinkage, SharedTemperatureEnsembleScaling
 from credalbook.papers.mimori.networks import _augment_options, _mix, _resolve_arch, MixNetwork, train_mix_network
 
 __all__ = ["PredictorOutputs", "MimoriPredictions", "mimori_predictions", "network_arguments"]
@@ -83,6 +83,8 @@ class MimoriPredictions:
     controls : dict (config, name) -> PredictorOutputs
         The controls of the chapter's rows (:meth:`control_names`): ``"X+γ"``, the DPEs of X shrunk by the
         constant factor fitted on the validation histograms (:func:`~credalbook.papers.mimori.constant_dpe_shrinkage`);
+        ``"X+α0"``, the DPEs of X under one concentration fitted by α's own objective on the same validation CPEs as
+        the α head (:func:`~credalbook.papers.mimori.constant_alpha0`);
         ``"MCDO+ts(ens)"``, ``"TTA+ts(ens)"``, the members scaled by one temperature fitted to the NLL of the
         validation ensemble mean (:class:`~credalbook.papers.mimori.SharedTemperatureEnsembleScaling`);
         ``"MCDO (Σ)"``, ``"MCDO+ts (Σ)"``, …, the ensembles with the posterior of the authors' likelihood
@@ -220,12 +222,18 @@ def _calibrated(cal, logits: np.ndarray) -> np.ndarray:
     return cal.predict_proba(logits.reshape(-1, logits.shape[-1])).reshape(logits.shape)
 
 
-def _controls(cfg, name: str, ens: np.ndarray, val_ens: np.ndarray, val_hist, post_hist) -> dict:
+def _controls(cfg, name: str, ens: np.ndarray, val_ens: np.ndarray, val_hist, post_hist, alpha0: float) -> dict:
     """The controls of predictor `name` (:attr:`MimoriPredictions.controls`): its DPEs shrunk by the constant fitted
-    on validation and, for an ensemble, its posterior under the authors' Σ-likelihood."""
+    on validation (least squares), its DPEs under the constant `alpha0` fitted by α's own objective (Eq. 50) and,
+    for an ensemble, its posterior under the authors' Σ-likelihood."""
     gamma = constant_dpe_shrinkage(ensemble_disagreement(val_ens), val_hist)
     probs = ens.mean(axis=1)
-    out = {(cfg, f"{name}+γ"): PredictorOutputs(probs, gamma * ensemble_disagreement(ens))}
+    out = {
+        (cfg, f"{name}+γ"): PredictorOutputs(probs, gamma * ensemble_disagreement(ens)),
+        (cfg, f"{name}+α0"): PredictorOutputs(
+            probs, ensemble_disagreement(ens, alpha0=alpha0), alpha0=np.full(len(probs), alpha0)
+        ),
+    }
     if ens.shape[1] > 1:
         sum_post = ensemble_posterior_probs(ens, post_hist, likelihood="sum")
         out[(cfg, f"{name} (Σ)")] = PredictorOutputs(probs, ensemble_disagreement(ens), sum_post)
@@ -387,6 +395,7 @@ def mimori_predictions(
         for cname, cal in cals.items():
             p_val = softmax(logits_val, axis=1) if cal is None else cal.predict_proba(logits_val)
             head = AlphaCalibrator(lambda_alpha).fit(feats_val, p_val, val_hist[cfg], seed=seed, **opts)
+            a0_const = constant_alpha0(p_val, val_hist[cfg], reg=lambda_alpha)  # the head without its features
             for base, (lg, ft) in members.items():
                 ens = softmax(lg, axis=2) if cal is None else cal.predict_proba(lg.reshape(-1, k)).reshape(lg.shape)
                 a0 = head.predict_alpha0(ft)
@@ -394,7 +403,9 @@ def mimori_predictions(
                 post = None if base == "Raw" else ensemble_posterior_probs(ens, post_hist)
                 rows[name] = PredictorOutputs(probs, ensemble_disagreement(ens), post)
                 controls.update(
-                    _controls(cfg, name, ens, _calibrated(cal, val_members[base][0]), val_hist[cfg], post_hist)
+                    _controls(
+                        cfg, name, ens, _calibrated(cal, val_members[base][0]), val_hist[cfg], post_hist, a0_const
+                    )
                 )
                 rows[name + "+α"] = PredictorOutputs(
                     probs,

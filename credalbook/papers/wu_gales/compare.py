@@ -34,7 +34,8 @@ from dataclasses import replace
 
 import numpy as np
 
-from credalbook.papers.criteria import AGREES, close_to, combine, INCONCLUSIVE, Judgement, ordered, sign_claim
+from credalbook.papers.criteria import AGREES, close_to, combine, Judgement, ordered, sign_claim
+from credalbook.papers.premises import not_decided_by_paper
 from credalbook.papers.report import check_results, Comparison, reported
 from credalbook.papers.wu_gales.compare_combinations import _topologies
 from credalbook.papers.wu_gales.compare_regime import premise_note, regime_rows, regime_setting
@@ -473,14 +474,8 @@ def _count_row(cmp, name, quantity, parts, counts, key, n, note):
     book = f"{sum(j.verdict == AGREES for j in parts.values())} of {len(parts)}"
     paper_cell = f"{k} of {counts['n']} significant" + (f" ({', '.join(which)})" if which else "")
     if k == 0:
-        inner = count_rule(parts, 1)
-        judgement = Judgement(
-            INCONCLUSIVE,
-            f"the paper's own numbers do not decide this claim: none of its {counts['n']} differences exceeds "
-            f"its ±2σ; the book's: {inner.criterion}",
-            None,
-            _PAPER_SIG,
-            inner.replicates,
+        judgement = not_decided_by_paper(
+            count_rule(parts, 1), f"none of its {counts['n']} differences exceeds its ±2σ", tolerance_source=_PAPER_SIG
         )
     else:
         judgement = count_rule(parts, _need(k, counts["n"], n), source=_PAPER_SIG)
@@ -570,13 +565,8 @@ def _ensemble_dyn(cmp: Comparison, results: Mapping, name: str, table: Mapping) 
         j = _sign(p, "dyn", "none", "<")
         d, lim = pr["none"]["ece"][0] - pr["dyn"]["ece"][0], math.hypot(pr["none"]["ece"][1], pr["dyn"]["ece"][1])
         if not _paper_sig(pr, "dyn", "none"):
-            j = Judgement(
-                INCONCLUSIVE,
-                f"the paper's own numbers do not decide this claim: its difference {d:.2f} is within its ±2σ "
-                f"{lim:.2f} ({d / lim:.1f}×); the book's: {j.criterion} ({j.verdict})",
-                j.tolerance,
-                _PAPER_SIG,
-                j.replicates,
+            j = not_decided_by_paper(
+                j, f"its difference {d:.2f} is within its ±2σ {lim:.2f} ({d / lim:.1f}×)", tolerance_source=_PAPER_SIG
             )
         cmp.add(
             name,

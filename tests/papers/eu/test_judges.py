@@ -11,6 +11,7 @@ from credalbook.papers.eu.judges import (
     one_sided,
     paper_decides,
     t_one_sided,
+    unless_paper_undecided,
     welch_one_sided,
     within_bounds,
 )
@@ -53,6 +54,26 @@ class TestPaperDecides:
         # Table 2's K-49: 0.101 ± 0.014 vs 0.065 ± 0.015 decides
         assert paper_decides((0.101, 0.014), (0.065, 0.015), relation=">").verdict == "agrees"
         assert "contradict it" in decides_text(paper_decides((0.065, 0.015), (0.088, 0.02), relation=">"))
+
+
+class TestUnlessPaperUndecided:
+    def test_main(self):
+        """The book's verdict stands only when every one of the paper's judgements decides the claim."""
+        book = one_sided([0.01, 0.02, 0.015], relation=">", name="ρ_E − ρ_M")
+        decided = paper_decides((0.101, 0.014), (0.065, 0.015), relation=">")
+        undecided = paper_decides((0.121, 0.028), (0.108, 0.023), relation=">")
+        assert unless_paper_undecided(book, decided) is book
+        assert unless_paper_undecided(book, [decided, decided]) is book
+        j = unless_paper_undecided(book, [decided, undecided])
+        assert j.verdict == "inconclusive" and f"the book: {book.criterion} ({book.verdict})" in j.criterion
+        assert undecided.criterion in j.criterion and decided.criterion not in j.criterion
+
+    def test_errors(self):
+        book = one_sided([0.01, 0.02], relation=">", name="d")
+        with pytest.raises(ValueError, match="paper"):
+            unless_paper_undecided(book, [])
+        with pytest.raises(ValueError, match="paper"):
+            unless_paper_undecided(book, ["agrees"])
 
 
 class TestWelchOneSided:

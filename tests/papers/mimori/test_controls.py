@@ -5,16 +5,19 @@ import pytest
 from scipy.optimize import minimize_scalar
 from scipy.special import softmax
 
-from credalbook.calibration import TemperatureScaling
+from credalbook.calibration import dirichlet_multinomial_nll, TemperatureScaling
 from credalbook.metrics import epistemic_loss, statistic_squared_loss
 from credalbook.papers.mimori import (
+    alpha_control_rows,
     best_constant_alpha0,
     compare,
+    constant_alpha0,
     constant_alpha0_posterior_el,
     constant_dpe_shrinkage,
     ensemble_temperature_scan,
     evaluate_predictors,
     MimoriPredictions,
+    optimal_log_alpha0,
     PredictorOutputs,
     SharedTemperatureEnsembleScaling,
 )
@@ -61,6 +64,47 @@ class TestConstantAlpha0:
             best_constant_alpha0(0.1, np.nan)
         with pytest.raises(TypeError, match="alpha0"):
             constant_alpha0_posterior_el(0.1, 0.1, "one")
+
+
+class TestConstantAlpha0Fit:
+    """constant_alpha0: one α0 for every instance, fitted by α-calibration's objective (Eq. 50)."""
+
+    def test_one_instance_is_the_newton_optimum(self):
+        """For one instance the constant is the per-instance optimum: Brent on Eq. 50 against Newton on Eq. 51."""
+        rng = np.random.default_rng(1)
+        for n_labels in (2, 5, 9):
+            p = rng.dirichlet(np.ones(4), size=1)
+            y = rng.multinomial(n_labels, p[0])[None]
+            for reg in (0.005, 0.05):
+                t = optimal_log_alpha0(p, y, reg=reg)[0]
+                assert np.log(constant_alpha0(p, y, reg=reg)) == pytest.approx(t, abs=1e-6)
+
+    def test_recovers_the_generating_concentration(self):
+        """Labels from DirMult(α0* f) with α0* = 3: the unpenalised fit recovers α0* (N = 20 000, five labels each)."""
+        rng = np.random.default_rng(0)
+        f = rng.dirichlet(np.full(3, 2.0), size=20_000)
+        y = np.stack([rng.multinomial(5, rng.dirichlet(3.0 * fi)) for fi in f])
+        assert constant_alpha0(f, y, reg=0.0) == pytest.approx(3.0, rel=0.08)
+
+    def test_minimises_the_objective(self):
+        """The returned t is below every point of a grid of the objective (variable label counts)."""
+        rng = np.random.default_rng(2)
+        f = rng.dirichlet(np.ones(3), size=300)
+        y = np.stack([rng.multinomial(1 + rng.poisson(2), rng.dirichlet(2.0 * fi)) for fi in f])
+        t = np.log(constant_alpha0(f, y))
+        grid = np.linspace(t - 2, t + 2, 81)
+        values = [dirichlet_multinomial_nll(f, y, g) for g in grid]
+        assert dirichlet_multinomial_nll(f, y, t) <= min(values) + 1e-12
+
+    def test_errors(self):
+        with pytest.raises(ValueError, match="reg"):
+            constant_alpha0([[0.5, 0.5]], [[1, 1]], reg=-1.0)
+        with pytest.raises(ValueError, match="two labels or more"):
+            constant_alpha0([[0.5, 0.5]], [[1, 0]], reg=0.0)
+        with pytest.raises(ValueError, match="same number of instances"):
+            constant_alpha0([[0.5, 0.5]], [[1, 1], [2, 0]])
+        with pytest.raises(ValueError, match="xatol"):
+            constant_alpha0([[0.5, 0.5]], [[1, 1]], xatol=0.0)
 
 
 class TestConstantDpeShrinkage:
@@ -136,9 +180,9 @@ class TestEnsembleTemperatureScan:
             ensemble_temperature_scan(pred, 5, base="MCDO", temperatures=(0.0,))
 
 
-def _with_controls(ens_el, gamma_phi=None):
+def _with_controls(ens_el, gamma_phi=None, alpha0_phi=None):
     """Results with the controls: MCDO+ts(ens) / TTA+ts(ens) at ÊL `ens_el` (ĈL as the base's), X+γ at L̂φ, ĈEφ
-    `gamma_phi` (None: the base's)."""
+    `gamma_phi` (None: the base's) and, when `alpha0_phi` is given, X+α0 at those L̂φ, ĈEφ."""
     metrics = {c: _metrics() for c in (2, 5, "variable")}
     for m in metrics.values():
         for n in m:
@@ -151,6 +195,8 @@ def _with_controls(ens_el, gamma_phi=None):
         for n in [n for n in m if not n.endswith("+α")]:
             lp, cp = gamma_phi if gamma_phi is not None else (m[n]["L_phi"], m[n]["CE_phi"])
             controls[c][n + "+γ"] = dict(m[n], L_phi=lp, CE_phi=cp)
+            if alpha0_phi is not None:
+                controls[c][n + "+α0"] = dict(m[n], L_phi=alpha0_phi[0], CE_phi=alpha0_phi[1])
     return _results(metrics=metrics, boot=_boot(metrics), controls=controls, controls_boot=_boot(controls))
 
 
@@ -168,6 +214,17 @@ class TestCompareWithControls:
         assert all(r.verdict == "agrees" and "constant shrinkage" in r.book for r in rows)
         rows = compare(_with_controls(0.02, gamma_phi=(0.01, 0.01))).rows[5:7]
         assert all(r.verdict == "differs — cause unknown" for r in rows)
+
+    def test_alpha_against_a_constant_of_its_own_objective(self):
+        """The α rows differ against γ: the cause is shown when the constant fitted by α's objective (X+α0) does not
+        beat α, and stays unknown when it does."""
+        rows = compare(_with_controls(0.02, gamma_phi=(0.01, 0.01), alpha0_phi=(0.5, 0.5))).rows[5:7]
+        assert all(r.verdict == "differs — cause shown" and "α against a constant" in r.cause for r in rows)
+        assert all("one α0 fitted by α's own objective (Eq. 50): 36 of 36 lower" in r.book for r in rows)
+        rows = compare(_with_controls(0.02, gamma_phi=(0.01, 0.01), alpha0_phi=(0.01, 0.01))).rows[5:7]
+        assert all(r.verdict == "differs — cause unknown" and r.cause == "" for r in rows)
+        rows = compare(_with_controls(0.02, alpha0_phi=(0.01, 0.01))).rows[5:7]  # α beats γ: no cause to show
+        assert all(r.verdict == "agrees" and r.cause == "" for r in rows)
 
     def test_posterior_against_best_constant(self):
         """Raw+α: ÊL 0.04 → 0.03; the best constant α0 gives 0.04·0.1/0.14 = 0.0286 < 0.03: differs."""
@@ -206,3 +263,46 @@ class TestCompareSettings:
     def test_seeds_in_the_note(self):
         assert "3 seeds pooled" in compare(_results(n_seeds=3)).rows[2].note
         assert "one seed" in compare(_results()).rows[2].note
+
+
+class TestAlphaControlRows:
+    @staticmethod
+    def _pred(seed, shrink):
+        """Raw with its α variant (DPE × 0.5), X+γ (× shrink) and X+α0 (α0 = 1: × 1/2) on one setting."""
+        rng = np.random.default_rng(seed)
+        q = rng.dirichlet(np.ones(3), size=400)
+        hist = np.stack([rng.multinomial(5, p) for p in q])
+        dpe = 1 - (q**2).sum(axis=1)
+        preds = {
+            (5, "Raw"): PredictorOutputs(q, dpe),
+            (5, "Raw+α"): PredictorOutputs(q, 0.5 * dpe, alpha0=np.full(400, 2.0)),
+        }
+        controls = {
+            (5, "Raw+γ"): PredictorOutputs(q, shrink * dpe),
+            (5, "Raw+α0"): PredictorOutputs(q, 0.5 * dpe, alpha0=np.full(400, 1.0)),
+        }
+        return MimoriPredictions("demo", (5,), q, {5: hist}, hist[:, :1], preds, {}, None, controls)
+
+    def test_main(self):
+        """Means over two seeds of ĈEφ and L̂φ, from evaluate_predictors of each seed; the α0 columns."""
+        preds = [self._pred(0, 0.7), self._pred(1, 0.7)]
+        rows = alpha_control_rows(preds, 5)
+        assert list(rows) == ["Raw"]
+        per = [{**evaluate_predictors(p, 5), **evaluate_predictors(p, 5, names=p.control_names(5))} for p in preds]
+        for col, name, key in (
+            ("ĈEφ X", "Raw", "CE_phi"),
+            ("ĈEφ X+α", "Raw+α", "CE_phi"),
+            ("ĈEφ X+γ", "Raw+γ", "CE_phi"),
+            ("L̂φ X+α0", "Raw+α0", "L_phi"),
+        ):
+            assert rows["Raw"][col] == pytest.approx(np.mean([m[name][key] for m in per]), rel=1e-12)
+        assert rows["Raw"]["ĈEφ X+α0"] == pytest.approx(rows["Raw"]["ĈEφ X+α"], rel=1e-12)  # the same DPEs
+        assert rows["Raw"]["mean α0 (α)"] == 2.0 and rows["Raw"]["α0 (constant)"] == 1.0
+
+    def test_errors(self):
+        with pytest.raises(ValueError, match="non-empty list"):
+            alpha_control_rows([], 5)
+        pred = self._pred(0, 0.7)
+        bare = MimoriPredictions("demo", (5,), pred.true_probs, pred.test_hist, None, pred.predictors, {}, None)
+        with pytest.raises(ValueError, match="no X\\+α0 control"):
+            alpha_control_rows([bare], 5)
