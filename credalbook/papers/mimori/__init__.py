@@ -11,6 +11,7 @@ from credalbook.papers.mimori.alpha0 import (
     posterior_conditional_epistemic_loss,
 )
 from credalbook.papers.mimori.chapter_views import (
+    accuracy_discordance,
     alpha_control_rows,
     chapter_results,
     chapter_run,
@@ -92,6 +93,7 @@ __all__ = [
     "optimal_log_alpha0",
     "posterior_alpha0_interval",
     "posterior_conditional_epistemic_loss",
+    "accuracy_discordance",
     "alpha_control_rows",
     "chapter_results",
     "chapter_run",

@@ -29,6 +29,7 @@ from credalbook.papers.mimori.predictions import mimori_predictions
 from credalbook.papers.mimori.reported import PAPER_DELTA_D, paper_values
 
 __all__ = [
+    "accuracy_discordance",
     "alpha_control_rows",
     "chapter_run",
     "mix_data_name",
@@ -484,6 +485,34 @@ def mds_full_results(
     )
 
 
+def accuracy_discordance(predictions: list, config, name: str, others) -> dict:
+    """``{other: fraction}``: the share of test instances, pooled over the seeds, on which the CPEs of ``name`` and
+    of ``other`` have different argmax classes (the discordant pairs of McNemar's paired comparison of accuracies).
+
+    ``predictions``: one :class:`~credalbook.papers.mimori.MimoriPredictions` per seed.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from credalbook.papers.mimori import MimoriPredictions, PredictorOutputs
+    >>> a = PredictorOutputs(np.array([[0.9, 0.1], [0.4, 0.6]]), np.zeros(2))
+    >>> b = PredictorOutputs(np.array([[0.8, 0.2], [0.7, 0.3]]), np.zeros(2))
+    >>> pred = MimoriPredictions("demo", (2,), None, {2: np.ones((2, 2), int)}, None, {(2, "A"): a, (2, "B"): b}, {}, None)
+    >>> accuracy_discordance([pred], 2, "A", ["B"])
+    {'B': 0.5}
+    """
+    if not isinstance(predictions, list) or not predictions:
+        raise ValueError("predictions must be a non-empty list (one MimoriPredictions per seed)")
+    out = {}
+    for other in others:
+        differ = [
+            np.argmax(p.outputs(config, name).probs, axis=1) != np.argmax(p.outputs(config, other).probs, axis=1)
+            for p in predictions
+        ]
+        out[other] = float(np.concatenate(differ).mean())
+    return out
+
+
 def chapter_results(
     predictions: list,
     metrics: dict,
@@ -518,6 +547,9 @@ def chapter_results(
     if not isinstance(predictions, list) or not predictions:
         raise ValueError("predictions must be a non-empty list (one MimoriPredictions per seed)")
     ctrl, ctrl_boot = controls
+    first = predictions[0]
+    raw = [n for n in ("Raw", "Raw+ts", "Raw+ms") if "variable" in first.configs and n in first.names("variable")]
+    has_vs = "variable" in first.configs and "Raw+vs" in first.names("variable")
     return dict(
         dataset=dataset,
         data_name=data_name,
@@ -531,4 +563,5 @@ def chapter_results(
         n_seeds=len(predictions),
         mds_full=mds_full,
         fig2=dict(n_instances=study.n_instances, n_labels=study.n_labels, estimates=study.estimates),
+        discordance=accuracy_discordance(predictions, "variable", "Raw+vs", raw) if has_vs else None,
     )

@@ -16,6 +16,7 @@ from scipy.special import softmax
 import credalbook.papers.mimori.chapter_views as views
 from credalbook.metrics import statistic_mean_estimate
 from credalbook.papers.mimori import (
+    accuracy_discordance,
     bootstrap_metrics,
     chapter_results,
     chapter_run,
@@ -344,8 +345,9 @@ def test_chapter_results(pred):
     )  # fmt: skip
     assert list(res) == [
         "dataset", "data_name", "metrics", "boot", "temperatures", "controls", "controls_boot", "dpe_gap", "tta",
-        "n_seeds", "mds_full", "fig2",
+        "n_seeds", "mds_full", "fig2", "discordance",
     ]  # fmt: skip
+    assert res["discordance"] is None  # no Raw+vs among these predictors
     assert (res["controls"], res["controls_boot"], res["n_seeds"], res["temperatures"]) == (
         {"c": 3},
         {"d": 4},
@@ -366,3 +368,19 @@ def test_plot_mds_full(pred):
     fig, axes = plt.subplots(1, 2)
     assert plot_mds_full(pred, metrics, axes=axes) is fig
     plt.close(fig)
+
+
+class TestAccuracyDiscordance:
+    def test_pooled_over_seeds(self):
+        """The share of instances with different argmax, over the seeds' instances together (not a mean of means)."""
+
+        def pred(n, flips):
+            p = np.tile([0.8, 0.2], (n, 1))
+            q = p.copy()
+            q[:flips] = [0.3, 0.7]
+            outs = {(2, "A"): PredictorOutputs(p, np.zeros(n)), (2, "B"): PredictorOutputs(q, np.zeros(n))}
+            return MimoriPredictions("demo", (2,), None, {2: np.ones((n, 2), int)}, None, outs, {}, None)
+
+        assert accuracy_discordance([pred(10, 1), pred(30, 9)], 2, "A", ["B"]) == {"B": 10 / 40}
+        with pytest.raises(ValueError, match="non-empty list"):
+            accuracy_discordance([], 2, "A", ["B"])
