@@ -263,9 +263,10 @@ def ensemble_scan_rows(
 
 
 def alpha_control_rows(predictions: list, config, *, n_bins: int = 15) -> dict:
-    r"""ĈEφ and L̂φ of every base predictor X with α and with its two constant controls, and the mean α0, averaged
-    over the seeds: X, X+α (the instance-wise head), X+γ (DPEs shrunk by the least-squares constant) and X+α0 (one
-    α0 fitted by α's own objective, Eq. 50), on the test histograms of ``config``.
+    r"""ĈEφ and L̂φ of every base predictor X with α and with its controls, and the mean α0, averaged over the seeds:
+    X, X+α (the instance-wise head), X+γ (DPEs shrunk by the least-squares constant), X+α0 (one α0 fitted by α's own
+    objective, Eq. 50), X+α(conv.) (the head fitted to convergence) and X+α+γ (α's DPEs times the least-squares
+    constant), on the test histograms of ``config``.
 
     ``predictions``: one :class:`~credalbook.papers.mimori.MimoriPredictions` per seed, with their controls.
     Returns ``{X: {column: value}}``.
@@ -276,28 +277,26 @@ def alpha_control_rows(predictions: list, config, *, n_bins: int = 15) -> dict:
     bases = [n for n in first.names(config) if not n.endswith("+α") and (config, n + "+α0") in first.controls]
     if not bases:
         raise ValueError(f"the predictions of config {config!r} have no X+α0 control (computed before it existed?)")
+    suffixes = [x for x in ("+γ", "+α0", "+α(conv.)", "+α+γ") if (config, bases[0] + x) in first.controls]
+    with_a0 = [x for x in ("+α", "+α0", "+α(conv.)") if x == "+α" or x in suffixes]
     per_seed = []
     for p in predictions:
-        names = [v for n in bases for v in (n, n + "+α")]
-        m = evaluate_predictors(p, config, names=names, n_bins=n_bins)
-        m.update(evaluate_predictors(p, config, names=[n + c for n in bases for c in ("+γ", "+α0")], n_bins=n_bins))
-        a0 = {v: float(np.mean(p.outputs(config, v).alpha0)) for b in bases for v in (b + "+α", b + "+α0")}
+        m = evaluate_predictors(p, config, names=[v for n in bases for v in (n, n + "+α")], n_bins=n_bins)
+        m.update(evaluate_predictors(p, config, names=[n + x for n in bases for x in suffixes], n_bins=n_bins))
+        a0 = {v: float(np.mean(p.outputs(config, v).alpha0)) for b in bases for v in (b + x for x in with_a0)}
         per_seed.append({config: {n: {**m[n], "alpha0": a0.get(n, np.nan)} for n in m}})
     mean = mean_over_seeds(per_seed)[config]
-    return {
-        n: {
-            "ĈEφ X": mean[n]["CE_phi"],
-            "ĈEφ X+α": mean[n + "+α"]["CE_phi"],
-            "ĈEφ X+γ": mean[n + "+γ"]["CE_phi"],
-            "ĈEφ X+α0": mean[n + "+α0"]["CE_phi"],
-            "L̂φ X+α": mean[n + "+α"]["L_phi"],
-            "L̂φ X+γ": mean[n + "+γ"]["L_phi"],
-            "L̂φ X+α0": mean[n + "+α0"]["L_phi"],
-            "mean α0 (α)": mean[n + "+α"]["alpha0"],
-            "α0 (constant)": mean[n + "+α0"]["alpha0"],
-        }
-        for n in bases
-    }
+    out = {}
+    for n in bases:
+        row = {"ĈEφ X": mean[n]["CE_phi"], "ĈEφ X+α": mean[n + "+α"]["CE_phi"]}
+        row.update({f"ĈEφ X{x}": mean[n + x]["CE_phi"] for x in suffixes})
+        row.update({"L̂φ X+α": mean[n + "+α"]["L_phi"]})
+        row.update({f"L̂φ X{x}": mean[n + x]["L_phi"] for x in suffixes})
+        row.update({"mean α0 (α)": mean[n + "+α"]["alpha0"], "α0 (constant)": mean[n + "+α0"]["alpha0"]})
+        if "+α(conv.)" in suffixes:
+            row["mean α0 (α conv.)"] = mean[n + "+α(conv.)"]["alpha0"]
+        out[n] = row
+    return out
 
 
 def ensemble_metric_rows(predictions, bases, *, config="variable", n_bins: int = 15) -> dict:

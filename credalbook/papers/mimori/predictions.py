@@ -84,7 +84,9 @@ class MimoriPredictions:
         The controls of the chapter's rows (:meth:`control_names`): ``"X+γ"``, the DPEs of X shrunk by the
         constant factor fitted on the validation histograms (:func:`~credalbook.papers.mimori.constant_dpe_shrinkage`);
         ``"X+α0"``, the DPEs of X under one concentration fitted by α's own objective on the same validation CPEs as
-        the α head (:func:`~credalbook.papers.mimori.constant_alpha0`);
+        the α head (:func:`~credalbook.papers.mimori.constant_alpha0`); ``"X+α(conv.)"``, the α head fitted to
+        convergence (full-batch L-BFGS on all of validation) instead of App. E.4's schedule; ``"X+α+γ"``, the DPEs
+        of X+α times the least-squares constant fitted on X+α's validation DPEs (their overall level);
         ``"MCDO+ts(ens)"``, ``"TTA+ts(ens)"``, the members scaled by one temperature fitted to the NLL of the
         validation ensemble mean (:class:`~credalbook.papers.mimori.SharedTemperatureEnsembleScaling`);
         ``"MCDO (Σ)"``, ``"MCDO+ts (Σ)"``, …, the ensembles with the posterior of the authors' likelihood
@@ -396,16 +398,25 @@ def mimori_predictions(
             p_val = softmax(logits_val, axis=1) if cal is None else cal.predict_proba(logits_val)
             head = AlphaCalibrator(lambda_alpha).fit(feats_val, p_val, val_hist[cfg], seed=seed, **opts)
             a0_const = constant_alpha0(p_val, val_hist[cfg], reg=lambda_alpha)  # the head without its features
+            # the head fitted to convergence (full-batch L-BFGS on all of validation) instead of App. E.4's schedule
+            head_conv = AlphaCalibrator(lambda_alpha).fit(feats_val, p_val, val_hist[cfg], seed=seed, optimizer="auto")
             for base, (lg, ft) in members.items():
                 ens = softmax(lg, axis=2) if cal is None else cal.predict_proba(lg.reshape(-1, k)).reshape(lg.shape)
                 a0 = head.predict_alpha0(ft)
                 name, probs = base + (f"+{cname}" if cname else ""), ens.mean(axis=1)
                 post = None if base == "Raw" else ensemble_posterior_probs(ens, post_hist)
                 rows[name] = PredictorOutputs(probs, ensemble_disagreement(ens), post)
-                controls.update(
-                    _controls(
-                        cfg, name, ens, _calibrated(cal, val_members[base][0]), val_hist[cfg], post_hist, a0_const
-                    )
+                val_ens = _calibrated(cal, val_members[base][0])
+                controls.update(_controls(cfg, name, ens, val_ens, val_hist[cfg], post_hist, a0_const))
+                # α's DPEs times the least-squares constant fitted on α's own validation DPEs (its overall level)
+                val_dpe = ensemble_disagreement(val_ens, alpha0=head.predict_alpha0(val_members[base][1]))
+                level = constant_dpe_shrinkage(val_dpe, val_hist[cfg])
+                a0_conv = head_conv.predict_alpha0(ft)
+                controls[(cfg, f"{name}+α+γ")] = PredictorOutputs(
+                    probs, level * ensemble_disagreement(ens, alpha0=a0), alpha0=a0.mean(axis=1)
+                )
+                controls[(cfg, f"{name}+α(conv.)")] = PredictorOutputs(
+                    probs, ensemble_disagreement(ens, alpha0=a0_conv), alpha0=a0_conv.mean(axis=1)
                 )
                 rows[name + "+α"] = PredictorOutputs(
                     probs,

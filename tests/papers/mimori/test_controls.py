@@ -180,7 +180,7 @@ class TestEnsembleTemperatureScan:
             ensemble_temperature_scan(pred, 5, base="MCDO", temperatures=(0.0,))
 
 
-def _with_controls(ens_el, gamma_phi=None, alpha0_phi=None):
+def _with_controls(ens_el, gamma_phi=None, alpha0_phi=None, conv_phi=None, level_phi=None):
     """Results with the controls: MCDO+ts(ens) / TTA+ts(ens) at ÊL `ens_el` (ĈL as the base's), X+γ at L̂φ, ĈEφ
     `gamma_phi` (None: the base's) and, when `alpha0_phi` is given, X+α0 at those L̂φ, ĈEφ."""
     metrics = {c: _metrics() for c in (2, 5, "variable")}
@@ -195,8 +195,9 @@ def _with_controls(ens_el, gamma_phi=None, alpha0_phi=None):
         for n in [n for n in m if not n.endswith("+α")]:
             lp, cp = gamma_phi if gamma_phi is not None else (m[n]["L_phi"], m[n]["CE_phi"])
             controls[c][n + "+γ"] = dict(m[n], L_phi=lp, CE_phi=cp)
-            if alpha0_phi is not None:
-                controls[c][n + "+α0"] = dict(m[n], L_phi=alpha0_phi[0], CE_phi=alpha0_phi[1])
+            for suffix, phi in (("+α0", alpha0_phi), ("+α(conv.)", conv_phi), ("+α+γ", level_phi)):
+                if phi is not None:
+                    controls[c][n + suffix] = dict(m[n], L_phi=phi[0], CE_phi=phi[1])
     return _results(metrics=metrics, boot=_boot(metrics), controls=controls, controls_boot=_boot(controls))
 
 
@@ -225,6 +226,20 @@ class TestCompareWithControls:
         assert all(r.verdict == "differs — cause unknown" and r.cause == "" for r in rows)
         rows = compare(_with_controls(0.02, alpha0_phi=(0.01, 0.01))).rows[5:7]  # α beats γ: no cause to show
         assert all(r.verdict == "agrees" and r.cause == "" for r in rows)
+
+    def test_alpha_candidate_causes(self):
+        """α loses to γ; of the three candidates only those that stop differing are named: the head fitted to
+        convergence (below γ), or α's DPEs at γ's level (equal to γ: inconclusive, not a difference)."""
+        base = dict(gamma_phi=(0.01, 0.01), alpha0_phi=(0.005, 0.005))  # the objective candidate fails
+        rows = compare(_with_controls(0.02, conv_phi=(0.005, 0.005), level_phi=(0.5, 0.5), **base)).rows[5:7]
+        for r in rows:
+            assert r.verdict == "differs — cause shown" and "fitting schedule" in r.cause
+            assert "objective" not in r.cause and "overall level" not in r.cause
+            assert "α's head fitted to convergence against γ: 36 of 36 lower" in r.book
+        rows = compare(_with_controls(0.02, conv_phi=(0.5, 0.5), level_phi=(0.01, 0.01), **base)).rows[5:7]
+        assert all("overall level" in r.cause and "fitting schedule" not in r.cause for r in rows)
+        rows = compare(_with_controls(0.02, conv_phi=(0.5, 0.5), level_phi=(0.5, 0.5), **base)).rows[5:7]
+        assert all(r.verdict == "differs — cause unknown" and r.cause == "" for r in rows)
 
     def test_posterior_against_best_constant(self):
         """Raw+α: ÊL 0.04 → 0.03; the best constant α0 gives 0.04·0.1/0.14 = 0.0286 < 0.03: differs."""
