@@ -123,7 +123,7 @@ def paper_decides(a, b, *, relation: str, seeds: int = 6, names=("a", "b")) -> J
 def unless_paper_undecided(book: Judgement, paper) -> Judgement:
     """``book`` as it is when the paper's own numbers decide its claim (every judgement of :func:`paper_decides` in
     ``paper`` agrees), else *inconclusive*, not counted against the book
-    (:func:`~credalbook.papers.criteria.not_decided_by_paper`).
+    (:func:`~credalbook.papers.premises.not_decided_by_paper`).
 
     >>> own = paper_decides((0.121, 0.028), (0.108, 0.023), relation=">")
     >>> unless_paper_undecided(Judgement("differs", "ρ_E > ρ_M"), own).verdict
