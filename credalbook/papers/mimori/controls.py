@@ -119,8 +119,8 @@ def constant_alpha0(probs, label_hist, *, reg: float = 0.005, xatol: float = 1e-
         t^* = \arg\min_t\; -\frac{1}{\sum_i n_i}\sum_i \log\mathrm{DirMult}\bigl(y_i \mid e^t f(x_i)\bigr)
         + \lambda_\alpha t^2,\qquad \alpha_0 = e^{t^*},
 
-    i.e. :func:`~credalbook.calibration.dirichlet.dirichlet_multinomial_nll` with one :math:`\log\alpha_0` for all
-    instances: the α head of :class:`~credalbook.calibration.alpha.AlphaCalibrator` without its features. The
+    i.e. :func:`~credalbook.calibration.dirichlet_multinomial_nll` with one :math:`\log\alpha_0` for all
+    instances: the α head of :class:`~credalbook.calibration.AlphaCalibrator` without its features. The
     derivative of the NLL term in :math:`t` lies in (−1, 1) (App. D.2), so with :math:`\lambda_\alpha > 0` the
     minimiser lies in :math:`|t| \le 1/(2\lambda_\alpha)`; without the penalty the bracket is :math:`|t| \le 700`.
     The minimum is located on :math:`t = 0, \pm 1, \pm 2, \pm 4, \dots` within the bracket and refined by SciPy's
