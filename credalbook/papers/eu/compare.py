@@ -523,16 +523,16 @@ def _claims_real(cmp: Comparison, r: dict) -> None:
 def _real_estimator_rows(cmp: Comparison, claims: dict, p: dict, rho: dict, raw: dict, cal: dict, where: str) -> None:
     """Sec. 5.4.1 / Table 2: Ê_E against Ê_M (ρ_epi, calibrated and raw EECE), and calibration of Ê_M."""
     art = "Sec. 5.4.1 / Table 2"
+    own_rho, own_cal = _paper_table2("rho_epi", "E", "M"), _paper_table2("calibrated_eece", "M", "E")
     cmp.add(
         art,
         claims["rho"],
         paper="; ".join(f"{d}: E {p[d]['E']['rho_epi']} vs M {p[d]['M']['rho_epi']}" for d in p),
         book=_pair(rho["E"], rho["M"]),
         judgement=unless_paper_undecided(
-            one_sided(rho["E"] - rho["M"], relation=">", name="ρ_epi(Ê_E) − ρ_epi(Ê_M)"),
-            _paper_table2("rho_epi", "E", "M"),
+            one_sided(rho["E"] - rho["M"], relation=">", name="ρ_epi(Ê_E) − ρ_epi(Ê_M)"), own_rho
         ),
-        note=f"{where}; {_paper_both('rho_epi', 'E', 'M')}",
+        note=f"{where}; {_paper_both(own_rho)}",
     )
     cmp.add(
         art,
@@ -540,10 +540,9 @@ def _real_estimator_rows(cmp: Comparison, claims: dict, p: dict, rho: dict, raw:
         paper="; ".join(f"{d}: E {p[d]['E']['calibrated_eece']} vs M {p[d]['M']['calibrated_eece']}" for d in p),
         book=_pair(cal["E"], cal["M"], 4),
         judgement=unless_paper_undecided(
-            one_sided(cal["M"] - cal["E"], relation=">", name="calib. EECE(Ê_M) − calib. EECE(Ê_E)"),
-            _paper_table2("calibrated_eece", "M", "E"),
+            one_sided(cal["M"] - cal["E"], relation=">", name="calib. EECE(Ê_M) − calib. EECE(Ê_E)"), own_cal
         ),
-        note=f"{where}; {_paper_both('calibrated_eece', 'M', 'E')}",
+        note=f"{where}; {_paper_both(own_cal)}",
     )
     cmp.add(
         "Table 2",
@@ -590,9 +589,8 @@ def _fig4_emnist_row(cmp: Comparison, r: dict, claims: dict, match, where: str) 
         )
 
 
-def _paper_both(metric: str, a: str, b: str) -> str:
-    """Whether Table 2's own numbers decide ``Ê_a's metric > Ê_b's`` on both of its datasets."""
-    js = _paper_table2(metric, a, b)
+def _paper_both(js: list) -> str:
+    """Whether Table 2's own numbers decide the claim on both of its datasets (:func:`_paper_table2`'s judgements)."""
     return "on both datasets: " + "; ".join(decides_text(j) for j in js) + " (Table 2's seeds assumed 6)"
 
 

@@ -281,8 +281,8 @@ def alpha_control_rows(predictions: list, config, *, n_bins: int = 15) -> dict:
     with_a0 = [x for x in ("+α", "+α0", "+α(conv.)") if x == "+α" or x in suffixes]
     per_seed = []
     for p in predictions:
-        m = evaluate_predictors(p, config, names=[v for n in bases for v in (n, n + "+α")], n_bins=n_bins)
-        m.update(evaluate_predictors(p, config, names=[n + x for n in bases for x in suffixes], n_bins=n_bins))
+        names = [v for n in bases for v in (n, n + "+α", *(n + x for x in suffixes))]  # predictors and controls
+        m = evaluate_predictors(p, config, names=names, n_bins=n_bins)
         a0 = {v: float(np.mean(p.outputs(config, v).alpha0)) for b in bases for v in (b + x for x in with_a0)}
         per_seed.append({config: {n: {**m[n], "alpha0": a0.get(n, np.nan)} for n in m}})
     mean = mean_over_seeds(per_seed)[config]

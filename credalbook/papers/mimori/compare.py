@@ -433,22 +433,25 @@ def _table1_alpha(cmp: Comparison, s: _Setting) -> None:
         pairs = [(c, n) for c in s.configs for n in s.metrics[c] if not n.endswith("+α") and n + "+α" in s.metrics[c]]
         parts = [s.diff(c, n + "+α", n, key, "<") for c, n in pairs]
         ctrl = [s.diff(c, n + "+α", n + "+γ", key, "<") for c, n in pairs if s.has_control(c, n + "+γ")]
-        # causes of α losing to γ, each named before it was computed and each one setting changed: the objective
-        # (a constant fitted by α's own Eq. 50, X+α0), the fitting schedule (α's head fitted to convergence instead of
-        # App. E.4's, X+α(conv.)), the overall level of α's DPEs (times the least-squares constant, X+α+γ)
+        # causes of α losing to γ, each named before it was computed and each one setting changed:
+        # (control suffix, the predictor judged "<" the other, words, why it would be the cause)
         candidates = [
-            ("+α0", "one α0 fitted by α's own objective (Eq. 50)"),
-            ("+α(conv.)", "α's head fitted to convergence"),
-            ("+α+γ", "α's DPEs times the least-squares constant"),
-        ]
-        tried = {}
-        for suffix, words in candidates:
-            if suffix == "+α0":
-                js = [s.diff(c, n + "+α", n + suffix, key, "<") for c, n in pairs if s.has_control(c, n + suffix)]
-            else:  # the changed α against the control γ
-                js = [s.diff(c, n + suffix, n + "+γ", key, "<") for c, n in pairs if s.has_control(c, n + suffix)]
+            ("+α0", ("+α", "+α0"), "α against one α0 fitted by α's own objective (Eq. 50)",
+             "the control's objective: γ is fitted by least squares to the validation DPEs' unbiased disagreement (it "
+             "minimises L̂φ there), α to the histograms' NLL (Eq. 50), and fitted by α's objective the constant no "
+             "longer beats α"),
+            ("+α(conv.)", ("+α(conv.)", "+γ"), "α's head fitted to convergence against γ",
+             "α's fitting schedule (App. E.4: Adam, lr 1e-3, at most 50 epochs, early stopping on 20 % of "
+             "validation): fitted to convergence, α is no longer beaten by γ"),
+            ("+α+γ", ("+α+γ", "+γ"), "α's DPEs times the least-squares constant against γ",
+             "the overall level of α's DPEs: rescaled by one least-squares constant fitted on validation, α's DPEs "
+             "are no longer beaten by γ, so what γ has over α is its level, not its shape"),
+        ]  # fmt: skip
+        tried = []
+        for suffix, (a, b), words, why in candidates:
+            js = [s.diff(c, n + a, n + b, key, "<") for c, n in pairs if s.has_control(c, n + suffix)]
             if js:
-                tried[suffix] = (words, js)
+                tried.append((words, why, js))
         theirs = [(st, k, n) for st, key2, k, n in paper_counts if key2 == key]
         book = f"{sum(j.verdict == 'agrees' for j in parts)} of {len(parts)} pairs lower by more than 2 SE ({_verdicts(parts)})"
         criterion = f"{_NAMES[key]}(X+α) < {_NAMES[key]}(X) for every base X and setting"
@@ -458,31 +461,15 @@ def _table1_alpha(cmp: Comparison, s: _Setting) -> None:
                 f"of {len(ctrl)} lower ({_verdicts(ctrl)})"
             )
             criterion += f", and {_NAMES[key]}(X+α) < {_NAMES[key]}(X+γ) (the control)"
-        for suffix, (words, js) in tried.items():
-            if suffix == "+α0":
-                book += f"; α against {words}: {sum(j.verdict == 'agrees' for j in js)} of {len(js)} lower ({_verdicts(js)})"
-            else:
-                book += f"; {words} against γ: {sum(j.verdict == 'agrees' for j in js)} of {len(js)} lower ({_verdicts(js)})"
-        cause = ""
+        for words, _, js in tried:
+            book += f"; {words}: {sum(j.verdict == 'agrees' for j in js)} of {len(js)} lower ({_verdicts(js)})"
         only_gamma = ctrl and combine(parts).verdict != "differs" and combine(ctrl).verdict == "differs"
         shown = [
-            (suffix, words, js)
-            for suffix, (words, js) in tried.items()
+            f"{why} ({_verdicts(js)})"
+            for _, why, js in tried
             if only_gamma and len(js) == len(ctrl) and combine(js).verdict != "differs"
         ]
-        if shown:
-            why = {
-                "+α0": "the control's objective: γ is fitted by least squares to the validation DPEs' unbiased "
-                "disagreement (it minimises L̂φ there), α to the histograms' NLL (Eq. 50), and fitted by α's objective "
-                "the constant no longer beats α",
-                "+α(conv.)": "α's fitting schedule (App. E.4: Adam, lr 1e-3, at most 50 epochs, early stopping on 20 % "
-                "of validation): fitted to convergence, α is no longer beaten by γ",
-                "+α+γ": "the overall level of α's DPEs: rescaled by one least-squares constant fitted on validation, "
-                "α's DPEs are no longer beaten by γ, so what γ has over α is its level, not its shape",
-            }
-            cause = "the section 'α against a constant': " + "; ".join(
-                f"{why[suffix]} ({_verdicts(js)})" for suffix, _, js in shown
-            )
+        cause = "the section 'α against a constant': " + "; ".join(shown) if shown else ""
         cmp.add(
             "Table 1",
             f"α lowers {_NAMES[key]} of the DPEs of every base predictor",
@@ -812,16 +799,17 @@ def _vs_accuracy(cmp: Comparison, s: _Setting) -> None:
         if rho is not None:
             se = math.sqrt(max(rho - d * d, 0.0) / n)
             needed = d * d * (1 + n / 4)  # d > 2 SE iff ρ < d²(1 + n/4)
+            decided = sign_claim(d, relation=">", se=se).verdict == "agrees"  # the book's criterion, on the paper
             own = (
                 f"its margin {_dot(d)} (Raw+vs over {runner}, MDS-1, {n:,} test images; Raw and Raw+ts illegible) "
-                f"is {'within' if d <= 2 * se else 'beyond'} 2 SE = {2 * se:.4f} when the two disagree on "
+                f"is {'beyond' if decided else 'within'} 2 SE = {2 * se:.4f} when the two disagree on "
                 f"{rho:.1%} of the images, as on the book's; it decides the claim only if they disagree on fewer "
                 f"than {needed:.1%}"
             )
             note += (
                 f"; the paper's own numbers: {own} (McNemar's SE of a paired difference; the paper gives no spreads)"
             )
-            if d <= 2 * se:
+            if not decided:
                 judgement = not_decided_by_paper(judgement, own)
                 note += "; not counted against the book when the paper's own numbers do not decide it"
     cmp.add(
