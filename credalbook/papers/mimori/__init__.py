@@ -43,6 +43,7 @@ from credalbook.papers.mimori.controls import (
 )
 from credalbook.papers.mimori.evaluation import (
     bootstrap_metrics,
+    dpe_mass_edges,
     dpe_reliability,
     ensemble_temperature_scan,
     evaluate_predictors,
@@ -131,6 +132,7 @@ __all__ = [
     "build_mix_network",
     "debiasing_study",
     "DebiasingStudy",
+    "dpe_mass_edges",
     "dpe_reliability",
     "evaluate_predictors",
     "mimori_predictions",

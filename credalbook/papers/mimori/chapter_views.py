@@ -266,7 +266,9 @@ def alpha_control_rows(predictions: list, config, *, n_bins: int = 15) -> dict:
     r"""ĈEφ and L̂φ of every base predictor X with α and with its controls, and the mean α0, averaged over the seeds:
     X, X+α (the instance-wise head), X+γ (DPEs shrunk by the least-squares constant), X+α0 (one α0 fitted by α's own
     objective, Eq. 50), X+α(conv.) (the head fitted to convergence) and X+α+γ (α's DPEs times the least-squares
-    constant), on the test histograms of ``config``.
+    constant), on the test histograms of ``config``; and ĈEφ of X+α and X+γ with 15 equal-mass bins of each predictor's
+    own DPEs (``"... (equal mass)"``, :func:`~credalbook.papers.mimori.dpe_mass_edges`) instead of the paper's equal
+    width.
 
     ``predictions``: one :class:`~credalbook.papers.mimori.MimoriPredictions` per seed, with their controls.
     Returns ``{X: {column: value}}``.
@@ -290,6 +292,8 @@ def alpha_control_rows(predictions: list, config, *, n_bins: int = 15) -> dict:
     for n in bases:
         row = {"ĈEφ X": mean[n]["CE_phi"], "ĈEφ X+α": mean[n + "+α"]["CE_phi"]}
         row.update({f"ĈEφ X{x}": mean[n + x]["CE_phi"] for x in suffixes})
+        if "+γ" in suffixes:
+            row.update({f"ĈEφ X{x} (equal mass)": mean[n + x]["CE_phi mass"] for x in ("+α", "+γ")})
         row.update({"L̂φ X+α": mean[n + "+α"]["L_phi"]})
         row.update({f"L̂φ X{x}": mean[n + x]["L_phi"] for x in suffixes})
         row.update({"mean α0 (α)": mean[n + "+α"]["alpha0"], "α0 (constant)": mean[n + "+α0"]["alpha0"]})

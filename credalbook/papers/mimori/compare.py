@@ -51,6 +51,7 @@ _NAMES = {
     "Acc": "Acc",
     "L_phi": "L̂φ",
     "CE_phi": "ĈEφ",
+    "CE_phi mass": "ĈEφ (equal-mass bins)",
     "EL post": "ÊL post",
 }
 _REAL = {"mnist": "Mix-MNIST", "cifar10": "Mix-CIFAR-10"}
@@ -434,24 +435,37 @@ def _table1_alpha(cmp: Comparison, s: _Setting) -> None:
         parts = [s.diff(c, n + "+α", n, key, "<") for c, n in pairs]
         ctrl = [s.diff(c, n + "+α", n + "+γ", key, "<") for c, n in pairs if s.has_control(c, n + "+γ")]
         # causes of α losing to γ, each named before it was computed and each one setting changed:
-        # (control suffix, the predictor judged "<" the other, words, why it would be the cause)
+        # (control suffix whose presence the candidate needs, the predictor judged "<" the other, the metric judged,
+        #  words, why it would be the cause)
         candidates = [
-            ("+α0", ("+α", "+α0"), "α against one α0 fitted by α's own objective (Eq. 50)",
+            ("+α0", ("+α", "+α0"), key, "α against one α0 fitted by α's own objective (Eq. 50)",
              "the control's objective: γ is fitted by least squares to the validation DPEs' unbiased disagreement (it "
              "minimises L̂φ there), α to the histograms' NLL (Eq. 50), and fitted by α's objective the constant no "
              "longer beats α"),
-            ("+α(conv.)", ("+α(conv.)", "+γ"), "α's head fitted to convergence against γ",
+            ("+α(conv.)", ("+α(conv.)", "+γ"), key, "α's head fitted to convergence against γ",
              "α's fitting schedule (App. E.4: Adam, lr 1e-3, at most 50 epochs, early stopping on 20 % of "
              "validation): fitted to convergence, α is no longer beaten by γ"),
-            ("+α+γ", ("+α+γ", "+γ"), "α's DPEs times the least-squares constant against γ",
+            ("+α+γ", ("+α+γ", "+γ"), key, "α's DPEs times the least-squares constant against γ",
              "the overall level of α's DPEs: rescaled by one least-squares constant fitted on validation, α's DPEs "
              "are no longer beaten by γ, so what γ has over α is its level, not its shape"),
         ]  # fmt: skip
+        if key == "CE_phi" and all("CE_phi mass" in s.metrics[c][n] for c, n in pairs):  # L̂φ has no bins
+            candidates.append(
+                ("+γ", ("+α", "+γ"), "CE_phi mass", "with 15 equal-mass bins of each predictor's DPEs, α against γ",
+                 "the binning of ĈEφ: its 15 equal-width bins hold DPEs that α spreads differently from γ, and with "
+                 "15 equal-mass bins of each predictor's own DPEs α is no longer beaten by γ")
+            )  # fmt: skip
         tried = []
-        for suffix, (a, b), words, why in candidates:
-            js = [s.diff(c, n + a, n + b, key, "<") for c, n in pairs if s.has_control(c, n + suffix)]
+        for suffix, (a, b), metric, words, why in candidates:
+            kept = [(c, n) for c, n in pairs if s.has_control(c, n + suffix)]
+            js = [s.diff(c, n + a, n + b, metric, "<") for c, n in kept]
             if js:
-                tried.append((words, why, js))
+                family = [n.split("+")[0] for _, n in kept]  # the base network's predictor: Raw, MCDO, ...
+                by_fam = ", ".join(
+                    f"{f} {sum(j.verdict == 'agrees' for j, g in zip(js, family) if g == f)} of {family.count(f)}"
+                    for f in dict.fromkeys(family)
+                )
+                tried.append((words, why, js, by_fam))
         theirs = [(st, k, n) for st, key2, k, n in paper_counts if key2 == key]
         book = f"{sum(j.verdict == 'agrees' for j in parts)} of {len(parts)} pairs lower by more than 2 SE ({_verdicts(parts)})"
         criterion = f"{_NAMES[key]}(X+α) < {_NAMES[key]}(X) for every base X and setting"
@@ -461,12 +475,15 @@ def _table1_alpha(cmp: Comparison, s: _Setting) -> None:
                 f"of {len(ctrl)} lower ({_verdicts(ctrl)})"
             )
             criterion += f", and {_NAMES[key]}(X+α) < {_NAMES[key]}(X+γ) (the control)"
-        for words, _, js in tried:
-            book += f"; {words}: {sum(j.verdict == 'agrees' for j in js)} of {len(js)} lower ({_verdicts(js)})"
+        for words, _, js, by_fam in tried:
+            book += (
+                f"; {words}: {sum(j.verdict == 'agrees' for j in js)} of {len(js)} lower ({_verdicts(js)}; by base "
+                f"family, lower in {by_fam})"
+            )
         only_gamma = ctrl and combine(parts).verdict != "differs" and combine(ctrl).verdict == "differs"
         shown = [
             f"{why} ({_verdicts(js)})"
-            for _, why, js in tried
+            for _, why, js, _ in tried
             if only_gamma and len(js) == len(ctrl) and combine(js).verdict != "differs"
         ]
         cause = "the section 'α against a constant': " + "; ".join(shown) if shown else ""
@@ -486,7 +503,8 @@ def _table1_alpha(cmp: Comparison, s: _Setting) -> None:
                 "; shown beside it, not part of the criterion, each a candidate cause named before it was computed: "
                 "X+α0 (one α0 fitted like α's head but without its features, on the same validation CPEs), "
                 "X+α(conv.) (α's head fitted by full-batch L-BFGS to convergence), X+α+γ (α's DPEs times the "
-                "least-squares constant fitted on its validation DPEs)"
+                "least-squares constant fitted on its validation DPEs), and X+α against X+γ with ĈEφ's bins of equal "
+                "mass (15 per predictor, from its own DPEs) instead of the paper's equal width"
                 if tried
                 else ""
             ),

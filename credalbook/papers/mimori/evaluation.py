@@ -23,6 +23,7 @@ from credalbook._deprecation import renamed
 from credalbook._parallel import check_n_jobs, sweep
 from credalbook._validation import check_positive_int
 from credalbook.calibration.scaling import histogram_nll
+from credalbook.metrics.binning import equal_mass_cuts
 from credalbook.metrics.label_hist import cpe_loss_decomposition, expected_squared_loss
 from credalbook.metrics.label_stats import statistic_calibration, statistic_mean_estimate, statistic_squared_loss
 from credalbook.papers.mimori.predictions import MimoriPredictions
@@ -32,6 +33,7 @@ __all__ = [
     "bootstrap_metrics",
     "ts_dpe_shift",
     "dpe_reliability",
+    "dpe_mass_edges",
     "ensemble_temperature_scan",
     "pool_seeds",
 ]
@@ -40,11 +42,15 @@ __all__ = [
 def evaluate_predictors(predictions: MimoriPredictions, config, *, names=None, n_bins: int = 15) -> dict:
     r"""The metrics of Tables 1, 2 and 4-6 for each predictor of `config`, on the test histograms.
 
-    ``{name: {"Acc", "L_sq", "EL", "CE", "CL", "DL", "EL true", "U_Q", "L_phi", "CE_phi", "EL post"}}``:
+    ``{name: {"Acc", "L_sq", "EL", "CE", "CL", "DL", "EL true", "U_Q", "L_phi", "CE_phi", "CE_phi mass",
+    "EL post"}}``:
     accuracy against the majority label of each histogram; :math:`\hat L_{sq}` (Eq. 8),
     :math:`\widehat{\mathrm{EL}}` (Eq. 10), :math:`\widehat{\mathrm{CE}}`, :math:`\widehat{\mathrm{CL}}`
     and :math:`\widehat{\mathrm{DL}}` (Eqs. 14, 36; 15 bins); the true EL from the known Q;
-    :math:`\hat L_{\phi^D}` (Eq. 40) and :math:`\widehat{\mathrm{CE}}_{\phi^D}` (Eq. 44) of the DPEs;
+    :math:`\hat L_{\phi^D}` (Eq. 40) and :math:`\widehat{\mathrm{CE}}_{\phi^D}` (Eq. 44) of the DPEs, the latter
+    with the paper's 15 equal-width bins (``"CE_phi"``) and with 15 equal-mass bins of the predictor's own DPEs
+    (``"CE_phi mass"``, :func:`dpe_mass_edges`; not in the paper: a setting of the binning, to see whether a
+    difference in ĈEφ is one of the bins);
     the unbiased EL of the posterior CPEs (Table 2; only where the predictor has them); ``"U_Q"`` the mean unbiased
     disagreement of the histograms (:math:`\bar u_Q = \mathbb E[1 - \sum_k Q_k^2]`, the same for every predictor).
     """
@@ -92,11 +98,32 @@ def _metric_rows(hist, true_probs, outputs: dict, groups: dict, n_bins: int, idx
             **cpe_metrics[groups[name]],
             "L_phi": statistic_squared_loss(dpe, hist),
             "CE_phi": statistic_calibration(dpe, hist, n_bins=n_bins).ce_debiased,
+            "CE_phi mass": statistic_calibration(dpe, hist, bin_edges=dpe_mass_edges(dpe, n_bins)).ce_debiased,
         }
         if p.posterior_probs is not None:
             row["EL post"] = cpe_loss_decomposition(take(p.posterior_probs), hist, n_bins=n_bins).el_debiased
         rows[name] = row
     return rows
+
+
+def dpe_mass_edges(dpe, n_bins: int = 15) -> np.ndarray:
+    """Edges of ``n_bins`` equal-mass bins of the DPEs ``dpe`` (1-D, in [0, 1]) for
+    :func:`~credalbook.metrics.statistic_calibration`'s ``bin_edges``: 0, the interior cuts of
+    ``credalbook.metrics.binning.equal_mass_cuts`` (midpoints between order statistics) and 1. Cuts that coincide
+    (tied DPEs) merge their bins, so there are at most ``n_bins`` bins, each holding about ``len(dpe) / n_bins``.
+
+    Examples
+    --------
+    >>> dpe_mass_edges(np.array([0.1, 0.4, 0.2, 0.3, 0.6, 0.5]), 3)
+    array([0.  , 0.25, 0.45, 1.  ])
+    >>> dpe_mass_edges(np.array([0.0, 0.0, 0.0, 0.5]), 2)    # the cut at 0 merges into the first edge
+    array([0., 1.])
+    """
+    d = np.asarray(dpe, dtype=np.float64)
+    if d.ndim != 1 or d.size == 0 or not np.all((d >= 0) & (d <= 1)):
+        raise ValueError(f"dpe must be a non-empty 1-D array of values in [0, 1]; got shape {d.shape}")
+    check_positive_int(n_bins, "n_bins")
+    return np.unique(np.concatenate([[0.0], np.clip(equal_mass_cuts(d, n_bins), 0.0, 1.0), [1.0]]))
 
 
 @renamed(n_boot="n_resamples")

@@ -180,13 +180,16 @@ class TestEnsembleTemperatureScan:
             ensemble_temperature_scan(pred, 5, base="MCDO", temperatures=(0.0,))
 
 
-def _with_controls(ens_el, gamma_phi=None, alpha0_phi=None, conv_phi=None, level_phi=None):
+def _with_controls(ens_el, gamma_phi=None, alpha0_phi=None, conv_phi=None, level_phi=None, mass_phi=None):
     """Results with the controls: MCDO+ts(ens) / TTA+ts(ens) at ÊL `ens_el` (ĈL as the base's), X+γ at L̂φ, ĈEφ
-    `gamma_phi` (None: the base's) and, when `alpha0_phi` is given, X+α0 at those L̂φ, ĈEφ."""
+    `gamma_phi` (None: the base's) and, when `alpha0_phi` is given, X+α0 at those L̂φ, ĈEφ; `mass_phi`: ĈEφ with
+    equal-mass bins, ``{family: (X+α's, X+γ's)}`` for the bases of each family (Raw..., MCDO..., TTA...)."""
     metrics = {c: _metrics() for c in (2, 5, "variable")}
     for m in metrics.values():
         for n in m:
             m[n]["U_Q"] = 0.1
+            if mass_phi is not None:
+                m[n]["CE_phi mass"] = mass_phi[n.split("+")[0]][0] if n.endswith("+α") else 0.5
     controls = {}
     for c, m in metrics.items():
         controls[c] = {
@@ -195,6 +198,8 @@ def _with_controls(ens_el, gamma_phi=None, alpha0_phi=None, conv_phi=None, level
         for n in [n for n in m if not n.endswith("+α")]:
             lp, cp = gamma_phi if gamma_phi is not None else (m[n]["L_phi"], m[n]["CE_phi"])
             controls[c][n + "+γ"] = dict(m[n], L_phi=lp, CE_phi=cp)
+            if mass_phi is not None:
+                controls[c][n + "+γ"]["CE_phi mass"] = mass_phi[n.split("+")[0]][1]
             for suffix, phi in (("+α0", alpha0_phi), ("+α(conv.)", conv_phi), ("+α+γ", level_phi)):
                 if phi is not None:
                     controls[c][n + suffix] = dict(m[n], L_phi=phi[0], CE_phi=phi[1])
@@ -240,6 +245,22 @@ class TestCompareWithControls:
         assert all("overall level" in r.cause and "fitting schedule" not in r.cause for r in rows)
         rows = compare(_with_controls(0.02, conv_phi=(0.5, 0.5), level_phi=(0.5, 0.5), **base)).rows[5:7]
         assert all(r.verdict == "differs — cause unknown" and r.cause == "" for r in rows)
+
+    def test_alpha_binning_candidate(self):
+        """The equal-mass candidate is judged on ĈEφ only, pair by pair, with a count per base family; it is named
+        as the cause only when no pair of any family still differs."""
+        base = dict(gamma_phi=(0.01, 0.01), alpha0_phi=(0.005, 0.005))  # the other candidates fail
+        turned = {"Raw": (0.01, 0.02), "MCDO": (0.01, 0.02), "TTA": (0.01, 0.02)}
+        lp, ce = compare(_with_controls(0.02, mass_phi=turned, **base)).rows[5:7]
+        assert "equal-mass" not in lp.book and "binning" not in lp.cause  # L̂φ has no bins
+        assert ce.verdict == "differs — cause shown" and "the binning of ĈEφ" in ce.cause
+        assert "α against γ: 36 of 36 lower (36 agree" in ce.book and "Raw 12 of 12, MCDO 12 of 12" in ce.book
+        half = dict(turned, MCDO=(0.03, 0.02))  # MC dropout's pairs still lose to γ
+        ce = compare(_with_controls(0.02, mass_phi=half, **base)).rows[6]
+        assert ce.verdict == "differs — cause unknown" and ce.cause == ""
+        assert "24 of 36 lower" in ce.book and "Raw 12 of 12, MCDO 0 of 12, TTA 12 of 12" in ce.book
+        ce = compare(_with_controls(0.02, **base)).rows[6]  # metrics without the equal-mass ĈEφ: no candidate
+        assert "equal-mass" not in ce.book
 
     def test_posterior_against_best_constant(self):
         """Raw+α: ÊL 0.04 → 0.03; the best constant α0 gives 0.04·0.1/0.14 = 0.0286 < 0.03: differs."""
