@@ -265,8 +265,9 @@ def ensemble_scan_rows(
 def alpha_control_rows(predictions: list, config, *, n_bins: int = 15) -> dict:
     r"""ĈEφ and L̂φ of every base predictor X with α and with its controls, and the mean α0, averaged over the seeds:
     X, X+α (the instance-wise head), X+γ (DPEs shrunk by the least-squares constant), X+α0 (one α0 fitted by α's own
-    objective, Eq. 50), X+α(conv.) (the head fitted to convergence) and X+α+γ (α's DPEs times the least-squares
-    constant), on the test histograms of ``config``; and ĈEφ of X+α and X+γ with 15 equal-mass bins of each predictor's
+    objective, Eq. 50), X+α(conv.) (the head fitted to convergence), X+α+γ (α's DPEs times the least-squares
+    constant) and, for the ensembles, X+α(det.) (α0 from the deterministic features, shared by the members; NaN for
+    the single network's rows), on the test histograms of ``config``; and ĈEφ of X+α and X+γ with 15 equal-mass bins of each predictor's
     own DPEs (``"... (equal mass)"``, :func:`~credalbook.papers.mimori.dpe_mass_edges`) instead of the paper's equal
     width.
 
@@ -279,11 +280,16 @@ def alpha_control_rows(predictions: list, config, *, n_bins: int = 15) -> dict:
     bases = [n for n in first.names(config) if not n.endswith("+α") and (config, n + "+α0") in first.controls]
     if not bases:
         raise ValueError(f"the predictions of config {config!r} have no X+α0 control (computed before it existed?)")
-    suffixes = [x for x in ("+γ", "+α0", "+α(conv.)", "+α+γ") if (config, bases[0] + x) in first.controls]
+    suffixes = [
+        x
+        for x in ("+γ", "+α0", "+α(conv.)", "+α+γ", "+α(det.)")
+        if any((config, b + x) in first.controls for b in bases)
+    ]
     with_a0 = [x for x in ("+α", "+α0", "+α(conv.)") if x == "+α" or x in suffixes]
     per_seed = []
     for p in predictions:
-        names = [v for n in bases for v in (n, n + "+α", *(n + x for x in suffixes))]  # predictors and controls
+        # the predictors and the controls each has
+        names = [v for n in bases for v in (n, n + "+α", *(n + x for x in suffixes if (config, n + x) in p.controls))]
         m = evaluate_predictors(p, config, names=names, n_bins=n_bins)
         a0 = {v: float(np.mean(p.outputs(config, v).alpha0)) for b in bases for v in (b + x for x in with_a0)}
         per_seed.append({config: {n: {**m[n], "alpha0": a0.get(n, np.nan)} for n in m}})
@@ -291,11 +297,11 @@ def alpha_control_rows(predictions: list, config, *, n_bins: int = 15) -> dict:
     out = {}
     for n in bases:
         row = {"ĈEφ X": mean[n]["CE_phi"], "ĈEφ X+α": mean[n + "+α"]["CE_phi"]}
-        row.update({f"ĈEφ X{x}": mean[n + x]["CE_phi"] for x in suffixes})
+        row.update({f"ĈEφ X{x}": mean.get(n + x, {}).get("CE_phi", np.nan) for x in suffixes})
         if "+γ" in suffixes:
             row.update({f"ĈEφ X{x} (equal mass)": mean[n + x]["CE_phi mass"] for x in ("+α", "+γ")})
         row.update({"L̂φ X+α": mean[n + "+α"]["L_phi"]})
-        row.update({f"L̂φ X{x}": mean[n + x]["L_phi"] for x in suffixes})
+        row.update({f"L̂φ X{x}": mean.get(n + x, {}).get("L_phi", np.nan) for x in suffixes})
         row.update({"mean α0 (α)": mean[n + "+α"]["alpha0"], "α0 (constant)": mean[n + "+α0"]["alpha0"]})
         if "+α(conv.)" in suffixes:
             row["mean α0 (α conv.)"] = mean[n + "+α(conv.)"]["alpha0"]

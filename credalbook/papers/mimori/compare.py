@@ -433,7 +433,8 @@ def _table1_alpha(cmp: Comparison, s: _Setting) -> None:
     for key in ("L_phi", "CE_phi"):
         pairs = [(c, n) for c in s.configs for n in s.metrics[c] if not n.endswith("+α") and n + "+α" in s.metrics[c]]
         parts = [s.diff(c, n + "+α", n, key, "<") for c, n in pairs]
-        ctrl = [s.diff(c, n + "+α", n + "+γ", key, "<") for c, n in pairs if s.has_control(c, n + "+γ")]
+        ctrl_pairs = [(c, n) for c, n in pairs if s.has_control(c, n + "+γ")]
+        ctrl = [s.diff(c, n + "+α", n + "+γ", key, "<") for c, n in ctrl_pairs]
         # causes of α losing to γ, each named before it was computed and each one setting changed:
         # (control suffix whose presence the candidate needs, the predictor judged "<" the other, the metric judged,
         #  words, why it would be the cause)
@@ -448,6 +449,10 @@ def _table1_alpha(cmp: Comparison, s: _Setting) -> None:
             ("+α+γ", ("+α+γ", "+γ"), key, "α's DPEs times the least-squares constant against γ",
              "the overall level of α's DPEs: rescaled by one least-squares constant fitted on validation, α's DPEs "
              "are no longer beaten by γ, so what γ has over α is its level, not its shape"),
+            ("+α(det.)", ("+α(det.)", "+γ"), key, "the ensembles' α0 from the deterministic features against γ",
+             "the head's input under the ensembles: fitted on the deterministic network's features, the head is "
+             "applied to each member's (Eq. 75, App. D.4: one α0 per member), where it extrapolates; with α0 predicted from "
+             "the deterministic features and shared by the members, α is no longer beaten by γ"),
         ]  # fmt: skip
         if key == "CE_phi" and all("CE_phi mass" in s.metrics[c][n] for c, n in pairs):  # L̂φ has no bins
             candidates.append(
@@ -455,17 +460,12 @@ def _table1_alpha(cmp: Comparison, s: _Setting) -> None:
                  "the binning of ĈEφ: its 15 equal-width bins hold DPEs that α spreads differently from γ, and with "
                  "15 equal-mass bins of each predictor's own DPEs α is no longer beaten by γ")
             )  # fmt: skip
-        tried = []
+        tried = []  # (words, why, judgements, {base family: its judgements})
         for suffix, (a, b), metric, words, why in candidates:
             kept = [(c, n) for c, n in pairs if s.has_control(c, n + suffix)]
             js = [s.diff(c, n + a, n + b, metric, "<") for c, n in kept]
             if js:
-                family = [n.split("+")[0] for _, n in kept]  # the base network's predictor: Raw, MCDO, ...
-                by_fam = ", ".join(
-                    f"{f} {sum(j.verdict == 'agrees' for j, g in zip(js, family) if g == f)} of {family.count(f)}"
-                    for f in dict.fromkeys(family)
-                )
-                tried.append((words, why, js, by_fam))
+                tried.append((words, why, js, _by_family(js, kept)))
         theirs = [(st, k, n) for st, key2, k, n in paper_counts if key2 == key]
         book = f"{sum(j.verdict == 'agrees' for j in parts)} of {len(parts)} pairs lower by more than 2 SE ({_verdicts(parts)})"
         criterion = f"{_NAMES[key]}(X+α) < {_NAMES[key]}(X) for every base X and setting"
@@ -475,18 +475,24 @@ def _table1_alpha(cmp: Comparison, s: _Setting) -> None:
                 f"of {len(ctrl)} lower ({_verdicts(ctrl)})"
             )
             criterion += f", and {_NAMES[key]}(X+α) < {_NAMES[key]}(X+γ) (the control)"
-        for words, _, js, by_fam in tried:
-            book += (
-                f"; {words}: {sum(j.verdict == 'agrees' for j in js)} of {len(js)} lower ({_verdicts(js)}; by base "
-                f"family, lower in {by_fam})"
-            )
+        for words, _, js, fams in tried:
+            by_fam = ", ".join(f"{f} {sum(j.verdict == 'agrees' for j in g)} of {len(g)}" for f, g in fams.items())
+            book += f"; {words}: {sum(j.verdict == 'agrees' for j in js)} of {len(js)} lower ({_verdicts(js)}; by base family, lower in {by_fam})"
+        # the cause: every base family with a pair that differs against γ is covered by a candidate that, on every
+        # pair of that family, no longer differs (the families: the single network's predictors, MC dropout's, ...)
         only_gamma = ctrl and combine(parts).verdict != "differs" and combine(ctrl).verdict == "differs"
-        shown = [
-            f"{why} ({_verdicts(js)})"
-            for _, why, js, _ in tried
-            if only_gamma and len(js) == len(ctrl) and combine(js).verdict != "differs"
-        ]
-        cause = "the section 'α against a constant': " + "; ".join(shown) if shown else ""
+        ctrl_fams = _by_family(ctrl, ctrl_pairs)
+        need = [f for f, g in ctrl_fams.items() if any(j.verdict == "differs" for j in g)]
+        covers = {
+            f: [
+                f"{why} ({_verdicts(fams[f])})"
+                for _, why, _, fams in tried
+                if len(fams.get(f, ())) == len(ctrl_fams[f]) and combine(fams[f]).verdict != "differs"
+            ]
+            for f in need
+        }
+        shown = [f"{f} pairs: " + "; ".join(covers[f]) for f in need] if only_gamma and all(covers.values()) else []
+        cause = "the section 'α against a constant': " + " — ".join(shown) if shown else ""
         cmp.add(
             "Table 1",
             f"α lowers {_NAMES[key]} of the DPEs of every base predictor",
@@ -509,6 +515,15 @@ def _table1_alpha(cmp: Comparison, s: _Setting) -> None:
                 else ""
             ),
         )
+
+
+def _by_family(judgements: list, pairs: list) -> dict:
+    """``{base family: [its judgements]}`` in order of appearance, for the judgements of ``pairs`` ``(config, name)``;
+    a name's family is its base network's predictor, the part before the first "+" (``"MCDO+ts"`` → ``"MCDO"``)."""
+    out: dict = {}
+    for j, (_, n) in zip(judgements, pairs, strict=True):
+        out.setdefault(n.split("+")[0], []).append(j)
+    return out
 
 
 def _table1_ts(cmp: Comparison, s: _Setting) -> None:

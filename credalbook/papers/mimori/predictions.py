@@ -87,6 +87,9 @@ class MimoriPredictions:
         the α head (:func:`~credalbook.papers.mimori.constant_alpha0`); ``"X+α(conv.)"``, the α head fitted to
         convergence (full-batch L-BFGS on all of validation) instead of App. E.4's schedule; ``"X+α+γ"``, the DPEs
         of X+α times the least-squares constant fitted on X+α's validation DPEs (their overall level);
+        ``"X+α(det.)"`` for the ensembles X (MCDO, TTA and their calibrators), α0 predicted once per instance from the
+        deterministic network's features and shared by the members, instead of from each member's own features
+        (App. D.4's ensemble of Dirichlets), where the head, fitted on deterministic features, extrapolates;
         ``"MCDO+ts(ens)"``, ``"TTA+ts(ens)"``, the members scaled by one temperature fitted to the NLL of the
         validation ensemble mean (:class:`~credalbook.papers.mimori.SharedTemperatureEnsembleScaling`);
         ``"MCDO (Σ)"``, ``"MCDO+ts (Σ)"``, …, the ensembles with the posterior of the authors' likelihood
@@ -415,6 +418,11 @@ def mimori_predictions(
                 controls[(cfg, f"{name}+α+γ")] = PredictorOutputs(
                     probs, level * ensemble_disagreement(ens, alpha0=a0), alpha0=a0.mean(axis=1)
                 )
+                if base != "Raw":  # α0 from the deterministic features (Raw's one member), shared by the members
+                    a0_det = head.predict_alpha0(members["Raw"][1])  # (N, 1)
+                    controls[(cfg, f"{name}+α(det.)")] = PredictorOutputs(
+                        probs, ensemble_disagreement(ens, alpha0=a0_det), alpha0=a0_det[:, 0]
+                    )
                 controls[(cfg, f"{name}+α(conv.)")] = PredictorOutputs(
                     probs, ensemble_disagreement(ens, alpha0=a0_conv), alpha0=a0_conv.mean(axis=1)
                 )

@@ -180,10 +180,11 @@ class TestEnsembleTemperatureScan:
             ensemble_temperature_scan(pred, 5, base="MCDO", temperatures=(0.0,))
 
 
-def _with_controls(ens_el, gamma_phi=None, alpha0_phi=None, conv_phi=None, level_phi=None, mass_phi=None):
+def _with_controls(ens_el, gamma_phi=None, alpha0_phi=None, conv_phi=None, level_phi=None, mass_phi=None, det_phi=None):
     """Results with the controls: MCDO+ts(ens) / TTA+ts(ens) at ÊL `ens_el` (ĈL as the base's), X+γ at L̂φ, ĈEφ
     `gamma_phi` (None: the base's) and, when `alpha0_phi` is given, X+α0 at those L̂φ, ĈEφ; `mass_phi`: ĈEφ with
-    equal-mass bins, ``{family: (X+α's, X+γ's)}`` for the bases of each family (Raw..., MCDO..., TTA...)."""
+    equal-mass bins, ``{family: (X+α's, X+γ's)}`` for the bases of each family (Raw..., MCDO..., TTA...); `det_phi`:
+    X+α(det.) at those L̂φ, ĈEφ for the ensembles' bases (MCDO..., TTA...)."""
     metrics = {c: _metrics() for c in (2, 5, "variable")}
     for m in metrics.values():
         for n in m:
@@ -200,8 +201,13 @@ def _with_controls(ens_el, gamma_phi=None, alpha0_phi=None, conv_phi=None, level
             controls[c][n + "+γ"] = dict(m[n], L_phi=lp, CE_phi=cp)
             if mass_phi is not None:
                 controls[c][n + "+γ"]["CE_phi mass"] = mass_phi[n.split("+")[0]][1]
-            for suffix, phi in (("+α0", alpha0_phi), ("+α(conv.)", conv_phi), ("+α+γ", level_phi)):
-                if phi is not None:
+            for suffix, phi in (
+                ("+α0", alpha0_phi),
+                ("+α(conv.)", conv_phi),
+                ("+α+γ", level_phi),
+                ("+α(det.)", det_phi),
+            ):
+                if phi is not None and (suffix != "+α(det.)" or not n.startswith("Raw")):
                     controls[c][n + suffix] = dict(m[n], L_phi=phi[0], CE_phi=phi[1])
     return _results(metrics=metrics, boot=_boot(metrics), controls=controls, controls_boot=_boot(controls))
 
@@ -261,6 +267,20 @@ class TestCompareWithControls:
         assert "24 of 36 lower" in ce.book and "Raw 12 of 12, MCDO 0 of 12, TTA 12 of 12" in ce.book
         ce = compare(_with_controls(0.02, **base)).rows[6]  # metrics without the equal-mass ĈEφ: no candidate
         assert "equal-mass" not in ce.book
+
+    def test_alpha_causes_per_family(self):
+        """Each base family with a pair that differs against γ must be covered by a candidate that holds on every pair
+        of that family: the binning for the single network's pairs, the deterministic features for the ensembles'."""
+        base = dict(gamma_phi=(0.01, 0.01), alpha0_phi=(0.005, 0.005))  # the objective candidate fails everywhere
+        mass = {"Raw": (0.01, 0.02), "MCDO": (0.03, 0.02), "TTA": (0.03, 0.02)}  # the binning turns Raw only
+        lp, ce = compare(_with_controls(0.02, mass_phi=mass, det_phi=(0.005, 0.005), **base)).rows[5:7]
+        assert ce.verdict == "differs — cause shown"
+        assert "Raw pairs: the binning of ĈEφ" in ce.cause and "MCDO pairs: the head's input" in ce.cause
+        assert "TTA pairs: the head's input" in ce.cause and "Raw pairs: the head's input" not in ce.cause
+        assert "α0 from the deterministic features against γ: 24 of 24 lower" in ce.book
+        assert lp.verdict == "differs — cause unknown"  # L̂φ: no candidate for the Raw pairs
+        ce = compare(_with_controls(0.02, mass_phi=mass, det_phi=(0.5, 0.5), **base)).rows[6]
+        assert ce.verdict == "differs — cause unknown" and ce.cause == ""  # the ensembles are left uncovered
 
     def test_posterior_against_best_constant(self):
         """Raw+α: ÊL 0.04 → 0.03; the best constant α0 gives 0.04·0.1/0.14 = 0.0286 < 0.03: differs."""

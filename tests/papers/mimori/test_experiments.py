@@ -206,6 +206,20 @@ class TestMimoriPredictions:
         rel = dpe_reliability(p, 2, ["Raw", "Raw+α"])
         assert rel["Raw"].counts.sum() == 200
 
+    def test_alpha_from_deterministic_features(self, tiny_predictions):
+        """X+α(det.), for the ensembles only: the α0 of the single network's X+α (the same head on the deterministic
+        features), shared by the members, so its DPE is that α0's shrinkage of the ensemble's own DPE (Eq. 75)."""
+        p = tiny_predictions
+        for c in p.configs:
+            assert not any(n.startswith("Raw") and n.endswith("+α(det.)") for n in p.control_names(c))
+            for base in ("MCDO", "TTA"):
+                for cal in ("", "+ts"):
+                    det = p.outputs(c, f"{base}{cal}+α(det.)")
+                    a0 = p.outputs(c, f"Raw{cal}+α").alpha0
+                    np.testing.assert_array_equal(det.alpha0, a0)
+                    np.testing.assert_allclose(det.dpe, a0 / (a0 + 1) * p.outputs(c, f"{base}{cal}").dpe, rtol=1e-12)
+                    assert not np.allclose(det.dpe, p.outputs(c, f"{base}{cal}+α").dpe)  # the members' own α0 differ
+
     def test_reproducible_and_cached(self, tiny_predictions, tmp_path, monkeypatch):
         monkeypatch.setenv("CREDALBOOK_CACHE_DIR", str(tmp_path))  # a fresh cache: retrain from scratch
         again = mimori_predictions("digits", **TINY)
