@@ -136,6 +136,10 @@ class _Setting:
             return _diff_claim(m, bt, c, a, b, key, relation, self.data_name)
         return _diff_claim(self.metrics, self.boot, c, a, b, key, relation, self.data_name)
 
+    def value(self, c, name, key) -> float:
+        """The metric ``key`` of the predictor or control ``name`` in setting ``c``."""
+        return (self.metrics[c] if name in self.metrics[c] else self.controls[c])[name][key]
+
     def has_control(self, c, name) -> bool:
         """Whether the control `name` of setting ``c`` was computed."""
         return bool(self.controls) and name in self.controls.get(c, {})
@@ -460,12 +464,13 @@ def _table1_alpha(cmp: Comparison, s: _Setting) -> None:
                  "the binning of ĈEφ: its 15 equal-width bins hold DPEs that α spreads differently from γ, and with "
                  "15 equal-mass bins of each predictor's own DPEs α is no longer beaten by γ")
             )  # fmt: skip
-        tried = []  # (words, why, judgements, {base family: its judgements})
+        tried = []  # (words, why, judgements, {base family: its judgements}, {base family: its mean difference})
         for suffix, (a, b), metric, words, why in candidates:
             kept = [(c, n) for c, n in pairs if s.has_control(c, n + suffix)]
             js = [s.diff(c, n + a, n + b, metric, "<") for c, n in kept]
             if js:
-                tried.append((words, why, js, _by_family(js, kept)))
+                gaps = _by_family([s.value(c, n + a, metric) - s.value(c, n + b, metric) for c, n in kept], kept)
+                tried.append((words, why, js, _by_family(js, kept), {f: float(np.mean(g)) for f, g in gaps.items()}))
         theirs = [(st, k, n) for st, key2, k, n in paper_counts if key2 == key]
         book = f"{sum(j.verdict == 'agrees' for j in parts)} of {len(parts)} pairs lower by more than 2 SE ({_verdicts(parts)})"
         criterion = f"{_NAMES[key]}(X+α) < {_NAMES[key]}(X) for every base X and setting"
@@ -475,18 +480,22 @@ def _table1_alpha(cmp: Comparison, s: _Setting) -> None:
                 f"of {len(ctrl)} lower ({_verdicts(ctrl)})"
             )
             criterion += f", and {_NAMES[key]}(X+α) < {_NAMES[key]}(X+γ) (the control)"
-        for words, _, js, fams in tried:
+        for words, _, js, fams, _ in tried:
             by_fam = ", ".join(f"{f} {sum(j.verdict == 'agrees' for j in g)} of {len(g)}" for f, g in fams.items())
             book += f"; {words}: {sum(j.verdict == 'agrees' for j in js)} of {len(js)} lower ({_verdicts(js)}; by base family, lower in {by_fam})"
         # the cause: every base family with a pair that differs against γ is covered by a candidate that, on every
         # pair of that family, no longer differs (the families: the single network's predictors, MC dropout's, ...)
         only_gamma = ctrl and combine(parts).verdict != "differs" and combine(ctrl).verdict == "differs"
         ctrl_fams = _by_family(ctrl, ctrl_pairs)
+        ctrl_gap = _by_family(
+            [s.value(c, n + "+α", key) - s.value(c, n + "+γ", key) for c, n in ctrl_pairs], ctrl_pairs
+        )
         need = [f for f, g in ctrl_fams.items() if any(j.verdict == "differs" for j in g)]
         covers = {
             f: [
-                f"{why} ({_verdicts(fams[f])})"
-                for _, why, _, fams in tried
+                f"{why} (the mean difference over the family's pairs {gaps[f]:+.4f}, against {np.mean(ctrl_gap[f]):+.4f} "
+                f"for X+α − X+γ; {_verdicts(fams[f])})"
+                for _, why, _, fams, gaps in tried
                 if len(fams.get(f, ())) == len(ctrl_fams[f]) and combine(fams[f]).verdict != "differs"
             ]
             for f in need
@@ -509,8 +518,12 @@ def _table1_alpha(cmp: Comparison, s: _Setting) -> None:
                 "; shown beside it, not part of the criterion, each a candidate cause named before it was computed: "
                 "X+α0 (one α0 fitted like α's head but without its features, on the same validation CPEs), "
                 "X+α(conv.) (α's head fitted by full-batch L-BFGS to convergence), X+α+γ (α's DPEs times the "
-                "least-squares constant fitted on its validation DPEs), and X+α against X+γ with ĈEφ's bins of equal "
-                "mass (15 per predictor, from its own DPEs) instead of the paper's equal width"
+                "least-squares constant fitted on its validation DPEs), X+α(det.) for the ensembles (α0 predicted from "
+                "the deterministic network's features and shared by the members, instead of one per member from its "
+                "own features), and X+α against X+γ with ĈEφ's bins of equal mass (15 per predictor, from its own DPEs) "
+                "instead of the paper's equal width; a cause is named when every base family (the single network's "
+                "predictors, MC dropout's) that loses to γ is covered by a candidate that no longer loses on any of "
+                "its pairs"
                 if tried
                 else ""
             ),
@@ -824,6 +837,7 @@ def _vs_accuracy(cmp: Comparison, s: _Setting) -> None:
     # sqrt((ρ − d²)/n) needs the share ρ of test images on which the two predictors disagree, which the paper does not
     # give; the book's own ρ for the same two predictors stands in for it, and the row says so
     raw_legible = {n: a for n, a in paper_acc.items() if n.startswith("Raw") and n != "Raw+vs"}
+    illegible = " and ".join(n for n in mv if n in others and n not in paper_acc)  # in the table's order
     note = "MDS-like setting; the paper's word is 'slightly': its own margin is a fraction of a point"
     if raw_legible and s.discordance:
         runner = max(raw_legible, key=raw_legible.get)
@@ -834,8 +848,9 @@ def _vs_accuracy(cmp: Comparison, s: _Setting) -> None:
             needed = d * d * (1 + n / 4)  # d > 2 SE iff ρ < d²(1 + n/4)
             decided = sign_claim(d, relation=">", se=se).verdict == "agrees"  # the book's criterion, on the paper
             own = (
-                f"its margin {_dot(d)} (Raw+vs over {runner}, MDS-1, {n:,} test images; Raw and Raw+ts illegible) "
-                f"is {'beyond' if decided else 'within'} 2 SE = {2 * se:.4f} when the two disagree on "
+                f"its margin {_dot(d)} (Raw+vs over {runner}, MDS-1, {n:,} test images"
+                + (f"; {illegible} illegible) " if illegible else ") ")
+                + f"is {'beyond' if decided else 'within'} 2 SE = {2 * se:.4f} when the two disagree on "
                 f"{rho:.1%} of the images, as on the book's; it decides the claim only if they disagree on fewer "
                 f"than {needed:.1%}"
             )

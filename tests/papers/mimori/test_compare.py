@@ -398,6 +398,7 @@ def test_vs_accuracy_judged_on_the_paper_own_margin():
     assert r.verdict == "inconclusive" and r.criterion.startswith("the paper's own numbers do not decide this claim")
     se2 = 2 * np.sqrt((0.05 - 0.0018**2) / 11110)
     assert f"within 2 SE = {se2:.4f}" in r.criterion and "fewer than 0.9%" in r.criterion
+    assert "(Raw+vs over Raw+ms, MDS-1, 11,110 test images; Raw and Raw+ts illegible)" in r.criterion
     assert "not counted against the book" in r.note
     r = row(0.002)
     assert r.verdict == "agrees"  # Raw+vs 0.81 above Raw 0.80 by far more than 2 SE of the book's resamples

@@ -277,6 +277,8 @@ class TestCompareWithControls:
         assert ce.verdict == "differs — cause shown"
         assert "Raw pairs: the binning of ĈEφ" in ce.cause and "MCDO pairs: the head's input" in ce.cause
         assert "TTA pairs: the head's input" in ce.cause and "Raw pairs: the head's input" not in ce.cause
+        # MCDO+α(det.) − MCDO+γ = 0.005 − 0.01 for every pair; MCDO+α − MCDO+γ = 0.07 / 2 − 0.01
+        assert "the mean difference over the family's pairs -0.0050, against +0.0250 for X+α − X+γ" in ce.cause
         assert "α0 from the deterministic features against γ: 24 of 24 lower" in ce.book
         assert lp.verdict == "differs — cause unknown"  # L̂φ: no candidate for the Raw pairs
         ce = compare(_with_controls(0.02, mass_phi=mass, det_phi=(0.5, 0.5), **base)).rows[6]
