@@ -8,12 +8,13 @@ import pytest
 from scipy import stats
 
 from credalbook.calibration import dirichlet_posterior_probs
-from credalbook.metrics import cpe_loss_decomposition
+from credalbook.metrics import cpe_loss_decomposition, statistic_calibration
 from credalbook.nn import ThreeConvNet, VGGNet
 from credalbook.papers.mimori import (
     bootstrap_metrics,
     build_mix_network,
     debiasing_study,
+    dpe_mass_edges,
     dpe_reliability,
     evaluate_predictors,
     mimori_predictions,
@@ -205,6 +206,32 @@ class TestMimoriPredictions:
         assert shift["mean_delta"] == pytest.approx(np.mean(p.predictors[(2, "Raw+ts")].dpe - raw.dpe))
         rel = dpe_reliability(p, 2, ["Raw", "Raw+α"])
         assert rel["Raw"].counts.sum() == 200
+
+    def test_equal_mass_ce_phi(self, tiny_predictions):
+        """ "CE_phi mass": the debiased ĈEφ over 15 bins of equal mass of the predictor's own DPEs (each bin holds
+        N / 15 of them when no DPEs tie), on the full test split and on a bootstrap resample."""
+        p = tiny_predictions
+        m = evaluate_predictors(p, 2, names=["Raw", "MCDO+α"])
+        for name in ("Raw", "MCDO+α"):
+            dpe, hist = p.outputs(2, name).dpe, p.test_hist[2]
+            edges = dpe_mass_edges(dpe)
+            assert edges[0] == 0 and edges[-1] == 1 and len(edges) == 16
+            assert np.all(np.abs(np.histogram(dpe, bins=edges)[0] - len(dpe) / 15) <= 1)
+            ref = statistic_calibration(dpe, hist, bin_edges=edges).ce_debiased
+            assert m[name]["CE_phi mass"] == ref and m[name]["CE_phi mass"] != m[name]["CE_phi"]
+        boot = bootstrap_metrics(p, 2, names=["Raw"], n_resamples=2, seed=3)
+        idx = np.random.default_rng(np.random.SeedSequence([3, 26])).integers(0, 200, size=(2, 200))
+        d = p.outputs(2, "Raw").dpe[idx[1]]
+        ref = statistic_calibration(d, p.test_hist[2][idx[1]], bin_edges=dpe_mass_edges(d)).ce_debiased
+        assert boot["Raw"]["CE_phi mass"][1] == ref  # the cuts are those of the resample's own DPEs
+
+    def test_dpe_mass_edges_errors(self):
+        with pytest.raises(ValueError, match="dpe must be"):
+            dpe_mass_edges(np.array([0.2, np.nan]))
+        with pytest.raises(ValueError, match="dpe must be"):
+            dpe_mass_edges(np.array([[0.2, 0.3]]))
+        with pytest.raises(ValueError, match="n_bins"):
+            dpe_mass_edges(np.array([0.2, 0.3]), 0)
 
     def test_alpha_from_deterministic_features(self, tiny_predictions):
         """X+α(det.), for the ensembles only: the α0 of the single network's X+α (the same head on the deterministic
