@@ -267,9 +267,9 @@ def alpha_control_rows(predictions: list, config, *, n_bins: int = 15) -> dict:
     X, X+α (the instance-wise head), X+γ (DPEs shrunk by the least-squares constant), X+α0 (one α0 fitted by α's own
     objective, Eq. 50), X+α(conv.) (the head fitted to convergence), X+α+γ (α's DPEs times the least-squares
     constant) and, for the ensembles, X+α(det.) (α0 from the deterministic features, shared by the members; NaN for
-    the single network's rows), on the test histograms of ``config``; and ĈEφ of X+α and X+γ with 15 equal-mass bins of each predictor's
-    own DPEs (``"... (equal mass)"``, :func:`~credalbook.papers.mimori.dpe_mass_edges`) instead of the paper's equal
-    width.
+    the single network's rows), on the test histograms of ``config``; and ĈEφ of X+α and X+γ with 15 equal-mass bins
+    of each predictor's own DPEs (``"... (equal mass)"``, :func:`~credalbook.papers.mimori.dpe_mass_edges`) instead of
+    the paper's equal width.
 
     ``predictions``: one :class:`~credalbook.papers.mimori.MimoriPredictions` per seed, with their controls.
     Returns ``{X: {column: value}}``.
