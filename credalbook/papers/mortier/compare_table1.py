@@ -23,10 +23,10 @@ import math
 import numpy as np
 
 from credalbook.papers.criteria import at_least, sign_claim
-from credalbook.papers.premises import premise_undecided
+from credalbook.papers.premises import not_decided_by_paper, premise_undecided
 from credalbook.papers.report import Comparison
 
-__all__ = ["table1_rows"]
+__all__ = ["judged_against_paper", "table1_rows"]
 
 ENSEMBLES = ("DN(0.1)", "DN(0.6)", "DE")
 _KINDS = ("S", "DN(0.1)", "DN(0.6)", "DE")
@@ -225,24 +225,75 @@ def _pooled(values) -> tuple[float, float, int]:
 
 
 def _difference_row(
-    cmp, diffs, claim: str, what: str, paper: str, name: str, note: str, control=None, evidence: str = ""
+    cmp,
+    diffs,
+    claim: str,
+    what: str,
+    paper: str,
+    name: str,
+    note: str,
+    control=None,
+    evidence: str = "",
+    paper_diffs=None,
 ) -> None:
     """A row "the mean over cells of a paired difference is below 0", from each cell's (difference, SE);
     ``control``: (the control's differences, how it was trained), stated beside; ``evidence``: more numbers of the
-    same cells, appended to the book's column."""
+    same cells, appended to the book's column; ``paper_diffs``: the same difference on each of the paper's Table 1
+    rows, judged first by the same criterion (their mean below 0 by 2 SE over the rows) and by a one-sided sign
+    test (:func:`_paper_evidence`): when neither decides, the row is *inconclusive*, not counted against the book,
+    with the book's own judgement kept in its criterion."""
     dv, dse, n = _pooled(diffs)
     lower = sum(d[0] < 0 for d in diffs)
     ctl = ""
     if control:
         cv, cse, _ = _pooled(control[0])
         ctl = f"; trained {control[1]} (the control): {cv:+.4f} (SE {cse:.4f})"
-    cmp.add(
-        "Table 1", claim, paper=paper,
-        book=f"{what} = {dv:+.4f} (SE {dse:.4f}); lower on {lower} of {n} cells{ctl}{evidence}",
-        judgement=sign_claim(dv, relation="<", se=dse, name=name, replicates=n,
-                             tolerance_source="2 × the SE pooled from the cells' paired bootstraps"),
-        note=note,
-    )  # fmt: skip
+    judgement = sign_claim(dv, relation="<", se=dse, name=name, replicates=n,
+                           tolerance_source="2 × the SE pooled from the cells' paired bootstraps")  # fmt: skip
+    if paper_diffs is not None:
+        judgement, why = judged_against_paper(judgement, paper_diffs)
+        paper += f"; {why}"
+    cmp.add("Table 1", claim, paper=paper,
+            book=f"{what} = {dv:+.4f} (SE {dse:.4f}); lower on {lower} of {n} cells{ctl}{evidence}",
+            judgement=judgement, note=note)  # fmt: skip
+
+
+def judged_against_paper(judgement, paper_diffs) -> tuple:
+    """``judgement`` (the book's "difference below 0") where the paper's own rows decide the claim
+    (:func:`_paper_evidence`), else *inconclusive* with the book's judgement kept in its criterion
+    (:func:`~credalbook.papers.premises.not_decided_by_paper`); → (judgement, the paper's evidence in words)."""
+    why, decided = _paper_evidence(paper_diffs)
+    if decided:
+        return judgement, why
+    return not_decided_by_paper(judgement, why, tolerance_source=f"{judgement.tolerance_source}; 2 × the SE over the "
+                                "paper's rows"), why  # fmt: skip
+
+
+def _paper_evidence(values, level: float = 0.05) -> tuple[str, bool]:
+    """Whether the paper's own rows decide "the difference is below 0": their mean below 0 by more than 2 SE over
+    the rows (the book's criterion), or a one-sided sign test at ``level`` (SciPy's exact binomial test); →
+    (the evidence in words, decided).
+
+    Examples
+    --------
+    >>> _paper_evidence([-0.02, -0.01, 0.005, -0.03])
+    ("the paper's rows: mean -0.0137 ± 0.0075 (SE over 4 rows; 2 SE 0.0149), below 0 on 3 of 4 (sign test, one-sided p = 0.31)", False)
+    >>> _paper_evidence([-0.05, -0.04, -0.06, -0.05, -0.04, -0.05])[1]
+    True
+    """
+    from scipy.stats import binomtest
+
+    v = np.asarray(values, dtype=np.float64)
+    if v.ndim != 1 or v.size < 2 or not np.all(np.isfinite(v)):
+        raise ValueError(f"values must be at least 2 finite numbers; got {values!r}")
+    mu, se = float(v.mean()), float(v.std(ddof=1) / np.sqrt(v.size))
+    k = int((v < 0).sum())
+    p = float(binomtest(k, v.size, 0.5, alternative="greater").pvalue)
+    why = (
+        f"the paper's rows: mean {mu:+.4f} ± {se:.4f} (SE over {v.size} rows; 2 SE {2 * se:.4f}), below 0 on {k} of "
+        f"{v.size} (sign test, one-sided p = {p:.2g})"
+    )
+    return why, bool(mu < -2 * se or p < level)
 
 
 def _dropout_direction(cells: list) -> str:
@@ -272,20 +323,22 @@ def _dropout_direction(cells: list) -> str:
 
 def _differences(cmp, cells, claim, paper_rows, variant, setting, control=None) -> None:
     ctl = lambda f: (f(control), _training(control)) if control else None  # noqa: E731
-    kp = sum(r["DN(0.6)"]["avg_ece_conf"] < r["DN(0.1)"]["avg_ece_conf"] for _, _, r in paper_rows)
+    pd = [r["DN(0.6)"]["avg_ece_conf"] - r["DN(0.1)"]["avg_ece_conf"] for _, _, r in paper_rows]
+    kp = sum(d < 0 for d in pd)
     _difference_row(
         cmp, [c["dn"] for c in cells],
         "DN(0.6) better confidence-calibrated than DN(0.1): average ECE_conf on the test split, mean over cells",
         "DN(0.6) − DN(0.1)", f"{claim['table1_dropout_rate']}: lower on {kp} of {len(paper_rows)} rows",
         "mean ECE_conf(DN(0.6)) − ECE_conf(DN(0.1))", setting, ctl(lambda cs: [c["dn"] for c in cs]),
-        _dropout_direction(cells),
+        _dropout_direction(cells), paper_diffs=pd,
     )  # fmt: skip
-    kp = sum(r["DE"]["ece_conf"] < r["DE"]["avg_ece_conf"] for _, _, r in paper_rows)
+    pd = [r["DE"]["ece_conf"] - r["DE"]["avg_ece_conf"] for _, _, r in paper_rows]
+    kp = sum(d < 0 for d in pd)
     _difference_row(
         cmp, [c["de"][variant] for c in cells],
         "DE: weighted average better calibrated than the average (ECE_conf, test split), mean over cells",
         "weighted − average", f"{claim['table1_de_difference']}: weighted lower on {kp} of {len(paper_rows)} rows",
         "mean ECE_conf(weighted) − ECE_conf(average)",
         setting + "; λ of the judged variant's ECE_conf test, fitted on the calibration half",
-        ctl(lambda cs: [c["de"][variant] for c in cs]),
+        ctl(lambda cs: [c["de"][variant] for c in cs]), paper_diffs=pd,
     )  # fmt: skip

@@ -1,10 +1,12 @@
 """Mortier et al. (2023): the reported numbers as data, and the chapter's "Paper vs. this book" rows."""
 
 import json
+import math
 from pathlib import Path
 
 import numpy as np
 import pytest
+import scipy.stats
 
 from credalbook.papers.criteria import INCONCLUSIVE, NOT_RUN
 from credalbook.papers.mortier import compare, paper_table1
@@ -133,6 +135,9 @@ class TestCompare:
         rows = cmp.rows
         assert len(rows) == 14 and cmp.chapter == "01_mortier_set_calibration"
         verdicts = {(r.artifact, r.quantity[:30]): r.verdict for r in rows}
+        # every row agrees but the DN(0.6) row, which the paper's own ten rows do not decide (TestPaperEvidence)
+        dn_key = ("Table 1", "DN(0.6) better confidence-cali")
+        assert verdicts.pop(dn_key) == INCONCLUSIVE
         assert all(v == "agrees" for v in verdicts.values()), verdicts
         assert all(r.criterion and r.verdict for r in rows)
         skce = rows[0]
@@ -189,7 +194,8 @@ class TestCompare:
         assert rows["single network S rejected for ECE_conf"].verdict == "differs — cause unknown"
         assert rows["deep ensemble DE not rejected for ECE_conf"].verdict == "differs — cause unknown"
         dn = rows["DN(0.6) better confidence-calibrated than DN(0.1): average ECE_conf on the test split"]
-        assert dn.verdict == "differs — cause unknown"
+        # the paper's own ten rows do not decide it: inconclusive, the book's "differs" kept in the criterion
+        assert dn.verdict == INCONCLUSIVE and dn.criterion.endswith("(differs)")
         assert rows["M = 100 changes little: mean |Type I − α| (M = 10 → 100)"].verdict == "differs — cause unknown"
         assert not any(q.startswith("S2: the segment ends") for q in rows)  # a definition: a test, not a row
         # "mostly": one test of six above 3α/2 at every level still leaves a majority of the 48 cells
@@ -430,8 +436,8 @@ class TestNewRows:
         head = next(r for (a, q), r in by.items() if a == "Abstract")
         assert head.book.startswith("rejected on 12 of 18") and head.verdict == "agrees"  # DE not rejected
         dn = next(r for (a, q), r in by.items() if q.startswith("DN(0.6) better"))
-        assert dn.verdict == "agrees" and "lower on 6 of 6 cells" in dn.book
-        assert dn.criterion.endswith("-0.01") and dn.tolerance == pytest.approx(2 * np.sqrt(6 * 0.002**2) / 6)
+        assert dn.verdict == INCONCLUSIVE and "lower on 6 of 6 cells" in dn.book  # the paper's rows do not decide
+        assert dn.criterion.endswith("-0.01 (agrees)") and dn.tolerance == pytest.approx(2 * np.sqrt(6 * 0.002**2) / 6)
 
     def test_cobyla_pending(self):
         """COBYLA's parts not all recorded: its row is not run here (pending), the one-minimiser row has no cause."""
@@ -551,7 +557,8 @@ class TestNewRows:
         assert next(r for q, r in by.items() if q.startswith("single network")).verdict == "differs — cause unknown"
         assert next(r for q, r in by.items() if q.startswith("ensembles of deep")).verdict == "differs — cause unknown"
         assert next(r for q, r in by.items() if q.startswith("DN(0.6) not rejected")).verdict == "agrees"
-        assert next(r for q, r in by.items() if q.startswith("DN(0.6) better")).verdict == "differs — cause unknown"
+        dn = next(r for q, r in by.items() if q.startswith("DN(0.6) better"))
+        assert dn.verdict == INCONCLUSIVE and dn.criterion.endswith("(differs)")
 
 
 def test_closest_corner_is_the_largest_class():
@@ -689,3 +696,45 @@ class TestRegimeRows:
     def test_without_regime_no_premise(self):
         rows = compare(TestNewRows()._full()).rows
         assert not any(r.artifact == "Table 1 (premise)" for r in rows)
+
+
+class TestPaperEvidence:
+    """The Table 1 difference rows are judged against the paper's own ten rows first (the comparison rule: where the
+    paper's numbers do not decide its claim, the row says so and is not counted against the book)."""
+
+    def test_paper_numbers(self):
+        from credalbook.papers.mortier.compare import _paper_rows
+        from credalbook.papers.mortier.compare_table1 import _paper_evidence
+
+        rows = _paper_rows()
+        dn = [r["DN(0.6)"]["avg_ece_conf"] - r["DN(0.1)"]["avg_ece_conf"] for _, _, r in rows]
+        de = [r["DE"]["ece_conf"] - r["DE"]["avg_ece_conf"] for _, _, r in rows]
+        # DN(0.6) − DN(0.1): mean −0.0201, SE 0.0120 (10 rows); 7 of 10 below 0, exact one-sided p = 176/1024
+        why, decided = _paper_evidence(dn)
+        assert not decided
+        assert why == (
+            "the paper's rows: mean -0.0201 ± 0.0120 (SE over 10 rows; 2 SE 0.0239), below 0 on 7 of 10 "
+            "(sign test, one-sided p = 0.17)"
+        )
+        assert math.isclose(scipy.stats.binomtest(7, 10, 0.5, alternative="greater").pvalue, 176 / 1024)
+        # DE weighted − average: mean −0.0492, SE 0.0154: decided by the mean (and 9 of 10 below, p = 11/1024)
+        assert _paper_evidence(de)[1] is True
+        assert abs(np.mean(de) + 0.04924) < 1e-9
+
+    def test_rows(self):
+        res = TestRegimeRows()._res(signed=(0.04, 0.005), s_minus_de=(0.02, 0.004))
+        rows = compare(res).rows
+        dn = next(r for r in rows if r.quantity.startswith("DN(0.6) better"))
+        de = next(r for r in rows if r.quantity.startswith("DE: weighted average"))
+        # the book's own judgement is kept in the criterion; the row is not counted against the book
+        assert dn.verdict == INCONCLUSIVE and dn.criterion.startswith("the paper's own numbers do not decide")
+        assert "; the book: mean ECE_conf(DN(0.6)) − ECE_conf(DN(0.1)) < 0" in dn.criterion
+        assert "the paper's rows: mean -0.0201" in dn.paper
+        assert not de.criterion.startswith("the paper's own numbers") and "the paper's rows: mean -0.0492" in de.paper
+
+    def test_errors(self):
+        from credalbook.papers.mortier.compare_table1 import _paper_evidence
+
+        for bad in ([0.1], [0.1, float("nan")], [[0.1, 0.2]]):
+            with pytest.raises(ValueError, match="values must be"):
+                _paper_evidence(bad)
