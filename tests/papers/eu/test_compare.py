@@ -178,7 +178,15 @@ class TestCompare:
         r = _row(cmp, "Sec. 5.3.1 / Fig. 3", claims["overestimate"])
         assert r.verdict == "agrees"  # mean 0.02 > one-sided t(2) 2.92 × se 0.0058 = 0.0169 (two-sided 4.30 would not)
         r = _row(cmp, "Sec. 5.3.1 (toy)", "In general, we would expect")
-        assert r.verdict == "agrees" and r.book.startswith("higher ρ_epi: Ê_E")
+        # the paper's Table 1 decides neither Ê_E's higher ρ_epi nor its lower calibrated EECE: inconclusive, with
+        # the book's own "agrees" kept in the criterion
+        assert (
+            r.verdict == "inconclusive" and r.book.startswith("higher ρ_epi: Ê_E") and r.criterion.endswith("(agrees)")
+        )
+        assert "ρ_epi(Ê_E) > ρ_epi(Ê_M) by more than 0.0269: 0.121 vs 0.108 (inconclusive)" in r.criterion
+        assert (
+            "calib. EECE(Ê_M) > calib. EECE(Ê_E) by more than 0.00421: 0.0182 vs 0.0152 (inconclusive)" in r.criterion
+        )
         # Sec. 5.3.2
         v1 = _row(cmp, "Sec. 5.3.2", "We find that in modification 1")
         assert v1.verdict == "agrees" and v1.book == "Δ M +0.0010, Δ E +0.0010" and "[all of 4" in v1.criterion
