@@ -433,14 +433,13 @@ def set_calibration_test(
     **options
         The less common options (:class:`SetTestOptions`):
 
-        ``solver_options`` : dict, optional
-            See :func:`~credalbook.stats.minimise_calibration_measure`.
-        ``weight_prior`` : {"uniform", "sparse"}, default "uniform"
-            See :func:`~credalbook.stats.set_null_distribution`.
-        ``resample`` : {"bootstrap", "permutation"}, default "bootstrap"
-        ``rule`` : {"t", "abs"}, default "t"
-            Decision of line 8: :math:`t > q_{1-\alpha}` (the paper) or :math:`|t| > q_{1-\alpha}`
-            (the authors' code; see :data:`DECISION_RULES`).
+        - ``solver_options`` (dict, optional): see :func:`~credalbook.stats.minimise_calibration_measure`.
+        - ``weight_prior`` ({"uniform", "sparse"}, default "uniform"): see
+          :func:`~credalbook.stats.set_null_distribution`.
+        - ``resample`` ({"bootstrap", "permutation"}, default "bootstrap"): how the null replicates draw the
+          instances.
+        - ``rule`` ({"t", "abs"}, default "t"): the decision of line 8, :math:`t > q_{1-\alpha}` (the paper) or
+          :math:`|t| > q_{1-\alpha}` (the authors' code; see :data:`DECISION_RULES`).
 
     Returns
     -------

@@ -305,19 +305,17 @@ def fit_weight_function(
     **options
         The settings of :meth:`WeightLearningConfig.from_options` when ``config`` is None:
 
-        ``estimator`` : {"lp", "kl", "skce", "mmd", "brier"}, default "lp"
-            Calibration estimator of the loss (``"brier"``: the score alone).
-        ``estimator_options`` : dict, optional
-            E.g. ``{"bandwidth": 0.01}``; defaults in :data:`~credalbook.metrics.ESTIMATOR_BANDWIDTHS`.
-        ``score`` : {"brier", "log"}, optional
-            Proper score S; default from :data:`LOSS_PRESETS` (the authors' pairing).
-        ``gamma`` : float ≥ 0, optional
-            γ; default from :data:`LOSS_PRESETS` (L_p 0.5, KL 0, MMD 0.1, SKCE 1).
-        ``val_fraction`` : float, default 0.25
-        ``hidden`` : tuple of int, default (32, 32, 32)
-            Hidden widths (LeakyReLU).
-        ``lr``, ``batch_size``, ``max_epochs``, ``patience`` : default 1e-3, 512, 300, 100
-            Adam learning rate, minibatch size, epoch limit, early-stopping patience (epochs).
+        - ``estimator`` ({"lp", "kl", "skce", "mmd", "brier"}, default "lp"): the calibration estimator of the
+          loss (``"brier"``: the score alone).
+        - ``estimator_options`` (dict, optional): e.g. ``{"bandwidth": 0.01}``; defaults in
+          :data:`~credalbook.metrics.ESTIMATOR_BANDWIDTHS`.
+        - ``score`` ({"brier", "log"}, optional): the proper score S; default from :data:`LOSS_PRESETS` (the
+          authors' pairing).
+        - ``gamma`` (float ≥ 0, optional): γ; default from :data:`LOSS_PRESETS` (L_p 0.5, KL 0, MMD 0.1, SKCE 1).
+        - ``val_fraction`` (float, default 0.25): the share held out for early stopping without ``val_*``.
+        - ``hidden`` (tuple of int, default (32, 32, 32)): hidden widths (LeakyReLU).
+        - ``lr``, ``batch_size``, ``max_epochs``, ``patience`` (default 1e-3, 512, 300, 100): Adam's learning
+          rate, the minibatch size, the epoch limit, the early-stopping patience (epochs).
 
     Returns
     -------
