@@ -217,9 +217,7 @@ PRESETS = {
         # seeds and SmallCNN body are chapter 01's; at paper 1 000 images for 400 epochs, 3 200 Adam steps as chapter
         # 01's regime, chosen from one exploratory run in which a 5-member deep ensemble on Fashion-MNIST had its mean
         # predictor over-confident by +0.090 [0.081, 0.099] at accuracy 0.812, where chapter 01's 5 000 images for 80
-        # epochs left it over-confident in 3 of 9 Fashion-MNIST cells); regime_more_seeds: data set -> further seeds of
-        # the regime's cells for this chapter only, after chapter 01's (at paper 3 on Fashion-MNIST, the data set whose
-        # premise holds: the KL and dropout rows' paired differences were undecided at 18 pairs); polytope_*: Fig. 8;
+        # epochs left it over-confident in 3 of 9 Fashion-MNIST cells); polytope_*: Fig. 8;
         # table_*: the Table 1 analogue
         # (its sets reuse the Mortier chapter's backbone and heads; table_epochs trains λ(x) on backbone features;
         # table_learner/table_patience: the λ-network, at paper the authors' code, mkjuergens/EnsembleCalibration@8dff2b5
@@ -244,7 +242,6 @@ PRESETS = {
             table1_floor=1e-3,
             regime_train=300,
             regime_epochs=2,
-            regime_more_seeds={},
             polytope_samples=300,
             pitfall_datasets=3,
             backbone_train=2000,
@@ -278,7 +275,6 @@ PRESETS = {
             table1_floor=1e-3,
             regime_train=1000,
             regime_epochs=20,
-            regime_more_seeds={},
             polytope_samples=3000,
             pitfall_datasets=20,
             backbone_train=10000,
@@ -312,7 +308,6 @@ PRESETS = {
             table1_floor=1e-3,
             regime_train=1000,
             regime_epochs=400,
-            regime_more_seeds={"fashion_mnist": 3},
             polytope_samples=5000,
             pitfall_datasets=200,
             backbone_train=None,

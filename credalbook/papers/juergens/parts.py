@@ -382,8 +382,7 @@ def _table1_regime_parts(cfg, *, device, seed) -> list:
     (data set, seed, set), networks of chapter 01's Table 1 cells (data sets, seeds and body: the preset's shared
     ``table1_*`` keys) trained end to end on ``regime_train`` images for ``regime_epochs`` epochs (the first data
     set; as many Adam steps on the others), λ(x) on the first analogue's backbone features (architecture A), both
-    resamplings of the null replicates; ``regime_more_seeds`` (data set → count) adds seeds after chapter 01's, for
-    this chapter only."""
+    resamplings of the null replicates."""
     from credalbook.data import load_dataset
     from credalbook.papers.juergens.regime import table1_regime_rows
     from credalbook.papers.mortier.parts import _table1_epochs
@@ -397,8 +396,7 @@ def _table1_regime_parts(cfg, *, device, seed) -> list:
         if bb_train is not None and bb_train >= len(load_dataset(ds).y_train):
             bb_train = None
         backbone = dict(n_train=bb_train, epochs=cfg["backbone_epochs"], seed=seed)
-        more = cfg.get("regime_more_seeds", {}).get(ds, 0)
-        for s in range(seed, seed + cfg["table1_seeds"] + more):
+        for s in range(seed, seed + cfg["table1_seeds"]):
             for kind in TABLE1_KINDS:
                 kwargs = dict(dataset=ds, set_name=kind, seed=s, n_members=cfg["n_members"], epochs=epochs_of[ds],
                               n_train=n_train, channels=tuple(cfg["table1_channels"]), hidden=cfg["table1_hidden"],
