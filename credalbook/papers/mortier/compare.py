@@ -802,52 +802,26 @@ def _table1_decisions(cmp: Comparison, r: Mapping, claim: dict, setting: str) ->
 def _table1_differences(cmp: Comparison, r: Mapping, claim: dict, setting: str) -> None:
     """Table 1: the ECE_conf differences (dropout rates; the deep ensemble's weights), each judged against the
     paper's own rows first (:func:`~credalbook.papers.mortier.compare_table1.judged_against_paper`)."""
-    from credalbook.papers.mortier.compare_table1 import judged_against_paper
+    from credalbook.papers.mortier.compare_table1 import judged_against_paper, paper_differences
 
-    t1 = r["table1"]
-    dv, dse, dn = r["table1_diffs"]["dn"]
-    k, n = (
-        sum(rr["DN(0.6)"]["avg_ece_conf"] < rr["DN(0.1)"]["avg_ece_conf"] for _, _, rr in _paper_rows()),
-        len(_paper_rows()),
-    )
-    judgement, why = judged_against_paper(
-        sign_claim(
-            dv,
-            relation="<",
-            se=dse,
-            name="ECE_conf(DN(0.6)) − ECE_conf(DN(0.1))",
-            replicates=dn,
-            tolerance_source="2 × the paired bootstrap SE over the test instances",
-        ),
-        [rr["DN(0.6)"]["avg_ece_conf"] - rr["DN(0.1)"]["avg_ece_conf"] for _, _, rr in _paper_rows()],
-    )
-    cmp.add(
-        "Table 1",
-        "DN(0.6) better confidence-calibrated than DN(0.1): average ECE_conf on the test split",
-        paper=f"{claim['table1_dropout_rate']}: lower on {k} of {n} rows; {why}",
-        book=f"DN(0.6) − DN(0.1) = {dv:+.4f} (SE {dse:.4f})",
-        judgement=judgement,
-        note=setting,
-    )
-    dv, dse, dn = r["table1_diffs"]["de"]
-    k = sum(rr["DE"]["ece_conf"] < rr["DE"]["avg_ece_conf"] for _, _, rr in _paper_rows())
-    cmp.add(
-        "Table 1",
-        "DE: significant difference in ECE_conf between the average and the weighted average",
-        paper=f"{claim['table1_de_difference']}: weighted lower on {k} of {n} rows",
-        book=f"weighted − average = {dv:+.4f} (SE {dse:.4f}; {t1['DE']['avg_ece_conf']:.4f} → "
-        f"{t1['DE']['ece_conf']:.4f})",
-        judgement=judged_against_paper(
-            sign_claim(
-                dv,
-                relation="<",
-                se=dse,
-                name="ECE_conf(weighted) − ECE_conf(average)",
-                replicates=dn,
-                tolerance_source="2 × the paired bootstrap SE over the test instances",
-            ),
-            [rr["DE"]["ece_conf"] - rr["DE"]["avg_ece_conf"] for _, _, rr in _paper_rows()],
-        )[0],
-        note=setting + "; λ is fitted on the calibration split, so on the test split the difference is not "
-        "fixed by construction (on the calibration split it is: a test asserts it)",
-    )
+    t1, paper = r["table1"], paper_differences(_paper_rows())
+    rows = {
+        "dn": ("DN(0.6) better confidence-calibrated than DN(0.1): average ECE_conf on the test split",
+               "ECE_conf(DN(0.6)) − ECE_conf(DN(0.1))", "DN(0.6) − DN(0.1)", "", claim["table1_dropout_rate"],
+               "lower", setting),
+        "de": ("DE: significant difference in ECE_conf between the average and the weighted average",
+               "ECE_conf(weighted) − ECE_conf(average)", "weighted − average",
+               f"; {t1['DE']['avg_ece_conf']:.4f} → {t1['DE']['ece_conf']:.4f}", claim["table1_de_difference"],
+               "weighted lower", setting + "; λ is fitted on the calibration split, so on the test split the "
+               "difference is not fixed by construction (on the calibration split it is: a test asserts it)"),
+    }  # fmt: skip
+    for key, (quantity, name, what, extra, said, lower, note) in rows.items():
+        dv, dse, dn = r["table1_diffs"][key]
+        judgement, why = judged_against_paper(
+            sign_claim(dv, relation="<", se=dse, name=name, replicates=dn,
+                       tolerance_source="2 × the paired bootstrap SE over the test instances"),
+            paper[key],
+        )  # fmt: skip
+        k = sum(d < 0 for d in paper[key])
+        cmp.add("Table 1", quantity, paper=f"{said}: {lower} on {k} of {len(paper[key])} rows; {why}",
+                book=f"{what} = {dv:+.4f} (SE {dse:.4f}{extra})", judgement=judgement, note=note)  # fmt: skip

@@ -26,7 +26,7 @@ from credalbook.papers.criteria import at_least, sign_claim
 from credalbook.papers.premises import not_decided_by_paper, premise_undecided
 from credalbook.papers.report import Comparison
 
-__all__ = ["judged_against_paper", "table1_rows"]
+__all__ = ["judged_against_paper", "paper_differences", "table1_rows"]
 
 ENSEMBLES = ("DN(0.1)", "DN(0.6)", "DE")
 _KINDS = ("S", "DN(0.1)", "DN(0.6)", "DE")
@@ -321,9 +321,27 @@ def _dropout_direction(cells: list) -> str:
     return f"; confidence − accuracy of the average (per cell): {avg}; of the members (range over the cells): {members}"
 
 
+def paper_differences(paper_rows) -> dict:
+    """The two Table 1 differences on each of the paper's rows: ``"dn"`` ECE_conf of DN(0.6)'s average minus
+    DN(0.1)'s, ``"de"`` the deep ensemble's weighted average minus its average (both below 0 in the paper's claims).
+
+    Examples
+    --------
+    >>> row = {"DN(0.6)": {"avg_ece_conf": 0.02}, "DN(0.1)": {"avg_ece_conf": 0.05},
+    ...        "DE": {"ece_conf": 0.01, "avg_ece_conf": 0.03}}
+    >>> {k: [round(v, 6) for v in d] for k, d in paper_differences([("CIFAR-10", "MOB", row)]).items()}
+    {'dn': [-0.03], 'de': [-0.02]}
+    """
+    return {
+        "dn": [r["DN(0.6)"]["avg_ece_conf"] - r["DN(0.1)"]["avg_ece_conf"] for _, _, r in paper_rows],
+        "de": [r["DE"]["ece_conf"] - r["DE"]["avg_ece_conf"] for _, _, r in paper_rows],
+    }
+
+
 def _differences(cmp, cells, claim, paper_rows, variant, setting, control=None) -> None:
     ctl = lambda f: (f(control), _training(control)) if control else None  # noqa: E731
-    pd = [r["DN(0.6)"]["avg_ece_conf"] - r["DN(0.1)"]["avg_ece_conf"] for _, _, r in paper_rows]
+    paper = paper_differences(paper_rows)
+    pd = paper["dn"]
     kp = sum(d < 0 for d in pd)
     _difference_row(
         cmp, [c["dn"] for c in cells],
@@ -332,7 +350,7 @@ def _differences(cmp, cells, claim, paper_rows, variant, setting, control=None) 
         "mean ECE_conf(DN(0.6)) − ECE_conf(DN(0.1))", setting, ctl(lambda cs: [c["dn"] for c in cs]),
         _dropout_direction(cells), paper_diffs=pd,
     )  # fmt: skip
-    pd = [r["DE"]["ece_conf"] - r["DE"]["avg_ece_conf"] for _, _, r in paper_rows]
+    pd = paper["de"]
     kp = sum(d < 0 for d in pd)
     _difference_row(
         cmp, [c["de"][variant] for c in cells],

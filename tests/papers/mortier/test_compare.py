@@ -732,6 +732,15 @@ class TestPaperEvidence:
         assert "the paper's rows: mean -0.0201" in dn.paper
         assert not de.criterion.startswith("the paper's own numbers") and "the paper's rows: mean -0.0492" in de.paper
 
+    def test_single_cell_rows(self):
+        """The single-cell analogue's two rows state the paper's evidence too, from the same differences."""
+        rows = compare(_results()).rows
+        dn = next(r for r in rows if r.quantity.startswith("DN(0.6) better"))
+        de = next(r for r in rows if r.quantity.startswith("DE: significant difference"))
+        assert dn.verdict == INCONCLUSIVE and "lower on 7 of 10 rows; the paper's rows: mean -0.0201" in dn.paper
+        assert "weighted lower on 9 of 10 rows; the paper's rows: mean -0.0492" in de.paper
+        assert not de.criterion.startswith("the paper's own numbers")
+
     def test_errors(self):
         from credalbook.papers.mortier.compare_table1 import _paper_evidence
 
