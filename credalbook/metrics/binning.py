@@ -49,7 +49,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from credalbook._deprecation import renamed, renamed_value
-from credalbook._threads import in_order, shared_pool
+from credalbook._threads import in_order, map_blocks, shared_pool
 from credalbook._threads import workers as _workers
 from credalbook._validation import as_numpy, check_choice, check_n_bins, check_real_dtype, SIMPLEX_ATOL
 from credalbook.metrics.intervals import _THREADED_MIN_N
@@ -279,6 +279,12 @@ _THREADED_CHUNK = 1 << 17
 _MAX_SELECT_CUTS = 64
 # Equal-mass statistics copy the predictions of up to this many values at a time (problems × N).
 _GROUP_VALUES = 1 << 24
+# From this many values per problem the equal-mass statistics find their order statistics from a histogram of
+# the values' leading bits (:func:`_equal_mass_histogram`) instead of partitioning the values.
+HISTOGRAM_MIN_VALUES = 1 << 16
+# The histogram's key of a double: its bits shifted right by this many, so that the key keeps the sign, the 11
+# exponent bits and the 7 leading bits of the mantissa (a key's values lie within a factor 1 + 2**-7 of each other).
+_KEY_SHIFT = 45
 
 
 @dataclass(frozen=True)
@@ -386,17 +392,13 @@ def _bin_statistics(x: np.ndarray, pos: np.ndarray, n_bins: int, strategy: str, 
         scratch = np.empty((group, n))
         pool = shared_pool() if c > 1 and n >= _THREADED_MIN_N else None  # the problems' rows side by side
         for a in range(r):
-            hit = np.flatnonzero(pr[a] >= 0)
-            cls = pr[a, hit]
-            pos_values = xr[a].reshape(-1)[hit * c + cls]  # the prediction of each positive outcome
-            if c > 1:  # grouped by problem (a radix sort of small integers)
-                pos_values = pos_values[np.argsort(cls.astype(np.int16 if c < 2**15 else np.int64), kind="stable")]
-            bounds = np.concatenate(([0], np.cumsum(np.bincount(cls, minlength=c))))
+            # the positive problem of each instance, in one byte where it fits (each problem compares it once)
+            positive = pr[a].astype(np.int8) if c <= 127 else pr[a]
+            problem = functools.partial(_equal_mass_problem, positive=positive, n_bins=n_bins)
             for k0 in range(0, c, group):
                 k1 = min(c, k0 + group)
-                _transpose_into(xr[a, :, k0:k1], scratch[: k1 - k0])
-                chunks = [pos_values[bounds[k] : bounds[k + 1]] for k in range(k0, k1)]
-                rows = (pool.map if pool else map)(_equal_mass_row, scratch[: k1 - k0], chunks, [n_bins] * (k1 - k0))
+                _transpose_into(xr[a, :, k0:k1], scratch[: k1 - k0], threaded=pool is not None)
+                rows = (pool.map if pool else map)(problem, scratch[: k1 - k0], range(k0, k1))
                 for k, row in zip(range(k0, k1), rows):
                     gap[a, k], cnt[a, k], npos[a, k] = row
     return BinStatistics(
@@ -407,10 +409,23 @@ def _bin_statistics(x: np.ndarray, pos: np.ndarray, n_bins: int, strategy: str, 
     )
 
 
-def _transpose_into(x: np.ndarray, out: np.ndarray, rows: int = 4096) -> None:
-    """``out[:] = x.T`` for ``x`` (N, G), in blocks of rows (twice as fast as one strided copy per column)."""
-    for s in range(0, x.shape[0], rows):
-        np.copyto(out[:, s : s + rows], x[s : s + rows].T)
+def _transpose_into(x: np.ndarray, out: np.ndarray, rows: int = 4096, *, threaded: bool = False) -> None:
+    """``out[:] = x.T`` for ``x`` (N, G), in blocks of rows (twice as fast as one strided copy per column);
+    ``threaded``: the blocks split between the shared pool's threads."""
+
+    def copy(start: int, stop: int) -> None:
+        for s in range(start, stop, rows):
+            np.copyto(out[:, s : min(s + rows, stop)], x[s : min(s + rows, stop)].T)
+
+    n = x.shape[0]
+    per = -(-n // _workers()) if threaded else n
+    map_blocks(copy, n, -(-per // rows) * rows, threaded=threaded)
+
+
+def _equal_mass_problem(x: np.ndarray, k: int, *, positive: np.ndarray, n_bins: int):
+    """:func:`_equal_mass_row` of problem ``k``, predictions ``x`` (T,) (a scratch copy): its positive outcomes are
+    those of the instances whose ``positive`` (T,) is ``k``."""
+    return _equal_mass_row(x, x[positive == k], n_bins)
 
 
 def _equal_width_ids(x: np.ndarray, n_bins: int, out: np.ndarray, tmp: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -585,7 +600,10 @@ def _equal_mass_row(x: np.ndarray, positives: np.ndarray, n_bins: int):
         cnt = np.array([t])
         npos = np.array([positives.shape[0]])
         return npos - np.array([x.sum()]), cnt, npos
-    if t < 2 * n_bins or n_bins - 1 > _MAX_SELECT_CUTS:  # small or many bins: sort
+    found = _equal_mass_histogram(x, n_bins) if t >= HISTOGRAM_MIN_VALUES and n_bins - 1 <= _MAX_SELECT_CUTS else None
+    if found is not None:
+        sums, cnt, cuts = found
+    elif t < 2 * n_bins or n_bins - 1 > _MAX_SELECT_CUTS:  # small or many bins: sort
         cuts = equal_mass_cuts(x, n_bins)
         ids = cut_index(x, cuts)
         sums = np.bincount(ids, weights=x, minlength=n_bins)
@@ -607,6 +625,52 @@ def _equal_mass_row(x: np.ndarray, positives: np.ndarray, n_bins: int):
     else:
         npos = np.bincount(cut_index(positives, cuts), minlength=n_bins)
     return npos - sums, cnt, npos
+
+
+def _equal_mass_histogram(x: np.ndarray, n_bins: int):
+    """Sums, counts (B,) and cuts (B − 1,) of the equal-mass bins of ``x`` (T,) found from a histogram; None
+    when it cannot (a value with the sign bit set: negative or −0.0) or would not pay (over T/4 values to sort).
+
+    For non-negative doubles the order of the values is the order of their bit patterns, so the key
+    ``bits >> 45`` (sign, exponent, 7 leading mantissa bits) is non-decreasing in the value. One ``bincount`` of
+    the keys (and one weighted by the values) gives how many values lie below each key and their sum; the
+    order statistics :math:`s_{(k_m)}, s_{(k_m+1)}` of the cuts (as in :func:`equal_mass_cuts`) are then found
+    among the values of the few keys that hold them, sorted. A cut lies between two neighbouring order
+    statistics, so the keys between theirs are empty and the values below the cut are those of the keys
+    below its own key plus the sorted values of its key below it: the counts are those of :func:`cut_index`
+    exactly (ties at a cut in the upper bin), the sums those of the values in another order (their last bits).
+    Two passes over the data instead of a partition per cut: at N = 10⁶ about 5 ms against 25 ms per problem.
+    """
+    t = x.shape[0]
+    key = x.view(np.int64) >> _KEY_SHIFT
+    try:
+        counts = np.bincount(key)
+    except ValueError:  # a negative key: the sign bit is set
+        return None
+    below = np.cumsum(counts) - counts  # values of smaller keys
+    k = np.rint(np.arange(1, n_bins) * t / n_bins).astype(np.int64)
+    ranks = np.concatenate((k - 1, k))  # the order statistics of the cuts (0-based)
+    rank_keys = np.searchsorted(below + counts, ranks, side="right")
+    need = np.unique(rank_keys)
+    sizes = counts[need]
+    if sizes.sum() > t // 4:  # the order statistics sit among many tied or close values: partition instead
+        return None
+    table = np.zeros(counts.size, dtype=bool)
+    table[need] = True
+    values = np.sort(x[table[key]])  # the values of the needed keys, in key order
+    first = np.cumsum(sizes) - sizes  # where each needed key's values start in ``values``
+    s = values[ranks - below[rank_keys] + first[np.searchsorted(need, rank_keys)]]
+    cuts = 0.5 * (s[: n_bins - 1] + s[n_bins - 1 :])
+    cut_keys = cuts.view(np.int64) >> _KEY_SHIFT  # between the keys of the two order statistics
+    key_sums = np.bincount(key, weights=x)
+    sums_before = np.cumsum(key_sums) - key_sums  # the sum of the values of smaller keys
+    # the values of a cut's key below it: from the first value of that key up to the cut (none if not needed)
+    start = np.searchsorted(values.view(np.int64) >> _KEY_SHIFT, cut_keys, side="left")
+    stop = np.searchsorted(values, cuts, side="left")
+    prefix = np.concatenate(([0.0], np.cumsum(values)))
+    n_below = np.concatenate(([0], below[cut_keys] + (stop - start), [t]))
+    s_below = np.concatenate(([0.0], sums_before[cut_keys] + (prefix[stop] - prefix[start]), [key_sums.sum()]))
+    return np.diff(s_below), np.diff(n_below), cuts
 
 
 def _move_ties(x, starts, t, cuts, block_max, sums, cnt) -> None:

@@ -305,6 +305,51 @@ class TestBinStatistics:
                 np.testing.assert_array_equal(fast.positives, slow.positives)
                 np.testing.assert_allclose(fast.gap, slow.gap, rtol=1e-12, atol=1e-12)
 
+    def test_equal_mass_histogram_equals_sorting(self, monkeypatch):
+        # the histogram path (from HISTOGRAM_MIN_VALUES values per problem) against the sorting path, on spread,
+        # tied and neighbouring values, tiny and subnormal ones, values above 1, a spike holding most values (the
+        # path gives up: partition) and signed ones (-0.0, negatives: the path gives up)
+        rng = np.random.default_rng(21)
+        n = 3000
+        base = rng.random(5)
+        close = np.concatenate([base, np.nextafter(base, 2), np.nextafter(np.nextafter(base, 2), 2)])
+        cases = {
+            "spread": rng.dirichlet(np.ones(3), size=n),
+            "tied": rng.choice(close, size=(n, 2)),
+            "rounded": np.round(rng.random((n, 2)), 2),
+            "tiny": rng.random((n, 2)) * 1e-300,
+            "subnormal": rng.random((n, 1)) * 1e-310,
+            "above one": rng.random((n, 2)) * 1e6,
+            "spike": np.where(rng.random((n, 2)) < 0.9, 0.25, rng.random((n, 2))),
+            "-0.0": np.where(rng.random((n, 2)) < 0.5, -0.0, rng.random((n, 2))),
+            "negative": rng.normal(size=(n, 2)),
+        }
+        calls = []
+        real = binning_module._equal_mass_histogram
+        monkeypatch.setattr(binning_module, "_equal_mass_histogram", lambda *a: calls.append(real(*a)) or calls[-1])
+        used = {}
+        for name, x in cases.items():
+            del calls[:]
+            positive = rng.integers(-1, x.shape[1], x.shape[0])
+            for n_bins in (2, 3, 10, 15, 64):
+                monkeypatch.setattr(binning_module, "HISTOGRAM_MIN_VALUES", 1)
+                fast = bin_statistics(x, positive, n_bins, strategy="quantile", counts=True)
+                monkeypatch.setattr(binning_module, "HISTOGRAM_MIN_VALUES", 10**9)
+                monkeypatch.setattr(binning_module, "_MAX_SELECT_CUTS", 0)
+                slow = bin_statistics(x, positive, n_bins, strategy="quantile", counts=True)
+                monkeypatch.setattr(binning_module, "_MAX_SELECT_CUTS", 64)
+                np.testing.assert_array_equal(fast.counts, slow.counts, err_msg=name)
+                np.testing.assert_array_equal(fast.positives, slow.positives, err_msg=name)
+                np.testing.assert_allclose(
+                    fast.gap, slow.gap, rtol=1e-12, atol=1e-12 * n * np.abs(x).max(), err_msg=name
+                )
+            used[name] = sum(c is not None for c in calls) / len(calls)
+        # the path ran on every problem of the spread, tiny and large values, gave up on the spike and the signed ones
+        # (and where the cuts sit among many values of one key: the tied, subnormal ones)
+        assert all(used[name] == 1 for name in ("spread", "tiny", "above one")), used
+        assert all(used[name] == 0 for name in ("spike", "-0.0", "negative")), used
+        assert binning_module._equal_mass_histogram(np.array([0.5, -0.0, 0.1] * 10), 3) is None
+
     def test_edges_of_the_unit_interval(self):
         # 1.0 falls in the last bin (no bin B + 1), 0.0 in the first, for both binnings
         x = np.array([[0.0], [1.0], [1.0], [0.5]])
