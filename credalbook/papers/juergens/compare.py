@@ -422,7 +422,10 @@ def compare(results: Mapping, *, chapter: str = "02_juergens_instance_calibratio
         control; ``table1_regime_floor``, the same cells with every member's probabilities floored
         (``prob_floor`` of :func:`~credalbook.papers.juergens.table1_regime_rows`, parts ``table1rfloor-*``): the KL row
         states their KL − L2 and names near-0 probabilities as its cause when it moves up by more than twice the
-        standard error of its paired change; ``oracle``, setting → :func:`~credalbook.papers.juergens.summarise_error_rates` of the H0 studies
+        standard error of its paired change; ``table1_regime_stop``, the same cells with every network early-stopped
+        on its validation loss (``patience`` of :func:`~credalbook.papers.juergens.table1_regime_rows`, parts
+        ``table1rstop-*``): the share rows state their share and name training past the best validation loss as
+        their cause when it is within the row's tolerance of the paper's share; ``oracle``, setting → :func:`~credalbook.papers.juergens.summarise_error_rates` of the H0 studies
         under the authors' settings with the true λ*(x) (:func:`~credalbook.papers.juergens.oracle_error_summary`): the
         Type I band rows state their rates and, where those are in the band and the learned test's are not, name the
         learned λ(x) as the computed cause; ``authors_settings_h0``, setting → :func:`~credalbook.papers.juergens.summarise_error_rates`
@@ -461,6 +464,7 @@ def compare(results: Mapping, *, chapter: str = "02_juergens_instance_calibratio
         r.get("table1_bootstrap"),
         r.get("table1_regime"),
         r.get("table1_regime_floor"),
+        r.get("table1_regime_stop"),
     )
     return cmp
 
@@ -689,8 +693,10 @@ def paper_table1_cells(dataset: str | None = None) -> dict:
     return {" · ".join((d, a, st, e)): row for d, a, st, e, row in _paper_rows() if dataset in (None, d)}
 
 
-def _share_row(cmp, table, diff, *, resample, control=None):
-    """Table 1: the share of cells rejected at α = 0.01 against the share the paper's own p-values imply."""
+def _share_row(cmp, table, diff, *, resample, control=None, stopped=None):
+    """Table 1: the share of cells rejected at α = 0.01 against the share the paper's own p-values imply.
+    ``stopped``: the same cells with every network early-stopped (parts ``table1rstop-*``), for the computed cause
+    (:func:`_stop_cause`)."""
     t = _TABLE1_ALPHA
     all_, c10, c100 = (table1_decision_counts(paper_table1_cells(d), t) for d in (None, "CIFAR-10", "CIFAR-100"))
     paper_share = (c10["k"] + c10["k_le"]) / 2 / c10["n"]
@@ -717,13 +723,16 @@ def _share_row(cmp, table, diff, *, resample, control=None):
         return
     k = rejected_cells(table)  # the test's own decisions
     n = 2 * len(table)
-    tol = 2 * np.hypot(np.sqrt(paper_share * (1 - paper_share) / c10["n"]), np.sqrt((k / n) * (1 - k / n) / n))
+    tol = _share_tolerance(k, n, paper_share, c10["n"])
+    stop_text, cause = ("", "") if stopped is None else _stop_cause(table, stopped, paper_share, c10["n"])
     cmp.add(
         "Table 1",
         quantity,
         paper=paper,
         book=f"{k} of {n} cells"
-        + ("" if control is None else f"; {_CONTROL}: {rejected_cells(control)} of {2 * len(control)}"),
+        + ("" if control is None else f"; {_CONTROL}: {rejected_cells(control)} of {2 * len(control)}")
+        + stop_text,
+        cause=cause,
         judgement=close_to(
             k / n,
             paper_share,
@@ -738,11 +747,39 @@ def _share_row(cmp, table, diff, *, resample, control=None):
     )
 
 
+def _share_tolerance(k: int, n: int, paper_share: float, paper_n: int) -> float:
+    """2 × the combined binomial standard error of a share of ``k`` of ``n`` cells and the paper's over ``paper_n``."""
+    return float(2 * np.hypot(np.sqrt(paper_share * (1 - paper_share) / paper_n), np.sqrt((k / n) * (1 - k / n) / n)))
+
+
+def _stop_cause(table, stopped, paper_share: float, paper_n: int) -> tuple[str, str]:
+    """(text for the book column, cause) of a share row from the same cells with every network early-stopped on its
+    validation loss (parts ``table1rstop-*``: the same training images, initialisations, minibatch order, λ-network
+    and tests). The rule, fixed before those parts ran: training past the best validation loss is the cause when
+    the early-stopped cells' share of rejections is within the row's own tolerance of the paper's share (2 × the
+    combined binomial standard error), so that the one setting changed reproduces the paper's number."""
+    cells = {key: row for key, row in (stopped or {}).items() if key in table}
+    if not cells:
+        return "", ""
+    k, n = rejected_cells(cells), 2 * len(cells)
+    tol = _share_tolerance(k, n, paper_share, paper_n)
+    text = f"; networks early-stopped on their validation loss (parts table1rstop-*): {k} of {n} cells"
+    if not abs(k / n - paper_share) <= tol:
+        return text + f" (not within {tol:.3f} of the paper's share)", ""
+    return text, (
+        f"members trained past their best validation loss: with every network early-stopped as the paper trains its "
+        f"networks (App. D: on the validation loss; patience 25 as the authors' runner, src/data/real/"
+        f"train_ensembles.py l. 505-506, the weights of the lowest validation loss kept, l. 182-186; the same training "
+        f"images, initialisations, λ-network and tests; parts table1rstop-*) {k} of {n} cells are rejected, "
+        f"|{k / n:.3f} − {paper_share:.3f}| within {tol:.3f}; the one setting changed"
+    )
+
+
 #: How the rows name the frozen-backbone analogue beside the regime's cells.
 _CONTROL = "frozen backbone (the control)"
 
 
-def _table1_rows(cmp, table, setting, dataset, table_bootstrap=None, regime=None, floor=None):
+def _table1_rows(cmp, table, setting, dataset, table_bootstrap=None, regime=None, floor=None, stop=None):
     st = setting
     common = (
         f"{st['n_members']} members (authors' code: 5; their runner's default 10, src/run_analysis_real_data.py, "
@@ -762,8 +799,9 @@ def _table1_rows(cmp, table, setting, dataset, table_bootstrap=None, regime=None
     held, note = _regime_premises(cmp, regime["signed"], diff, regime.get("cells"))
     diff = f"{diff}; {note}"
     perm, boot = ({k: v for k, v in regime[r].items() if _data_set(k) in held} for r in ("permutation", "bootstrap"))
-    _share_row(cmp, perm, diff, resample="permutation", control=table)
-    _share_row(cmp, boot, diff, resample="bootstrap", control=table_bootstrap)
+    stopped = {r: None if stop is None else stop[r] for r in ("permutation", "bootstrap")}
+    _share_row(cmp, perm, diff, resample="permutation", control=table, stopped=stopped["permutation"])
+    _share_row(cmp, boot, diff, resample="bootstrap", control=table_bootstrap, stopped=stopped["bootstrap"])
     _estimator_rows(cmp, perm, diff, control=table, floor=floor)
     _dropout_row(cmp, perm, diff, control=table)
     _accuracy_row(cmp, perm, diff, control=table)

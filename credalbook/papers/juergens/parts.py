@@ -121,7 +121,7 @@ def juergens_plan(
     >>> from credalbook.papers.presets import preset
     >>> plan = juergens_plan(preset("02_juergens_instance_calibration", "tiny"))
     >>> len(plan.parts), [p.name for p in plan.parts][::5]
-    (53, ['binary-h0-const', 'multiclass-h0-const', 'landscape-lp', 'appb-marginal', 'table1-b', 'authors-binary-h1-1', 'authors-settings-multiclass-h0-const', 'testsize-binary-h0-const', 'tiled-mmd', 'table1rfloor-digits-s0-dn0.1', 'oracle-multiclass-h0-inst'])
+    (56, ['binary-h0-const', 'multiclass-h0-const', 'landscape-lp', 'appb-marginal', 'table1-b', 'authors-binary-h1-1', 'authors-settings-multiclass-h0-const', 'testsize-binary-h0-const', 'tiled-mmd', 'table1rfloor-digits-s0-dn0.1', 'oracle-multiclass-h0-inst', 'table1rstop-digits-s0-dn0.6'])
     """
     learner = dict(max_epochs=cfg["epochs"], patience=cfg["patience"])
     bandwidths = {s: _settings_bandwidth(s, cfg["instances"], seed) for s in SETTINGS}
@@ -139,6 +139,7 @@ def juergens_plan(
     parts += _table1_floor_parts(parts, cfg["table1_floor"])
     parts += _oracle_parts(parts, cfg["oracle_datasets"])
     parts += _fig4_more_parts(parts, cfg["fig4_more_chunks"])
+    parts += _table1_stop_parts(parts)
     return JuergensPlan(parts=parts, bandwidths=bandwidths)
 
 
@@ -414,6 +415,25 @@ def _table1_floor_parts(parts: list, floor: float) -> list:
     probabilities, where KL's calibration error is most sensitive)."""
     return [
         Part(p.name.replace("table1r-", "table1rfloor-", 1), p.func, {**p.kwargs, "prob_floor": floor})
+        for p in parts
+        if p.name.startswith("table1r-")
+    ]
+
+
+#: The patience of the regime's early-stopped networks (parts ``table1rstop-*``): the default of the authors' runner,
+#: mkjuergens/EnsembleCalibration@8dff2b5 src/data/real/train_ensembles.py l. 505-506, which keeps the model of the
+#: lowest validation loss (l. 182-186); the paper: "early stopping: monitor validation loss" (App. D).
+STOP_PATIENCE = 25
+
+
+def _table1_stop_parts(parts: list) -> list:
+    """The regime's Table 1 cells again with every network early-stopped on as many further training images as it is
+    trained on (at most those left), the weights of its lowest validation loss kept (:data:`STOP_PATIENCE`; ``patience`` of
+    :func:`~credalbook.papers.juergens.table1_regime_rows`), ``table1rstop-*``: the same training images,
+    initialisations, minibatch order, λ-network and tests, stopped where the paper stops its networks; the one
+    setting changed for the share rows' cause (members trained past their best validation loss)."""
+    return [
+        Part(p.name.replace("table1r-", "table1rstop-", 1), p.func, {**p.kwargs, "patience": STOP_PATIENCE})
         for p in parts
         if p.name.startswith("table1r-")
     ]

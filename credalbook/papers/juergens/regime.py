@@ -70,6 +70,8 @@ def table1_regime_rows(
     signed_resamples: int = 1000,
     device: str = "cpu",
     prob_floor: float | None = None,
+    patience: int | None = None,
+    n_val: int | None = None,
 ) -> dict:
     r"""The Table 1 rows of one classifier set trained end to end in the over-confident regime.
 
@@ -103,6 +105,10 @@ def table1_regime_rows(
         row (:func:`floored`) before the tests and the signed errors: the same trained networks without their
         near-0 probabilities, against which KL's calibration error is most sensitive (:math:`\log(o/p)` for a
         class of predicted probability :math:`p \to 0` that occurs). None: the predictions as trained.
+    patience, n_val : int, optional
+        Early stopping of every network on ``n_val`` further training images, the weights of its best epoch kept
+        (:func:`~credalbook.papers.mortier.end_to_end_set`; as the paper trains its networks, App. D): the same
+        trajectories as without, stopped. None: all ``epochs``.
 
     Returns
     -------
@@ -129,7 +135,7 @@ def table1_regime_rows(
     start = time.perf_counter()
     cs = end_to_end_set(
         dataset, set_name=set_name, n_members=n_members, seed=seed, epochs=epochs, lr=lr, channels=channels,
-        hidden=hidden, n_train=n_train, device=device,
+        hidden=hidden, n_train=n_train, device=device, patience=patience, n_val=n_val,
     )  # fmt: skip
     if prob_floor is not None:
         cs = dataclasses.replace(
@@ -189,7 +195,8 @@ def regime_tables(values: dict) -> dict:
         ``"permutation"`` and ``"bootstrap"``: ``"<data set>-s<seed> · <set> · <estimator>"`` → row; ``"signed"``:
         ``"<data set>-s<seed> · <set>"`` → [confidence − accuracy, 95% low, high]; ``"cells"``: the same key → a
         summary for the chapter's table (accuracy, test instances, the signed error and p-values); ``"setting"``: how the networks were trained, for the rows' notes;
-        ``"prob_floor"``: the cells' probability floor (None: the predictions as trained).
+        ``"prob_floor"``: the cells' probability floor (None: the predictions as trained); with early-stopped networks
+        (``patience``) ``"setting"`` says so and each cell names its networks' best epochs.
 
     Examples
     --------
@@ -207,7 +214,9 @@ def regime_tables(values: dict) -> dict:
         c = value["config"]
         cell = f"{c['dataset']}-s{c['seed']}"
         key = f"{cell} · {c['set_name']}"
-        trained[c["dataset"]] = f"{c['dataset']} {c['epochs']} epochs on {c['n_train'] or 'all'} images"
+        trained[c["dataset"]] = f"{c['dataset']} {c['epochs']} epochs on {c['n_train'] or 'all'} images" + (
+            f", early-stopped (patience {c['patience']} on {c['n_val']} validation images)" if "patience" in c else ""
+        )
         for resample in ("permutation", "bootstrap"):
             for name, row in value["rows"].get(resample, {}).items():
                 out[resample][f"{cell} · {name}"] = row
@@ -219,6 +228,7 @@ def regime_tables(values: dict) -> dict:
             "confidence − accuracy": value["signed"][0],
             "95% interval": f"[{value['signed'][1]:+.3f}, {value['signed'][2]:+.3f}]",
             "members' mean conf. − acc.": float(np.mean(value["members_signed"])),
+            **({"best epochs": " ".join(map(str, c["best_epochs"]))} if "best_epochs" in c else {}),
             **{f"p, mean predictor, {n.split(' · ')[-1]}": r["mean_p"] for n, r in perm.items()},
             **{f"p, λ(x), {n.split(' · ')[-1]}": r["lambda_p"] for n, r in perm.items()},
         }

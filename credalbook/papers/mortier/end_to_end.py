@@ -134,6 +134,8 @@ def end_to_end_set(
     split_seed: int = 2022,
     device: str = "cpu",
     progress: bool = False,
+    patience: int | None = None,
+    n_val: int | None = None,
 ) -> ClassifierSet:
     """Train one classifier set of Table 1 end to end (each network from its own initialisation).
 
@@ -147,7 +149,7 @@ def end_to_end_set(
     seed : int
         The cell's seed; each network's initialisation and minibatch order come from it, the set and the member.
     epochs, lr, batch_size
-        Adam on the cross-entropy (:func:`~credalbook.nn.fit`), all epochs, no early stopping.
+        Adam on the cross-entropy (:func:`~credalbook.nn.fit`), all epochs unless ``patience`` is given.
     channels, hidden
         Of the :class:`~credalbook.nn.SmallCNN` body; ``hidden`` is the width the head's linear layer reads.
     n_train : int or None
@@ -156,6 +158,16 @@ def end_to_end_set(
         The 50/50 stratified division of the test split into calibration and test (the paper's seed).
     device, progress
         Where and how verbosely the networks train.
+    patience : int, optional
+        Early stopping: each network stops after ``patience`` epochs without a lower loss on ``n_val`` validation
+        images and keeps the weights of its best epoch (as Jürgens et al. train theirs, App. D; their
+        ``src/data/real/train_ensembles.py`` saves the best model by validation loss). The training images, the
+        initialisations and the minibatch order are those without it: the same trajectories, stopped. None: no
+        validation, all ``epochs``.
+    n_val : int, optional
+        Validation images with ``patience``, drawn (with ``seed``) from the training images not drawn for training;
+        default as many as ``n_train``, at most those left. The set's ``config`` then names ``patience``, ``n_val`` and each network's
+        ``best_epochs`` (the epoch whose weights it keeps).
 
     Returns
     -------
@@ -172,26 +184,50 @@ def end_to_end_set(
     seed = check_positive_int(seed, "seed", minimum=0)
     data = load_dataset(dataset)
     x_train, y_train = np.asarray(data.x_train, dtype=np.float32), np.asarray(data.y_train)
+    keep = np.arange(len(y_train))
     if n_train is not None and check_positive_int(n_train, "n_train") < len(y_train):
         keep = np.sort(np.random.default_rng(seed).choice(len(y_train), size=n_train, replace=False))
         x_train, y_train = x_train[keep], y_train[keep]
+    val = {}
+    if patience is not None:
+        patience = check_positive_int(patience, "patience")
+        if n_train is None:
+            raise ValueError("patience needs n_train: the validation images are training images not drawn for training")
+        rest = np.setdiff1d(np.arange(len(data.y_train)), keep)
+        n_val = min(n_train, len(rest)) if n_val is None else check_positive_int(n_val, "n_val")
+        if n_val < 1:
+            raise ValueError("patience needs validation images: n_train leaves no training image to validate on")
+        if n_val > len(rest):
+            raise ValueError(
+                f"n_val must be at most the {len(rest)} training images not drawn for training; got {n_val}"
+            )
+        pick = np.sort(np.random.default_rng([seed, 1]).choice(rest, size=n_val, replace=False))
+        val = dict(
+            x_val=np.asarray(data.x_train, dtype=np.float32)[pick],
+            y_val=np.asarray(data.y_train)[pick],
+            patience=patience,
+        )
+    elif n_val is not None:
+        raise ValueError("n_val needs patience (the validation images serve early stopping only)")
     x_test, y_test = np.asarray(data.x_test, dtype=np.float32), np.asarray(data.y_test)
     idx_test, idx_cal, _ = train_val_test_split(len(y_test), val_fraction=0.5, seed=split_seed, stratify=y_test)
     shape, k = x_train.shape[1:], data.n_classes
     dropout = TABLE1_SETS[set_name]
-    train_kw = dict(epochs=epochs, batch_size=batch_size, optimizer="adam", lr=lr, device=device, progress=progress)
+    train_kw = dict(
+        epochs=epochs, batch_size=batch_size, optimizer="adam", lr=lr, device=device, progress=progress, **val
+    )
     if set_name.startswith("DN"):
         net = _network(
             shape, k, dropout=dropout, channels=channels, hidden=hidden, seed=_member_seed(seed, set_name, 0)
         )
-        fit(net, x_train, y_train, seed=_member_seed(seed, set_name, 0), **train_kw)
+        best = [fit(net, x_train, y_train, seed=_member_seed(seed, set_name, 0), **train_kw).best_epoch]
         ens = mc_dropout_predict(net, x_test, n_samples=n_members, device=device, seed=_member_seed(seed, set_name, 0))
     else:
-        probs = []
+        probs, best = [], []
         for m in range(1 if set_name == "S" else n_members):
             s = _member_seed(seed, set_name, m)
             net = _network(shape, k, dropout=0.0, channels=channels, hidden=hidden, seed=s)
-            fit(net, x_train, y_train, seed=s, **train_kw)
+            best.append(fit(net, x_train, y_train, seed=s, **train_kw).best_epoch)
             probs.append(predict_proba(net, x_test, device=device))
         ens = np.stack(probs, axis=1)
     return ClassifierSet(
@@ -203,7 +239,15 @@ def end_to_end_set(
         name=set_name,
         idx_cal=idx_cal,
         idx_test=idx_test,
-        config=dict(dataset=dataset, set_name=set_name, n_members=int(ens.shape[1]), seed=seed, epochs=epochs, lr=lr),
+        config=dict(
+            dataset=dataset,
+            set_name=set_name,
+            n_members=int(ens.shape[1]),
+            seed=seed,
+            epochs=epochs,
+            lr=lr,
+            **({} if patience is None else dict(patience=patience, n_val=n_val, best_epochs=best)),
+        ),  # fmt: skip
     )
 
 

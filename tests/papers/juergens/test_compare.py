@@ -470,6 +470,47 @@ class TestMortierSkceRow:
         assert self._row(authors_settings=settings).verdict == DIFFERS_UNKNOWN  # ... but L2/KL/MMD are not below α/2
 
 
+class TestStopCause:
+    """The share rows' computed cause: the same cells with every network early-stopped (parts table1rstop-*)."""
+
+    @staticmethod
+    def _rejecting(n_rejected):
+        """The regime's cells with the first ``n_rejected`` rows rejected in both columns, the others in neither."""
+        regime = _regime(n_over=5)
+        for resample in ("permutation", "bootstrap"):
+            for i, row in enumerate(regime[resample].values()):
+                row["mean_p"] = row["lambda_p"] = 0.001 if i < n_rejected else 0.5
+                row["mean_h0"] = row["lambda_h0"] = "REJ." if i < n_rejected else "¬REJ."
+        return regime
+
+    def _shares(self, n_stopped, **extra):
+        res = _results(table1_bootstrap=_results()["table1"], table1_regime=self._rejecting(12), **extra)
+        if n_stopped is not None:
+            res["table1_regime_stop"] = self._rejecting(n_stopped)
+        return [r for r in compare(res).rows if r.quantity.startswith("H0 rejected at α = 0.01")]
+
+    def test_cause_shown_when_stopping_reproduces_the_papers_share(self):
+        for row in self._shares(4):  # 8 of 24 cells: 0.333 against the paper's 0.3125
+            assert row.verdict == DIFFERS_SHOWN and row.book.startswith("24 of 24 cells")
+            assert "; networks early-stopped on their validation loss (parts table1rstop-*): 8 of 24 cells" in row.book
+            assert row.cause.startswith("members trained past their best validation loss: with every network")
+            assert "8 of 24 cells are rejected, |0.333 − 0.312| within 0.270; the one setting changed" in row.cause
+
+    def test_no_cause_when_stopping_leaves_the_share(self):
+        for row in self._shares(12):
+            assert row.verdict == DIFFERS_UNKNOWN and row.cause == ""
+            assert "(parts table1rstop-*): 24 of 24 cells (not within 0.189 of the paper's share)" in row.book
+
+    def test_no_cause_when_stopping_overshoots(self):
+        for row in self._shares(0):  # 0 of 24: as far below the paper's share as the regime is above it
+            assert row.verdict == DIFFERS_UNKNOWN and row.cause == ""
+            assert ": 0 of 24 cells (not within" in row.book
+
+    def test_without_stopped_cells_nothing_said(self):
+        for row in self._shares(None):
+            assert "early-stopped" not in row.book and row.verdict == DIFFERS_UNKNOWN
+
+
 class TestRegimeRows:
     def test_premise_holds(self):
         res = _results(table1_bootstrap=_results()["table1"], table1_regime=_regime(n_over=5))

@@ -92,8 +92,9 @@ class TestPlan:
             *[n.replace("table1r-", "table1rfloor-") for n in regime],
             *[f"oracle-{s}-{h}" for s in ("binary", "multiclass") for h in ("h0-const", "h0-inst")],
             *more,
+            *[n.replace("table1r-", "table1rstop-") for n in regime],
         ]
-        assert len(set(names)) == 45 + 2 * len(regime) + len(more)
+        assert len(set(names)) == 45 + 3 * len(regime) + len(more)
         assert set(AUTHORS_PART_MINUTES) == set(names[21:41])  # every added part has its estimate
 
     def test_oracle_parts_share_the_studies_data(self):
@@ -157,6 +158,17 @@ class TestPlan:
             f = floors[name.replace("table1r-", "table1rfloor-")]
             assert f.func is p.func and f.kwargs == {**p.kwargs, "prob_floor": cfg["table1_floor"]}
         assert cfg["table1_floor"] == 1e-3
+
+    @pytest.mark.parametrize("scale", ["tiny", "paper"])
+    def test_stop_parts_are_regime_cells_early_stopped(self, scale):
+        """table1rstop-*: every regime cell again with its networks early-stopped, the one setting changed."""
+        plan = juergens_plan(preset(CHAPTER, scale), seed=0)
+        cells = {p.name: p for p in plan.parts if p.name.startswith("table1r-")}
+        stops = {p.name: p for p in plan.parts if p.name.startswith("table1rstop-")}
+        assert cells and sorted(stops) == sorted(n.replace("table1r-", "table1rstop-") for n in cells)
+        for name, p in cells.items():
+            s = stops[name.replace("table1r-", "table1rstop-")]
+            assert s.func is p.func and s.kwargs == {**p.kwargs, "patience": 25}
 
     def test_authors_variants(self):
         """The added parts are the recorded ones with one setting changed each, named in their parameters."""

@@ -29,7 +29,33 @@ class TestEndToEndSet:
         dn = end_to_end_set("digits", set_name="DN(0.6)", n_members=4, **SMALL)
         assert np.abs(dn.ens_probs_test[:, 0] - dn.ens_probs_test[:, 1]).max() > 1e-3
 
+    def test_early_stopping_keeps_the_best_epoch_of_the_same_trajectory(self):
+        # each network stops on its validation loss and keeps its best epoch's weights: its predictions are those
+        # of the same network trained for exactly that many epochs without validation (same images, seeds, batches)
+        opts = dict(n_members=2, lr=0.005, channels=(4,), hidden=8, n_train=100)
+        stopped = end_to_end_set("digits", set_name="DE", epochs=40, patience=3, n_val=200, **opts)
+        best = stopped.config["best_epochs"]
+        assert stopped.config["patience"] == 3 and stopped.config["n_val"] == 200 and len(best) == 2
+        assert min(best) < 40 and best[0] != best[1]  # stopped, each network at its own epoch
+        for m, b in enumerate(best):
+            plain = end_to_end_set("digits", set_name="DE", epochs=b, **opts)
+            np.testing.assert_array_equal(stopped.ens_probs_test[:, m], plain.ens_probs_test[:, m])
+            np.testing.assert_array_equal(stopped.ens_probs_cal[:, m], plain.ens_probs_cal[:, m])
+        # without a number, the validation images are as many as the training images (at most those left)
+        assert end_to_end_set("digits", set_name="S", epochs=1, patience=1, **opts).config["n_val"] == 100
+        left = 1258 - 1200  # digits' training images not drawn for training
+        big = dict(opts, n_train=1200)
+        assert end_to_end_set("digits", set_name="S", epochs=1, patience=1, **big).config["n_val"] == left
+
     def test_errors(self):
+        with pytest.raises(ValueError, match="patience"):
+            end_to_end_set("digits", set_name="DE", **{**SMALL, "n_train": None}, patience=2)
+        with pytest.raises(ValueError, match="n_val needs patience"):
+            end_to_end_set("digits", set_name="DE", n_val=10, **SMALL)
+        with pytest.raises(ValueError, match="n_val must be at most"):
+            end_to_end_set("digits", set_name="DE", patience=2, n_val=5000, **SMALL)
+        with pytest.raises(ValueError, match="patience"):
+            end_to_end_set("digits", set_name="DE", patience=0, **SMALL)
         with pytest.raises(ValueError, match="set_name"):
             end_to_end_set("digits", set_name="DN(0.3)", **SMALL)
         with pytest.raises(ValueError, match="n_members"):
