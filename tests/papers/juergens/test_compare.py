@@ -494,7 +494,7 @@ class TestStopCause:
             assert row.verdict == DIFFERS_SHOWN and row.book.startswith("24 of 24 cells")
             assert "; networks early-stopped on their validation loss (parts table1rstop-*): 8 of 24 cells" in row.book
             assert row.cause.startswith("members trained past their best validation loss: with every network")
-            assert "; here networks trained 80 epochs; " in row.cause  # the stopped cells' own setting
+            assert "; here networks trained 80 epochs, with Adam as App. D" in row.cause  # the stopped cells' setting
             assert "8 of 24 cells are rejected, |0.333 − 0.312| within 0.270; the one setting changed" in row.cause
 
     def test_no_cause_when_stopping_leaves_the_share(self):
