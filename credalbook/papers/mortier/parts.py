@@ -40,6 +40,7 @@ from credalbook.papers.mortier.error_rates import (
     ErrorRateStudy,
     ErrorRateSummary,
     PAPER_ALPHAS,
+    PAPER_MEASURES,
     PAPER_SETTINGS,
     set_test_error_rates,
     set_test_error_summary,
@@ -56,6 +57,7 @@ __all__ = [
     "MortierPlan",
     "classifier_set_table",
     "error_rate_chunk",
+    "error_rate_chunks",
     "join_tests",
     "merge_summaries",
     "mortier_parts",
@@ -84,6 +86,7 @@ MORTIER_GROUPS = (
     "table1_frozen",
     "one_minimiser",
     "fig3_cobyla",
+    "fig3_rounds",
     "text_segment",
     "table1",
     "table1_regime",
@@ -93,6 +96,11 @@ MORTIER_GROUPS = (
 AUTHORS_COBYLA_OPTIONS = {"rhobeg": 1.0, "tol": 1e-4}
 #: The four ECE tests (App. Fig. 3 with NLopt's COBYLA at M = 100 runs only these).
 ECE_MEASURES = (("ece_conf", 5), ("ece_conf", 10), ("ece_cwise", 5), ("ece_cwise", 10))
+#: App. Fig. 3's S1 at M = 100 minimised by ``search_descent`` with the rounds cap it takes at M = 10: up to 100 rounds of
+#: line searches (``credalbook.stats.minimise``: 100 up to ``DESCENT_LARGE_M`` = 10 members, 10 above), so that both sizes
+#: of the one-minimiser comparison get the same number of rounds; parts of ``ROUNDS_CHUNKS`` chunks of 20 datasets.
+ROUNDS_CAP = 100
+ROUNDS_CHUNKS = 5
 _SET_PARTS = {"S": "s", "DN(0.1)": "dn0.1", "DN(0.6)": "dn0.6", "DE": "de"}
 _HL_MEASURES = (("hl", 5), ("hl", 10), ("hl_authors", 5), ("hl_authors", 10))
 _SCENARIOS = ("S1", "S2", "S3")
@@ -413,6 +421,42 @@ def error_rate_chunk(
     return study.summary(alphas)
 
 
+def error_rate_chunks(
+    scenario: str, *, chunks: tuple, n_datasets: int, alphas=PAPER_ALPHAS, **options
+) -> ErrorRateSummary:
+    """Chunks ``range(*chunks)`` of a study of ``n_datasets`` datasets, each :func:`error_rate_chunk`, merged in order
+    (:func:`merge_summaries`): the study's datasets ``20 lo`` to ``min(20 hi, n_datasets) - 1``, with the study's
+    random streams. ``options`` are those of :func:`error_rate_chunk` but ``chunk`` and ``test``.
+
+    Examples
+    --------
+    >>> kw = dict(n_instances=20, n_members=2, n_classes=3, u=0.5, n_resamples=10, measures=("skce_ul",), solver="search")
+    >>> a = error_rate_chunks("S1", chunks=(1, 3), n_datasets=45, **kw)
+    >>> b = merge_summaries([error_rate_chunk("S1", chunk=1, **kw), error_rate_chunk("S1", chunk=2, n_datasets=5, **kw)])
+    >>> a.n_datasets, bool((a.p_values() == b.p_values()).all())
+    (25, True)
+    """
+    if isinstance(n_datasets, bool) or not isinstance(n_datasets, int) or n_datasets < 1:
+        raise ValueError(f"n_datasets must be a positive integer; got {n_datasets!r}")
+    last = math.ceil(n_datasets / CHUNK)
+    ok = (
+        isinstance(chunks, tuple)
+        and len(chunks) == 2
+        and all(isinstance(c, int) and not isinstance(c, bool) for c in chunks)
+    )
+    if not ok or not 0 <= chunks[0] < chunks[1] <= last:
+        raise ValueError(
+            f"chunks must be a pair (lo, hi) of integers with 0 <= lo < hi <= {last} (the study's chunks of {CHUNK}); "
+            f"got {chunks!r}"
+        )
+    if "chunk" in options or "test" in options:
+        raise TypeError("error_rate_chunks takes chunks=(lo, hi), not chunk= or test=")
+    return merge_summaries(
+        error_rate_chunk(scenario, chunk=c, n_datasets=min(CHUNK, n_datasets - CHUNK * c), alphas=alphas, **options)
+        for c in range(*chunks)
+    )
+
+
 class _OneTest:
     """A chunk's seed sequence seen by one of its T tests: ``spawn`` gives the data's child and that test's, the
     children the whole chunk gives them (``_run_chunk`` spawns 1 + T children: the data's, then one per test)."""
@@ -594,7 +638,7 @@ def mortier_plan(
     >>> from credalbook.papers.presets import preset
     >>> plan = mortier_plan(preset("01_mortier_set_calibration", "tiny"))
     >>> len(plan.parts), [p.name for p in plan.group_parts("k100")]
-    (41, ['fig4-s1', 'k100-permutation'])
+    (42, ['fig4-s1', 'k100-permutation'])
     >>> plan.groups["table1"]["digits"]["0"]["DN(0.6)"], plan.groups["fig3_cobyla"]["0"]["3"]
     ('table1-digits-s0-dn0.6', 'fig3-s1-cobyla-c0-t3')
     """
@@ -639,7 +683,15 @@ def _minimiser_studies(study, cfg, seed: int, parts: list) -> dict:
         for t in range(len(ECE_MEASURES)):  # one part per test: a whole chunk runs for hours
             parts.append(Part(f"fig3-s1-cobyla-c{c}-t{t}", error_rate_chunk, {"scenario": "S1", **kwargs, "test": t}))
             chunks[str(c)][str(t)] = parts[-1].name
-    return {"one_minimiser": one, "fig3_cobyla": chunks}
+    rounds = {}  # App. Fig. 3's S1 datasets (those of the study "fig3-s1") with Fig. 1's rounds cap
+    n_chunks = math.ceil(cfg["fig3"] / CHUNK)
+    for i, lo in enumerate(range(0, n_chunks, ROUNDS_CHUNKS)):
+        kwargs = dict(chunks=(lo, min(n_chunks, lo + ROUNDS_CHUNKS)), n_datasets=cfg["fig3"], alphas=PAPER_ALPHAS,
+                      measures=PAPER_MEASURES, n_resamples=cfg["n_bootstrap"], solver=cfg["fig3_solver"],
+                      solver_options={"maxiter": ROUNDS_CAP}, seed=seed, **PAPER_SETTINGS["Fig. 3"])  # fmt: skip
+        parts.append(Part(f"fig3-s1-rounds{ROUNDS_CAP}-{i}", error_rate_chunks, {"scenario": "S1", **kwargs}))
+        rounds[str(i)] = parts[-1].name
+    return {"one_minimiser": one, "fig3_cobyla": chunks, "fig3_rounds": rounds}
 
 
 def _table1_cells(cfg, seed: int, device: str, parts: list, regime: bool = False) -> dict:

@@ -65,6 +65,24 @@ def _gap(study, alphas, n_boot: int = 500, seed: int = 0, *, measures=None, n_da
     return [value, float(boot.std(ddof=1)), r]
 
 
+def _gap_change(before, after, alphas, n_boot: int = 500, seed: int = 0) -> list:
+    """[gap(after) − gap(before), its paired bootstrap standard error, R]: :func:`_gap` of two S1 studies of the same
+    datasets (the first R of each, R the smaller count), the datasets resampled together for both."""
+    alphas = np.asarray(alphas)
+    a, b = (st.rejections(alphas).astype(np.float64) for st in (before, after))  # (T, A, R)
+    r = min(a.shape[-1], b.shape[-1])
+    a, b = a[..., :r], b[..., :r]
+
+    def gap(rej, idx=None):
+        rates = rej.mean(axis=-1) if idx is None else rej[..., idx].mean(axis=-1)  # (T, A) or (T, A, n_boot)
+        shift = alphas if idx is None else alphas[None, :, None]
+        return np.abs(rates - shift).mean(axis=(0, 1))
+
+    idx = np.random.default_rng(seed).integers(0, r, size=(n_boot, r))
+    value = float(gap(b) - gap(a))
+    return [value, float((gap(b, idx) - gap(a, idx)).std(ddof=1)), r]
+
+
 def chapter_results(
     studies: Mapping,
     *,
@@ -83,6 +101,8 @@ def chapter_results(
     one_minimiser=None,
     fig3_cobyla=None,
     cobyla_pending: str | None = None,
+    fig3_rounds=None,
+    rounds_pending: str | None = None,
     text_segment=None,
     hl=None,
     table1_cells=None,
@@ -129,6 +149,12 @@ def chapter_results(
     cobyla_pending : str, optional
         Instead of ``fig3_cobyla``: how many of its paper-scale parts are recorded (e.g. ``"3 of 20 parts
         recorded"``), so that its row is *not run here* (pending) rather than judged on part of the datasets.
+    fig3_rounds : ErrorRateSummary, optional
+        S1 of App. Fig. 3 on its own datasets (those of ``studies["Fig. 3"]["S1"]``), minimised by ``search_descent``
+        with the rounds cap it takes at M = 10 (group ``fig3_rounds`` of the plan): the one-minimiser comparison with
+        the same number of rounds at both sizes, and the depth of the minimisation at M = 100 with ``fig3_uniform``.
+    rounds_pending : str, optional
+        Instead of ``fig3_rounds``: how many of its paper-scale parts are recorded; its rows wait for all of them.
     text_segment : mapping, optional
         "S2", "S3" → study with the segment from :math:`\\mathbf p_e` and the printed Alg. 2 (Sec. 4.1's text).
     hl : mapping, optional
@@ -209,6 +235,21 @@ def chapter_results(
             "Fig. 1": _gap(one_minimiser, alphas),
             "Fig. 3": out["gap"]["Fig. 3"],
         }
+    if fig3_rounds is not None and rounds_pending is not None:
+        raise ValueError("give fig3_rounds or rounds_pending, not both")
+    if rounds_pending is not None:
+        if not isinstance(rounds_pending, str) or not rounds_pending.strip():
+            raise ValueError(f"rounds_pending must be a non-empty string; got {rounds_pending!r}")
+        out["rounds_pending"] = rounds_pending
+    if fig3_rounds is not None:
+        capped = studies["Fig. 3"]["S1"]
+        out["gap_rounds"] = {
+            "cap": int(dict(fig3_rounds.config.get("solver_options") or {}).get("maxiter", 0)),
+            "Fig. 3": _gap(fig3_rounds, alphas),
+            "deeper": _gap_change(capped, fig3_rounds, alphas),  # 10 rounds → the cap, same datasets
+        }
+        if fig3_uniform is not None:  # no minimisation → 10 rounds, same datasets
+            out["gap_rounds"]["shallower"] = _gap_change(fig3_uniform, capped, alphas)
     if fig3_cobyla is not None and cobyla_pending is not None:
         raise ValueError("give fig3_cobyla or cobyla_pending, not both")
     if cobyla_pending is not None:

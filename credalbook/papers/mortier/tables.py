@@ -30,15 +30,23 @@ TABLE1_COLUMNS = (
 )
 
 
-def app_fig3_gaps(one_minimiser, fig1_s1, fig3_s1, fig3_cobyla=None) -> dict:
+def app_fig3_gaps(one_minimiser, fig1_s1, fig3_s1, fig3_cobyla=None, fig3_rounds=None) -> dict:
     """App. Fig. 3 with one minimiser per comparison: label -> (gap at M = 10, gap at M = 100), each gap
     :func:`~credalbook.papers.mortier.type_one_gap` (the mean absolute difference of Type I error and α, its SE, R).
 
-    ``one_minimiser``: S1 at M = 10 minimised like Fig. 3's S1 (``fig3_s1``, M = 100); ``fig3_cobyla``: S1 at M = 100
-    with Fig. 1's minimiser (``fig1_s1``, M = 10) on the ECE tests, or None while its parts are pending; Fig. 1's gap
-    is then taken on the same tests and its first datasets.
+    ``one_minimiser``: S1 at M = 10 minimised like Fig. 3's S1 (``fig3_s1``, M = 100); ``fig3_rounds``: Fig. 3's S1
+    datasets minimised like ``one_minimiser`` with its rounds cap, or None while its parts are pending;
+    ``fig3_cobyla``: S1 at M = 100 with Fig. 1's minimiser (``fig1_s1``, M = 10) on the ECE tests, or None while its
+    parts are pending; Fig. 1's gap is then taken on the same tests and its first datasets.
     """
-    gaps = {f"{one_minimiser.config['solver']}, seven tests": (type_one_gap(one_minimiser), type_one_gap(fig3_s1))}
+    solver = one_minimiser.config["solver"]
+    gaps = {f"{solver}, seven tests": (type_one_gap(one_minimiser), type_one_gap(fig3_s1))}
+    if fig3_rounds is not None:
+        cap = dict(fig3_rounds.config.get("solver_options") or {}).get("maxiter")
+        gaps[f"{solver}, seven tests, up to {cap} rounds at both sizes"] = (
+            type_one_gap(one_minimiser),
+            type_one_gap(fig3_rounds),
+        )
     if fig3_cobyla is not None:
         gaps[f"{fig1_s1.config['solver']} (NLopt COBYLA), ECE tests"] = (
             type_one_gap(fig1_s1, measures=list(fig3_cobyla.measures), n_datasets=fig3_cobyla.n_datasets),

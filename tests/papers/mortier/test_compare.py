@@ -451,6 +451,47 @@ class TestNewRows:
         one = next(r for r in rows if "one minimiser" in r.quantity)
         assert one.verdict == "differs — cause unknown" and one.cause == ""
 
+    def test_rounds_study(self):
+        """With App. Fig. 3's S1 at M = 100 minimised with M = 10's rounds cap, the one-minimiser row is judged on it
+        (the capped study stays in the book column); the depth of the minimisation is named as the cause only when
+        the row differs upwards, both depth steps raise the gap by more than 2 paired SE, and COBYLA's row does not
+        differ; while the study is pending, the row says so and is judged on 10 rounds."""
+        res = self._full()
+        res["gap_fig3_uniform"] = [0.06, 0.005, 1000]
+        res["gap_rounds"] = {"cap": 100, "Fig. 3": [0.27, 0.005, 1000], "deeper": [0.01, 0.004, 1000],
+                             "shallower": [0.20, 0.006, 1000]}  # fmt: skip
+        one = next(r for r in compare(res).rows if "one minimiser" in r.quantity)
+        assert one.verdict == "agrees" and one.book.startswith("0.250 → 0.270 (up to 100 rounds at both sizes); ")
+        assert (
+            "M = 100 with up to 10 rounds: 0.260" in one.book
+            and "up to 100 rounds of line searches at both" in one.note
+        )
+        res["gap_rounds"]["Fig. 3"] = [0.40, 0.005, 1000]
+        res["gap_rounds"]["deeper"] = [0.14, 0.004, 1000]
+        res["gap_cobyla"]["Fig. 3"] = [0.16, 0.01, 100]  # COBYLA: +0.06 (SE 0.014), inconclusive, not differs
+        one = next(r for r in compare(res).rows if "one minimiser" in r.quantity)
+        assert one.verdict == "differs — cause shown" and "the depth of the minimisation at M = 100" in one.cause
+        assert "by +0.200 (paired SE 0.006)" in one.cause and "by +0.140 (SE 0.004) from 10 to 100" in one.cause
+        for key, value in (("deeper", [0.005, 0.004, 1000]), ("shallower", [-0.2, 0.006, 1000])):
+            other = json.loads(json.dumps(res))
+            other["gap_rounds"][key] = value  # a step that does not raise the gap by 2 SE: no cause
+            assert next(r for r in compare(other).rows if "one minimiser" in r.quantity).cause == ""
+        other = json.loads(json.dumps(res))
+        other["gap_cobyla"]["Fig. 3"] = [0.30, 0.01, 100]  # the paper's minimiser differs as well: not this cause
+        assert (
+            next(r for r in compare(other).rows if "one minimiser" in r.quantity).verdict == "differs — cause unknown"
+        )
+        other = json.loads(json.dumps(res))
+        other["gap_rounds"]["Fig. 3"] = [0.05, 0.005, 1000]  # M = 100 closer to α than M = 10: depth does not explain
+        assert next(r for r in compare(other).rows if "one minimiser" in r.quantity).cause == ""
+        other = json.loads(json.dumps(res))
+        del other["gap_rounds"]
+        other["rounds_pending"] = "4 of 10 parts recorded"
+        one = next(r for r in compare(other).rows if "one minimiser" in r.quantity)
+        assert (
+            one.book.startswith("0.250 → 0.260") and "pending (4 of 10 parts recorded): judged on 10 rounds" in one.note
+        )
+
     def test_cobyla_stalls_in_the_note(self):
         """The watchdog's count of stalled minimisations is stated on the COBYLA row (none without the watchdog)."""
         res = self._full()

@@ -23,6 +23,7 @@ from credalbook.papers.mortier import (
     set_test_error_rates,
     solver_comparison,
     table1_differences,
+    type_one_gap,
 )
 from credalbook.papers.plans import plan_parts
 from credalbook.papers.presets import preset
@@ -110,8 +111,9 @@ class TestMortierPlan:
             for k in ("s", "dn0.1", "dn0.6", "de")
         ]
         regime = [c.replace("table1-", "table1r-", 1) for c in cells]
+        rounds = [f"fig3-s1-rounds100-{i}" for i in range(-(-cfg["fig3"] // 100))]
         assert [p.name for p in parts] == NAMES + [
-            "fig1-s1-search-descent", *chunks, "s2-text", "s3-text", *cells, *regime
+            "fig1-s1-search-descent", *chunks, *rounds, "s2-text", "s3-text", *cells, *regime
         ]  # fmt: skip
         plan = mortier_plan(cfg, solver="cobyla_powell")
         assert tuple(plan.groups) == MORTIER_GROUPS
@@ -210,8 +212,9 @@ class TestMortierPlan:
         assert plan.values("code_h1", values) == {"S2": 21, "S3": 22}
         assert plan.values("code_h1_cobyla", values) == {"S2": 23, "S3": 24}
         assert plan.values("fig3_cobyla", values) == {"0": {"0": 27, "1": 28, "2": 29, "3": 30}}
-        assert plan.values("table1", values) == {"digits": {"0": {"S": 33, "DN(0.1)": 34, "DN(0.6)": 35, "DE": 36}}}
-        assert plan.values("text_segment", values) == {"S2": 31, "S3": 32}
+        assert plan.values("fig3_rounds", values) == {"0": 31}
+        assert plan.values("table1", values) == {"digits": {"0": {"S": 34, "DN(0.1)": 35, "DN(0.6)": 36, "DE": 37}}}
+        assert plan.values("text_segment", values) == {"S2": 32, "S3": 33}
 
     def test_errors(self):
         plan = mortier_plan(preset(CHAPTER, "tiny"))
@@ -486,6 +489,19 @@ class TestChapterResults:
             chapter_results(summ, cobyla_pending="3 of 20", fig3_cobyla=summ["Fig. 3"]["S1"], **common)
         with pytest.raises(ValueError, match="cobyla_pending must be a non-empty string"):
             chapter_results(summ, cobyla_pending=" ", **common)
+        # App. Fig. 3 with M = 10's rounds cap: its gap, and the paired changes of the gap with the depth
+        f3 = summ["Fig. 3"]["S1"]
+        deep = dataclasses.replace(f3, rejected=~f3.rejected, config=dict(f3.config, solver_options={"maxiter": 100}))
+        gr = chapter_results(summ, fig3_rounds=deep, fig3_uniform=f3, **common)["gap_rounds"]
+        assert gr["cap"] == 100 and gr["Fig. 3"] == type_one_gap(deep)
+        assert gr["deeper"][0] == pytest.approx(type_one_gap(deep)[0] - type_one_gap(f3)[0])
+        assert gr["deeper"][2] == f3.n_datasets and gr["deeper"][1] > 0 and gr["shallower"][:2] == [0.0, 0.0]
+        pending = chapter_results(summ, rounds_pending="4 of 10 parts recorded", **common)
+        assert pending["rounds_pending"] == "4 of 10 parts recorded" and "gap_rounds" not in pending
+        with pytest.raises(ValueError, match="not both"):
+            chapter_results(summ, rounds_pending="4 of 10", fig3_rounds=deep, **common)
+        with pytest.raises(ValueError, match="rounds_pending must be a non-empty string"):
+            chapter_results(summ, rounds_pending=" ", **common)
         # COBYLA's stalled minimisations: the row's numbers again without the datasets where one stalled
         f3 = summ["Fig. 3"]["S1"]
         t, r = len(f3.measures), f3.n_datasets
@@ -503,3 +519,32 @@ class TestChapterResults:
         assert gc["unstalled"]["Fig. 3"][2] == gc["unstalled"]["Fig. 1"][2] == r - 1
         every = dataclasses.replace(f3, config=dict(f3.config, n_stalls=t * r, stalls=[[1] * r] * t))
         assert "unstalled" not in chapter_results(summ, fig3_cobyla=every, **common)["gap_cobyla"]
+
+
+def test_rounds_parts_are_app_fig3_s1_with_fig1_rounds_cap():
+    """The parts of group ``fig3_rounds`` hold App. Fig. 3's S1 study (part ``fig3-s1``) on its own datasets and random
+    streams, only with ``search_descent``'s rounds cap of M = 10: with the cap of M = 100 (10 rounds) they give that
+    study's p-values bit for bit, so the two are paired dataset by dataset; the cap reaches the minimiser."""
+    from credalbook.papers.mortier import error_rate_chunks, set_test_error_rates
+    from credalbook.papers.mortier.parts import ROUNDS_CAP
+
+    plan = mortier_plan(preset(CHAPTER, "tiny"), solver="cobyla_powell")
+    (part,) = plan.group_parts("fig3_rounds")
+    kw = dict(part.kwargs)
+    assert kw["solver_options"] == {"maxiter": ROUNDS_CAP} and kw["n_members"] == 100
+    study = {p.name: p for p in plan.parts}["fig3-s1"].kwargs
+    assert kw["n_datasets"] == study["n_datasets"] and kw["seed"] == study["seed"] and kw["solver"] == study["solver"]
+    small = dict(n_instances=20, n_members=12, n_classes=3, u=0.5, n_resamples=10, measures=(("ece_conf", 5),))
+    whole = set_test_error_rates.__wrapped__(
+        "S1", n_datasets=3, solver="search_descent", n_jobs=1, progress=False, **small
+    )
+    capped = error_rate_chunks("S1", chunks=(0, 1), n_datasets=3, solver="search_descent",
+                               solver_options={"maxiter": 10}, **small)  # fmt: skip
+    assert np.array_equal(capped.p_values(), whole.p_values())
+    shallow = error_rate_chunks("S1", chunks=(0, 1), n_datasets=3, solver="search_descent",
+                                solver_options={"maxiter": 1}, **small)  # fmt: skip
+    assert shallow.n_datasets == 3 and (shallow.mean_evaluations < capped.mean_evaluations).all()  # the cap reaches it
+    with pytest.raises(ValueError, match="chunks must be a pair"):
+        error_rate_chunks("S1", chunks=(0, 2), n_datasets=3, **small)
+    with pytest.raises(TypeError, match="not chunk= or test="):
+        error_rate_chunks("S1", chunks=(0, 1), n_datasets=3, test=0, **small)

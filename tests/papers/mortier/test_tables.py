@@ -38,6 +38,17 @@ class TestAppFig3Gaps:
         assert a == type_one_gap(fig1, measures=["ECE_conf (B=10)"], n_datasets=4) != type_one_gap(fig1)
         assert b == type_one_gap(cob) and a[2] == b[2] == 4
         assert list(app_fig3_gaps(one, fig1, fig3)) == ["search, seven tests"]  # COBYLA pending
+        deep = set_test_error_rates.__wrapped__(
+            "S1", n_datasets=6, n_instances=30, n_members=3, n_classes=3, u=0.5, n_resamples=10,
+            measures=("ece_conf", "skce_ul"), solver="search", solver_options={"maxiter": 100}, seed=1, n_jobs=1,
+            progress=False,
+        )  # fmt: skip
+        with_rounds = app_fig3_gaps(one, fig1, fig3, None, deep)
+        assert list(with_rounds) == ["search, seven tests", "search, seven tests, up to 100 rounds at both sizes"]
+        assert with_rounds["search, seven tests, up to 100 rounds at both sizes"] == (
+            type_one_gap(one),
+            type_one_gap(deep),
+        )
         t = gaps_table(gaps).rows["search, seven tests"]
         (g1, e1, r1), (g3, e3, r3) = gaps["search, seven tests"]
         assert t["change"] == pytest.approx(g3 - g1) and t["SE of the change"] == pytest.approx(np.hypot(e1, e3))
