@@ -313,6 +313,28 @@ def _one_pass_rows():
     return lambda: p.max(axis=1)
 
 
+def _resample_floor(draw_only: bool):
+    """The floor of the exact bootstrap of the intervals: 200 replicates of N = 10^6 resample indices drawn from one
+    generator (``rng.integers(0, N, size=N)``, the stream of ``credalbook.metrics.intervals.resample_counts``, one
+    replicate after the other: one thread), and with ``draw_only=False`` also counted (``np.bincount``): what every
+    interval computes before any statistic (value: the last replicate's count of instance 0)."""
+
+    def case():
+        n = N_BIG
+
+        def call():
+            rng = np.random.default_rng(0)
+            for _ in range(200):
+                idx = rng.integers(0, n, size=n)
+                if not draw_only:
+                    counts = np.bincount(idx, minlength=n)
+            return int(idx[0]) if draw_only else int(counts[0])
+
+        return call
+
+    return case
+
+
 def _overconfident_logits(n: int):
     rng = np.random.default_rng(0)
     logits = rng.normal(size=(n, K)) * 1.5
@@ -450,6 +472,16 @@ CASES.update(
         ),
         "ece_confidence_ci": (_interval("ece_confidence"), 3, "ECE (confidence), ci=0.95, 200 resamples"),
         "ece_classwise_ci": (_interval("ece_classwise"), 3, "ECE (classwise), ci=0.95, 200 resamples"),
+        "resample_draws_200": (
+            _resample_floor(True),
+            3,
+            "floor: the indices of 200 exact resamples, N = 10^6, one generator (one thread)",
+        ),
+        "resample_counts_200": (
+            _resample_floor(False),
+            3,
+            "floor: the indices of 200 exact resamples and their counts (bincount), N = 10^6, one thread",
+        ),
         "temperature_1e5": (_temperature_1e5, 5, "TemperatureScaling().fit, N = 10^5 (value: T)"),
         "netcal_temperature": (_netcal_temperature, 5, "anchor: netcal TemperatureScaling, N = 10^5 (value: T)"),
         "memmap_1e7": (_memmap_ece, 1, "load_array + ece_confidence, memory-mapped .npy, N = 10^7"),
