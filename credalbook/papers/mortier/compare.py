@@ -490,7 +490,7 @@ def _app_fig3(cmp: Comparison, r: Mapping, claim: dict) -> None:
         gr, er, kr = rounds["Fig. 3"]
         judgement = _little_change(g1, e1, gr, er)
         book = (
-            f"{g1:.3f} → {gr:.3f} (up to {rounds['cap']} rounds at both sizes); M = 100 with up to 10 rounds: {g3:.3f}"
+            f"{g1:.4f} → {gr:.4f} (up to {rounds['cap']} rounds at both sizes); M = 100 with up to 10 rounds: {g3:.4f}"
         )
         budget, k3 = f"up to {rounds['cap']} rounds of line searches at both sizes", kr
     elif "rounds_pending" in r:
@@ -569,10 +569,10 @@ def _depth_cause(rounds: Mapping, g1: float, cobyla: str | None) -> str:
     (ds, ss, r), (dd, sd, _) = rounds["shallower"], rounds["deeper"]
     return (
         "section 'App. Fig. 3 with one minimiser per comparison': the depth of the minimisation at M = 100; on the same "
-        f"{r} datasets mean |Type I − α| rises by {ds:+.3f} (paired SE {ss:.3f}) from t at the uniform weights to 10 "
-        f"rounds and by {dd:+.3f} (SE {sd:.3f}) from 10 to {rounds['cap']}: lower minima make the test more "
-        f"conservative; the paper's COBYLA, which spends its evaluation budget at M = 100, does not differ ({cobyla}: "
-        "next row)"
+        f"{r} datasets mean |Type I − α| rises by {ds:+.4f} (paired SE {ss:.2g}) from t at the uniform weights to 10 "
+        f"rounds and by {dd:+.4f} (SE {sd:.2g}) from 10 to {rounds['cap']} (each step more than 2 SE): lower minima "
+        f"make the test more conservative; the paper's COBYLA, which spends its evaluation budget at M = 100, does "
+        f"not differ ({cobyla}: next row)"
     )
 
 

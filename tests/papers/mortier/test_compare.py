@@ -461,9 +461,9 @@ class TestNewRows:
         res["gap_rounds"] = {"cap": 100, "Fig. 3": [0.27, 0.005, 1000], "deeper": [0.01, 0.004, 1000],
                              "shallower": [0.20, 0.006, 1000]}  # fmt: skip
         one = next(r for r in compare(res).rows if "one minimiser" in r.quantity)
-        assert one.verdict == "agrees" and one.book.startswith("0.250 → 0.270 (up to 100 rounds at both sizes); ")
+        assert one.verdict == "agrees" and one.book.startswith("0.2500 → 0.2700 (up to 100 rounds at both sizes); ")
         assert (
-            "M = 100 with up to 10 rounds: 0.260" in one.book
+            "M = 100 with up to 10 rounds: 0.2600" in one.book
             and "up to 100 rounds of line searches at both" in one.note
         )
         res["gap_rounds"]["Fig. 3"] = [0.40, 0.005, 1000]
@@ -471,7 +471,7 @@ class TestNewRows:
         res["gap_cobyla"]["Fig. 3"] = [0.16, 0.01, 100]  # COBYLA: +0.06 (SE 0.014), inconclusive, not differs
         one = next(r for r in compare(res).rows if "one minimiser" in r.quantity)
         assert one.verdict == "differs — cause shown" and "the depth of the minimisation at M = 100" in one.cause
-        assert "by +0.200 (paired SE 0.006)" in one.cause and "by +0.140 (SE 0.004) from 10 to 100" in one.cause
+        assert "by +0.2000 (paired SE 0.006)" in one.cause and "by +0.1400 (SE 0.004) from 10 to 100" in one.cause
         for key, value in (("deeper", [0.005, 0.004, 1000]), ("shallower", [-0.2, 0.006, 1000])):
             other = json.loads(json.dumps(res))
             other["gap_rounds"][key] = value  # a step that does not raise the gap by 2 SE: no cause
