@@ -268,7 +268,8 @@ def _data_size_rows(cmp: Comparison, ana: dict, claims: dict, setting: str) -> N
                 with np.errstate(all="ignore"):
                     sd.append(np.nanstd(_arr(nums["curves"][k][w]), axis=0, ddof=1))
             d = sd[0] - sd[1]
-            js.append(one_sided(d[np.isfinite(d)], relation=">", name=f"sd half − sd all, {w} curve of Ê_{k}"))
+            js.append(one_sided(d[np.isfinite(d)], relation=">", name=f"sd half − sd all, {w} curve of Ê_{k}",
+                                unit="interval"))  # fmt: skip
             book.append(f"{w} Ê_{k} {np.nanmean(sd[1]):.4f} vs {np.nanmean(sd[0]):.4f}")
     cmp.add(art, claims["variance"], paper="higher variance on EMNIST (less data; Fig. 4)",
             book="sd over seeds, all vs half: " + "; ".join(book), judgement=combine(js),

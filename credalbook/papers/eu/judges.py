@@ -46,8 +46,10 @@ def t_one_sided(df: float) -> float:
     return float(t.ppf(0.95, df)) if math.isfinite(df) else 1.6448536269514722
 
 
-def one_sided(values, *, relation: str, name: str, threshold: float = 0.0) -> Judgement:
-    """Judge the one-sided claim ``mean(values) relation threshold`` on per-seed values (see the module docstring).
+def one_sided(values, *, relation: str, name: str, threshold: float = 0.0, unit: str = "seed") -> Judgement:
+    """Judge the one-sided claim ``mean(values) relation threshold`` on per-seed values (see the module docstring);
+    ``unit`` names what the values are replicates of, in the tolerance's source ("seed", or e.g. "interval" for the
+    values of a curve's intervals).
 
     Examples
     --------
@@ -57,18 +59,20 @@ def one_sided(values, *, relation: str, name: str, threshold: float = 0.0) -> Ju
     'inconclusive'
     >>> one_sided([0.02], relation=">", name="d").verdict
     'inconclusive'
+    >>> one_sided([0.02, 0.03, 0.025], relation=">", name="d", unit="interval").tolerance_source.split("× ")[1]
+    'the standard error over 3 intervals (0.0029)'
     """
     mean, se, n = mean_se(values)
     if n < 2:
         return Judgement(
             INCONCLUSIVE,
-            f"{name} {relation} {threshold:g}: {mean:.4g} (one seed: no standard error)",
+            f"{name} {relation} {threshold:g}: {mean:.4g} (one {unit}: no standard error)",
             None,
-            "the spread over seeds (needs at least 2 seeds)",
+            f"the spread over {unit}s (needs at least 2 {unit}s)",
             n,
         )
     z = t_one_sided(n - 1)
-    source = f"Student-t one-sided 95% quantile {z:.3f} ({n - 1} df) × the standard error over {n} seeds ({se:.2g})"
+    source = f"Student-t one-sided 95% quantile {z:.3f} ({n - 1} df) × the standard error over {n} {unit}s ({se:.2g})"
     if threshold == 0.0:
         return sign_claim(mean, relation=relation, se=se, z=z, name=name, replicates=n, tolerance_source=source)
     return ordered(

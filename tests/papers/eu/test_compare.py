@@ -424,6 +424,8 @@ class TestCompareStudies:
         assert r.verdict == "agrees" and "an analogue, not the paper's data" in r.note
         r = _row(cmp, "Sec. 5.4.1 (analogue: all vs half the images)", "we see the red")
         assert r.verdict == "agrees"
+        n = len(res["analogue"]["all"]["curves"]["M"]["gain"][0])  # the curves' intervals are the replicates
+        assert f"the standard error over {n} intervals" in r.tolerance_source and "seeds" not in r.tolerance_source
         assert len(cmp.rows) == 27 + 3 + 1 + 4  # Fig. 3 (three), Fig. 4 (one), the analogue (four)
         prose = prose_verdicts(cmp)  # the chapter's sentences on the analogue carry its rows' verdicts and numbers
         for name, (artifact, start) in (
