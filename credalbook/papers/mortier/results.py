@@ -59,10 +59,16 @@ def _gap(study, alphas, n_boot: int = 500, seed: int = 0, *, measures=None, n_da
     if keep is not None:
         rej = rej[..., np.asarray(keep, dtype=bool)]
     r = rej.shape[-1]
-    value = float(np.abs(rej.mean(axis=-1) - alphas).mean())
     idx = np.random.default_rng(seed).integers(0, r, size=(n_boot, r))
-    boot = np.abs(rej[..., idx].mean(axis=-1) - alphas[None, :, None]).mean(axis=(0, 1))
-    return [value, float(boot.std(ddof=1)), r]
+    return [float(_abs_gap(rej, alphas)), float(_abs_gap(rej, alphas, idx).std(ddof=1)), r]
+
+
+def _abs_gap(rej: np.ndarray, alphas: np.ndarray, idx: np.ndarray | None = None):
+    """Mean |Type I − α| over the tests and levels of rejections ``rej`` (T, A, R): one number, or with bootstrap
+    indices ``idx`` (B, R) over the datasets one per resample (B,)."""
+    if idx is None:
+        return np.abs(rej.mean(axis=-1) - alphas).mean()
+    return np.abs(rej[..., idx].mean(axis=-1) - alphas[None, :, None]).mean(axis=(0, 1))
 
 
 def _gap_change(before, after, alphas, n_boot: int = 500, seed: int = 0) -> list:
@@ -72,15 +78,27 @@ def _gap_change(before, after, alphas, n_boot: int = 500, seed: int = 0) -> list
     a, b = (st.rejections(alphas).astype(np.float64) for st in (before, after))  # (T, A, R)
     r = min(a.shape[-1], b.shape[-1])
     a, b = a[..., :r], b[..., :r]
-
-    def gap(rej, idx=None):
-        rates = rej.mean(axis=-1) if idx is None else rej[..., idx].mean(axis=-1)  # (T, A) or (T, A, n_boot)
-        shift = alphas if idx is None else alphas[None, :, None]
-        return np.abs(rates - shift).mean(axis=(0, 1))
-
     idx = np.random.default_rng(seed).integers(0, r, size=(n_boot, r))
-    value = float(gap(b) - gap(a))
-    return [value, float((gap(b, idx) - gap(a, idx)).std(ddof=1)), r]
+    boot = _abs_gap(b, alphas, idx) - _abs_gap(a, alphas, idx)
+    return [float(_abs_gap(b, alphas) - _abs_gap(a, alphas)), float(boot.std(ddof=1)), r]
+
+
+def _rounds_cap(study) -> int:
+    """The rounds cap of ``search_descent`` a study was minimised with (``solver_options["maxiter"]``)."""
+    cap = dict(study.config.get("solver_options") or {}).get("maxiter")
+    if cap is None:
+        raise ValueError("the study was not minimised with a rounds cap (solver_options has no 'maxiter')")
+    return int(cap)
+
+
+def _set_pending(out: dict, name: str, pending, result, result_name: str) -> None:
+    """``out[name] = pending`` for a group of parts not all recorded (a non-empty string), never with its result."""
+    if result is not None and pending is not None:
+        raise ValueError(f"give {result_name} or {name}, not both")
+    if pending is not None:
+        if not isinstance(pending, str) or not pending.strip():
+            raise ValueError(f"{name} must be a non-empty string; got {pending!r}")
+        out[name] = pending
 
 
 def chapter_results(
@@ -235,27 +253,17 @@ def chapter_results(
             "Fig. 1": _gap(one_minimiser, alphas),
             "Fig. 3": out["gap"]["Fig. 3"],
         }
-    if fig3_rounds is not None and rounds_pending is not None:
-        raise ValueError("give fig3_rounds or rounds_pending, not both")
-    if rounds_pending is not None:
-        if not isinstance(rounds_pending, str) or not rounds_pending.strip():
-            raise ValueError(f"rounds_pending must be a non-empty string; got {rounds_pending!r}")
-        out["rounds_pending"] = rounds_pending
+    _set_pending(out, "rounds_pending", rounds_pending, fig3_rounds, "fig3_rounds")
     if fig3_rounds is not None:
         capped = studies["Fig. 3"]["S1"]
         out["gap_rounds"] = {
-            "cap": int(dict(fig3_rounds.config.get("solver_options") or {}).get("maxiter", 0)),
+            "cap": _rounds_cap(fig3_rounds),
             "Fig. 3": _gap(fig3_rounds, alphas),
             "deeper": _gap_change(capped, fig3_rounds, alphas),  # 10 rounds → the cap, same datasets
         }
         if fig3_uniform is not None:  # no minimisation → 10 rounds, same datasets
             out["gap_rounds"]["shallower"] = _gap_change(fig3_uniform, capped, alphas)
-    if fig3_cobyla is not None and cobyla_pending is not None:
-        raise ValueError("give fig3_cobyla or cobyla_pending, not both")
-    if cobyla_pending is not None:
-        if not isinstance(cobyla_pending, str) or not cobyla_pending.strip():
-            raise ValueError(f"cobyla_pending must be a non-empty string; got {cobyla_pending!r}")
-        out["cobyla_pending"] = cobyla_pending
+    _set_pending(out, "cobyla_pending", cobyla_pending, fig3_cobyla, "fig3_cobyla")
     if fig3_cobyla is not None:
         r_c = fig3_cobyla.n_datasets
         out["gap_cobyla"] = {

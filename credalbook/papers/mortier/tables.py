@@ -11,7 +11,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from credalbook.papers.mortier.results import type_one_gap
+from credalbook.papers.mortier.results import _rounds_cap, type_one_gap
 from credalbook.papers.report import Table
 
 __all__ = ["app_fig3_gaps", "cells_table", "gaps_table", "readings_table", "set_and_average_tests", "table1_table"]
@@ -42,8 +42,7 @@ def app_fig3_gaps(one_minimiser, fig1_s1, fig3_s1, fig3_cobyla=None, fig3_rounds
     solver = one_minimiser.config["solver"]
     gaps = {f"{solver}, seven tests": (type_one_gap(one_minimiser), type_one_gap(fig3_s1))}
     if fig3_rounds is not None:
-        cap = dict(fig3_rounds.config.get("solver_options") or {}).get("maxiter")
-        gaps[f"{solver}, seven tests, up to {cap} rounds at both sizes"] = (
+        gaps[f"{solver}, seven tests, up to {_rounds_cap(fig3_rounds)} rounds at both sizes"] = (
             type_one_gap(one_minimiser),
             type_one_gap(fig3_rounds),
         )

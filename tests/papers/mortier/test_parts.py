@@ -496,6 +496,8 @@ class TestChapterResults:
         assert gr["cap"] == 100 and gr["Fig. 3"] == type_one_gap(deep)
         assert gr["deeper"][0] == pytest.approx(type_one_gap(deep)[0] - type_one_gap(f3)[0])
         assert gr["deeper"][2] == f3.n_datasets and gr["deeper"][1] > 0 and gr["shallower"][:2] == [0.0, 0.0]
+        with pytest.raises(ValueError, match="not minimised with a rounds cap"):
+            chapter_results(summ, fig3_rounds=f3, **common)
         pending = chapter_results(summ, rounds_pending="4 of 10 parts recorded", **common)
         assert pending["rounds_pending"] == "4 of 10 parts recorded" and "gap_rounds" not in pending
         with pytest.raises(ValueError, match="not both"):
