@@ -20,6 +20,7 @@ pool while this thread consumes their results in order (the bootstrap's chunks, 
 from __future__ import annotations
 
 import collections
+import contextlib
 import os
 import threading
 from collections.abc import Callable, Iterable
@@ -38,8 +39,34 @@ THREADS_ENV = "CREDALBOOK_NUM_THREADS"
 
 
 def workers() -> int:
-    """Threads of the pool: :func:`cores`, at most :data:`MAX_WORKERS`."""
-    return min(MAX_WORKERS, cores())
+    """Threads of the pool: :func:`cores`, at most :data:`MAX_WORKERS` (and at most the cap of :func:`capped`
+    in the calling thread)."""
+    return min(MAX_WORKERS, cores(), getattr(_LOCAL, "cap", MAX_WORKERS))
+
+
+@contextlib.contextmanager
+def capped(n: int):
+    """Within the block, work started from this thread uses at most ``n`` threads (:func:`workers`; 1: plain
+    loops), for example while another thread of the caller already keeps a core busy. Other threads are not
+    affected; the numbers are the same (every threaded path here returns its one-thread result).
+
+    Examples
+    --------
+    >>> with capped(1):
+    ...     workers()
+    1
+    """
+    if not isinstance(n, int) or isinstance(n, bool) or n < 1:
+        raise ValueError(f"n must be a positive integer; got {n!r}")
+    before = getattr(_LOCAL, "cap", None)
+    _LOCAL.cap = n if before is None else min(before, n)
+    try:
+        yield
+    finally:
+        if before is None:
+            del _LOCAL.cap
+        else:
+            _LOCAL.cap = before
 
 
 def cores() -> int:

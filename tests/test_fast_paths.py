@@ -420,6 +420,37 @@ def test_top_label_null_as_before(resample, block, monkeypatch):
     assert fast_rng.random() == ref_rng.random()
 
 
+@pytest.mark.parametrize("resample", ["bootstrap", "permutation"])
+def test_top_label_null_by_blocks(resample):
+    """From N = 2**15 the bootstrap's indices are those of replicate_indices (grouped by blocks of instances),
+    drawn from the same generator before the replicate's uniforms; the permutation keeps its draws. The null
+    is recomputed by hand from that stream, and equals the generic consistency resampling on those draws."""
+    from credalbook.metrics import intervals
+    from credalbook.stats import bootstrap
+    from credalbook.stats.null_distribution import _draw_indices
+
+    n, k, n_bins, size = intervals._THREADED_MIN_N + 3, 3, 10, 3
+    rng = np.random.default_rng(6)
+    p = rng.dirichlet(np.ones(k), size=n)
+    conf = np.ascontiguousarray(p.max(axis=1))
+    bins = equal_width_bin_index(conf, n_bins).astype(np.uint8)
+    fast = bootstrap._top_label_null(size, np.random.default_rng(8), conf, bins, n_bins, resample)
+    ref = np.random.default_rng(8)
+    per = max(1, min(size, bootstrap.TOP_LABEL_BLOCK // n))
+    want = []
+    for s in range(0, size, per):
+        m = min(per, size - s)
+        if resample == "bootstrap":
+            idx = np.stack([intervals.replicate_indices(ref, n) for _ in range(m)])
+        else:
+            idx = _draw_indices(ref, n, (m,), resample)
+        hits = ref.random((m, n)) < conf[idx]
+        yhat = p.argmax(axis=1)[idx]
+        want.extend(ece_confidence_batched(p[idx], np.where(hits, yhat, (yhat + 1) % k), n_bins))
+    np.testing.assert_allclose(fast, want, rtol=1e-12, atol=1e-15)
+    assert np.ptp(fast) > 0
+
+
 def test_top_label_test_as_before(monkeypatch):
     """calibration_test(method="consistency"): statistic, null sample and p-value of the previous code of the
     fast null, same seed, default chunks (120 replicates in chunks of 50, 50 and 20)."""

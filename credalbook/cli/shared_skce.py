@@ -52,7 +52,9 @@ class SharedSKCE:
         value = as_scalar(_mean_last(terms))
         if ci is None:
             return float(value)
-        return bootstrap_estimate(_mean_last, (terms,), value, ci=ci, n_resamples=n_resamples, seed=seed)
+        return bootstrap_estimate(
+            _mean_last, (terms,), value, ci=ci, n_resamples=n_resamples, seed=seed, symmetric=True, threads=True
+        )
 
     def test(self, *, alpha: float):
         """What ``calibration_test(p, labels, method="skce_linear", alpha=alpha, direction=False)`` returns."""

@@ -52,7 +52,7 @@ def _classwise_counts_estimate(
     Equal-width bins do not move under resampling, so each (instance, class) cell
     :math:`j = k B + b_{ik}` and its weight :math:`o_{ik} - \hat p_{ik}` are computed once, as a
     sparse (N, K·B) matrix :math:`W` with K entries per row; a replicate with multiplicities
-    :math:`m_i` (``numpy.bincount`` of its indices) has the gap sums :math:`m^\top W`, one sparse
+    :math:`m_i` (how often the replicate drew it) has the gap sums :math:`m^\top W`, one sparse
     product per chunk of replicates (bin sizes and positives alike, for ``norm != 1`` or
     ``debiased``). The indices are those of gathering (:func:`~credalbook.metrics.intervals.resample_counts`),
     so the replicates equal those of binning the gathered rows up to the order of the sums
@@ -82,20 +82,17 @@ def _cells_counts_statistic(
     from scipy import sparse
 
     n, k = x.shape
-    index = np.int32 if n * k < 2**31 and k > 1 else np.intp  # scipy's index type; NumPy's for a bincount
+    index = np.int32 if n * k < 2**31 else np.intp  # scipy's index type
     cells, w = _cells_and_weights(x, hit, n_bins, index)
     indptr = np.arange(0, n * k + 1, k, dtype=index)
     weights = [w.ravel()]
     if norm != 1 or debiased:
         weights += [np.ones(n * k), hit.ravel().astype(np.float64)]
-    if k == 1:  # one bin per instance: a weighted bincount per replicate
-        terms = weights
-    else:  # (N, K·B) with K entries per row: one sparse product per chunk of replicates
-        terms = [sparse.csr_matrix((a, cells, indptr), shape=(n, k * n_bins)) for a in weights]
+    # (N, C·B) with C entries per row: one sparse product per chunk of replicates (SciPy's, outside the GIL)
+    terms = [sparse.csr_matrix((a, cells, indptr), shape=(n, k * n_bins)) for a in weights]
     return functools.partial(
         _counts_error,
         terms=terms,
-        cells=cells,
         n=n,
         n_classes=k,
         n_bins=n_bins,
@@ -136,7 +133,6 @@ def _counts_error(
     counts: np.ndarray,
     *,
     terms: list,
-    cells: np.ndarray,
     n: int,
     n_classes: int,
     n_bins: int,
@@ -145,13 +141,10 @@ def _counts_error(
     per_problem: bool = False,
 ) -> np.ndarray:
     """The error of R' replicates with multiplicities ``counts`` (R', N) → (R',): per-bin sums of the
-    ``terms`` (weights (N,) of the bins ``cells`` for one problem, else sparse (N, C·B) matrices)."""
+    ``terms``, sparse (N, C·B) matrices of the weights in their cells."""
     m = counts.shape[0]
     shape = (m, n_classes, n_bins)
-    if n_classes == 1:
-        sums = [np.stack([np.bincount(cells, weights=c * t, minlength=n_bins) for c in counts]) for t in terms]
-    else:
-        sums = [np.ascontiguousarray(counts @ t) for t in terms]  # C order: the sums of bin_statistics
+    sums = [np.ascontiguousarray(counts @ t) for t in terms]  # C order: the sums of bin_statistics
     sums = [a.reshape(shape) for a in sums]
     s = BinStatistics(
         gap=sums[0], counts=sums[1] if len(sums) > 1 else None, positives=sums[2] if len(sums) > 1 else None, n=n

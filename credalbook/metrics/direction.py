@@ -39,29 +39,24 @@ Song, Flach. Beyond temperature scaling. NeurIPS 2019 (classwise calibration).
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 from dataclasses import dataclass
 
 import numpy as np
 
-from credalbook._validation import (
-    as_rng,
-    as_scalar,
-    check_choice,
-    check_n_bins,
-    check_positive_float,
-    check_probs_labels,
-)
+from credalbook._validation import as_scalar, check_choice, check_n_bins, check_positive_float, check_probs_labels
 from credalbook.metrics.binning import _bin_statistics, check_strategy, one_hot
 from credalbook.metrics.classification import _top_label
 from credalbook.metrics.intervals import (
     check_ci_keyword,
     check_ci_options,
     check_unbatched,
-    CHUNK_BYTES,
     Estimate,
     interval,
+    mean_of_counts,
+    resample_counts,
 )
 from credalbook.metrics.mean_terms import _mean_estimate
 
@@ -168,23 +163,13 @@ def signed_calibration_error(
 def _class_replicates(terms: np.ndarray, *, n_resamples: int, seed) -> np.ndarray:
     """Bootstrap means of each column of ``terms`` (N, K) → (R, K), one set of resamples for all columns.
 
-    The resamples are those of :func:`credalbook.metrics.intervals.resample_statistic` with the same seed
-    (``rng.integers(0, N, size=N)`` per replicate, one after the other), given by their multiplicities
-    :math:`m_r` (``numpy.bincount``), so a replicate's means are :math:`m_r^\top T / N`: one matrix product
-    per chunk of replicates instead of gathering N·K terms per replicate. Column k equals the replicates of
-    the k-th column resampled on its own up to the order of the sums (1e-16). No validation.
+    The resamples are those of :func:`credalbook.metrics.intervals.resample_statistic` with the same seed,
+    given by their multiplicities :math:`m_r` (:func:`~credalbook.metrics.intervals.resample_counts`), so a
+    replicate's means are :math:`m_r^\top T / N`: one matrix product per chunk of replicates instead of
+    gathering N·K terms per replicate. Column k equals the replicates of the k-th column resampled on its own
+    up to the order of the sums (1e-16). No validation.
     """
-    n, k = terms.shape
-    rng = as_rng(seed)
-    step = int(max(1, min(n_resamples, CHUNK_BYTES // max(1, 32 * n))))  # multiplicities held at once
-    counts = np.empty((step, n))
-    out = np.empty((n_resamples, k))
-    for s in range(0, n_resamples, step):
-        m = min(step, n_resamples - s)
-        for r in range(m):
-            counts[r] = np.bincount(rng.integers(0, n, size=n), minlength=n)
-        out[s : s + m] = counts[:m] @ terms / n
-    return out
+    return resample_counts(functools.partial(mean_of_counts, terms), terms.shape[0], n_resamples=n_resamples, seed=seed)
 
 
 @dataclass(frozen=True)

@@ -396,7 +396,9 @@ def _skce_estimate(p: np.ndarray, y: np.ndarray, kern: Callable, estimator: str,
         return bootstrap_estimate(statistic, (p, y, np.arange(n)), value, **options)
     if terms.shape[0] < 2:
         raise ValueError(f"a bootstrap interval of the linear estimator needs N >= 4; got N = {n}")
-    return bootstrap_estimate(_mean_last, (terms,), as_scalar(_mean_last(terms)), **options)
+    return bootstrap_estimate(
+        _mean_last, (terms,), as_scalar(_mean_last(terms)), symmetric=True, threads=True, **options
+    )
 
 
 def _quadratic_without_ties(p: np.ndarray, y: np.ndarray, origin: np.ndarray, *, kernel: Callable) -> np.ndarray:

@@ -39,6 +39,7 @@ from credalbook._validation import (
     check_probability,
     is_binary_scores,
 )
+from credalbook.metrics.intervals import _THREADED_MIN_N, replicate_indices
 from credalbook.stats.hosmer_lemeshow import _drawn_ahead
 from credalbook.stats.measures import as_measure
 
@@ -292,11 +293,15 @@ def _top_label_null(
     :func:`credalbook.metrics.bin_statistics` sums :math:`o - x`). O(N) per replicate instead of
     O(N·K). Replicates are drawn in blocks of about :data:`TOP_LABEL_BLOCK` values (indices of the
     whole block, then its uniforms; the next block drawn in a background thread while this one is
-    summed), a number fixed by N and ``size``. The work per value: two gathers from 1-D tables (the
+    summed), a number fixed by N and ``size``. From N = 2¹⁵ (``resample="bootstrap"``) each replicate's
+    indices are those of :func:`credalbook.metrics.intervals.replicate_indices` (the same distribution,
+    grouped by blocks of instances, so that the gathers read the tables block by block: 1.0 → 0.8 s for
+    100 replicates at N = 10⁶). The work per value: two gathers from 1-D tables (the
     small ``bins`` table stays in cache), one comparison and one subtraction written in place, one
     ``bincount``.
     """
     n = conf.shape[0]
+    by_blocks = resample == "bootstrap" and n >= _THREADED_MIN_N
     per = max(1, min(size, TOP_LABEL_BLOCK // n))
     out = np.empty(size)
     blocks = [(s, min(per, size - s)) for s in range(0, size, per)]
@@ -307,7 +312,10 @@ def _top_label_null(
 
     def draw(j):  # in the background thread: the draws of block j, and the small gather of its bins
         m, (u, flat) = blocks[j][1], buffers[j % 2]
-        idx = _draw_indices(rng, n, (m,), resample).ravel()
+        if by_blocks:  # grouped by blocks of instances: the gathers below read the tables block by block
+            idx = np.concatenate([replicate_indices(rng, n) for _ in range(m)])
+        else:
+            idx = _draw_indices(rng, n, (m,), resample).ravel()
         np.copyto(flat[: m * n], bins.take(idx))
         return idx, rng.random(out=u[: m * n]), flat[: m * n]
 
