@@ -19,7 +19,7 @@ form (``credalbook.metrics.classification.ece_classwise_batched``, ``credalbook.
 :class:`~credalbook.stats.CalibrationMeasure`'s ``func``, ...). R' is chosen so that one chunk
 holds about :data:`CHUNK_BYTES` (256 MiB) of indices and gathered data: N = 10⁶, K = 10 runs one
 to a few replicates at a time, in well under 1 GiB. The replicates do not depend on the chunk
-size nor on the number of threads. Below N = 2¹⁵ (:data:`_THREADED_MIN_N`) the indices are drawn
+size nor on the number of threads. Below N = 2¹⁵ (:data:`BLOCKED_MIN_N`) the indices are drawn
 from one :class:`numpy.random.Generator` replicate after replicate: a plain loop that draws
 ``rng.integers(0, N, N)`` per replicate gives the same numbers. From N = 2¹⁵ each replicate draws
 from a generator of its own (:func:`replicate_seeds`) by blocks of 256 instances
@@ -82,9 +82,11 @@ CHUNK_BYTES = 1 << 28
 # Temporaries of a batched metric, in units of the gathered data (bins, residuals, ...).
 _WORK_FACTOR = 2
 
-#: From this many instances :func:`resample_counts` spreads the replicates over threads, and each replicate draws
-#: its indices by blocks from its own generator (:func:`replicate_indices`).
-_THREADED_MIN_N = 1 << 15
+#: From this many instances each bootstrap replicate draws its indices by blocks from its own generator
+#: (:func:`replicate_indices`, :func:`replicate_seeds`), and :func:`resample_counts` spreads the replicates over
+#: threads.
+BLOCKED_MIN_N = 1 << 15
+_THREADED_MIN_N = BLOCKED_MIN_N
 #: Instances per block of :func:`replicate_indices` (offsets inside a block are one byte).
 _BLOCK = 256
 # Replicates per chunk of resample_counts: enough for the sparse products of a statistic to run near memory speed.
@@ -203,7 +205,7 @@ def resample_statistic(
     ``threads=True`` (for a thread-safe statistic that treats each replicate on its own, as a mean
     along the last axis): for large N the indices are drawn here while threads gather and evaluate
     earlier chunks (:func:`_in_threads`), the same numbers bit for bit.
-    From :data:`_THREADED_MIN_N` instances each replicate draws from its own generator
+    From :data:`BLOCKED_MIN_N` instances each replicate draws from its own generator
     (:func:`replicate_seeds`, :func:`replicate_indices`), in the job that gathers it; the drawn indices are
     then shuffled into the order of independent draws unless ``symmetric`` says that ``statistic`` does not
     depend on the order of the instances (a mean of independent terms). No validation.
@@ -215,7 +217,7 @@ def resample_statistic(
     if workers > 1:
         step = min(step, _COUNTS_STEP)
     chunks = [(s, min(step, n_resamples - s)) for s in range(0, n_resamples, step)]
-    if n >= _THREADED_MIN_N:  # each replicate from its own generator, drawn in the job (on a thread)
+    if n >= BLOCKED_MIN_N:  # each replicate from its own generator, drawn in the job (on a thread)
         seeds = replicate_seeds(rng, n_resamples)
         jobs = (
             (s, m, functools.partial(_gathered_blocks, statistic, data, seeds[s : s + m], n, not symmetric))
@@ -240,13 +242,15 @@ def _gathered_blocks(statistic: Callable, data: tuple, seeds: list, n: int, shuf
     return _gathered(statistic, data, idx)
 
 
-def replicate_seeds(rng: np.random.Generator, n_resamples: int) -> list:
-    """The seeds of R replicates' own generators: ``numpy.random.SeedSequence`` of 128 bits drawn from ``rng``
-    (two ``integers(0, 2**63)``), spawned R times (see :func:`replicate_indices`)."""
+def replicate_seeds(seed, n_resamples: int) -> list:
+    """The seeds of R replicates' own generators: ``numpy.random.SeedSequence`` of 128 bits drawn from the
+    generator of ``seed`` (two ``integers(0, 2**63)``; a Generator is used as it is and advances), spawned R
+    times (see :func:`replicate_indices`)."""
+    rng = as_rng(seed)
     return np.random.SeedSequence(rng.integers(0, 2**63, size=2).tolist()).spawn(n_resamples)
 
 
-def replicate_indices(rng: np.random.Generator, n: int) -> np.ndarray:
+def replicate_indices(seed, n: int) -> np.ndarray:
     r"""N indices drawn uniformly with replacement from ``range(N)`` (one bootstrap resample), grouped by blocks.
 
     The instances are cut into blocks of :data:`_BLOCK` (256) consecutive indices, the last one shorter when
@@ -264,6 +268,7 @@ def replicate_indices(rng: np.random.Generator, n: int) -> np.ndarray:
     >>> idx.shape, int(idx.min()) >= 0, int(idx.max()) < 1000, bool(np.all(np.diff(idx // 256) >= 0))
     ((1000,), True, True, True)
     """
+    rng = as_rng(seed)
     full, rest = divmod(n, _BLOCK)
     sizes = np.full(full + (rest > 0), float(_BLOCK))
     if rest:
@@ -345,7 +350,7 @@ def resample_counts(statistic: Callable, n: int, *, n_resamples: int, seed) -> n
     if workers > 1:
         step = min(step, _COUNTS_STEP)
     buffers = [np.empty((step, n)) for _ in range(workers + 1 if workers > 1 else 1)]
-    seeds = replicate_seeds(rng, n_resamples) if n >= _THREADED_MIN_N else None
+    seeds = replicate_seeds(rng, n_resamples) if n >= BLOCKED_MIN_N else None
 
     def jobs():  # chunk j reuses the buffer of chunk j - workers - 1, done by then (see _in_threads)
         for j, s in enumerate(range(0, n_resamples, step)):

@@ -39,7 +39,7 @@ from credalbook._validation import (
     check_probability,
     is_binary_scores,
 )
-from credalbook.metrics.intervals import _THREADED_MIN_N, replicate_indices
+from credalbook.metrics.intervals import BLOCKED_MIN_N, replicate_indices
 from credalbook.stats.hosmer_lemeshow import _drawn_ahead
 from credalbook.stats.measures import as_measure
 
@@ -301,7 +301,7 @@ def _top_label_null(
     ``bincount``.
     """
     n = conf.shape[0]
-    by_blocks = resample == "bootstrap" and n >= _THREADED_MIN_N
+    by_blocks = resample == "bootstrap" and n >= BLOCKED_MIN_N
     per = max(1, min(size, TOP_LABEL_BLOCK // n))
     out = np.empty(size)
     blocks = [(s, min(per, size - s)) for s in range(0, size, per)]

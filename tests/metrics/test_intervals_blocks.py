@@ -73,7 +73,7 @@ class TestReplicateIndices:
 
 
 class TestDocumentedStream:
-    N = intervals._THREADED_MIN_N + 77  # a short last block
+    N = intervals.BLOCKED_MIN_N + 77  # a short last block
 
     def _by_hand(self, seed, reps):
         entropy = np.random.default_rng(seed).integers(0, 2**63, size=2).tolist()
@@ -111,7 +111,7 @@ class TestDocumentedStream:
 
     def test_small_n_keeps_the_plain_stream(self):
         """Below 2**15 nothing changed: ``rng.integers(0, N, N)`` per replicate, in order."""
-        n = intervals._THREADED_MIN_N - 1
+        n = intervals.BLOCKED_MIN_N - 1
         rng = np.random.default_rng(4)
         want = np.stack([np.bincount(rng.integers(0, n, n), minlength=n) for _ in range(3)]).sum(axis=1)
         got = intervals.resample_counts(lambda c: c.sum(axis=1), n, n_resamples=3, seed=4)
