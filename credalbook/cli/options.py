@@ -79,8 +79,10 @@ def default_n_resamples(n: int) -> int:
     Hinkley 1997, Ch. 4). Measured on a quiet 2-core machine when this default was chosen (K = 10,
     the default metrics and tests, without ``--out``): N = 10⁵ took 6.8 s with the default R = 500
     and 10 s with R = 1000; N = 10⁶ with R = 100 took 16 s (18 s with ``--out`` and its figures).
-    The same command with ``--out`` at N = 10⁶ now takes 4.7-4.9 s (8 runs; ``scripts/benchmark.py
-    --only-scale --cases evaluate_cli`` times it).
+    The same command with ``--out`` at N = 10⁶ took 4.7-4.9 s on an earlier 2-core machine (8 runs); on
+    the 2-core machine of 2026-11-30, 5.3-5.7 s (6.2-6.4 s with the code before the bootstrap drew its
+    indices by blocks, side by side in one run; ``scripts/benchmark.py --only-scale --cases evaluate_cli``
+    times it).
 
     Examples
     --------
