@@ -238,7 +238,7 @@ def test_npy_memory_mapped(tmp_path):
 # ------------------------------------------------------------------------------------------
 class TestCountsBootstrap:
     """``ci=`` of the equal-width errors weights per-instance terms by the multiplicities of the resample
-    indices (threads above ``_THREADED_MIN_N``); the generic route gathers the rows at the same indices."""
+    indices (threads above ``BLOCKED_MIN_N``); the generic route gathers the rows at the same indices."""
 
     @staticmethod
     def _data(n, k, seed):
@@ -252,7 +252,7 @@ class TestCountsBootstrap:
         several chunks), so models resampled with one seed see the same instances (paired bootstrap)."""
         from credalbook.metrics import intervals
 
-        n = intervals._THREADED_MIN_N + 1
+        n = intervals.BLOCKED_MIN_N + 1
         w = np.random.default_rng(0).integers(0, 1000, (n, 3)).astype(np.float64)  # integer sums: exact
         got = [intervals.resample_counts(lambda c, j=j: c @ w[:, j], n, n_resamples=11, seed=3) for j in range(3)]
         idx = []
@@ -268,7 +268,7 @@ class TestCountsBootstrap:
         norm, and are bit for bit the same with one thread as with several."""
         from credalbook.metrics import intervals
 
-        p, y = self._data(intervals._THREADED_MIN_N + 3, 4, seed=1)
+        p, y = self._data(intervals.BLOCKED_MIN_N + 3, 4, seed=1)
         fn = getattr(classification, metric)
         batched = getattr(classification, metric + "_batched")
         for options in ({}, {"norm": 2}, {"norm": 2, "debiased": True}):
@@ -339,7 +339,7 @@ def test_equal_mass_problems_in_threads(monkeypatch):
     from credalbook.metrics import binning, intervals
 
     rng = np.random.default_rng(12)
-    n = intervals._THREADED_MIN_N + 5
+    n = intervals.BLOCKED_MIN_N + 5
     p = rng.dirichlet(np.ones(4) * 0.5, size=n)
     p[: n // 4] = np.round(p[: n // 4], 2)  # ties at the cuts
     p /= p.sum(1, keepdims=True)
@@ -360,7 +360,7 @@ def test_mean_intervals_in_threads(monkeypatch):
     and the means of the terms gathered at resample_statistic's indices (1e-12)."""
     from credalbook.metrics import accuracy, brier_score, intervals, nll
 
-    p, y = TestCountsBootstrap._data(intervals._THREADED_MIN_N + 1, 3, seed=4)
+    p, y = TestCountsBootstrap._data(intervals.BLOCKED_MIN_N + 1, 3, seed=4)
     terms = {
         accuracy: (p.argmax(1) == y).astype(np.float64),
         nll: -np.log(p[np.arange(len(y)), y]),
@@ -429,7 +429,7 @@ def test_top_label_null_by_blocks(resample):
     from credalbook.stats import bootstrap
     from credalbook.stats.null_distribution import _draw_indices
 
-    n, k, n_bins, size = intervals._THREADED_MIN_N + 3, 3, 10, 3
+    n, k, n_bins, size = intervals.BLOCKED_MIN_N + 3, 3, 10, 3
     rng = np.random.default_rng(6)
     p = rng.dirichlet(np.ones(k), size=n)
     conf = np.ascontiguousarray(p.max(axis=1))

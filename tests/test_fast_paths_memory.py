@@ -113,7 +113,7 @@ def test_resample_counts_in_one_thread_above_the_in_flight_bound_gives_the_same_
 
     intervals = importlib.import_module("credalbook.metrics.intervals")
     p, y = _data(40_000, 3, 6)
-    assert p.shape[0] >= intervals._THREADED_MIN_N
+    assert p.shape[0] >= intervals.BLOCKED_MIN_N
     threaded = ece_classwise(p, y, ci=0.9, n_resamples=12, seed=1)
     monkeypatch.setattr(intervals, "_IN_FLIGHT_BYTES", 1)
     calls = []

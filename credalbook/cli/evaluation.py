@@ -276,7 +276,7 @@ def _joint_metrics(args, p: np.ndarray, labels: np.ndarray, names, ci, clock: _C
         )
 
 
-def _evaluate_model(args, p: np.ndarray, labels: np.ndarray, clock: _Clock) -> tuple[dict, dict]:
+def _evaluate_model(args, p: np.ndarray, labels: np.ndarray, clock: _Clock, imports: _Imports) -> tuple[dict, dict]:
     """The metrics (name → Estimate or float) and the tests (name → result) of one model, each step timed.
 
     The signed calibration error is computed once, with the metrics' interval, and every test result
@@ -284,18 +284,20 @@ def _evaluate_model(args, p: np.ndarray, labels: np.ndarray, clock: _Clock) -> t
     attaches with the same resamples and seed). Up to :data:`OVERLAP_MAX_N` instances the tests run in
     a thread while the metrics are computed (each draws from its own generator of ``--seed``, so the
     numbers are those of running them one after the other); above it one after the other, so that
-    their temporary arrays do not add to those of the metrics.
+    their temporary arrays do not add to those of the metrics. The metrics' intervals start while ``imports``
+    (its own thread) imports what the tests and figures need; everything else waits for it.
     """
     pending, skce_terms = None, _shared_skce(args, p, labels)
+    imports.start()
     if args.tests and labels.shape[0] <= OVERLAP_MAX_N:
         from concurrent.futures import ThreadPoolExecutor
 
         pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="credalbook-tests")
-        pending = pool.submit(_tests_with_clock, args, p, labels, skce_terms)
+        pending = pool.submit(_tests_with_clock, args, p, labels, skce_terms, imports)
         pool.shutdown(wait=False)
     # while the tests' thread keeps a core busy, the metrics leave it to them (on two cores: 7.8 s → 6.8 s)
     with capped(max(1, cores() - 1)) if pending is not None else contextlib.nullcontext():
-        metrics, direction = _model_metrics(args, p, labels, clock, skce_terms)
+        metrics, direction = _model_metrics(args, p, labels, clock, imports, skce_terms)
     if pending is None:
         tests = _run_tests(args, p, labels, clock, skce_terms)
     else:
@@ -321,11 +323,13 @@ def _wait(pending, clock: _Clock):
         return pending.result()
 
 
-def _model_metrics(args, p: np.ndarray, labels: np.ndarray, clock: _Clock, skce_terms=None):
+def _model_metrics(args, p: np.ndarray, labels: np.ndarray, clock: _Clock, imports: _Imports, skce_terms=None):
     """The metrics of one model (name → Estimate or float) and the direction of the tests (the signed error)."""
     ci = None if args.no_ci else args.ci
     names = tuple(args.metrics)
-    shared = _joint_metrics(args, p, labels, names, ci, clock)
+    shared = _joint_metrics(args, p, labels, names, ci, clock)  # imports nothing: it runs beside ``imports``
+    with clock("wait for imports"):
+        imports.wait()
     metrics = {}
     for name in names:
         if name in shared:
@@ -376,9 +380,12 @@ def _run_tests(args, p: np.ndarray, labels: np.ndarray, clock: _Clock, skce_term
     return tests
 
 
-def _tests_with_clock(args, p: np.ndarray, labels: np.ndarray, skce_terms=None):
-    """:func:`_run_tests` on a clock of its own (for a thread): ``(tests, clock)``."""
+def _tests_with_clock(args, p: np.ndarray, labels: np.ndarray, skce_terms=None, imports: _Imports | None = None):
+    """:func:`_run_tests` on a clock of its own (for a thread), once ``imports`` are done: ``(tests, clock)``."""
     clock = _Clock()
+    if imports is not None:
+        with clock("tests wait for imports"):
+            imports.wait()
     return _run_tests(args, p, labels, clock, skce_terms), clock
 
 
@@ -469,15 +476,46 @@ class _Done:
         return self.files
 
 
-def _import_for_threads(args) -> None:
-    """Import here, before the report's threads start, every module they would import.
+class _Imports:
+    """The modules the report's tests and figures need, imported in one thread of their own while the metrics'
+    intervals are computed (about 1 s of SciPy's and matplotlib's imports at N = 10⁶, which ran alone before).
 
     Two threads importing modules that share imports (SciPy's) at the same time can fail in CPython with
     ``_DeadlockError: deadlock detected by _ModuleLock(...)``; ``credalbook evaluate`` at N = 10⁶ did so in
     about one run in six when the tests' thread imported :mod:`credalbook.stats` while the diagrams'
-    thread imported the plotting. A test records every import made off the main thread during a report
-    and requires none.
+    thread imported the plotting. So one thread imports, and no other imports while it runs: :meth:`start`
+    imports the metrics' own modules on the calling thread first, the metrics' intervals import nothing,
+    and every other step (the tests' and diagrams' threads included) begins with :meth:`wait`. A test
+    records every import of a report with its thread and requires exactly that.
     """
+
+    def __init__(self, args):
+        import threading
+
+        self.args, self.future, self.started = args, None, threading.Event()
+
+    def start(self) -> _Imports:
+        """Start the imports (once), on the main thread."""
+        if self.future is None:
+            from concurrent.futures import ThreadPoolExecutor
+
+            import credalbook.cli.shared_skce  # noqa: F401  (the metrics' own modules, on this thread)
+            import credalbook.metrics  # noqa: F401
+
+            pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="credalbook-imports")
+            self.future = pool.submit(_import_for_threads, self.args)
+            pool.shutdown(wait=False)
+            self.started.set()
+        return self
+
+    def wait(self) -> None:
+        """Return once the imports are done (from any thread; they must have been or be started on the main one)."""
+        self.started.wait()
+        self.future.result()
+
+
+def _import_for_threads(args) -> None:
+    """Every module the report's tests and figures import (:class:`_Imports` runs it in its own thread)."""
     import scipy.stats  # noqa: F401  (the tests' reference distributions)
 
     import credalbook.metrics  # noqa: F401
@@ -493,7 +531,7 @@ def _import_for_threads(args) -> None:
         Image.preinit()  # Pillow's image plugins, which it imports when the first PNG is written
 
 
-def _start_diagrams(args, evaluated: dict, labels: np.ndarray, clock: _Clock):
+def _start_diagrams(args, evaluated: dict, labels: np.ndarray, clock: _Clock, imports: _Imports):
     """The reliability diagrams of ``--out`` (they need only the predictions; their bands have their own
     seed); None without figures.
 
@@ -506,12 +544,17 @@ def _start_diagrams(args, evaluated: dict, labels: np.ndarray, clock: _Clock):
     folder = output_folder(args.out)
     options = {"folder": folder, "n_bins": args.n_bins, "n_resamples": args.n_resamples, "seed": args.seed}
     if labels.shape[0] > OVERLAP_MAX_N:
+        imports.start().wait()
         with clock("plots"):
             return _Done(write_reliability_figures(evaluated, labels, **options))
     from concurrent.futures import ThreadPoolExecutor
 
+    def draw() -> list[str]:
+        imports.wait()
+        return write_reliability_figures(evaluated, labels, **options)
+
     pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="credalbook-plots")
-    future = pool.submit(write_reliability_figures, evaluated, labels, **options)
+    future = pool.submit(draw)
     pool.shutdown(wait=False)
     return future
 
@@ -558,12 +601,12 @@ def _report(args, models: dict, labels: np.ndarray, clock: _Clock, out) -> dict:
     calls = library_calls(report, list(evaluated), tuple(args.metrics))
     if len(models) > 1:
         calls["comparison"] = _comparison_call(args, report["settings"]["baseline"])
-    _import_for_threads(args)
-    diagrams = _start_diagrams(args, evaluated, labels, clock)
+    imports = _Imports(args)  # started by the first model's metrics
+    diagrams = _start_diagrams(args, evaluated, labels, clock, imports)
     results = {}
     print_header(report, out)
     for model, p in evaluated.items():
-        metrics, tests = _evaluate_model(args, p, labels, clock)
+        metrics, tests = _evaluate_model(args, p, labels, clock, imports)
         results[model] = tests
         report["models"][model] = _model_entry(metrics, tests, calls[model], _ece_split(args, p, labels, clock))
         print_model(model, report, out)

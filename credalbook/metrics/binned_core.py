@@ -15,6 +15,7 @@ import functools
 
 import numpy as np
 
+from credalbook._threads import map_blocks
 from credalbook.metrics.binning import BinStatistics, equal_width_bin_index
 from credalbook.metrics.intervals import counts_estimate
 
@@ -112,20 +113,22 @@ _BLOCK_ENTRIES = 1 << 20
 
 def _cells_and_weights(x: np.ndarray, hit: np.ndarray, n_bins: int, index) -> tuple[np.ndarray, np.ndarray]:
     """The cell ``c * n_bins + b`` (N·C,) of each (instance, problem c), of dtype ``index``, and its weight
-    ``hit - x`` (N, C), written block of rows by block of rows (each entry depends on its own value only)."""
+    ``hit - x`` (N, C), written block of rows by block of rows (each entry depends on its own value only), the
+    blocks on the shared pool's threads (:func:`credalbook._threads.map_blocks`: the same numbers)."""
     n, k = x.shape
     cells = np.empty(n * k, dtype=index)
     w = np.empty((n, k))
     offsets = n_bins * np.arange(k, dtype=np.intp)
-    step = max(1, _BLOCK_ENTRIES // k)
-    for s in range(0, n, step):
-        block = slice(s, min(n, s + step))
-        ids = equal_width_bin_index(x[block], n_bins)
+
+    def block(start: int, stop: int) -> None:
+        ids = equal_width_bin_index(x[start:stop], n_bins)
         ids += offsets
-        cells[block.start * k : block.stop * k] = ids.ravel()
-        wb = w[block]
-        np.negative(x[block], out=wb)
-        wb[hit[block]] += 1.0  # 1 - x at the positive outcome, exactly as bin_statistics computes o - x
+        cells[start * k : stop * k] = ids.ravel()
+        wb = w[start:stop]
+        np.negative(x[start:stop], out=wb)
+        wb[hit[start:stop]] += 1.0  # 1 - x at the positive outcome, exactly as bin_statistics computes o - x
+
+    map_blocks(block, n, max(1, _BLOCK_ENTRIES // k))
     return cells, w
 
 

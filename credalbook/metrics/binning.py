@@ -52,7 +52,7 @@ from credalbook._deprecation import renamed, renamed_value
 from credalbook._threads import in_order, map_blocks, shared_pool
 from credalbook._threads import workers as _workers
 from credalbook._validation import as_numpy, check_choice, check_n_bins, check_real_dtype, SIMPLEX_ATOL
-from credalbook.metrics.intervals import _THREADED_MIN_N
+from credalbook.metrics.intervals import BLOCKED_MIN_N
 
 # documented here; credalbook.metrics lists only what a user calls (BIN_STRATEGIES, BinStatistics, bin_ids,
 # bin_statistics), the engine helpers are imported from this module
@@ -390,7 +390,7 @@ def _bin_statistics(x: np.ndarray, pos: np.ndarray, n_bins: int, strategy: str, 
         npos = np.empty((r, c, n_bins), dtype=np.int64)
         group = max(1, min(c, _GROUP_VALUES // max(n, 1)))  # problems copied out at a time
         scratch = np.empty((group, n))
-        pool = shared_pool() if c > 1 and n >= _THREADED_MIN_N else None  # the problems' rows side by side
+        pool = shared_pool() if c > 1 and n >= BLOCKED_MIN_N else None  # the problems' rows side by side
         for a in range(r):
             # the positive problem of each instance, in one byte where it fits (each problem compares it once)
             positive = pr[a].astype(np.int8) if c <= 127 else pr[a]

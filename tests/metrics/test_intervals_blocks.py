@@ -72,6 +72,49 @@ class TestReplicateIndices:
         assert not np.array_equal(np.sort(a), b)
 
 
+class TestStreamByHand:
+    """replicate_indices draws exactly as its docstring spells it: one multinomial of the block totals, then
+    the full blocks' one-byte offsets (``integers(0, 256, dtype=uint8)``), then the last block's. The fast
+    route (``rng.bytes``, written into the lowest byte of each index) must give the same numbers and leave the
+    generator where the spelled-out draws leave it."""
+
+    @staticmethod
+    def _spelled_out(rng, n):
+        full, rest = divmod(n, 256)
+        sizes = np.array([256.0] * full + ([float(rest)] if rest else []))
+        per_block = rng.multinomial(n, sizes / n)
+        idx = np.repeat(np.arange(0, n, 256), per_block)
+        m = n - int(per_block[-1]) if rest else n
+        idx[:m] += rng.integers(0, 256, size=m, dtype=np.uint8)
+        if rest:
+            idx[m:] += rng.integers(0, rest, size=n - m, dtype=np.uint8)
+        return idx
+
+    @pytest.mark.parametrize("n", [1, 255, 256, 257, 1000, 4096, intervals.BLOCKED_MIN_N + 77])
+    @pytest.mark.parametrize("fast", [True, False])
+    def test_equals_the_recipe(self, n, fast, monkeypatch):
+        monkeypatch.setattr(intervals, "_BYTES_ARE_UINT8", fast and intervals._BYTES_ARE_UINT8)
+        for seed in range(3):
+            a, b = np.random.default_rng(seed), np.random.default_rng(seed)
+            assert np.array_equal(intervals.replicate_indices(a, n), self._spelled_out(b, n))
+            assert a.integers(0, 2**62) == b.integers(0, 2**62)  # the generators left in the same state
+
+    def test_bytes_premise_holds_here(self):
+        """On this platform's NumPy the fast route is taken (little-endian, bytes are uint8 integers)."""
+        import sys
+
+        assert intervals._BYTES_ARE_UINT8 == (sys.byteorder == "little")
+
+    def test_wide_counts_fallback(self, monkeypatch):
+        """A replicate whose block drew 2**16 or more is counted in floats; the numbers are the same."""
+        n = intervals.BLOCKED_MIN_N + 77
+        w = np.random.default_rng(1).integers(0, 1000, (n, 2)).astype(np.float64)
+        want = intervals.resample_counts(lambda c: c @ w, n, n_resamples=5, seed=3)
+        real = intervals._drawn_by_blocks
+        monkeypatch.setattr(intervals, "_drawn_by_blocks", lambda rng, n: (real(rng, n)[0], 1 << 16))
+        assert np.array_equal(intervals.resample_counts(lambda c: c @ w, n, n_resamples=5, seed=3), want)
+
+
 class TestDocumentedStream:
     N = intervals.BLOCKED_MIN_N + 77  # a short last block
 
