@@ -47,6 +47,7 @@ PAGES = {
             "mimori",
             "wu_gales",
             "eu",
+            "primer",
             "presets",
             "criteria",
             "premises",

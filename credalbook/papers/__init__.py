@@ -6,4 +6,4 @@ table itself and :mod:`credalbook.papers.presets` the chapters' sizes per scale.
 core of the package imports from here.
 """
 
-__all__ = ["eu", "juergens", "mimori", "mortier", "presets", "report", "wu_gales"]
+__all__ = ["eu", "juergens", "mimori", "mortier", "presets", "primer", "report", "wu_gales"]

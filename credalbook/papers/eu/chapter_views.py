@@ -3,16 +3,25 @@
 The chapter's later sections (carving ranges, the cause of the toy results, the real-data analogue) use, at paper
 scale, only the parts whose records are already computed: :func:`recorded_fits` selects and runs them. It takes
 the book's record functions as arguments, so that the papers' code does not import the book.
+:func:`toy_view`, :func:`carving_view` and :func:`real_view` compute what the cells of Table 1, the carving study
+and Table 2 show: the numbers the prose glues (``glues``: name → value) and the tables.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
 
 from credalbook._validation import check_choice
+from credalbook.papers.eu.analysis import available_study, carving_sentence, drop_carved_discs, study_numbers
+from credalbook.papers.eu.floor import study_floors
+from credalbook.papers.eu.reported import EU_ESTIMATORS, EU_METRICS, EU_PAPER_TABLE1, EU_PAPER_TABLE2
+from credalbook.papers.eu.toy_data import toy_eu_splits
 from credalbook.papers.presets import SCALES
 
-__all__ = ["recorded_fits"]
+__all__ = ["recorded_fits", "StudyView", "toy_view", "real_view", "paper_table2", "carving_view"]
 
 
 def recorded_fits(parts, *, scale: str, part_state: Callable, run_parts: Callable) -> dict:
@@ -57,3 +66,99 @@ def recorded_fits(parts, *, scale: str, part_state: Callable, run_parts: Callabl
         raise TypeError(f"run_parts must be callable; got {type(run_parts).__name__}")
     ready = [p for p in parts if scale != "paper" or getattr(s := part_state(p), "state", s) == "recorded"]
     return run_parts(ready) if ready else {}
+
+
+@dataclass(frozen=True)
+class StudyView:
+    """What a cell shows of a study: ``glues`` (name → value for the prose), a ``table`` (row → column → value),
+    and each estimator's mean EECE ``floor`` over the seeds."""
+
+    glues: dict
+    table: dict
+    floor: dict
+
+
+def toy_view(toy_study, toy) -> StudyView:
+    """Table 1's study on the toy data: per seed (the ``table``) the mean gain and estimates, the accuracies of
+    f_tr and f_aug, each estimator's own EECE floor (:func:`~credalbook.papers.eu.study_floors`) and the test size;
+    ``glues``: our mean of every metric (``toy_<metric>_<M|E>``, EECE in bits too), the paper's ρ_epi and
+    calibrated EECE (``paper_rho_*``, ``paper_cal_*``), the mean gain (``toy_gain``), the floors
+    (``toy_floor_*``) and the Bayes accuracy on the test points of ``toy`` (the splits of seed ``seed``,
+    ``toy_bayes_test``)."""
+    summary = toy_study.summary()
+    glues = {f"toy_{m}_{k}": summary[k][m][0] for k in EU_ESTIMATORS for m in (*EU_METRICS, "eece_bits")}
+    floors = study_floors(toy_study)  # each estimator's own floor, on its own intervals, per seed
+    table = {
+        f"seed {r.seed}": {
+            "mean gain": r.gain.mean(),
+            "mean Ê_M": r.eu["M"].mean(),
+            "mean Ê_E": r.eu["E"].mean(),
+            "acc. f_tr": r.accuracy["train"],
+            "acc. f_aug": r.accuracy["aug"],
+            "floor Ê_M": floors["M"][i],
+            "floor Ê_E": floors["E"][i],
+            "test points": r.sizes["test"],
+        }
+        for i, r in enumerate(toy_study.runs)
+    }
+    for k in EU_ESTIMATORS:  # Table 1 of the paper
+        glues[f"paper_rho_{k}"] = EU_PAPER_TABLE1[k]["rho_epi"][0]
+        glues[f"paper_cal_{k}"] = EU_PAPER_TABLE1[k]["calibrated_eece"][0]
+    glues["toy_gain"] = np.mean([row["mean gain"] for row in table.values()])
+    floor = {k: float(np.mean(v)) for k, v in floors.items()}
+    glues.update({f"toy_floor_{k}": floor[k] for k in EU_ESTIMATORS})
+    glues["toy_bayes_test"] = 1 - toy.aleatoric[toy.evaluation.test].mean()
+    return StudyView(glues, table, floor)
+
+
+def real_view(real_study) -> StudyView:
+    """Table 2's study on the real data (``real_<metric>_<M|E>``, the floors ``real_floor_*``, the mean gain,
+    the accuracies of f_tr and f_aug and the mean test size over the seeds); its ``table`` is the paper's
+    Table 2 (:func:`paper_table2`)."""
+    summary = real_study.summary()
+    glues = {f"real_{m}_{k}": summary[k][m][0] for k in EU_ESTIMATORS for m in EU_METRICS}
+    floors = study_floors(real_study)
+    floor = {k: float(np.mean(floors[k])) for k in EU_ESTIMATORS}
+    glues.update({f"real_floor_{k}": floor[k] for k in EU_ESTIMATORS})
+    runs = real_study.runs
+    glues["real_gain"] = np.mean([r.gain.mean() for r in runs])
+    glues["real_acc_tr"] = np.mean([r.accuracy["train"] for r in runs])
+    glues["real_acc_aug"] = np.mean([r.accuracy["aug"] for r in runs])
+    glues["real_test"] = int(np.mean([r.sizes["test"] for r in runs]))
+    return StudyView(glues, paper_table2(), floor)
+
+
+def paper_table2() -> dict:
+    """The paper's Table 2 as text, ``"<dataset> · Ê_<M|E>"`` → column → ``"mean ± sd"``.
+
+    >>> paper_table2()["EMNIST · Ê_M"]["ρ_epi"]
+    '0.088 ± 0.02'
+    """
+    columns = (("ρ_epi", "rho_epi"), ("EECE", "eece"), ("Calib. EECE", "calibrated_eece"))
+    return {
+        f"{d} · Ê_{k}": {c: "{:.3g} ± {:.2g}".format(*EU_PAPER_TABLE2[d][k][m]) for c, m in columns}
+        for d in EU_PAPER_TABLE2
+        for k in EU_ESTIMATORS
+    }
+
+
+def carving_view(plan, recorded: Callable, toy_study, *, ranges, toy_noise_sd: float, window, discs, n_bins: int):
+    """The carving study ('How much is carved'): ``(carving, dropped, sentence)``.
+
+    ``carving``: kept-fraction range ``"lo-hi"`` → :func:`~credalbook.papers.eu.analysis.study_numbers` of its
+    group ``carving_<lo>-<hi>`` of ``plan`` (the fits ``recorded`` returns; planned: the toy study's seeds);
+    ``dropped``: the main design's study without its most-carved third of discs (re-analysis of ``toy_study`` on the
+    splits of every seed, :func:`~credalbook.papers.eu.analysis.drop_carved_discs`); ``sentence``: what the chapter
+    says of them (:func:`~credalbook.papers.eu.analysis.carving_sentence`).
+    """
+    carving = {}
+    for lo, hi in ranges:
+        group = f"carving_{lo:g}-{hi:g}"
+        study, _ = available_study(plan, group, recorded(plan.group_parts(group)), name=group)
+        carving[f"{lo:g}-{hi:g}"] = study_numbers(study, planned=len(toy_study.seeds))
+    splits = {
+        s: toy_eu_splits(seed=s, noise_sd=toy_noise_sd, window=window, evaluation=discs, calibration=discs)
+        for s in toy_study.seeds
+    }
+    dropped = drop_carved_discs(toy_study, splits, n_drop=int(np.prod(discs["shape"])) // 3, n_bins=n_bins)
+    return carving, dropped, carving_sentence(carving, dropped)

@@ -10,6 +10,7 @@ from credalbook.papers.juergens.authors_settings import (
     AUTHORS_LEARNER,
     authors_multiclass_scenario,
 )
+from credalbook.papers.juergens.chapter_views import authors_runs, AuthorsRuns, chapter_results, estimator_checks
 from credalbook.papers.juergens.compare import compare, paper_table1, paper_table1_cells, paper_table1_summary
 from credalbook.papers.juergens.error_rates import (
     instance_test_error_rates,
@@ -48,6 +49,10 @@ from credalbook.papers.juergens.regime import floored, regime_tables, table1_reg
 from credalbook.papers.juergens.tiled import AUTHORS_TILES, relative_spread, tiled_landscape, TiledLandscape
 
 __all__ = [
+    "authors_runs",
+    "AuthorsRuns",
+    "chapter_results",
+    "estimator_checks",
     "compare",
     "paper_table1",
     "paper_table1_cells",

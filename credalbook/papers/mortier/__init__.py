@@ -49,6 +49,8 @@ from credalbook.papers.mortier.parts import (
 from credalbook.papers.mortier.real_sets import compare_solvers, evaluate_classifier_set, solver_agreement
 from credalbook.papers.mortier.tables import (
     app_fig3_gaps,
+    app_fig3_numbers,
+    boundary_table,
     cells_table,
     gaps_table,
     readings_table,
@@ -99,6 +101,8 @@ __all__ = [
     "merge_summaries",
     "type_one_gap",
     "app_fig3_gaps",
+    "app_fig3_numbers",
+    "boundary_table",
     "cells_table",
     "gaps_table",
     "readings_table",

@@ -14,7 +14,16 @@ import numpy as np
 from credalbook.papers.mortier.results import _rounds_cap, type_one_gap
 from credalbook.papers.report import Table
 
-__all__ = ["app_fig3_gaps", "cells_table", "gaps_table", "readings_table", "set_and_average_tests", "table1_table"]
+__all__ = [
+    "app_fig3_gaps",
+    "app_fig3_numbers",
+    "boundary_table",
+    "cells_table",
+    "gaps_table",
+    "readings_table",
+    "set_and_average_tests",
+    "table1_table",
+]
 
 #: Table 1's columns as the chapter shows them (key of a ``ClassifierSetTable`` row -> column).
 TABLE1_COLUMNS = (
@@ -52,6 +61,64 @@ def app_fig3_gaps(one_minimiser, fig1_s1, fig3_s1, fig3_cobyla=None, fig3_rounds
             type_one_gap(fig3_cobyla),
         )
     return gaps
+
+
+def app_fig3_numbers(
+    one_minimiser,
+    studies: Mapping,
+    fig3_uniform,
+    *,
+    fig3_cobyla=None,
+    cobyla_pending=None,
+    fig3_rounds=None,
+    rounds_cap: int,
+    cobyla_budget: int,
+) -> tuple[dict, dict]:
+    """App. Fig. 3's gaps (:func:`app_fig3_gaps`) and the numbers its text quotes: ``(gaps, glues)``.
+
+    ``studies``: figure → scenario → summary (Figs. 1 and 3's S1 used); ``fig3_uniform``: Fig. 3's S1 datasets with
+    t taken at the uniform weights. ``glues``: ``rounds_cap`` and ``cobyla_budget`` as given; ``depth_step``, the
+    change of the mean |Type I − α| from the uniform weights' t to Fig. 3's minimiser (M = 100, up to its rounds);
+    ``rounds_step``, from there to the rounds cap of M = 10 (NaN while ``fig3_rounds`` is pending);
+    ``cobyla_r`` (its datasets, or what is pending: ``cobyla_pending``), ``cobyla_s_per_test`` and
+    ``cobyla_evals`` of NLopt's COBYLA at M = 100 (NaN while pending).
+    """
+    gaps = app_fig3_gaps(one_minimiser, studies["Fig. 1"]["S1"], studies["Fig. 3"]["S1"], fig3_cobyla, fig3_rounds)
+    capped = type_one_gap(studies["Fig. 3"]["S1"])[0]  # M = 100, up to 10 rounds: the steps of depth for the text
+    cob, nan = fig3_cobyla, float("nan")
+    glues = {
+        "rounds_cap": rounds_cap,
+        "depth_step": capped - type_one_gap(fig3_uniform)[0],
+        "rounds_step": type_one_gap(fig3_rounds)[0] - capped if fig3_rounds is not None else nan,
+        "cobyla_r": cob.n_datasets if cob is not None else cobyla_pending,
+        "cobyla_s_per_test": cob.seconds / cob.n_tests if cob is not None else nan,
+        "cobyla_evals": float(cob.mean_evaluations.mean()) if cob is not None else nan,
+        "cobyla_budget": cobyla_budget,
+    }
+    return gaps, glues
+
+
+def boundary_table(boundary: Mapping) -> tuple[Table, dict]:
+    """Alg. 2's boundary steps by three methods against the LP's: a table and the numbers the text quotes.
+
+    ``boundary``: method (``"lp"``, ``"bisection"``, ``"grid"``) → (its :func:`~credalbook.credal.boundary_point`
+    result, seconds). ``glues``: ``grid_short``, how much shorter the grid's mean step is than the LP's, and
+    ``bisect_max``, the largest difference of a bisection step from the LP's.
+    """
+    ref = boundary["lp"][0].t
+    glues = {
+        "grid_short": float((ref - boundary["grid"][0].t).mean()),
+        "bisect_max": float(np.abs(boundary["bisection"][0].t - ref).max()),
+    }
+    rows = {
+        m: {
+            "mean step λ_b": r.t.mean(),
+            "max |λ_b − λ_b(LP)|": np.abs(r.t - ref).max(),
+            "time per instance": f"{s / len(ref):.6f} s",  # a duration: masked where runs are compared
+        }
+        for m, (r, s) in boundary.items()
+    }
+    return Table(rows, index_name=f"Alg. 2, N = {len(ref)}, M = K = 10, u = 0.01"), glues
 
 
 def gaps_table(gaps: Mapping) -> Table:

@@ -3,6 +3,7 @@ combinations, appendix toys, the reported numbers (``reported.json``), the chapt
 "Paper vs. this book" rows (:func:`compare`).
 """
 
+from credalbook.papers.wu_gales.chapter_views import accuracy_gap_glues, chapter_results, fig2_view, Fig2View
 from credalbook.papers.wu_gales.compare import compare
 from credalbook.papers.wu_gales.experiments import (
     appendix_toys,
@@ -82,6 +83,10 @@ from credalbook.papers.wu_gales.toys import (
 )
 
 __all__ = [
+    "accuracy_gap_glues",
+    "chapter_results",
+    "fig2_view",
+    "Fig2View",
     "compare",
     "alg1_seed_spread",
     "premise_sentence",

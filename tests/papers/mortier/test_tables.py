@@ -7,6 +7,8 @@ import pytest
 
 from credalbook.papers.mortier import (
     app_fig3_gaps,
+    app_fig3_numbers,
+    boundary_table,
     cells_table,
     gaps_table,
     readings_table,
@@ -121,3 +123,34 @@ def test_set_and_average_tests():
         assert row["largest weight"] == res.weights.max() and row["members with weight > 1%"] == int(
             (res.weights > 0.01).sum()
         )
+
+
+class TestAppFig3Numbers:
+    def test_main(self):
+        one, fig1, fig3 = _s1("search"), _s1("cobyla_powell", n_datasets=8), _s1("search", members=3, seed=1)
+        uniform = _s1("search", members=3, seed=3)
+        cob = _s1("cobyla_powell", n_datasets=4, members=3, seed=2).summary()  # as the chapter merges its parts
+        studies = {"Fig. 1": {"S1": fig1}, "Fig. 3": {"S1": fig3}}
+        gaps, glues = app_fig3_numbers(one, studies, uniform, fig3_cobyla=cob, rounds_cap=100, cobyla_budget=1000)
+        assert gaps == app_fig3_gaps(one, fig1, fig3, cob)
+        assert glues["depth_step"] == type_one_gap(fig3)[0] - type_one_gap(uniform)[0]
+        assert glues["cobyla_r"] == 4 and glues["cobyla_s_per_test"] == cob.seconds / cob.n_tests
+        assert glues["cobyla_evals"] == float(cob.mean_evaluations.mean()) and np.isnan(glues["rounds_step"])
+        assert (glues["rounds_cap"], glues["cobyla_budget"]) == (100, 1000)
+        rounds = set_test_error_rates.__wrapped__(
+            "S1", n_datasets=6, n_instances=30, n_members=3, n_classes=3, u=0.5, n_resamples=10,
+            measures=("ece_conf", "skce_ul"), solver="search", solver_options={"maxiter": 100}, seed=1, n_jobs=1,
+            progress=False,
+        )  # fmt: skip
+        _, pending = app_fig3_numbers(one, studies, uniform, cobyla_pending="3 of 20", fig3_rounds=rounds,
+                                      rounds_cap=100, cobyla_budget=1000)  # fmt: skip
+        assert pending["cobyla_r"] == "3 of 20" and np.isnan(pending["cobyla_evals"])
+        assert pending["rounds_step"] == type_one_gap(rounds)[0] - type_one_gap(fig3)[0]
+
+
+def test_boundary_table():
+    lp, grid, bis = (NS(t=np.array(v)) for v in ([0.5, 0.4], [0.45, 0.3], [0.5, 0.41]))
+    table, glues = boundary_table({"lp": (lp, 0.2), "bisection": (bis, 0.4), "grid": (grid, 1.0)})
+    assert glues == {"grid_short": pytest.approx(0.075), "bisect_max": pytest.approx(0.01)}
+    assert table.rows["grid"]["max |λ_b − λ_b(LP)|"] == pytest.approx(0.1)
+    assert table.rows["bisection"]["time per instance"] == "0.200000 s" and "N = 2" in table.index_name
