@@ -78,7 +78,8 @@ def app_fig3_numbers(
 
     ``studies``: figure → scenario → summary (Figs. 1 and 3's S1 used); ``fig3_uniform``: Fig. 3's S1 datasets with
     t taken at the uniform weights. ``glues``: ``rounds_cap`` and ``cobyla_budget`` as given; ``depth_step``, the
-    change of the mean |Type I − α| from the uniform weights' t to Fig. 3's minimiser (M = 100, up to its rounds);
+    change of the mean absolute difference of Type I error and α from the uniform weights' t to Fig. 3's minimiser
+    (M = 100, up to its rounds);
     ``rounds_step``, from there to the rounds cap of M = 10 (NaN while ``fig3_rounds`` is pending);
     ``cobyla_r`` (its datasets, or what is pending: ``cobyla_pending``), ``cobyla_s_per_test`` and
     ``cobyla_evals`` of NLopt's COBYLA at M = 100 (NaN while pending).
