@@ -78,6 +78,19 @@ class StudyView:
     floor: dict
 
 
+def _study_glues(study, prefix: str, metrics) -> tuple[dict, dict, dict]:
+    """``(glues, floors, floor)`` of a study: our mean of each of ``metrics`` (``<prefix>_<metric>_<M|E>``), each
+    estimator's own EECE floor per seed (``floors``, :func:`~credalbook.papers.eu.study_floors`) and its mean over
+    the seeds (``floor``, glued as ``<prefix>_floor_<M|E>``), and the mean gain (``<prefix>_gain``)."""
+    summary = study.summary()
+    glues = {f"{prefix}_{m}_{k}": summary[k][m][0] for k in EU_ESTIMATORS for m in metrics}
+    floors = study_floors(study)  # each estimator's own floor, on its own intervals, per seed
+    floor = {k: float(np.mean(floors[k])) for k in EU_ESTIMATORS}
+    glues.update({f"{prefix}_floor_{k}": floor[k] for k in EU_ESTIMATORS})
+    glues[f"{prefix}_gain"] = np.mean([r.gain.mean() for r in study.runs])
+    return glues, floors, floor
+
+
 def toy_view(toy_study, toy) -> StudyView:
     """Table 1's study on the toy data: per seed (the ``table``) the mean gain and estimates, the accuracies of
     f_tr and f_aug, each estimator's own EECE floor (:func:`~credalbook.papers.eu.study_floors`) and the test size;
@@ -85,9 +98,7 @@ def toy_view(toy_study, toy) -> StudyView:
     calibrated EECE (``paper_rho_*``, ``paper_cal_*``), the mean gain (``toy_gain``), the floors
     (``toy_floor_*``) and the Bayes accuracy on the test points of ``toy`` (the splits of seed ``seed``,
     ``toy_bayes_test``)."""
-    summary = toy_study.summary()
-    glues = {f"toy_{m}_{k}": summary[k][m][0] for k in EU_ESTIMATORS for m in (*EU_METRICS, "eece_bits")}
-    floors = study_floors(toy_study)  # each estimator's own floor, on its own intervals, per seed
+    glues, floors, floor = _study_glues(toy_study, "toy", (*EU_METRICS, "eece_bits"))
     table = {
         f"seed {r.seed}": {
             "mean gain": r.gain.mean(),
@@ -104,9 +115,6 @@ def toy_view(toy_study, toy) -> StudyView:
     for k in EU_ESTIMATORS:  # Table 1 of the paper
         glues[f"paper_rho_{k}"] = EU_PAPER_TABLE1[k]["rho_epi"][0]
         glues[f"paper_cal_{k}"] = EU_PAPER_TABLE1[k]["calibrated_eece"][0]
-    glues["toy_gain"] = np.mean([row["mean gain"] for row in table.values()])
-    floor = {k: float(np.mean(v)) for k, v in floors.items()}
-    glues.update({f"toy_floor_{k}": floor[k] for k in EU_ESTIMATORS})
     glues["toy_bayes_test"] = 1 - toy.aleatoric[toy.evaluation.test].mean()
     return StudyView(glues, table, floor)
 
@@ -115,13 +123,8 @@ def real_view(real_study) -> StudyView:
     """Table 2's study on the real data (``real_<metric>_<M|E>``, the floors ``real_floor_*``, the mean gain,
     the accuracies of f_tr and f_aug and the mean test size over the seeds); its ``table`` is the paper's
     Table 2 (:func:`paper_table2`)."""
-    summary = real_study.summary()
-    glues = {f"real_{m}_{k}": summary[k][m][0] for k in EU_ESTIMATORS for m in EU_METRICS}
-    floors = study_floors(real_study)
-    floor = {k: float(np.mean(floors[k])) for k in EU_ESTIMATORS}
-    glues.update({f"real_floor_{k}": floor[k] for k in EU_ESTIMATORS})
+    glues, _, floor = _study_glues(real_study, "real", EU_METRICS)
     runs = real_study.runs
-    glues["real_gain"] = np.mean([r.gain.mean() for r in runs])
     glues["real_acc_tr"] = np.mean([r.accuracy["train"] for r in runs])
     glues["real_acc_aug"] = np.mean([r.accuracy["aug"] for r in runs])
     glues["real_test"] = int(np.mean([r.sizes["test"] for r in runs]))

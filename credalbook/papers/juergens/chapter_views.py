@@ -60,9 +60,9 @@ def authors_runs(binary: dict, settings: dict, book_binary: dict, *, seed: int =
     authors_binary = summarise_error_rates(
         {h: binary[f"authors-binary-{h.lower()}"] for h in AUTHORS_GENERATOR_HYPOTHESES}, seed=seed
     )
-    far = {c["panel"]: c for c in authors_binary["h1_cells"] if c["kind"] == "new" and c["estimator"] == "L2-CE"}[
-        "H1-3"
-    ]
+    far = next(
+        c for c in authors_binary["h1_cells"] if (c["panel"], c["kind"], c["estimator"]) == ("H1-3", "new", "L2-CE")
+    )
     glues = {
         "authors_far_type2": far["k"] / far["n"],
         "book_far_type2": summarise_error_rates(book_binary, seed=seed)["type2_by_panel"]["H1-3"],
@@ -113,21 +113,18 @@ def estimator_checks(*, n_batches: int, seed: int = 0) -> dict:
     return {"unsound": unsound, "mmd": mmd, "kl_gradient": kl_gradient_check(50, 3, seed=seed)}
 
 
-def chapter_results(
-    cfg, *, landscapes: dict, app_b: dict, centre_share: dict, skce_bandwidth: dict, **measured
-) -> dict:
+def chapter_results(cfg, *, landscapes: dict, app_b: dict, centre_share: dict, **measured) -> dict:
     """The dict :func:`credalbook.papers.juergens.compare` judges: ``measured`` as given, and from the rest
 
     ``landscape_miss`` and ``landscape_argmins`` (each estimator's repeats' distances and grid minima, from
     ``landscapes``: estimator → (simplex landscape, λ landscape)), ``app_b`` (rejections and draws per
     combination, from its rates at α = 0.05 over ``cfg["app_b_draws"]`` draws), ``centre_share`` (with
-    ``cfg["polytope_samples"]``), ``skce_bandwidth`` and ``table1_setting`` (members, set kinds and the λ-learner
+    ``cfg["polytope_samples"]``) and ``table1_setting`` (members, set kinds and the λ-learner
     of ``cfg``).
     """
     learner = cfg["table_learner"]
     hidden, lr, batch = learner.get("hidden", (32,))[0], learner.get("lr", 1e-3), learner.get("batch_size", 512)
     return dict(
-        skce_bandwidth=skce_bandwidth,
         landscape_miss={e: s.repeat_misses.tolist() for e, (s, _) in landscapes.items()},
         app_b=[
             {"k": int(round(v["rejection rate at α = 0.05"] * cfg["app_b_draws"])), "n": cfg["app_b_draws"]}
