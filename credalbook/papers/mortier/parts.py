@@ -698,7 +698,7 @@ def _table1_cells(cfg, seed: int, device: str, parts: list, regime: bool = False
     """One part per (data set, seed, set) of Table 1: :func:`table1_cell` with the preset's training, or with
     ``regime``, :func:`table1_regime_cell` with the regime's (``table1_regime_train`` images,
     ``table1_regime_epochs`` epochs on the first data set and as many Adam steps on the others), for the preset's
-    data sets and seeds ``seed, seed + 1, ...``; ``{data set: {seed: {set: part name}}}``."""
+    data sets and seeds ``seed, seed + 1, ...`` (``table1_seeds`` of them, ``table1_regime_seeds`` with ``regime``); ``{data set: {seed: {set: part name}}}``."""
     from credalbook.papers.mortier.end_to_end import table1_cell, table1_regime_cell, TABLE1_SETS
 
     n_train = cfg["table1_regime_train"] if regime else cfg["table1_train"]
@@ -706,10 +706,11 @@ def _table1_cells(cfg, seed: int, device: str, parts: list, regime: bool = False
         cfg["table1_datasets"], cfg["table1_regime_epochs"] if regime else cfg["table1_epochs"], n_train
     )
     func, prefix = (table1_regime_cell, "table1r") if regime else (table1_cell, "table1")
+    n_seeds = cfg["table1_regime_seeds"] if regime else cfg["table1_seeds"]
     cells = {}
     for ds in cfg["table1_datasets"]:
         cells[ds] = {}
-        for s in range(seed, seed + cfg["table1_seeds"]):
+        for s in range(seed, seed + n_seeds):
             cells[ds][str(s)] = {}
             for name in TABLE1_SETS:
                 kwargs = dict(dataset=ds, set_name=name, seed=s, n_members=cfg["n_members"],

@@ -110,7 +110,13 @@ class TestMortierPlan:
             for s in range(cfg["table1_seeds"])
             for k in ("s", "dn0.1", "dn0.6", "de")
         ]
-        regime = [c.replace("table1-", "table1r-", 1) for c in cells]
+        regime = [
+            f"table1r-{ds}-s{s}-{k}"
+            for ds in cfg["table1_datasets"]
+            for s in range(cfg["table1_regime_seeds"])
+            for k in ("s", "dn0.1", "dn0.6", "de")
+        ]
+        assert cfg["table1_regime_seeds"] >= cfg["table1_seeds"]  # the regime's cells include the control's seeds
         rounds = [f"fig3-s1-rounds100-{i}" for i in range(-(-cfg["fig3"] // 100))]
         assert [p.name for p in parts] == NAMES + [
             "fig1-s1-search-descent", *chunks, *rounds, "s2-text", "s3-text", *cells, *regime
