@@ -124,6 +124,31 @@ def _premises(cmp: Comparison, cells: list, paper_rows: list, control, setting: 
     return j1, j2
 
 
+def _added_seeds(cells: list, control) -> str:
+    """The note's words for the seeds the regime's cells have beyond the control's ("" when none): seeds added after
+    the first ones left a row without enough cells to decide, the design otherwise unchanged (the preset says which).
+
+    Examples
+    --------
+    >>> c = lambda s: {"seed": s}
+    >>> _added_seeds([c(0), c(1), c(2), c(3)], [c(0), c(1), c(2)])
+    '; seeds 3 added to the cells after seeds 0, 1, 2 left a row of this table without enough cells to decide (the design unchanged; the control keeps seeds 0, 1, 2)'
+    >>> _added_seeds([c(0)], [c(0)]), _added_seeds([c(0), c(1)], None)
+    ('', '')
+    """
+    if not control:
+        return ""
+    first = sorted({c["seed"] for c in control})
+    extra = sorted({c["seed"] for c in cells} - set(first))
+    if not extra:
+        return ""
+    listed = ", ".join(map(str, first))
+    return (
+        f"; seeds {', '.join(map(str, extra))} added to the cells after seeds {listed} left a row of this table "
+        f"without enough cells to decide (the design unchanged; the control keeps seeds {listed})"
+    )
+
+
 def _training(cells: list) -> str:
     """How a list of cells was trained, e.g. "2 epochs on all images"."""
     epochs = sorted({c.get("epochs") for c in cells}, key=str)
@@ -156,6 +181,7 @@ def table1_rows(
     other = "paper" if variant == "authors" else "authors"
     setting = _setting(cells, variant)
     if all("signed" in c["sets"]["S"] for c in cells):
+        setting += _added_seeds(cells, control)  # in the premise rows' notes too: they count the same cells
         cells, control, note = _regime_cells(cmp, cells, paper_rows, control, setting)
         setting = f"{setting}; {note}"
 

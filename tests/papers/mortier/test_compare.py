@@ -734,6 +734,31 @@ class TestRegimeRows:
         prem = [r for r in compare(res).rows if r.artifact == "Table 1 (premise)"]
         assert prem[2].verdict == "differs — cause unknown"
 
+    def test_added_seeds_said(self):
+        """Regime cells with seeds the control lacks (added to decide a row): every row's note says which were added
+        and that the control keeps the first ones; the counts are over all the regime's cells."""
+        res = self._res(signed=(0.04, 0.005), s_minus_de=(0.02, 0.004))
+        base = compare(res).rows
+        assert not any("added to the cells" in r.note for r in base)
+        res["table1_regime"] += [
+            _cell(ds, s, ["REJ.", "¬REJ.", "¬REJ.", "¬REJ."], ["REJ.", "REJ.", "REJ.", "¬REJ."], signed=(0.04, 0.005),
+                  s_minus_de=(0.02, 0.004))
+            for ds in ("fashion_mnist", "digits")
+            for s in (3, 4, 5)
+        ]  # fmt: skip
+        rows = compare(res).rows
+        de = next(r for r in rows if r.quantity.startswith("deep ensemble DE"))
+        assert de.book.startswith("¬REJ. on 12 of 12 cells") and de.book.endswith("(the control): 0 of 6")
+        assert "× seeds 0, 1, 2, 3, 4, 5;" in de.note
+        said = (
+            "; seeds 3, 4, 5 added to the cells after seeds 0, 1, 2 left a row of this table without enough cells to "
+            "decide (the design unchanged; the control keeps seeds 0, 1, 2); premises"
+        )
+        assert said in de.note
+        prem = [r for r in rows if r.artifact == "Table 1 (premise)"]
+        assert prem[0].book.startswith("over-confident in 6 of 6 cells")
+        assert all(said.removesuffix("; premises") in r.note for r in prem)
+
     def test_without_regime_no_premise(self):
         rows = compare(TestNewRows()._full()).rows
         assert not any(r.artifact == "Table 1 (premise)" for r in rows)
