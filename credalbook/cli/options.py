@@ -83,7 +83,11 @@ def default_n_resamples(n: int) -> int:
     the 2-core machine of 2026-11-30, 5.3-5.7 s (6.2-6.4 s with the code before the bootstrap drew its
     indices by blocks, side by side in one run; ``scripts/benchmark.py --only-scale --cases evaluate_cli``
     times it); later that day 5.6-5.8 s, with or without the imports beside the metrics and the counts in
-    two bytes (side by side, two runs), and 5.4-6.8 s over repeated runs of one tree.
+    two bytes (side by side, two runs), and 5.4-6.8 s over repeated runs of one tree. On the 2-core machine of
+    2026-12-01, 6.2-7.5 s, and the code of 2026-11-30 (6795fda) side by side 7.0-8.2 s: that machine, not the code.
+    There the command used 8.4-9.3 s of user and 1.1-2.0 s of system CPU time (each step alone, R = 100: the
+    metrics' intervals 2.7 s, the HL test 2.3 s, the consistency test 1.9 s, the imports 1.25 s, the SKCE 0.6 s),
+    so two cores cannot take it below about 5 s.
 
     Examples
     --------
