@@ -11,6 +11,7 @@ from credalbook.papers.mortier.compare import (
     table1_cell_results,
     type_one_gap,
 )
+from credalbook.papers.mortier.compare_table1 import added_seeds_note
 from credalbook.papers.mortier.end_to_end import (
     end_to_end_set,
     RegimeCell,
@@ -59,6 +60,7 @@ from credalbook.papers.mortier.tables import (
 )
 
 __all__ = [
+    "added_seeds_note",
     "chapter_results",
     "compare",
     "paper_table1",

@@ -26,7 +26,7 @@ from credalbook.papers.criteria import at_least, sign_claim
 from credalbook.papers.premises import not_decided_by_paper, premise_undecided
 from credalbook.papers.report import Comparison
 
-__all__ = ["judged_against_paper", "paper_differences", "table1_rows"]
+__all__ = ["added_seeds_note", "judged_against_paper", "paper_differences", "table1_rows"]
 
 ENSEMBLES = ("DN(0.1)", "DN(0.6)", "DE")
 _KINDS = ("S", "DN(0.1)", "DN(0.6)", "DE")
@@ -124,23 +124,21 @@ def _premises(cmp: Comparison, cells: list, paper_rows: list, control, setting: 
     return j1, j2
 
 
-def _added_seeds(cells: list, control) -> str:
-    """The note's words for the seeds the regime's cells have beyond the control's ("" when none): seeds added after
-    the first ones left a row without enough cells to decide, the design otherwise unchanged (the preset says which).
+def added_seeds_note(seeds, control_seeds) -> str:
+    """The words for the seeds the regime's cells have beyond the control's ("" when none): seeds added after the
+    first ones left a row without enough cells to decide, the design otherwise unchanged (the preset says which).
+    The rows' notes and the chapter's text both say it with these words.
 
     Examples
     --------
-    >>> c = lambda s: {"seed": s}
-    >>> _added_seeds([c(0), c(1), c(2), c(3)], [c(0), c(1), c(2)])
+    >>> added_seeds_note(range(4), range(3))
     '; seeds 3 added to the cells after seeds 0, 1, 2 left a row of this table without enough cells to decide (the design unchanged; the control keeps seeds 0, 1, 2)'
-    >>> _added_seeds([c(0)], [c(0)]), _added_seeds([c(0), c(1)], None)
+    >>> added_seeds_note([0], [0]), added_seeds_note([0, 1], [])
     ('', '')
     """
-    if not control:
-        return ""
-    first = sorted({c["seed"] for c in control})
-    extra = sorted({c["seed"] for c in cells} - set(first))
-    if not extra:
+    first = sorted(set(control_seeds))
+    extra = sorted(set(seeds) - set(first))
+    if not first or not extra:
         return ""
     listed = ", ".join(map(str, first))
     return (
@@ -181,7 +179,8 @@ def table1_rows(
     other = "paper" if variant == "authors" else "authors"
     setting = _setting(cells, variant)
     if all("signed" in c["sets"]["S"] for c in cells):
-        setting += _added_seeds(cells, control)  # in the premise rows' notes too: they count the same cells
+        # in the premise rows' notes too: they count the same cells
+        setting += added_seeds_note([c["seed"] for c in cells], [c["seed"] for c in control or ()])
         cells, control, note = _regime_cells(cmp, cells, paper_rows, control, setting)
         setting = f"{setting}; {note}"
 
