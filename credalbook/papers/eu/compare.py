@@ -174,30 +174,32 @@ def _candidates(r: dict) -> list:
     return out
 
 
-def _table1_cause(r: dict, k: str, m: str, judgement) -> str:
+def _table1_cause(r: dict, k: str, m: str, judgement, *, values: dict, floor, main: bool) -> str:
     """Every computation of the chapter that moves our Table 1 number onto the paper's (empty when none does).
 
     A candidate counts only when it moves this number onto the paper's and leaves none of Table 1's ρ_epi and raw
-    EECE numbers differing from the paper's (a cause of one number that breaks another is not the cause).
+    EECE numbers differing from the paper's (a cause of one number that breaks another is not the cause). The
+    candidates are alternatives to the main design, so only its rows (``main``) are tried against them; a calibrated
+    EECE of any design is also tried against the estimator's own floor under that design (``floor``, per seed).
     """
     if judgement.verdict != "differs":
         return ""
     causes = []
-    for words, values in _candidates(r):
-        if m not in values[k]:
+    for words, moved in _candidates(r) if main else ():
+        if m not in moved[k]:
             continue
-        j = moved_onto(values[k][m], EU_PAPER_TABLE1[k][m])
-        joint = [moved_onto(values[a][b], EU_PAPER_TABLE1[a][b]).verdict for a, b in _JOINT]
+        j = moved_onto(moved[k][m], EU_PAPER_TABLE1[k][m])
+        joint = [moved_onto(moved[a][b], EU_PAPER_TABLE1[a][b]).verdict for a, b in _JOINT]
         if j.verdict == "agrees" and "differs" not in joint:
             causes.append(
                 f"{words}: this number agrees with the paper's ({j.criterion}) and no ρ_epi or raw EECE of Table 1 differs"
             )
     if m == "calibrated_eece":
-        j = _floor_bounds(r, k, EU_PAPER_TABLE1[k][m])
+        j = _floor_bounds(values[k][m], floor, k, EU_PAPER_TABLE1[k][m])
         if j.verdict == "agrees":
             causes.append(
                 f"'The EECE floor': an estimate with the paper's calibration error on our test sets would score between "
-                f"max(paper, floor) and paper + floor, Ê_{k}'s own floor; ours does ({j.criterion})"
+                f"max(paper, floor) and paper + floor, Ê_{k}'s own floor under this design; ours does ({j.criterion})"
             )
     return "; ".join(causes)
 
@@ -207,14 +209,16 @@ def _floor_of(r: dict, k: str, n: int):
     return _arr(floors[k]) if floors and len(floors[k]) == n else np.full(n, _floors(r)[k])
 
 
-def _floor_bounds(r: dict, k: str, paper) -> Judgement:
-    ours = _arr(r["toy"][k]["calibrated_eece"])
-    f = float(np.mean(_floor_of(r, k, len(ours))))
+def _floor_bounds(ours, floor, k: str, paper) -> Judgement:
+    ours = _arr(ours)
+    f = float(np.mean(floor))
     c, sd = (float(v) for v in paper)
     return within_bounds(ours, max(c, f), c + f, paper_se=sd / math.sqrt(6), name=f"calib. EECE(Ê_{k})")
 
 
-def _table1_rows(cmp: Comparison, values: dict, r: dict, *, artifact: str, note: str, floors: dict, main: bool):
+def _table1_rows(
+    cmp: Comparison, values: dict, r: dict, *, artifact: str, note: str, floors: dict, seed_floors: dict, main: bool
+):
     side = compare_summary(values, EU_PAPER_TABLE1, paper_seeds=reported("eu")["table1"]["seeds"])
     for k in EU_ESTIMATORS:
         for m in ("rho_epi", "eece", "calibrated_eece"):
@@ -233,7 +237,7 @@ def _table1_rows(cmp: Comparison, values: dict, r: dict, *, artifact: str, note:
                 paper=paper,
                 book=book,
                 judgement=judgement,
-                cause=_table1_cause(r, k, m, judgement) if main else "",
+                cause=_table1_cause(r, k, m, judgement, values=values, floor=seed_floors[k], main=main),
                 note=note + extra,
             )
 
@@ -251,7 +255,8 @@ def _table1(cmp: Comparison, r: dict) -> None:
         f"{count_of(n, 'seed')} (paper: {reported('eu')['table1']['seeds']}); design: {_design(*TOY_KEPT_FRACTIONS)} "
         "(the book's main carving design); " + setting
     )
-    _table1_rows(cmp, r["toy"], r, artifact="Table 1", note=note, floors=_floors(r), main=True)
+    seed_floors = {k: _floor_of(r, k, n) for k in EU_ESTIMATORS}
+    _table1_rows(cmp, r["toy"], r, artifact="Table 1", note=note, floors=_floors(r), seed_floors=seed_floors, main=True)
     for label, numbers in _studies(r, "carving").items():
         if label == _main_label():
             continue
@@ -273,7 +278,10 @@ def _table1(cmp: Comparison, r: dict) -> None:
             continue
         floors = {k: float(np.mean(numbers["floors"][k])) for k in EU_ESTIMATORS}
         note = f"{_seeds_text(numbers)}; design: {design} (the carving study, fixed before it ran); " + setting
-        _table1_rows(cmp, numbers["values"], r, artifact=artifact, note=note, floors=floors, main=False)
+        seed_floors = {k: _arr(numbers["floors"][k]) for k in EU_ESTIMATORS}
+        _table1_rows(
+            cmp, numbers["values"], r, artifact=artifact, note=note, floors=floors, seed_floors=seed_floors, main=False
+        )
 
 
 def _claims_toy(cmp: Comparison, r: dict) -> None:

@@ -382,6 +382,26 @@ class TestCompareStudies:
         assert r.verdict == "not run here" and "pending: 3 seeds of the 6 it is judged on at once" in r.criterion
         assert not [r for r in cmp.rows if r.artifact == "Table 1 (design: kept fractions 0.25–0.85)" and r.book]
 
+    def test_floor_is_a_cause_under_every_design(self):
+        """A calibrated EECE of the other design is tried against that design's own floor (per seed), as the main
+        design's is; the other range's candidates are not applied to its rows."""
+        res = _results()
+        other = {k: {m: [EU_PAPER_TABLE1[k][m][0]] * 3 for m in EU_METRICS} for k in EU_ESTIMATORS}
+        other["M"]["calibrated_eece"] = [0.029, 0.030, 0.031]  # 0.03 vs 0.0182 ± 0.005: differs
+        art = "Table 1 (design: kept fractions 0.25–0.85)"
+        for floor, verdict in ((0.02, "differs — cause shown"), (0.001, "differs — cause unknown")):
+            # floor 0.02: 0.03 lies in [max(0.0182, 0.02), 0.0182 + 0.02]; floor 0.001: above 0.0182 + 0.001
+            res["carving"] = {
+                "0-0.6": _numbers(res["toy"], [0, 1, 2], floor=0.001),
+                "0.25-0.85": _numbers(other, [0, 1, 2], floor=floor),
+            }
+            r = _row(compare(res), art, "calibrated EECE of Ê_M")
+            assert r.verdict == verdict, (floor, r.criterion)
+            assert (r.cause.startswith("'The EECE floor'") and "under this design" in r.cause) == (floor == 0.02)
+            assert "carving study" not in r.cause
+        # the main design's row is judged against the main design's floors (0.001 here), not the other's
+        assert _row(compare(res), "Table 1", "calibrated EECE of Ê_M").cause == ""
+
     def test_pending_parts_are_not_run(self):
         res = _results()
         res["carving"] = {"0-0.6": _numbers(res["toy"], [0, 1, 2]), "0.25-0.85": {"seeds": [], "planned": 6}}
