@@ -176,7 +176,8 @@ class EUFit:
         (roles ``train``, ``aug``) or :math:`\mathcal D_{test,2}` (``train_2``, ``aug_2``), all of them
         (before a mismatch variant drops some).
     train_key : str
-        Fingerprint of the training rows (identical training sets are one GP).
+        Fingerprint of the training rows (SHA-1 of their int64 indices, in order): identical training sets are one GP, and
+        :func:`assemble_eu_run` refuses a fit whose training rows are not those of the splits it is given.
     seconds : float
         Training time, as recorded when the GP was trained.
     """
@@ -196,6 +197,15 @@ def _role_rows(evaluation: BallSplit, calibration: BallSplit, role: str, n: int)
     train = split.train if role.startswith("train") else split.aug
     kind = "train" if role.startswith("train") else "aug"
     return _index(train, f"{name}.{kind}", n), _index(split.test, f"{name}.test", n)
+
+
+def _train_key(rows) -> str:
+    """The fingerprint of a GP's training rows (SHA-1 of the int64 row indices, in order) that :class:`EUFit` keeps.
+
+    >>> _train_key([0, 1, 2]) == _train_key(np.array([0, 1, 2], dtype=np.int64)) != _train_key([0, 2, 1])
+    True
+    """
+    return hashlib.sha1(np.ascontiguousarray(rows, dtype=np.int64).tobytes()).hexdigest()
 
 
 def _check_gp(gp) -> dict:
@@ -231,13 +241,7 @@ def eu_gp_fit(
     ckpt = checkpoint_path("gp_classifier", dict(x=x[train], y=y[train], gp=gp, seed=seed)) if cache else None
     f = fitter(x[train], y[train], **gp, seed=seed, device=device, progress=progress, checkpoint=ckpt)
     lat = f.latent(x[test], device=device)
-    return EUFit(
-        role=role,
-        mean=lat.mean,
-        variance=lat.variance,
-        train_key=hashlib.sha1(train.tobytes()).hexdigest(),
-        seconds=float(f.seconds),
-    )
+    return EUFit(role=role, mean=lat.mean, variance=lat.variance, train_key=_train_key(train), seconds=float(f.seconds))
 
 
 def assemble_eu_run(
@@ -279,6 +283,12 @@ def assemble_eu_run(
         want = len(test_all) if role in ("train", "aug") else len(test2)
         if fits[role].mean.shape != (want,):
             raise ValueError(f"fits[{role!r}] holds {fits[role].mean.shape[0]} test points; its test set has {want}")
+        # the same sizes with other rows would pair each latent with another point's label: refuse it
+        if fits[role].train_key != _train_key(_role_rows(evaluation, calibration, role, len(y))[0]):
+            raise ValueError(
+                f"fits[{role!r}] was trained on other rows than the {role!r} rows of these splits (its train_key "
+                "differs): the splits, or the features they were carved from, are not the ones the GP was fitted on"
+            )
     if min(len(test), len(test2)) < n_bins:
         raise ValueError(
             f"the test sets must hold at least n_bins = {n_bins} points; got {len(test)} "

@@ -1,6 +1,7 @@
 """Tests for credalbook.papers.eu.experiments (the EU paper's Secs. 5.2-5.4 at tiny sizes)."""
 
 import dataclasses
+import hashlib
 import math
 
 import numpy as np
@@ -9,10 +10,13 @@ import pytest
 from credalbook.gp import fit_gp_classifier
 from credalbook.metrics import eu_reliability, evaluate_eu, fit_eu_calibration, interval_cuts
 from credalbook.papers.eu import (
+    assemble_eu_run,
     EU_ESTIMATORS,
     EU_METRICS,
     EU_PAPER_TABLE1,
     EU_PAPER_TABLE2,
+    EU_ROLES,
+    EUFit,
     EUIntervalCurves,
     EURun,
     EUStudy,
@@ -171,6 +175,31 @@ class TestRunEUExperiment:
             eeces.append(ev.eece)
             floors.append(fake.eece_floor("M"))
         assert np.mean(eeces) == pytest.approx(np.mean(floors), rel=0.1)
+
+    def test_fits_of_other_rows_are_refused(self, toy):
+        """A fit trained on other rows than the splits' is refused, even when every size matches (each latent
+        would be paired with another point's label)."""
+        from credalbook.papers.eu.experiments import _role_rows
+
+        rng = np.random.default_rng(0)
+        ev, cal, n = toy.evaluation, toy.calibration, len(toy.y)
+
+        def fits(evaluation):
+            out = {}
+            for role in EU_ROLES:
+                train, test = _role_rows(evaluation, cal, role, n)
+                key = hashlib.sha1(np.asarray(train, dtype=np.int64).tobytes()).hexdigest()  # as recorded parts hold
+                out[role] = EUFit(role, rng.normal(size=len(test)), rng.uniform(0.1, 2, len(test)), key, 1.0)
+            return out
+
+        good = fits(ev)
+        assert set(assemble_eu_run(toy.y, ev, cal, good, n_bins=2, n_samples=50).evaluations) == set(EU_ESTIMATORS)
+        # the same sizes, one training row swapped for a carved-out one (test rows unchanged)
+        other = dataclasses.replace(ev, train=np.sort(np.r_[ev.train[1:], ev.aug_only[:1]]))
+        assert len(other.train) == len(ev.train) and len(ev.aug_only) > 0
+        with pytest.raises(ValueError, match=r"fits\['train'\] was trained on other rows than the 'train' rows"):
+            assemble_eu_run(toy.y, other, cal, good, n_bins=2, n_samples=50)
+        assemble_eu_run(toy.y, other, cal, {**good, "train": fits(other)["train"]}, n_bins=2, n_samples=50)
 
     def test_errors(self, toy, run):
         args = (toy.x, toy.y, toy.evaluation, toy.calibration)
