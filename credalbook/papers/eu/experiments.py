@@ -287,7 +287,9 @@ def assemble_eu_run(
         if fits[role].train_key != _train_key(_role_rows(evaluation, calibration, role, len(y))[0]):
             raise ValueError(
                 f"fits[{role!r}] was trained on other rows than the {role!r} rows of these splits (its train_key "
-                "differs): the splits, or the features they were carved from, are not the ones the GP was fitted on"
+                "differs): the splits, or the features they were carved from, are not the ones the GP was fitted on "
+                "(PCA scores computed under another BLAS kernel differ in their last bits and can move a point across "
+                "a ball's edge while every size stays the same); fit the GP on these splits, or assemble where it was fitted"
             )
     if min(len(test), len(test2)) < n_bins:
         raise ValueError(
