@@ -88,7 +88,7 @@ def default_n_resamples(n: int) -> int:
     There the command used 8.4-9.3 s of user and 1.1-2.0 s of system CPU time (each step alone, R = 100: the
     metrics' intervals 2.7 s, the HL test 2.3 s, the consistency test 1.9 s, the imports 1.25 s, the SKCE 0.6 s),
     so two cores cannot take it below about 5 s. On the 2-core Intel Xeon of 2026-12-01 afternoon, 7.4-8.4 s
-    (median 7.9, 4 runs) and later 8.3-9.6 s as the machine slowed, with 11-15 s of CPU time (the CPU time of each
+    (median 7.9, 4 runs) and later medians of 8.1-9.6 s as the machine slowed, with 11-15 s of CPU time (the CPU time of each
     step alone: the intervals 2.9-3.4 s, the consistency test 2.2 s, HL 2.0 s, the classwise diagram 1.3 s, the
     imports about 1.5 s), so there two cores cannot take it below about 6 s.
 
