@@ -90,7 +90,10 @@ def default_n_resamples(n: int) -> int:
     so two cores cannot take it below about 5 s. On the 2-core Intel Xeon of 2026-12-01 afternoon, 7.4-8.4 s
     (median 7.9, 4 runs) and later medians of 8.1-9.6 s as the machine slowed, with 11-15 s of CPU time (the CPU time of each
     step alone: the intervals 2.9-3.4 s, the consistency test 2.2 s, HL 2.0 s, the classwise diagram 1.3 s, the
-    imports about 1.5 s), so there two cores cannot take it below about 6 s.
+    imports about 1.5 s), so there two cores cannot take it below about 6 s. Later on that machine, side by side,
+    6.1-8.1 s against 19.9-21.2 s for the code before the report's fast paths (0212e07, the code
+    against which the 15.8 s of ``credalbook evaluate`` at N = 10⁶ was measured), while the CPU time of one
+    and the same command moved between 9 s and 16 s within the hour (farm-bench medians 12.4 s and 14.6 s).
 
     Examples
     --------

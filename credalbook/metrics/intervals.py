@@ -35,7 +35,11 @@ or block), which costs nothing next to computing them. Time at N = 10⁶, K = 10
 replicates: top-label ECE 0.66-0.68 s, classwise ECE 0.93-0.94 s (0.86 s and 1.14-1.16 s with the
 counts in floats, C order, transposed by each sparse product; 1.1 s and 1.3-1.5 s with ``rng.integers``
 and ``numpy.bincount``); per replicate ACE (equal-mass) 0.4 s, smooth ECE 0.3 s; the SKCE (block
-estimator) 1000 replicates in well under a second after its 6 s evaluation.
+estimator) 1000 replicates in well under a second after its 6 s evaluation. Those times are of the 2-core
+machine of 2026-11-30; on the 2-core Intel Xeon of 2026-12-01, 1.24-1.35 s and 1.70-1.80 s, and the code of
+those times (6795fda) side by side 1.24 s and 1.52-1.87 s (``scripts/benchmark.py --only-scale --cases
+ece_confidence_ci,ece_classwise_ci --before 6795fda``): that machine, not the code; there the 200 replicates'
+indices alone take 0.83-1.10 s on one thread (the case ``resample_draws_200``).
 
 **Which interval.** ``method="percentile"`` (default) is transformation-respecting and stays in
 the range of the metric (a calibration error's interval never goes below 0); ``"basic"``
