@@ -392,6 +392,13 @@ def _fig1_type2(cmp: Comparison, r: Mapping, claim: dict) -> None:
                     f"; the same with their COBYLA settings (rhobeg 1.0, tol 1e-4): {text(code['type2_cobyla'])} "
                     f"({jcc.verdict})"
                 )
+        # The next candidate, fixed on 2026-12-01 before it is run: the authors' objectives evaluate the ECE at the
+        # weights COBYLA proposes as they are (caltest.py, confece_obj / classece_obj: np.matmul(np.swapaxes(P, 1, 2),
+        # x), no clipping or normalisation, the bounds passed as 2M inequality constraints), where
+        # credalbook.stats.minimise.MeasureObjective clips and normalises them (an objective invariant to the scale
+        # of x, which changes COBYLA's path). Rule: named as the cause when, with the authors' segment, their
+        # permuted instances, their COBYLA settings and that objective, S2 and S3 are `reliable` for the four ECE
+        # tests (Type II ≤ 0.2), where the same run with our objective (type2_cobyla above) is not.
         if j.verdict == "differs" and ja.verdict == "agrees":
             if jc is None or jc.verdict == "agrees":
                 cause = (
