@@ -131,6 +131,16 @@ class MeasureObjective:
         value = float(self.func(self.ens_t @ w, self.labels))
         return value if value < OBJECTIVE_CAP else OBJECTIVE_CAP  # also maps NaN to the cap
 
+    def raw(self, x) -> float:
+        r"""The measure of :math:`\sum_m x_m \hat{\mathbf p}^{(m)}` for the weights ``x`` as they are: not clipped
+        at 0 nor normalised to sum to 1, so not scale-invariant (the objectives of Mortier et al.'s code,
+        tfmortie/calibration ``caltest.py``, ``confece_obj`` and ``classece_obj``: ``np.matmul(np.swapaxes(P, 1, 2),
+        x)``). The measure sees whatever the combination is (values outside [0, 1] fall in the edge bins of a
+        binned error). Counted and capped as a call."""
+        self.n_evaluations += 1
+        value = float(self.func(self.ens_t @ np.asarray(x, dtype=np.float64), self.labels))
+        return value if value < OBJECTIVE_CAP else OBJECTIVE_CAP
+
     def batch(self, weights: np.ndarray, *, blas: bool = False) -> np.ndarray:
         """The measure at C weight vectors ``weights`` (C, M) (normalised to sum to 1): shape (C,).
 
@@ -186,13 +196,21 @@ def _cobyla_powell(obj, x0, options):
 
 def _cobyla_powell_run(obj, x0, options, report=None, counter=None):
     """NLopt's COBYLA; ``report(("best", count, x))`` at every improvement and ``counter.value = count`` at every
-    evaluation, when given (the watched child's pipe and shared count)."""
+    evaluation, when given (the watched child's pipe and shared count).
+
+    ``options["authors_objective"]``: the problem as Mortier et al.'s code poses it to SciPy's COBYLA
+    (tfmortie/calibration ``caltest.py``, ``npbetest_alpha``): the objective at the weights as proposed
+    (:meth:`MeasureObjective.raw`), Σλ = 1 as the two inequalities Σλ − 1 ≥ 0 and 1 − Σλ ≥ 0, and each bound
+    0 ≤ λ_m ≤ 1 as two inequalities (no bounds of NLopt's, so the search may leave the box as theirs may).
+    """
     nlopt = _nlopt()
     m = len(x0)
     best = [np.inf, np.asarray(x0, dtype=np.float64)]
+    authors = bool(options.get("authors_objective", False))
+    evaluate = obj.raw if authors else obj
 
     def f(x, grad):
-        value = obj(x)
+        value = evaluate(x)
         if counter is not None:
             counter.value = obj.n_evaluations  # a write to shared memory: the heartbeat, ~0.05 µs (a pipe message: ~7)
         if value < best[0]:
@@ -204,10 +222,18 @@ def _cobyla_powell_run(obj, x0, options, report=None, counter=None):
         return value if abs(value) > TINY_OBJECTIVE else 0.0
 
     opt = nlopt.opt(nlopt.LN_COBYLA, m)
-    opt.set_lower_bounds(np.zeros(m))
-    opt.set_upper_bounds(np.ones(m))
     opt.set_min_objective(f)
-    opt.add_equality_constraint(lambda x, grad: x.sum() - 1.0, 1e-8)  # Σλ = 1
+    if authors:  # NLopt's inequalities are fc(x) ≤ 0
+
+        def inequalities(result, x, grad):
+            result[0], result[1] = 1.0 - x.sum(), x.sum() - 1.0
+            result[2:] = np.concatenate([-x, x - 1.0])
+
+        opt.add_inequality_mconstraint(inequalities, np.zeros(2 + 2 * m))
+    else:
+        opt.set_lower_bounds(np.zeros(m))
+        opt.set_upper_bounds(np.ones(m))
+        opt.add_equality_constraint(lambda x, grad: x.sum() - 1.0, 1e-8)  # Σλ = 1
     opt.set_initial_step(options.get("rhobeg", 0.5))
     opt.set_xtol_abs(options.get("tol", 1e-3))
     opt.set_maxeval(options.get("maxiter", 1000))

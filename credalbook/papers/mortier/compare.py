@@ -378,7 +378,7 @@ def _fig1_type2(cmp: Comparison, r: Mapping, claim: dict) -> None:
         ja = reliable({"S2": a2}, ("S2",))
         book += f"; S2 as the authors' code builds it (the corner when p_e is outside): {text({'S2': a2}, ('S2',))} "
         book += f"({ja.verdict})"
-        jc = jcc = None
+        jc = jcc = jco = None
         if "authors_code_alpha05" in r:  # their segment and their permuted instances: the run that made the figure
             code = r["authors_code_alpha05"]
             jc = reliable(code["type2"])
@@ -392,11 +392,17 @@ def _fig1_type2(cmp: Comparison, r: Mapping, claim: dict) -> None:
                     f"; the same with their COBYLA settings (rhobeg 1.0, tol 1e-4): {text(code['type2_cobyla'])} "
                     f"({jcc.verdict})"
                 )
-        # The next candidate, fixed on 2026-12-01 before it is run: the authors' objectives evaluate the ECE at the
-        # weights COBYLA proposes as they are (caltest.py, confece_obj / classece_obj: np.matmul(np.swapaxes(P, 1, 2),
-        # x), no clipping or normalisation, the bounds passed as 2M inequality constraints), where
-        # credalbook.stats.minimise.MeasureObjective clips and normalises them (an objective invariant to the scale
-        # of x, which changes COBYLA's path). Rule: named as the cause when, with the authors' segment, their
+            if "type2_objective" in code:
+                jco = reliable(code["type2_objective"])
+                book += (
+                    "; the same with their objective too (COBYLA's weights as proposed, not clipped nor normalised): "
+                    f"{text(code['type2_objective'])} ({jco.verdict})"
+                )
+        # A candidate fixed on 2026-12-01 (commit b361b92) before it was run: the authors' objectives evaluate the ECE
+        # at the weights COBYLA proposes as they are (caltest.py, confece_obj / classece_obj: np.matmul(
+        # np.swapaxes(P, 1, 2), x), no clipping or normalisation, the bounds passed as 2M inequality constraints),
+        # where credalbook.stats.minimise.MeasureObjective clips and normalises them (an objective invariant to the
+        # scale of x, which changes COBYLA's path). Rule: named as the cause when, with the authors' segment, their
         # permuted instances, their COBYLA settings and that objective, S2 and S3 are `reliable` for the four ECE
         # tests (Type II ≤ 0.2), where the same run with our objective (type2_cobyla above) is not.
         if j.verdict == "differs" and ja.verdict == "agrees":
@@ -410,6 +416,13 @@ def _fig1_type2(cmp: Comparison, r: Mapping, claim: dict) -> None:
                     "section 'The discussion's claim under the authors' code': their segment (the corner as the "
                     "truth when p_e is outside the hull), their permuted instances and their COBYLA settings "
                     "together; with our COBYLA settings the permuted run does not agree (book column)"
+                )
+            elif jcc is not None and jco is not None and jco.verdict == "agrees":
+                cause = (
+                    "section 'The discussion's claim under the authors' code': their segment (the corner as the "
+                    "truth when p_e is outside the hull), their permuted instances, their COBYLA settings and their "
+                    "objective (COBYLA's weights as proposed) together; without their objective the permuted run does "
+                    "not agree (book column)"
                 )
     cmp.add(
         "Fig. 1 right",
@@ -429,7 +442,9 @@ def _fig1_type2(cmp: Comparison, r: Mapping, claim: dict) -> None:
             "; a cause is named only when the authors' segment agrees both with Alg. 1's bootstrap and with the "
             "instances permuted as their code runs the test (npbetest_alpha, caltest.py l. 558), there with our "
             "COBYLA settings or theirs (rhobeg 1.0, tol 1e-4, in NLopt's COBYLA: Powell's algorithm, as their "
-            "SciPy's Fortran COBYLA ran it)"
+            "SciPy's Fortran COBYLA ran it), or theirs with their objective (caltest.py confece_obj, classece_obj: "
+            "the ECE at COBYLA's weights as proposed, the bounds as inequality constraints), a candidate fixed "
+            "before it was run"
             if "authors_code_alpha05" in r
             else ""
         ),

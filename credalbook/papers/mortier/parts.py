@@ -90,6 +90,7 @@ MORTIER_GROUPS = (
     "text_segment",
     "table1",
     "table1_regime",
+    "code_h1_objective",
 )
 #: The authors' COBYLA settings (SciPy's ``rhobeg=1.0``, ``tol=1e-4``; caltest.py npbetest_alpha) for NLopt's COBYLA,
 #: Powell's algorithm as their SciPy's Fortran COBYLA ran it (the SciPy here runs PRIMA's reimplementation).
@@ -565,7 +566,8 @@ class MortierPlan:
     parts : list of Part
         Named ``fig<n>-s<k>`` (Fig. 1, App. Figs. 2-4), ``solvers``, ``variant-s1``, ``s2-code``, ``hl-s<k>``,
         ``k100-permutation``, ``k10-permutation``, ``s2-code-permutation``, ``s3-code-permutation``,
-        ``s2-code-permutation-rhobeg1``, ``s3-code-permutation-rhobeg1``, ``table1-<dataset>``.
+        ``s2-code-permutation-rhobeg1``, ``s3-code-permutation-rhobeg1``, ``s2-code-permutation-objective``,
+        ``s3-code-permutation-objective``, ``table1-<dataset>``.
     groups : dict
         Group (:data:`MORTIER_GROUPS`) → its objects' part names: a name, or a dict (of dicts) of names,
         e.g. ``groups["figures"]["Fig. 1"]["S1"] == "fig1-s1"``.
@@ -638,7 +640,7 @@ def mortier_plan(
     >>> from credalbook.papers.presets import preset
     >>> plan = mortier_plan(preset("01_mortier_set_calibration", "tiny"))
     >>> len(plan.parts), [p.name for p in plan.group_parts("k100")]
-    (42, ['fig4-s1', 'k100-permutation'])
+    (44, ['fig4-s1', 'k100-permutation'])
     >>> plan.groups["table1"]["digits"]["0"]["DN(0.6)"], plan.groups["fig3_cobyla"]["0"]["3"]
     ('table1-digits-s0-dn0.6', 'fig3-s1-cobyla-c0-t3')
     """
@@ -665,6 +667,21 @@ def mortier_plan(
     }  # fmt: skip
     groups["table1"] = _table1_cells(cfg, seed, device, parts)
     groups["table1_regime"] = _table1_cells(cfg, seed, device, parts, regime=True)
+    groups["code_h1_objective"] = {  # code_h1_cobyla with the authors' objective: COBYLA's weights as proposed
+        s: study(
+            f"{s.lower()}-code-permutation-objective",
+            s,
+            n_datasets=cfg["variant_datasets"],
+            solver="cobyla_powell",
+            solver_options={**AUTHORS_COBYLA_OPTIONS, "authors_objective": True},
+            measures=ECE_MEASURES,
+            segment_start="centre",
+            outside_start="end",
+            resample="permutation",
+            **PAPER_SETTINGS["Fig. 1"],
+        )
+        for s in ("S2", "S3")
+    }
     return MortierPlan(parts=parts, groups=groups)
 
 

@@ -127,6 +127,7 @@ def chapter_results(
     table1_regime=None,
     authors_code=None,
     authors_cobyla=None,
+    authors_objective=None,
 ) -> dict:
     """The plain results dict :func:`compare` needs, from the chapter's objects.
 
@@ -188,6 +189,9 @@ def chapter_results(
     authors_cobyla : mapping, optional
         "S2", "S3" → the same with the authors' COBYLA settings (the ``code_h1_cobyla`` group, the ECE tests); needs
         ``authors_code``.
+    authors_objective : mapping, optional
+        "S2", "S3" → the same again with the authors' objective, COBYLA's weights as proposed (the
+        ``code_h1_objective`` group); needs ``authors_cobyla``.
     """
     from credalbook.papers.mortier.error_rates import PAPER_ALPHAS
 
@@ -291,8 +295,14 @@ def chapter_results(
             out["authors_code_alpha05"]["type2_cobyla"] = {
                 s: type2(authors_cobyla[s], rule="abs") for s in ("S2", "S3")
             }
-    elif authors_cobyla is not None:
-        raise ValueError("authors_cobyla needs authors_code")
+            if authors_objective is not None:
+                out["authors_code_alpha05"]["type2_objective"] = {
+                    s: type2(authors_objective[s], rule="abs") for s in ("S2", "S3")
+                }
+        elif authors_objective is not None:
+            raise ValueError("authors_objective needs authors_cobyla")
+    elif authors_cobyla is not None or authors_objective is not None:
+        raise ValueError("authors_cobyla and authors_objective need authors_code")
     if hl is not None:
         out["hl_authors"] = type2(hl["S2"])
     if table1_cells is not None:

@@ -190,6 +190,21 @@ class TestCompare:
             ece.verdict == "differs — cause shown" and "with their COBYLA settings (rhobeg 1.0, tol 1e-4)" in ece.book
         )
         assert ece.cause.startswith("section 'The discussion's claim under the authors' code'")
+        assert "their objective" not in ece.cause
+        # their COBYLA settings do not agree, their objective on top of them does: the candidate fixed before its run
+        ece_high = {"R": 1000, "counts": {**ece_low["counts"], "ECE_cwise (B=10)": 492}}
+        res["authors_code_alpha05"]["type2_cobyla"] = {"S2": ece_high, "S3": ece_low}
+        res["authors_code_alpha05"]["type2_objective"] = {"S2": ece_low, "S3": ece_low}
+        ece = next(r for r in compare(res).rows if r.quantity.startswith("ECE_conf and ECE_cwise reliable"))
+        assert ece.verdict == "differs — cause shown" and "and their objective" in ece.cause
+        assert (
+            "with their objective too (COBYLA's weights as proposed" in ece.book
+            and "ECE_cwise (B=10) 0.010" in ece.book
+        )
+        res["authors_code_alpha05"]["type2_objective"] = {"S2": ece_high, "S3": ece_low}  # it does not agree either
+        ece = next(r for r in compare(res).rows if r.quantity.startswith("ECE_conf and ECE_cwise reliable"))
+        assert ece.verdict == "differs — cause unknown" and ece.cause == ""
+        assert "a candidate fixed before it was run" in ece.note
         del res["authors_code_alpha05"]
         assert rows["single network S rejected for ECE_conf"].verdict == "differs — cause unknown"
         assert rows["deep ensemble DE not rejected for ECE_conf"].verdict == "differs — cause unknown"
@@ -328,6 +343,7 @@ class TestChapterResults:
             fig3_uniform=studies["Fig. 4"]["S1"],
             authors_code={"S1": studies["Fig. 3"]["S1"], "S2": studies["Fig. 3"]["S2"], "S3": studies["Fig. 3"]["S3"]},
             authors_cobyla={"S2": studies["Fig. 4"]["S2"], "S3": studies["Fig. 4"]["S3"]},
+            authors_objective={"S2": studies["Fig. 2"]["S2"], "S3": studies["Fig. 2"]["S3"]},
         )
         s1 = studies["Fig. 1"]["S1"]
         assert res["type1"]["Fig. 1"]["R"] == 6
@@ -354,6 +370,9 @@ class TestChapterResults:
             ALPHAS, rule="abs"
         )
         assert set(res["type1_permuted_figs"]) == {"Fig. 4"}  # Fig. 1 has its own rows
+        assert code["type2_objective"]["S2"]["counts"]["SKCE_ul"] == round(
+            6 * studies["Fig. 2"]["S2"].error_rates([0.05], rule="abs")[0, 0]
+        )
         assert code["type2_cobyla"]["S3"] == {
             "R": 6,
             "counts": {

@@ -119,7 +119,8 @@ class TestMortierPlan:
         assert cfg["table1_regime_seeds"] >= cfg["table1_seeds"]  # the regime's cells include the control's seeds
         rounds = [f"fig3-s1-rounds100-{i}" for i in range(-(-cfg["fig3"] // 100))]
         assert [p.name for p in parts] == NAMES + [
-            "fig1-s1-search-descent", *chunks, *rounds, "s2-text", "s3-text", *cells, *regime
+            "fig1-s1-search-descent", *chunks, *rounds, "s2-text", "s3-text", *cells, *regime,
+            "s2-code-permutation-objective", "s3-code-permutation-objective",
         ]  # fmt: skip
         plan = mortier_plan(cfg, solver="cobyla_powell")
         assert tuple(plan.groups) == MORTIER_GROUPS
@@ -149,6 +150,11 @@ class TestMortierPlan:
             assert {k: v for k, v in kc.items() if k not in ("solver_options", "measures")} == {
                 **kw,
                 "solver": "cobyla_powell",
+            }
+            ko = by[plan.groups["code_h1_objective"][s]].kwargs  # and with their objective: the one setting changed
+            assert ko["solver_options"] == {"rhobeg": 1.0, "tol": 1e-4, "authors_objective": True}
+            assert {k: v for k, v in ko.items() if k != "solver_options"} == {
+                k: v for k, v in kc.items() if k != "solver_options"
             }
         assert [p.name for p in plan.group_parts("k100")] == ["fig4-s1", "k100-permutation"]
         assert by["hl-s2"].kwargs["n_datasets"] == cfg["variant_datasets"]
