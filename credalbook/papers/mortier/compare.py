@@ -398,6 +398,30 @@ def _fig1_type2(cmp: Comparison, r: Mapping, claim: dict) -> None:
                     "; the same with their objective too (COBYLA's weights as proposed, not clipped nor normalised): "
                     f"{text(code['type2_objective'])} ({jco.verdict})"
                 )
+        jr = None
+        if "released_code" in r:  # S2 as the authors' released code draws and tests it (module authors_code)
+            rc = r["released_code"]
+            at05 = {m: rc["counts"][m][rc["alphas"].index(0.05)] for m in ECE_TESTS}
+            t2r = {"S2": {"R": rc["R"], "counts": at05}}
+            jr = reliable(t2r, ("S2",))
+            curve = ", ".join(
+                f"{a:g}: {rc['counts']['ECE_cwise (B=10)'][i] / rc['R']:.3f}"
+                for i, a in enumerate(rc["alphas"])
+                if a <= 0.3
+            )
+            book += (
+                "; S2 as the authors' released code draws and tests it (transcribed: its ground truth carried from "
+                "instance to instance, pycalib's ECEs, SciPy's COBYLA; R = "
+                f"{rc['R']}): {text(t2r, ('S2',))} ({jr.verdict}); its ECE_cwise (B=10) Type II at α = {curve}"
+            )
+        # A candidate fixed on 2026-12-01 before its parts were recorded: the authors' released code itself
+        # (credalbook.papers.mortier.authors_code: final_experiments_alpha_fast.py's _simulation_ha, which carries
+        # the ground truth `l` from instance to instance, and caltest.py's npbetest_alpha with pycalib's ECEs and
+        # SciPy's COBYLA). Rule: named as the cause when S2 as the released code draws and tests it is `reliable` for
+        # the four ECE tests (Type II ≤ 0.2 at α = 0.05); otherwise the row stays "cause unknown" and says that the
+        # released code does not give the claim either. Written after a 200-dataset run of their files, ECE_cwise
+        # (B=10) only, made while transcribing them (Type II 0.61 with SciPy 1.15's Fortran COBYLA, 0.635 with
+        # SciPy 1.17's PRIMA): it can name the cause only if the recorded run differs from that one.
         # A candidate fixed on 2026-12-01 (commit b361b92) before it was run: the authors' objectives evaluate the ECE
         # at the weights COBYLA proposes as they are (caltest.py, confece_obj / classece_obj: np.matmul(
         # np.swapaxes(P, 1, 2), x), no clipping or normalisation, the bounds passed as 2M inequality constraints),
@@ -417,12 +441,18 @@ def _fig1_type2(cmp: Comparison, r: Mapping, claim: dict) -> None:
                     "truth when p_e is outside the hull), their permuted instances and their COBYLA settings "
                     "together; with our COBYLA settings the permuted run does not agree (book column)"
                 )
-            elif jcc is not None and jco is not None and jco.verdict == "agrees":
+            elif jco is not None and jco.verdict == "agrees":
                 cause = (
                     "section 'The discussion's claim under the authors' code': their segment (the corner as the "
                     "truth when p_e is outside the hull), their permuted instances, their COBYLA settings and their "
                     "objective (COBYLA's weights as proposed) together; without their objective the permuted run does "
                     "not agree (book column)"
+                )
+            elif jr is not None and jr.verdict == "agrees":
+                cause = (
+                    "section 'S2 as the authors' released code runs it': their generator (the ground truth carried "
+                    "from instance to instance) and their test (pycalib's ECEs, SciPy's COBYLA) together; the book's "
+                    "emulations of them do not agree (book column)"
                 )
     cmp.add(
         "Fig. 1 right",
@@ -447,7 +477,22 @@ def _fig1_type2(cmp: Comparison, r: Mapping, claim: dict) -> None:
             "before it was run"
             if "authors_code_alpha05" in r
             else ""
-        ),
+        )
+        + _released_note(r.get("released_code")),
+    )
+
+
+def _released_note(rc) -> str:
+    """The released code's S2 in the note of the Fig. 1 right row: where its generator leaves the corner."""
+    if rc is None:
+        return ""
+    return (
+        "; the released code (tfmortie/calibration@686d453, final_experiments_alpha_fast.py _simulation_ha and "
+        "caltest.py npbetest_alpha, transcribed in credalbook.papers.mortier.authors_code) found p_e inside the hull "
+        f"for {rc['inside']} of {rc['instances']} instances, and {rc['not_a_distribution']} ground truths were not "
+        "distributions (the vector `l` carried over from the previous instance; SciPy completes them through the last "
+        "class or argmax is taken); SciPy's COBYLA here is PRIMA's (theirs Powell's Fortran COBYLA), its linprog HiGHS "
+        "(theirs interior-point); its datasets come in two calls of _simulation_ha (two parts)"
     )
 
 

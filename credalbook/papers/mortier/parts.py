@@ -33,6 +33,7 @@ import numpy as np
 from credalbook._deprecation import renamed
 from credalbook._validation import check_choice, check_seed
 from credalbook.metrics.classification import ece_confidence
+from credalbook.papers.mortier.authors_code import authors_code_type2
 from credalbook.papers.mortier.error_rates import (
     _measures,
     _run_chunk,
@@ -91,6 +92,7 @@ MORTIER_GROUPS = (
     "table1",
     "table1_regime",
     "code_h1_objective",
+    "released_code",
 )
 #: The authors' COBYLA settings (SciPy's ``rhobeg=1.0``, ``tol=1e-4``; caltest.py npbetest_alpha) for NLopt's COBYLA,
 #: Powell's algorithm as their SciPy's Fortran COBYLA ran it (the SciPy here runs PRIMA's reimplementation).
@@ -101,6 +103,8 @@ ECE_MEASURES = (("ece_conf", 5), ("ece_conf", 10), ("ece_cwise", 5), ("ece_cwise
 #: line searches (``credalbook.stats.minimise``: 100 up to ``DESCENT_LARGE_M`` = 10 members, 10 above), so that both sizes
 #: of the one-minimiser comparison get the same number of rounds; parts of ``ROUNDS_CHUNKS`` chunks of 20 datasets.
 ROUNDS_CAP = 100
+#: Parts of S2 as the authors' released code runs it (one per core; :func:`_released_code_parts`).
+RELEASED_CODE_CHUNKS = 2
 ROUNDS_CHUNKS = 5
 _SET_PARTS = {"S": "s", "DN(0.1)": "dn0.1", "DN(0.6)": "dn0.6", "DE": "de"}
 _HL_MEASURES = (("hl", 5), ("hl", 10), ("hl_authors", 5), ("hl_authors", 10))
@@ -640,7 +644,7 @@ def mortier_plan(
     >>> from credalbook.papers.presets import preset
     >>> plan = mortier_plan(preset("01_mortier_set_calibration", "tiny"))
     >>> len(plan.parts), [p.name for p in plan.group_parts("k100")]
-    (44, ['fig4-s1', 'k100-permutation'])
+    (46, ['fig4-s1', 'k100-permutation'])
     >>> plan.groups["table1"]["digits"]["0"]["DN(0.6)"], plan.groups["fig3_cobyla"]["0"]["3"]
     ('table1-digits-s0-dn0.6', 'fig3-s1-cobyla-c0-t3')
     """
@@ -682,7 +686,22 @@ def mortier_plan(
         )
         for s in ("S2", "S3")
     }
+    groups["released_code"] = _released_code_parts(cfg, seed, parts)
     return MortierPlan(parts=parts, groups=groups)
+
+
+def _released_code_parts(cfg, seed: int, parts: list) -> dict:
+    """S2 as the authors' released code draws and tests it (:mod:`credalbook.papers.mortier.authors_code`): the four
+    ECE tests at every level, ``RELEASED_CODE_CHUNKS`` calls of their ``_simulation_ha`` of a fifth of
+    ``variant_datasets`` datasets each (at paper 2 × 200: their tests cost about 5 s per dataset here)."""
+    names = {}
+    for c in range(RELEASED_CODE_CHUNKS):
+        name = f"s2-released-code-c{c}"
+        kwargs = dict(scenario="S2", n_datasets=max(1, cfg["variant_datasets"] // 5), alphas=PAPER_ALPHAS,
+                      n_resamples=cfg["n_bootstrap"], seed=seed, chunk=c, **PAPER_SETTINGS["Fig. 1"])  # fmt: skip
+        parts.append(Part(name, authors_code_type2, kwargs))
+        names[str(c)] = name
+    return names
 
 
 def _minimiser_studies(study, cfg, seed: int, parts: list) -> dict:

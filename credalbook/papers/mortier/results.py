@@ -128,6 +128,7 @@ def chapter_results(
     authors_code=None,
     authors_cobyla=None,
     authors_objective=None,
+    released_code=None,
 ) -> dict:
     """The plain results dict :func:`compare` needs, from the chapter's objects.
 
@@ -192,6 +193,9 @@ def chapter_results(
     authors_objective : mapping, optional
         "S2", "S3" → the same again with the authors' objective, COBYLA's weights as proposed (the
         ``code_h1_objective`` group); needs ``authors_cobyla``.
+    released_code : sequence of dict, optional
+        The chunks of S2 as the authors' released code draws and tests it (the ``released_code`` group,
+        :func:`~credalbook.papers.mortier.authors_code.authors_code_type2`); merged, at α = 0.05 and over the levels.
     """
     from credalbook.papers.mortier.error_rates import PAPER_ALPHAS
 
@@ -303,6 +307,13 @@ def chapter_results(
             raise ValueError("authors_objective needs authors_cobyla")
     elif authors_cobyla is not None or authors_objective is not None:
         raise ValueError("authors_cobyla and authors_objective need authors_code")
+    if released_code is not None:
+        from credalbook.papers.mortier.authors_code import merge_released
+
+        merged = merge_released(released_code)
+        if merged["scenario"] != "S2" or 0.05 not in merged["alphas"]:
+            raise ValueError("released_code must be chunks of S2 run at α = 0.05 among their levels")
+        out["released_code"] = merged
     if hl is not None:
         out["hl_authors"] = type2(hl["S2"])
     if table1_cells is not None:

@@ -10,6 +10,7 @@ import scipy.stats
 
 from credalbook.papers.criteria import INCONCLUSIVE, NOT_RUN
 from credalbook.papers.mortier import compare, paper_table1
+from credalbook.papers.mortier.results import ECE_TESTS
 from credalbook.papers.report import reported
 
 CHAPTER = Path(__file__).resolve().parents[3] / "chapters" / "01_mortier_set_calibration.ipynb"
@@ -205,6 +206,23 @@ class TestCompare:
         ece = next(r for r in compare(res).rows if r.quantity.startswith("ECE_conf and ECE_cwise reliable"))
         assert ece.verdict == "differs — cause unknown" and ece.cause == ""
         assert "a candidate fixed before it was run" in ece.note
+        # the released code itself: its S2 (transcribed) shown beside the rest; named as the cause only if reliable
+        levels = [0.05, 0.13, 0.21, 0.3, 0.38]
+        released = {"scenario": "S2", "alphas": levels, "R": 400, "instances": 40000, "inside": 1200,
+                    "not_a_distribution": 1100, "counts": {m: [4] * 5 for m in ECE_TESTS}}  # fmt: skip
+        released["counts"]["ECE_cwise (B=10)"] = [244, 110, 60, 26, 10]
+        res["released_code"] = released
+        ece = next(r for r in compare(res).rows if r.quantity.startswith("ECE_conf and ECE_cwise reliable"))
+        assert ece.verdict == "differs — cause unknown" and ece.cause == ""
+        assert "S2 as the authors' released code draws and tests it" in ece.book and "R = 400" in ece.book
+        assert (
+            "ECE_cwise (B=10) 0.610" in ece.book and "α = 0.05: 0.610, 0.13: 0.275, 0.21: 0.150, 0.3: 0.065" in ece.book
+        )
+        assert "inside the hull for 1200 of 40000 instances, and 1100 ground truths" in ece.note
+        released["counts"]["ECE_cwise (B=10)"] = [40, 20, 10, 5, 1]
+        ece = next(r for r in compare(res).rows if r.quantity.startswith("ECE_conf and ECE_cwise reliable"))
+        assert ece.verdict == "differs — cause shown"
+        assert ece.cause.startswith("section 'S2 as the authors' released code runs it'")
         del res["authors_code_alpha05"]
         assert rows["single network S rejected for ECE_conf"].verdict == "differs — cause unknown"
         assert rows["deep ensemble DE not rejected for ECE_conf"].verdict == "differs — cause unknown"

@@ -120,8 +120,12 @@ class TestMortierPlan:
         rounds = [f"fig3-s1-rounds100-{i}" for i in range(-(-cfg["fig3"] // 100))]
         assert [p.name for p in parts] == NAMES + [
             "fig1-s1-search-descent", *chunks, *rounds, "s2-text", "s3-text", *cells, *regime,
-            "s2-code-permutation-objective", "s3-code-permutation-objective",
+            "s2-code-permutation-objective", "s3-code-permutation-objective", "s2-released-code-c0", "s2-released-code-c1",
         ]  # fmt: skip
+        released = [by_name for by_name in parts if by_name.name.startswith("s2-released-code")]
+        assert [p.kwargs["chunk"] for p in released] == [0, 1]  # one call of their _simulation_ha per part
+        assert all(p.kwargs["n_datasets"] == max(1, cfg["variant_datasets"] // 5) for p in released)
+        assert all({k: p.kwargs[k] for k in PAPER_SETTINGS["Fig. 1"]} == PAPER_SETTINGS["Fig. 1"] for p in released)
         plan = mortier_plan(cfg, solver="cobyla_powell")
         assert tuple(plan.groups) == MORTIER_GROUPS
         by = {p.name: p for p in plan.parts}
