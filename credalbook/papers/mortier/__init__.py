@@ -3,6 +3,7 @@ studies of the set calibration test, real classifier sets, the chapter's figures
 computations whose small results are recorded).
 """
 
+from credalbook.papers.mortier.authors_code import authors_code_type2, merge_released
 from credalbook.papers.mortier.compare import (
     chapter_results,
     compare,
@@ -110,4 +111,6 @@ __all__ = [
     "readings_table",
     "set_and_average_tests",
     "table1_table",
+    "authors_code_type2",
+    "merge_released",
 ]

@@ -492,7 +492,7 @@ def _released_note(rc) -> str:
         f"for {rc['inside']} of {rc['instances']} instances, and {rc['not_a_distribution']} ground truths were not "
         "distributions (the vector `l` carried over from the previous instance; SciPy completes them through the last "
         "class or argmax is taken); SciPy's COBYLA here is PRIMA's (theirs Powell's Fortran COBYLA), its linprog HiGHS "
-        "(theirs interior-point); its datasets come in two calls of _simulation_ha (two parts)"
+        "(theirs interior-point); one call of _simulation_ha per part"
     )
 
 
