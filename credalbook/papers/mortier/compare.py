@@ -383,7 +383,7 @@ def _fig1_type2(cmp: Comparison, r: Mapping, claim: dict) -> None:
             code = r["authors_code_alpha05"]
             jc = reliable(code["type2"])
             book += (
-                f"; S2 and S3 as the authors' code runs them (also the instances permuted): {text(code['type2'])} "
+                f"; S2 and S3 as the book emulates the authors' code (their segment, the instances permuted): {text(code['type2'])} "
                 f"({jc.verdict})"
             )
             if "type2_cobyla" in code:
@@ -821,7 +821,7 @@ def _discussion(cmp: Comparison, r: Mapping, claim: dict) -> None:
     if "authors_code_alpha05" in r:
         code = r["authors_code_alpha05"]
         j_code, book_code = _discussion_judgement(code["type1"], code["type2"])
-        book += f"; as the authors' code runs the tests: {book_code} ({j_code.verdict})"
+        book += f"; as the book emulates the authors' code: {book_code} ({j_code.verdict})"
         if judgement.verdict == "differs" and j_code.verdict == "agrees":
             cause = (
                 "section 'The discussion's claim under the authors' code': with S1-S3 as their synthetic experiments "

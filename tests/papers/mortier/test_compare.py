@@ -179,7 +179,10 @@ class TestCompare:
             "type2": {"S2": low, "S3": low},
         }
         ece = next(r for r in compare(res).rows if r.quantity.startswith("ECE_conf and ECE_cwise reliable"))
-        assert ece.verdict == "differs — cause shown" and "as the authors' code runs them" in ece.book
+        assert (
+            ece.verdict == "differs — cause shown"
+            and "as the book emulates the authors' code (their segment" in ece.book
+        )
         res["authors_code_alpha05"]["type2"]["S2"] = {"R": 1000, "counts": {**low["counts"], "ECE_cwise (B=10)": 466}}
         ece = next(r for r in compare(res).rows if r.quantity.startswith("ECE_conf and ECE_cwise reliable"))
         assert ece.verdict == "differs — cause unknown" and ece.cause == "" and "ECE_cwise (B=10) 0.466" in ece.book
@@ -592,7 +595,9 @@ class TestNewRows:
         row = next(x for x in compare(res).rows if x.artifact == "Sec. 5")
         assert row.verdict == "differs — cause shown"
         assert row.book.startswith("both low for 1 of 7 tests (ECE_conf (B=5))")
-        assert "as the authors' code runs the tests: both low for 4 of 7 tests" in row.book and "(agrees)" in row.book
+        assert (
+            "as the book emulates the authors' code: both low for 4 of 7 tests" in row.book and "(agrees)" in row.book
+        )
         assert row.cause.startswith("section 'The discussion's claim under the authors' code'")
         assert "caltest.py l. 558" in row.note
         code_s2["ECE_cwise (B=10)"] = 950
