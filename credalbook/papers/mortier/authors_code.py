@@ -63,13 +63,13 @@ AUTHORS_ECE_TESTS = {
 }
 
 
-def pycalib_conf_ece(labels, probs, n_bins: int) -> float:
+def pycalib_conf_ece(probs, labels, n_bins: int) -> float:
     """``pycalib.metrics.conf_ECE(labels, probs, n_bins)`` of pycalib 0.1.0.dev0 (``ECE`` with ``ece_full=False``).
 
     The confidences fall into the bins :math:`(b - 1/B, b]` for :math:`b` in ``np.arange(1/B, 1 + 1/B, 1/B)``, the
     first closed at 0; a bin's accuracy counts the instances whose ``argmax`` is the label.
 
-    >>> pycalib_conf_ece(np.array([0, 1]), np.array([[0.9, 0.1], [0.1, 0.9]]), 2)  # pycalib's doctest: 0.1
+    >>> pycalib_conf_ece(np.array([[0.9, 0.1], [0.1, 0.9]]), np.array([0, 1]), 2)  # pycalib's doctest: 0.1
     0.09999999999999998
     """
     probs = np.asarray(probs, dtype=float)
@@ -89,12 +89,12 @@ def pycalib_conf_ece(labels, probs, n_bins: int) -> float:
     return float(ece)
 
 
-def pycalib_classwise_ece(labels, probs, n_bins: int) -> float:
+def pycalib_classwise_ece(probs, labels, n_bins: int) -> float:
     """``pycalib.metrics.classwise_ECE(np.eye(K)[labels], probs, 1, n_bins)`` of pycalib 0.1.0.dev0: the mean over the
     classes of ``binary_ECE``, which bins by ``np.digitize(p, np.linspace(0, 1 + 1e-8, B + 1)) - 1``.
 
     >>> y = np.array([0, 0, 0, 1, 1, 1]); p1 = np.array([.9, .8, .7, .3, .2, .1])
-    >>> round(pycalib_classwise_ece(y, np.c_[p1, 1 - p1], 2), 8)  # pycalib's doctest: 0.2
+    >>> round(pycalib_classwise_ece(np.c_[p1, 1 - p1], y, 2), 8)  # pycalib's doctest: 0.2
     0.2
     """
     probs = np.asarray(probs, dtype=float)
@@ -238,11 +238,11 @@ def authors_npbe_test(
         lam = dirichlet([1] * m).rvs(size=1, random_state=rs)[0, :]
         pbar_b = np.matmul(np.swapaxes(p_b, 1, 2), lam)
         y_b = np.array([_sample_m(row, rs) for row in pbar_b])
-        stats[b] = est(y_b, pbar_b, n_bins)
+        stats[b] = est(pbar_b, y_b, n_bins)
     q_alpha = np.quantile(stats, 1 - np.asarray(alphas, dtype=float))
 
     def objective(x):
-        return est(y, np.matmul(np.swapaxes(p, 1, 2), x), n_bins)
+        return est(np.matmul(np.swapaxes(p, 1, 2), x), y, n_bins)
 
     cons = [{"type": "ineq", "fun": lambda x: np.sum(x) - 1.0}, {"type": "ineq", "fun": lambda x: -(np.sum(x) - 1.0)}]
     for i in range(m):

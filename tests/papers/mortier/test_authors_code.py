@@ -23,8 +23,8 @@ def test_pycalib_estimators_equal_the_books(n_bins):
         p = rng.dirichlet(np.full(10, 0.2), 100)
         p[:5] = np.eye(10)[:5]
         y = rng.integers(0, 10, 100)
-        assert pycalib_conf_ece(y, p, n_bins) == pytest.approx(float(ece_confidence(p, y, n_bins=n_bins)), abs=1e-12)
-        assert pycalib_classwise_ece(y, p, n_bins) == pytest.approx(
+        assert pycalib_conf_ece(p, y, n_bins) == pytest.approx(float(ece_confidence(p, y, n_bins=n_bins)), abs=1e-12)
+        assert pycalib_classwise_ece(p, y, n_bins) == pytest.approx(
             float(ece_classwise(p, y, n_bins=n_bins)), abs=1e-12
         )
 
@@ -32,7 +32,7 @@ def test_pycalib_estimators_equal_the_books(n_bins):
 def test_pycalib_conf_ece_closed_form():
     # every confidence 0.7 in one bin, accuracy 0.5: |0.5 - 0.7| = 0.2
     p = np.tile([0.7, 0.3], (4, 1))
-    assert pycalib_conf_ece(np.array([0, 0, 1, 1]), p, 10) == pytest.approx(0.2)
+    assert pycalib_conf_ece(p, np.array([0, 0, 1, 1]), 10) == pytest.approx(0.2)
 
 
 def test_s2_truth_is_the_corner_where_p_e_is_outside():
@@ -60,7 +60,7 @@ def test_npbe_test_rejects_an_obvious_alternative_and_reports_t():
     dec, t, w = authors_npbe_test(p, y, [0.05, 0.5], kind="conf", n_bins=10, rs=rs, n_resamples=50)
     assert dec.tolist() == [1, 1] and w.shape == (2,)
     # t is the ECE at COBYLA's weights as they are: 1 − (0.5 w1 + 0.6 w2)
-    assert t == pytest.approx(pycalib_conf_ece(y, p.transpose(0, 2, 1) @ w, 10))
+    assert t == pytest.approx(pycalib_conf_ece(p.transpose(0, 2, 1) @ w, y, 10))
     assert t == pytest.approx(0.4, abs=2e-3)  # the minimum, at the second member
 
 
