@@ -275,7 +275,7 @@ def authors_code_type2(
     n_datasets : int
         R, one ``_simulation_ha`` call.
     tests : sequence of str
-        Keys of :data:`AUTHORS_ECE_TESTS`.
+        Keys of ``AUTHORS_ECE_TESTS``.
     alphas : sequence of float
     n_instances, n_members, n_classes, u, n_resamples
         N, M, K, u and D (Fig. 1: 100, 10, 10, 0.01, 100).
@@ -286,7 +286,7 @@ def authors_code_type2(
     -------
     dict
         ``"R"``; ``"counts"``: test → non-rejections per level (Type II = counts / R); ``"alphas"``; ``"t"``: test →
-        the R statistics; ``"instances"``, ``"inside"``, ``"not_a_distribution"`` (:func:`authors_h1_datasets`);
+        the R statistics; ``"instances"``, ``"inside"``, ``"not_a_distribution"`` (``authors_h1_datasets``);
         ``"config"``; ``"seconds"``.
 
     Examples

@@ -195,7 +195,7 @@ def chapter_results(
         ``code_h1_objective`` group); needs ``authors_cobyla``.
     released_code : sequence of dict, optional
         The chunks of S2 as the authors' released code draws and tests it (the ``released_code`` group,
-        :func:`~credalbook.papers.mortier.authors_code.authors_code_type2`); merged, at α = 0.05 and over the levels.
+        :func:`~credalbook.papers.mortier.authors_code_type2`); merged, at α = 0.05 and over the levels.
     """
     from credalbook.papers.mortier.error_rates import PAPER_ALPHAS
 
